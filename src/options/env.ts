@@ -1,0 +1,33 @@
+/**
+ * Options that an environment variable may set. Config beats environment beats default:
+ * the variable is consulted only when the option is not given in the config.
+ *
+ * Data-driven so adding a variable is one row. Every parser turns text into a checked value
+ * or refuses it; raw environment text never reaches an option (so `Number("abc")` cannot
+ * end up in a timer).
+ */
+import type { OptionName } from "./schema.ts"
+
+export type EnvParse = { ok: true; value: unknown } | { ok: false; expected: string }
+
+export type EnvOverride = {
+  variable: string
+  option: OptionName
+  parse: (text: string) => EnvParse
+}
+
+const TRUE_WORDS = new Set(["1", "true", "on", "yes"])
+const FALSE_WORDS = new Set(["0", "false", "off", "no"])
+
+/** On/off switch: 1/true/on/yes or 0/false/off/no, any case, surrounding spaces ignored. */
+export function parseSwitch(text: string): EnvParse {
+  const word = text.trim().toLowerCase()
+  if (TRUE_WORDS.has(word)) return { ok: true, value: true }
+  if (FALSE_WORDS.has(word)) return { ok: true, value: false }
+  return { ok: false, expected: "one of 1/true/on/yes or 0/false/off/no" }
+}
+
+export const ENV_OVERRIDES: readonly EnvOverride[] = Object.freeze([
+  { variable: "AUTO_RESUME_VISIBLE_CONTINUE", option: "visibleContinue", parse: parseSwitch },
+  { variable: "AUTO_RESUME_DEBUG", option: "debug", parse: parseSwitch },
+])

@@ -1,0 +1,16 @@
+/** Public surface of the options module; everything else imports from here. */
+export {
+  MAX_TIMER_MS,
+  OPTION_DEFAULTS,
+  optionsSchema,
+  overridesSchema,
+  type OptionInfo,
+  type OptionName,
+  type Options,
+  type Overrides,
+} from "./schema.ts"
+export * from "./constants.ts"
+export { resolveOptions, type ResolvedOptions } from "./resolve.ts"
+export { PROFILE_DEFAULTS, effectiveOptions, isLocalProvider, profileOf, type Profile } from "./profiles.ts"
+export { ENV_OVERRIDES, parseSwitch, type EnvOverride } from "./env.ts"
+export { OPTION_DOCS, optionsJsonSchema, type OptionDoc } from "./docs.ts"

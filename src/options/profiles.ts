@@ -1,0 +1,110 @@
+/**
+ * Per-session patience. A model running on the user's own hardware can legitimately take
+ * minutes per chunk, so "local" providers get the slow profile; everything else (cloud
+ * APIs, including OpenCode's own `opencode/*` models) gets the fast one.
+ *
+ * The profile is worked out each time a stall is judged, not when the session starts, so a
+ * mid-session model switch takes effect at once.
+ */
+import type { ResolvedOptions } from "./resolve.ts"
+import type { Options, Overrides } from "./schema.ts"
+
+export type Profile = "fast" | "slow"
+
+/** Values each profile starts from. Explicit top-level options still beat these. */
+export const PROFILE_DEFAULTS: Readonly<Record<Profile, Readonly<Overrides>>> = Object.freeze({
+  fast: Object.freeze({ chunkTimeoutMs: 180_000, gracePeriodMs: 3_000, maxRetries: 3, lifetimeMaxContinues: 9 }),
+  slow: Object.freeze({ chunkTimeoutMs: 600_000, gracePeriodMs: 60_000, maxRetries: 5, lifetimeMaxContinues: 20 }),
+})
+
+/**
+ * Provider names that run models locally, with separators and case removed (see
+ * `squash`). A name matches only as a whole: "ollama-cloud" is Ollama's hosted service,
+ * a remote API, and so stays on the fast profile.
+ */
+const LOCAL_PROVIDERS: ReadonlySet<string> = new Set([
+  "llamaserver", // llama-server
+  "llamacpp", // llamacpp, llama.cpp, llama-cpp, llama_cpp
+  "ollama",
+  "vllm",
+  "lmstudio", // lmstudio, lm-studio, "LM Studio"
+  "koboldcpp",
+  "kobold",
+  "exllama",
+  "exllamav2",
+  "textgenerationinference", // text-generation-inference
+  "tgi",
+])
+
+/** Lower-case and drop the separators people use interchangeably in provider ids. */
+function squash(name: string): string {
+  return name.toLowerCase().replace(/[\s._-]+/g, "")
+}
+
+/**
+ * True when the provider runs models locally. Accepts a bare provider id ("ollama") or a
+ * "provider/model" reference ("ollama/qwen3"), in which case only the provider part counts.
+ */
+export function isLocalProvider(providerID?: string): boolean {
+  if (typeof providerID !== "string") return false
+  const provider = providerID.split("/")[0] ?? ""
+  return LOCAL_PROVIDERS.has(squash(provider))
+}
+
+export function profileOf(providerID?: string): Profile {
+  return isLocalProvider(providerID) ? "slow" : "fast"
+}
+
+/**
+ * modelProfiles keys match the provider id exactly apart from case and surrounding spaces:
+ * unlike the local/online test there is no fuzziness, because the user typed both names.
+ */
+function providerOverrides(options: Options, providerID: string | undefined): Overrides | undefined {
+  const table = options.modelProfiles
+  if (table === undefined || typeof providerID !== "string") return undefined
+  const wanted = providerID.trim().toLowerCase()
+  for (const [name, overrides] of Object.entries(table)) {
+    if (name.trim().toLowerCase() === wanted) return overrides
+  }
+  return undefined
+}
+
+function layer(resolved: ResolvedOptions, providerID: string | undefined): Options {
+  const profile = profileOf(providerID)
+  const out: Record<string, unknown> = { ...resolved.options }
+  // Profile defaults only fill what the user did not set at the top level.
+  for (const [name, value] of Object.entries(PROFILE_DEFAULTS[profile])) {
+    if (!resolved.explicit.has(name)) out[name] = value
+  }
+  Object.assign(out, profile === "slow" ? resolved.options.defaultSlow : resolved.options.defaultFast)
+  Object.assign(out, providerOverrides(resolved.options, providerID))
+  return Object.freeze(out) as Options
+}
+
+/** Results per resolved options object and provider; a handful of providers is the norm. */
+const cache = new WeakMap<ResolvedOptions, Map<string, Options>>()
+const MAX_CACHED_PROVIDERS = 64
+
+/**
+ * The options that apply to a session on `providerID`, weakest layer first:
+ * schema defaults < profile defaults < explicit top-level options < defaultFast/defaultSlow
+ * (the matching profile) < modelProfiles[providerID].
+ *
+ * Pure and cheap; results are memoised per resolved object (treat it as immutable: it is
+ * frozen) and returned frozen, so callers must copy before changing anything.
+ */
+export function effectiveOptions(resolved: ResolvedOptions, providerID?: string): Options {
+  // "\u0000" cannot be a real provider id, so it safely stands for "no provider known".
+  const key = typeof providerID === "string" ? providerID : "\u0000"
+  let perProvider = cache.get(resolved)
+  if (perProvider === undefined) {
+    perProvider = new Map()
+    cache.set(resolved, perProvider)
+  }
+  const hit = perProvider.get(key)
+  if (hit !== undefined) return hit
+  const result = layer(resolved, providerID)
+  if (perProvider.size >= MAX_CACHED_PROVIDERS) perProvider.clear()
+  perProvider.set(key, result)
+  return result
+}

@@ -1,0 +1,26 @@
+/**
+ * "Did you mean ...?" for misspelt option names. A typo must never be silent, but a
+ * far-fetched suggestion is worse than none, so only close names are offered.
+ */
+import { distance } from "fastest-levenshtein"
+
+/**
+ * The known name nearest to `key` (compared case-insensitively), or undefined when none is
+ * close enough: within max(2, a third of the longer of the two names) edits, so a dropped
+ * suffix on a long name ("maxRetry") is still caught while short words get no wild guesses.
+ * Ties go to the earlier candidate.
+ */
+export function nearestName(key: string, candidates: readonly string[]): string | undefined {
+  const wanted = key.toLowerCase()
+  let best: string | undefined
+  let bestDistance = Number.POSITIVE_INFINITY
+  for (const candidate of candidates) {
+    const limit = Math.max(2, Math.floor(Math.max(wanted.length, candidate.length) / 3))
+    const d = distance(wanted, candidate.toLowerCase())
+    if (d <= limit && d < bestDistance) {
+      best = candidate
+      bestDistance = d
+    }
+  }
+  return best
+}
