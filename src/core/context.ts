@@ -1,0 +1,28 @@
+/** What the engine's rule modules share: time, the host port, logging and option lookup. */
+import type { HostPort } from "../host/port.ts"
+import type { Options } from "../options/index.ts"
+import type { TimeSource } from "./clock.ts"
+import type { CoreLogger } from "./logger.ts"
+import type { PauseSource } from "./pauses.ts"
+import type { SessionState } from "./session-state.ts"
+
+export type EngineContext = {
+  readonly time: TimeSource
+  readonly port: HostPort
+  readonly logger: CoreLogger
+  readonly pauses: PauseSource
+  /** Options as they apply to this session right now (profile resolved from its current model). */
+  effective(state: SessionState): Options
+}
+
+/**
+ * Why a session must not be touched right now, or undefined when it may be.
+ * Checked when a stall is found and again right before anything is sent.
+ */
+export function holdReason(ctx: EngineContext, state: SessionState): string | undefined {
+  if (ctx.pauses.isPaused(state.id)) return "paused"
+  if (state.cancelledByUser) return "cancelled by the user (ESC)"
+  if (state.completed) return "task marked complete"
+  if (state.awaiting.size > 0) return "waiting for the user (question or permission open)"
+  return undefined
+}

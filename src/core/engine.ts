@@ -1,0 +1,268 @@
+/**
+ * The recovery engine: per-session state, signal routing and housekeeping.
+ * Adapters feed it `Signal`s; it acts only through the `HostPort`. It owns no real time.
+ */
+import type { HostPort, Signal } from "../host/port.ts"
+import { effectiveOptions, IDLE_CLEANUP_MS, MAX_IDLE_SESSIONS } from "../options/index.ts"
+import type { Options, ResolvedOptions } from "../options/index.ts"
+import type { CancelTimer, TimeSource } from "./clock.ts"
+import type { EngineContext } from "./context.ts"
+import { CoreLogger, errorText } from "./logger.ts"
+import { MemoryPauses, type PauseSource } from "./pauses.ts"
+import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, newSessionState, type SessionState } from "./session-state.ts"
+import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
+import { sessionStatus, type SessionStatus } from "./status.ts"
+
+/** Busy sessions are not capped by MAX_IDLE_SESSIONS; this is the hard ceiling on all of them. */
+export const MAX_TRACKED_SESSIONS = 1000
+/** How often idle sessions are swept. */
+export const CLEANUP_SWEEP_MS = 60_000
+
+export type EngineDeps = {
+  port: HostPort
+  time: TimeSource
+  options: ResolvedOptions
+  pauses?: PauseSource
+}
+
+export class RecoveryEngine {
+  private readonly sessions = new Map<string, SessionState>()
+  private readonly ctx: EngineContext
+  private readonly resolved: ResolvedOptions
+  private sweepTimer?: CancelTimer
+  private disposed = false
+  readonly pauses: PauseSource
+
+  constructor(deps: EngineDeps) {
+    this.resolved = deps.options
+    this.pauses = deps.pauses ?? new MemoryPauses()
+    const logger = new CoreLogger(deps.port, () => this.resolved.options.debug)
+    this.ctx = {
+      time: deps.time,
+      port: deps.port,
+      logger,
+      pauses: this.pauses,
+      effective: (state) => this.effective(state),
+    }
+    this.scheduleSweep()
+  }
+
+  get logger(): CoreLogger {
+    return this.ctx.logger
+  }
+
+  /** Feeds one normalized host signal. Never throws. */
+  handle(signal: Signal): void {
+    if (this.disposed) return
+    try {
+      this.route(signal)
+    } catch (error) {
+      this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
+    }
+  }
+
+  status(sessionID: string): SessionStatus | undefined {
+    const state = this.sessions.get(sessionID)
+    return state && sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
+  }
+
+  get trackedSessions(): number {
+    return this.sessions.size
+  }
+
+  dispose(): void {
+    this.disposed = true
+    this.sweepTimer?.()
+    for (const state of this.sessions.values()) this.forget(state)
+    this.sessions.clear()
+  }
+
+  private effective(state: SessionState): Options {
+    return effectiveOptions(this.resolved, state.setup.model?.providerID)
+  }
+
+  private session(id: string): SessionState {
+    let state = this.sessions.get(id)
+    if (state) {
+      // Keep the map in recency order so eviction takes the least recently seen.
+      this.sessions.delete(id)
+      this.sessions.set(id, state)
+      return state
+    }
+    state = newSessionState(id, this.ctx.time.now())
+    if (this.sessions.size >= MAX_TRACKED_SESSIONS) this.evictOne()
+    this.sessions.set(id, state)
+    return state
+  }
+
+  private route(signal: Signal): void {
+    if (!signal || typeof signal.sessionID !== "string" || signal.sessionID === "") return
+    if (signal.type === "sessionDeleted") {
+      const state = this.sessions.get(signal.sessionID)
+      if (state) this.drop(state)
+      return
+    }
+    const state = this.session(signal.sessionID)
+    const now = this.ctx.time.now()
+    state.lastSeenAt = now
+
+    switch (signal.type) {
+      case "activity":
+      case "retryScheduled":
+      case "error":
+        this.touch(state, now)
+        return
+      case "modelOutput":
+        this.noteModelOutput(state, now)
+        return
+      case "usage":
+        this.noteUsage(state, signal.tokens, signal.messageID, now)
+        return
+      case "busy":
+        if (!state.busy) {
+          state.busy = true
+          state.busySince = now
+        }
+        this.touch(state, now)
+        return
+      case "idle":
+        this.markIdle(state)
+        return
+      case "toolStart":
+        if (!state.openTools.has(signal.callID)) {
+          boundedSet(state.openTools, signal.callID, { tool: signal.tool, startedAt: now }, MAX_OPEN_TOOLS_PER_SESSION)
+        }
+        this.noteModelOutput(state, now)
+        return
+      case "toolEnd":
+        state.openTools.delete(signal.callID)
+        this.touch(state, now)
+        return
+      case "userMessage":
+        if (signal.genuine) this.genuineUserTurn(state, signal.setup)
+        this.touch(state, now)
+        return
+      case "interrupted":
+        this.interrupted(state, signal.byUser, now)
+        return
+      case "sessionCreated":
+        if (signal.parentID) state.parentID = signal.parentID
+        return
+      case "awaitingUser":
+        if (signal.open) {
+          if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) state.awaiting.add(signal.key)
+        } else state.awaiting.delete(signal.key)
+        this.touch(state, now)
+        return
+    }
+  }
+
+  private touch(state: SessionState, now: number): void {
+    state.lastActivityAt = now
+    ensureWatchdog(this.ctx, state)
+  }
+
+  private noteModelOutput(state: SessionState, now: number): void {
+    state.lastModelOutputAt = now
+    // The model is producing again: the current stall episode is over.
+    state.episodeRetries = 0
+    state.lastHeldReason = undefined
+    this.touch(state, now)
+  }
+
+  /** Token growth is progress; a repeated, flat total is not even liveness. */
+  private noteUsage(state: SessionState, tokens: number, messageID: string | undefined, now: number): void {
+    if (!Number.isFinite(tokens)) return
+    if (messageID !== undefined && messageID !== state.tokenMessageID) {
+      state.tokenMessageID = messageID
+      state.tokenHighWater = tokens
+      this.touch(state, now)
+      return
+    }
+    if (tokens > state.tokenHighWater) {
+      state.tokenHighWater = tokens
+      this.noteModelOutput(state, now)
+    }
+  }
+
+  private markIdle(state: SessionState): void {
+    state.busy = false
+    state.busySince = 0
+    cancelWatchdog(state)
+    // A lost tool.execute.after must not pin the next turn to the tool budget.
+    if (state.openTools.size > 0) {
+      this.ctx.logger.log("debug", `session ${state.id}: idle with ${state.openTools.size} open tool call(s); reconciled`)
+      state.openTools.clear()
+    }
+    state.awaiting.clear()
+  }
+
+  private genuineUserTurn(state: SessionState, setup: SessionState["setup"] | undefined): void {
+    if (state.cancelledByUser || state.completed || state.lifetimeContinues > 0) {
+      this.ctx.logger.log("debug", `session ${state.id}: genuine user message; budgets and latches re-armed`)
+    }
+    state.cancelledByUser = false
+    state.completed = false
+    state.episodeRetries = 0
+    state.lifetimeContinues = 0
+    state.recentContinues = []
+    state.lastRecovery = undefined
+    state.lastHeldReason = undefined
+    state.awaiting.clear()
+    if (setup && (setup.agent || setup.model)) state.setup = { ...state.setup, ...setup }
+    cancelPendingAction(state)
+  }
+
+  private interrupted(state: SessionState, byUser: boolean | undefined, now: number): void {
+    const ours = byUser === false || (byUser === undefined && now <= state.ownAbortUntil)
+    // One abort, one error: the window is consumed so a later ESC is never mistaken for ours.
+    state.ownAbortUntil = 0
+    state.openTools.clear()
+    if (ours) {
+      this.ctx.logger.log("debug", `session ${state.id}: abort observed (ours)`)
+      return
+    }
+    state.cancelledByUser = true
+    cancelPendingAction(state)
+    cancelWatchdog(state)
+    this.ctx.logger.log("info", `session ${state.id}: cancelled by the user; standing down until the next user message`)
+  }
+
+  private scheduleSweep(): void {
+    this.sweepTimer = this.ctx.time.schedule(CLEANUP_SWEEP_MS, () => {
+      this.sweep()
+      if (!this.disposed) this.scheduleSweep()
+    })
+  }
+
+  /** Drops idle sessions that are old, or beyond the idle cap (oldest first). */
+  sweep(): void {
+    const now = this.ctx.time.now()
+    const idle = [...this.sessions.values()].filter((s) => !s.busy && !s.pendingAction && !s.hostCallInFlight)
+    for (const state of idle) if (now - state.lastSeenAt > IDLE_CLEANUP_MS) this.drop(state)
+    const remaining = idle.filter((s) => this.sessions.has(s.id)).sort((a, b) => a.lastSeenAt - b.lastSeenAt)
+    while (remaining.length > MAX_IDLE_SESSIONS) this.drop(remaining.shift()!)
+  }
+
+  private evictOne(): void {
+    let victim: SessionState | undefined
+    for (const state of this.sessions.values()) {
+      if (!state.busy) {
+        victim = state
+        break
+      }
+      victim ??= state
+    }
+    if (victim) this.drop(victim)
+  }
+
+  private drop(state: SessionState): void {
+    this.forget(state)
+    this.sessions.delete(state.id)
+  }
+
+  private forget(state: SessionState): void {
+    cancelWatchdog(state)
+    cancelPendingAction(state)
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Every call into the host goes through here: bounded in time, one at a time per session,
+ * and never able to throw into the caller. A call that hangs past `sendTimeoutMs` counts as
+ * failed and frees the session's slot; whatever it eventually does is ignored.
+ */
+import type { TimeSource } from "./clock.ts"
+import type { SessionState } from "./session-state.ts"
+
+export type CallOutcome = "ok" | "failed" | "timeout" | "busy"
+
+export class TimeoutError extends Error {
+  constructor(label: string, ms: number) {
+    super(`${label} did not settle within ${ms}ms`)
+    this.name = "TimeoutError"
+  }
+}
+
+/** Races a promise-returning call against a timer; a synchronous throw becomes a rejection. */
+export function withTimeout<T>(time: TimeSource, ms: number, label: string, call: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false
+    const cancel = time.schedule(ms, () => {
+      if (settled) return
+      settled = true
+      reject(new TimeoutError(label, ms))
+    })
+    const finish = (fn: () => void) => {
+      if (settled) return
+      settled = true
+      cancel()
+      fn()
+    }
+    let pending: Promise<T>
+    try {
+      pending = Promise.resolve(call())
+    } catch (error) {
+      finish(() => reject(error))
+      return
+    }
+    pending.then(
+      (value) => finish(() => resolve(value)),
+      (error) => finish(() => reject(error)),
+    )
+  })
+}
+
+export type CallReporter = (label: string, outcome: CallOutcome, error?: unknown) => void
+
+/**
+ * Runs one host call for a session if none is in flight. Returns how it went; never rejects.
+ */
+export async function exclusiveHostCall(
+  state: SessionState,
+  time: TimeSource,
+  timeoutMs: number,
+  label: string,
+  call: () => Promise<unknown>,
+  report: CallReporter,
+): Promise<CallOutcome> {
+  if (state.hostCallInFlight) {
+    report(label, "busy")
+    return "busy"
+  }
+  state.hostCallInFlight = true
+  try {
+    await withTimeout(time, timeoutMs, label, call)
+    report(label, "ok")
+    return "ok"
+  } catch (error) {
+    const outcome: CallOutcome = error instanceof TimeoutError ? "timeout" : "failed"
+    report(label, outcome, error)
+    return outcome
+  } finally {
+    state.hostCallInFlight = false
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The recovery ladder for a stalled busy session, as a pure decision.
+ *
+ * Three budgets answer three different questions:
+ *  - `maxRetries`: how many continues one episode may take; an episode restarts when the
+ *    model produces output again, so a stall that keeps coming back gets fresh tries;
+ *  - `loopMaxContinues` within `loopWindowMs`: continues that arrive too fast mean the
+ *    continues themselves are not helping (a hallucination loop): abort, then continue fresh;
+ *  - `lifetimeMaxContinues`: a ceiling per genuine user episode that model output never
+ *    resets, so a model that "finishes" forever is stopped and waits for the user.
+ */
+import type { RecoveryKind, RecoveryRecord } from "./session-state.ts"
+
+export type StallStrategy = "continue" | "abort" | "off"
+
+export type LadderBudgets = {
+  busyStallStrategy: StallStrategy
+  maxRetries: number
+  baseBackoffMs: number
+  maxBackoffMs: number
+  loopMaxContinues: number
+  loopWindowMs: number
+  lifetimeMaxContinues: number
+}
+
+export type LadderInput = {
+  now: number
+  busySince: number
+  episodeRetries: number
+  recentContinues: readonly number[]
+  lifetimeContinues: number
+  lastRecovery?: RecoveryRecord
+  lastModelOutputAt: number
+}
+
+export type LadderDecision =
+  | { act: false; reason: string; standDown: boolean }
+  | { act: true; kind: RecoveryKind; delayMs: number; reason: string }
+
+/** Exponential backoff: base, 2*base, 4*base ... capped at max. `attempt` counts from 0. */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number): number {
+  const exponent = Math.min(Math.max(attempt, 0), 30)
+  return Math.min(baseMs * 2 ** exponent, maxMs)
+}
+
+/** Continue timestamps still inside the loop window. */
+export function continuesInWindow(times: readonly number[], now: number, windowMs: number): number {
+  let count = 0
+  for (const t of times) if (now - t < windowMs) count++
+  return count
+}
+
+export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets): LadderDecision {
+  if (budgets.busyStallStrategy === "off") {
+    return { act: false, reason: "busyStallStrategy is off", standDown: false }
+  }
+  if (input.lifetimeContinues >= budgets.lifetimeMaxContinues) {
+    return {
+      act: false,
+      reason: `lifetime cap reached (${input.lifetimeContinues}/${budgets.lifetimeMaxContinues}); waiting for the user`,
+      standDown: true,
+    }
+  }
+  if (input.episodeRetries >= budgets.maxRetries) {
+    return {
+      act: false,
+      reason: `retries exhausted (${input.episodeRetries}/${budgets.maxRetries}) with no model output since`,
+      standDown: true,
+    }
+  }
+  const delayMs = backoffDelay(input.episodeRetries, budgets.baseBackoffMs, budgets.maxBackoffMs)
+  const inWindow = continuesInWindow(input.recentContinues, input.now, budgets.loopWindowMs)
+  if (inWindow >= budgets.loopMaxContinues) {
+    return { act: true, kind: "abort+continue", delayMs, reason: `hallucination loop (${inWindow} continues in window)` }
+  }
+  if (budgets.busyStallStrategy === "abort") {
+    return { act: true, kind: "abort+continue", delayMs, reason: "abort-first strategy" }
+  }
+  // A continue sent into a live runner only joins its inbox. If the last recovery of this busy
+  // period was a continue and the model has said nothing since, the runner is wedged:
+  // the only way out is to abort it first.
+  const last = input.lastRecovery
+  if (last && last.at >= input.busySince && input.lastModelOutputAt <= last.at) {
+    return { act: true, kind: "abort+continue", delayMs, reason: "previous continue did not revive the run" }
+  }
+  return { act: true, kind: "continue", delayMs, reason: "stream stalled" }
+}

@@ -1,0 +1,86 @@
+import type { TurnSetup } from "../host/port.ts"
+import type { CancelTimer } from "./clock.ts"
+
+export type OpenTool = { tool: string; startedAt: number }
+
+export type RecoveryKind = "continue" | "abort+continue"
+
+export type RecoveryRecord = { kind: RecoveryKind; reason: string; at: number }
+
+/** Hard caps so that no per-session collection can grow with a misbehaving host. */
+export const MAX_OPEN_TOOLS_PER_SESSION = 64
+export const MAX_AWAITING_KEYS_PER_SESSION = 32
+
+/** Everything the core remembers about one session. Plain data; the engine mutates it. */
+export type SessionState = {
+  readonly id: string
+  parentID?: string
+  busy: boolean
+  /** When the current busy period began (0 when idle). */
+  busySince: number
+  /** Last host event of any kind for this session: transport liveness. */
+  lastActivityAt: number
+  /** Last sign the model itself produced something. */
+  lastModelOutputAt: number
+  /** Highest token total seen for `tokenMessageID`; only growth counts as liveness. */
+  tokenHighWater: number
+  tokenMessageID?: string
+  openTools: Map<string, OpenTool>
+  /** Open questions, permissions and forms, by key. */
+  awaiting: Set<string>
+  /** ESC latch: set by a user abort, lifted only by a genuine user message. */
+  cancelledByUser: boolean
+  /** Completion latch (task_complete and friends), lifted by a genuine user message. */
+  completed: boolean
+  /** The agent/model of the last genuine user turn, reused by every continue. */
+  setup: TurnSetup
+  // Budgets.
+  /** Continues in the current episode; an episode ends when the model produces output. */
+  episodeRetries: number
+  /** Timestamps of recent continues, for the hallucination-loop window. */
+  recentContinues: number[]
+  /** Continues since the last genuine user message. */
+  lifetimeContinues: number
+  lastRecovery?: RecoveryRecord
+  /** Until when a MessageAbortedError is presumed to be our own abort. */
+  ownAbortUntil: number
+  /** One host call in flight per session: a second one is refused, never stacked. */
+  hostCallInFlight: boolean
+  /** The single pending watchdog deadline and any pending delayed action. */
+  watchdogTimer?: CancelTimer
+  pendingAction?: CancelTimer
+  /** Log-once memory so a held stall does not flood the log. */
+  lastHeldReason?: string
+  lastSeenAt: number
+}
+
+export function newSessionState(id: string, now: number): SessionState {
+  return {
+    id,
+    busy: false,
+    busySince: 0,
+    lastActivityAt: now,
+    lastModelOutputAt: 0,
+    tokenHighWater: 0,
+    openTools: new Map(),
+    awaiting: new Set(),
+    cancelledByUser: false,
+    completed: false,
+    setup: {},
+    episodeRetries: 0,
+    recentContinues: [],
+    lifetimeContinues: 0,
+    ownAbortUntil: 0,
+    hostCallInFlight: false,
+    lastSeenAt: now,
+  }
+}
+
+/** Adds to a bounded map, evicting the oldest entry first (insertion order). */
+export function boundedSet<K, V>(map: Map<K, V>, key: K, value: V, cap: number): void {
+  if (!map.has(key) && map.size >= cap) {
+    const oldest = map.keys().next()
+    if (!oldest.done) map.delete(oldest.value)
+  }
+  map.set(key, value)
+}

@@ -1,0 +1,199 @@
+/**
+ * Stall recovery: what happens when a busy session's watchdog deadline passes.
+ * The decision is pure (watchdog.ts, ladder.ts); this module sequences it in time and runs
+ * the effects through bounded host calls.
+ */
+import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
+import type { Options } from "../options/index.ts"
+import { buildContinuePrompt } from "../prompts/continue.ts"
+import { formatDuration } from "../prompts/format.ts"
+import { holdReason, type EngineContext } from "./context.ts"
+import { exclusiveHostCall } from "./host-calls.ts"
+import { decideStallRecovery } from "./ladder.ts"
+import { errorText } from "./logger.ts"
+import type { RecoveryKind, SessionState } from "./session-state.ts"
+import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
+
+/** How many continue timestamps to keep: enough to judge any loop window. */
+const MAX_RECENT_CONTINUES = 32
+
+export function watchdogBudgets(o: Options): WatchdogBudgets {
+  return {
+    chunkTimeoutMs: o.chunkTimeoutMs,
+    gracePeriodMs: o.gracePeriodMs,
+    stuckToolAgeMs: o.stuckToolAgeMs,
+    neverInterruptTools: o.neverInterruptTools,
+    checkIntervalMs: o.checkIntervalMs,
+    toolWedgedCeilingMs: TOOL_WEDGED_CEILING_MS,
+  }
+}
+
+/** Arms the session's single deadline timer if it has none (cheap: called on every event). */
+export function ensureWatchdog(ctx: EngineContext, state: SessionState, delayMs?: number): void {
+  if (!state.busy || state.watchdogTimer) return
+  const wait = delayMs ?? stallBudgetMs(ctx.effective(state))
+  state.watchdogTimer = ctx.time.schedule(wait, () => onDeadline(ctx, state))
+}
+
+export function cancelWatchdog(state: SessionState): void {
+  state.watchdogTimer?.()
+  state.watchdogTimer = undefined
+}
+
+export function cancelPendingAction(state: SessionState): void {
+  state.pendingAction?.()
+  state.pendingAction = undefined
+}
+
+function logHeld(ctx: EngineContext, state: SessionState, reason: string): void {
+  if (state.lastHeldReason === reason) return
+  state.lastHeldReason = reason
+  ctx.logger.log("info", `session ${state.id}: stall recovery held: ${reason}`)
+}
+
+function onDeadline(ctx: EngineContext, state: SessionState): void {
+  state.watchdogTimer = undefined
+  if (!state.busy) return
+  const options = ctx.effective(state)
+  const budgets = watchdogBudgets(options)
+  const now = ctx.time.now()
+  const assessment = assessBusySession(state, now, budgets)
+
+  if (assessment.kind === "quiet") {
+    ensureWatchdog(ctx, state, assessment.recheckInMs)
+    return
+  }
+  if (assessment.kind === "tool-phase") {
+    const t = assessment.oldest
+    const note = t.stuck ? "looks stuck, still not interrupted" : "not interrupting"
+    logHeld(ctx, state, `tool phase: tool "${t.tool}" (${t.callID}) in flight for ${formatDuration(t.ageMs)}, ${note}`)
+    ensureWatchdog(ctx, state, assessment.recheckInMs)
+    return
+  }
+
+  const held = holdReason(ctx, state) ?? (state.pendingAction || state.hostCallInFlight ? "a recovery is already under way" : undefined)
+  if (held) {
+    logHeld(ctx, state, held)
+    ensureWatchdog(ctx, state, options.checkIntervalMs)
+    return
+  }
+
+  const decision = decideStallRecovery(
+    {
+      now,
+      busySince: state.busySince,
+      episodeRetries: state.episodeRetries,
+      recentContinues: state.recentContinues,
+      lifetimeContinues: state.lifetimeContinues,
+      lastRecovery: state.lastRecovery,
+      lastModelOutputAt: state.lastModelOutputAt,
+    },
+    options,
+  )
+  const toolNote = assessment.tool ? ` tool="${assessment.tool.tool}" wedged for ${formatDuration(assessment.tool.ageMs)}` : " no tool in flight"
+  const head = `session ${state.id}: stall detected phase=${assessment.phase} silent=${formatDuration(assessment.silentMs)}${toolNote}`
+  if (!decision.act) {
+    // Standing down: no timer. The next event re-arms the watchdog (ensureWatchdog on touch).
+    logHeld(ctx, state, `${decision.reason}`)
+    ctx.logger.log("debug", `${head}; no action: ${decision.reason}`)
+    return
+  }
+  state.lastHeldReason = undefined
+  const detectedAt = now
+  ctx.logger.log(
+    "info",
+    `${head} -> ${decision.kind} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.maxRetries} in ${formatDuration(decision.delayMs)}`,
+  )
+  state.pendingAction = ctx.time.schedule(decision.delayMs, () => {
+    state.pendingAction = undefined
+    // The stream may have come back while we waited out the backoff.
+    if (!state.busy || state.lastActivityAt > detectedAt) {
+      ctx.logger.log("info", `session ${state.id}: activity resumed before recovery; nothing sent`)
+      ensureWatchdog(ctx, state)
+      return
+    }
+    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + decision.delayMs)
+  })
+}
+
+function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryKind, reason: string): void {
+  const now = ctx.time.now()
+  const window = ctx.effective(state).loopWindowMs
+  state.episodeRetries++
+  state.lifetimeContinues++
+  state.recentContinues = state.recentContinues.filter((t) => now - t < window).slice(-(MAX_RECENT_CONTINUES - 1))
+  state.recentContinues.push(now)
+  state.lastRecovery = { kind, reason, at: now }
+  // Our own action restarts the silence clock; otherwise the next deadline would fire at once.
+  state.lastActivityAt = now
+}
+
+async function runRecovery(ctx: EngineContext, state: SessionState, kind: RecoveryKind, reason: string, silentMs: number) {
+  const held = holdReason(ctx, state)
+  if (held) {
+    logHeld(ctx, state, held)
+    return
+  }
+  recordContinue(ctx, state, kind, reason)
+  if (kind === "continue") {
+    await sendContinue(ctx, state, reason, silentMs)
+    ensureWatchdog(ctx, state)
+    return
+  }
+  const options = ctx.effective(state)
+  const abortAt = ctx.time.now()
+  state.ownAbortUntil = abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS
+  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", () => ctx.port.abort(state.id), report(ctx, state))
+  if (outcome !== "ok") return
+  ctx.logger.log("info", `session ${state.id}: aborted the stalled run; continuing in ${formatDuration(ABORT_CONTINUE_DELAY_MS)}`)
+  state.pendingAction = ctx.time.schedule(ABORT_CONTINUE_DELAY_MS, () => {
+    state.pendingAction = undefined
+    // The abort ended the run; a busy period that began since then is a run the host started by
+    // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.
+    if (state.busy && state.busySince >= abortAt) {
+      ctx.logger.log("info", `session ${state.id}: a new run started by itself after the abort; no continue needed`)
+      return
+    }
+    void sendContinue(ctx, state, reason, silentMs).then(() => ensureWatchdog(ctx, state))
+  })
+}
+
+async function sendContinue(ctx: EngineContext, state: SessionState, reason: string, silentMs: number): Promise<void> {
+  // Re-checked at the last moment: an ESC or a pause may have landed while we waited.
+  const held = holdReason(ctx, state)
+  if (held) {
+    logHeld(ctx, state, held)
+    return
+  }
+  const options = ctx.effective(state)
+  const text = buildContinuePrompt(
+    {
+      reason,
+      attempt: state.episodeRetries,
+      maxRetries: options.maxRetries,
+      episodeContinue: state.lifetimeContinues,
+      silentMs,
+      now: ctx.time.now(),
+    },
+    options,
+  )
+  const outcome = await exclusiveHostCall(
+    state,
+    ctx.time,
+    options.sendTimeoutMs,
+    "send continue",
+    () => ctx.port.send({ sessionID: state.id, text, kind: "continue", setup: state.setup }),
+    report(ctx, state),
+  )
+  if (outcome === "ok") {
+    state.lastActivityAt = Math.max(state.lastActivityAt, ctx.time.now())
+    ctx.logger.log("info", `session ${state.id}: continue sent (${state.lifetimeContinues}/${options.lifetimeMaxContinues} this user episode)`)
+  }
+}
+
+function report(ctx: EngineContext, state: SessionState) {
+  return (label: string, outcome: string, error?: unknown) => {
+    if (outcome === "ok") return
+    ctx.logger.fault(`${label}:${outcome}`, `session ${state.id}: ${label} ${outcome}${error ? `: ${errorText(error)}` : ""}`)
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Deadlines for a busy session, as pure functions of its state and the time.
+ *
+ * Two budgets, because a silent stream and a silent tool are different things:
+ *  - idle phase (no tool open): silence longer than `chunkTimeoutMs + gracePeriodMs` is a stall;
+ *  - tool phase (a tool call open): the session is never touched for silence. A tool with no
+ *    result older than `stuckToolAgeMs` is reported as stuck (logged, shown in status), and only
+ *    a tool past the wedged ceiling (30 min) stops protecting the session. Tools named in
+ *    `neverInterruptTools` are not even reported as stuck until that ceiling.
+ */
+import type { OpenTool, SessionState } from "./session-state.ts"
+
+export type WatchdogBudgets = {
+  chunkTimeoutMs: number
+  gracePeriodMs: number
+  stuckToolAgeMs: number
+  neverInterruptTools: readonly string[]
+  checkIntervalMs: number
+  toolWedgedCeilingMs: number
+}
+
+export type InFlightTool = { callID: string; tool: string; ageMs: number; stuck: boolean }
+
+export type Assessment =
+  /** Not silent long enough yet: look again when the budget would run out. */
+  | { kind: "quiet"; recheckInMs: number }
+  /** Silent, but a tool is running: never interrupted; look again later. */
+  | { kind: "tool-phase"; silentMs: number; oldest: InFlightTool; recheckInMs: number }
+  | { kind: "stalled"; phase: "idle" | "tool-wedged"; silentMs: number; tool?: InFlightTool }
+
+export function stallBudgetMs(b: Pick<WatchdogBudgets, "chunkTimeoutMs" | "gracePeriodMs">): number {
+  return b.chunkTimeoutMs + b.gracePeriodMs
+}
+
+function isNeverInterrupt(tool: string, names: readonly string[]): boolean {
+  const lower = tool.toLowerCase()
+  return names.some((n) => n.toLowerCase() === lower)
+}
+
+export function describeTool(callID: string, open: OpenTool, now: number, b: WatchdogBudgets): InFlightTool {
+  const ageMs = Math.max(0, now - open.startedAt)
+  const stuckAfter = isNeverInterrupt(open.tool, b.neverInterruptTools) ? b.toolWedgedCeilingMs : b.stuckToolAgeMs
+  return { callID, tool: open.tool, ageMs, stuck: ageMs >= stuckAfter }
+}
+
+/** The open tool that started first, or undefined when none is open. */
+export function oldestOpenTool(state: SessionState, now: number, b: WatchdogBudgets): InFlightTool | undefined {
+  let oldest: InFlightTool | undefined
+  for (const [callID, open] of state.openTools) {
+    const info = describeTool(callID, open, now, b)
+    if (!oldest || info.ageMs > oldest.ageMs) oldest = info
+  }
+  return oldest
+}
+
+export function assessBusySession(state: SessionState, now: number, b: WatchdogBudgets): Assessment {
+  const budget = stallBudgetMs(b)
+  const silentMs = Math.max(0, now - state.lastActivityAt)
+  if (silentMs < budget) return { kind: "quiet", recheckInMs: budget - silentMs }
+
+  const oldest = oldestOpenTool(state, now, b)
+  if (!oldest) return { kind: "stalled", phase: "idle", silentMs }
+
+  // The youngest open tool decides: one healthy tool is enough to protect the session.
+  let youngestAge = Infinity
+  for (const open of state.openTools.values()) youngestAge = Math.min(youngestAge, now - open.startedAt)
+  if (youngestAge >= b.toolWedgedCeilingMs) return { kind: "stalled", phase: "tool-wedged", silentMs, tool: oldest }
+
+  const untilWedged = b.toolWedgedCeilingMs - youngestAge
+  return { kind: "tool-phase", silentMs, oldest, recheckInMs: Math.max(1, Math.min(b.checkIntervalMs, untilWedged)) }
+}

@@ -1,0 +1,65 @@
+/**
+ * The seam between OpenCode and the recovery core.
+ *
+ * Adapters (v1 hooks + SDK client, v2 event stream) translate whatever the host emits into
+ * `Signal`s; the core decides and acts only through `HostPort`. Nothing in here knows which
+ * OpenCode generation is running.
+ */
+
+export type ModelRef = { providerID: string; modelID: string }
+
+/** Where a genuine user's last turn pointed, so a continue resumes with the same setup. */
+export type TurnSetup = { agent?: string; model?: ModelRef }
+
+export type Signal =
+  /** Any host event for the session, modelled or not: transport liveness. */
+  | { type: "activity"; sessionID: string }
+  /** The model produced output (text, reasoning, a tool call): progress, not just liveness. */
+  | { type: "modelOutput"; sessionID: string }
+  | { type: "busy"; sessionID: string }
+  | { type: "idle"; sessionID: string }
+  | { type: "toolStart"; sessionID: string; callID: string; tool: string }
+  | { type: "toolEnd"; sessionID: string; callID: string }
+  /** A user message entered the session; `genuine` is false for the plugin's own prompts. */
+  | { type: "userMessage"; sessionID: string; genuine: boolean; setup?: TurnSetup }
+  /** The running turn was aborted (v1 MessageAbortedError, v2 execution.interrupted). */
+  | { type: "interrupted"; sessionID: string; byUser?: boolean }
+  | { type: "error"; sessionID: string; name: string; message: string; status?: number; retryAfterMs?: number }
+  /** The host itself is retrying the provider call: not a stall, and not ours to retry. */
+  | { type: "retryScheduled"; sessionID: string }
+  /** Running token total of one assistant message (or of the session when no id is known). */
+  | { type: "usage"; sessionID: string; tokens: number; messageID?: string }
+  | { type: "sessionCreated"; sessionID: string; parentID?: string }
+  | { type: "sessionDeleted"; sessionID: string }
+  /** A question, permission or form is open (`open: true`) or answered; `key` pairs them. */
+  | { type: "awaitingUser"; sessionID: string; key: string; open: boolean }
+
+export type SignalType = Signal["type"]
+
+export type SendKind =
+  /** Stall and failure continues: a visible user message on every host. */
+  | "continue"
+  /** Feature corrections (tool-as-text, unknown tool, ...): may take a quieter channel on v2. */
+  | "correction"
+
+export type SendRequest = {
+  sessionID: string
+  text: string
+  kind: SendKind
+  setup?: TurnSetup
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error"
+
+/**
+ * Everything the core may ask of the host. Every call may reject, throw, hang or return
+ * junk: the engine bounds each by `sendTimeoutMs` and serialises them per session.
+ */
+export interface HostPort {
+  /** Sends a prompt that the host marks as the plugin's own (never a genuine user turn). */
+  send(request: SendRequest): Promise<void>
+  /** Aborts the running turn. */
+  abort(sessionID: string): Promise<void>
+  /** Writes one log line to the host's log. Must never throw and never block. */
+  log(level: LogLevel, message: string, extra?: Record<string, unknown>): void
+}

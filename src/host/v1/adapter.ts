@@ -1,0 +1,87 @@
+/**
+ * The OpenCode 1.x adapter: hooks and events in, signals to the core; the SDK client out.
+ * Every hook is wrapped so that nothing we do can throw into the host.
+ */
+import type { Hooks } from "@opencode-ai/plugin"
+import { RecoveryEngine } from "../../core/engine.ts"
+import { errorText } from "../../core/logger.ts"
+import { resolveOptions } from "../../options/index.ts"
+import { realTime } from "../real-time.ts"
+import { get, str } from "../shape.ts"
+import type { HostPort, TurnSetup } from "../port.ts"
+import { startupLine } from "../startup.ts"
+import { MessageRoles, mapV1Event } from "./events.ts"
+import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
+
+export type V1Plugin = { hooks: Hooks; engine: RecoveryEngine }
+
+export function startV1(input: { client: unknown }, rawOptions: unknown, env: Record<string, string | undefined>): V1Plugin {
+  const port = createV1Port(input.client as V1Client)
+  const resolved = resolveOptions(rawOptions, env)
+  const time = realTime()
+  const engine = new RecoveryEngine({ port, time, options: resolved })
+  port.log("info", startupLine("v1", resolved))
+  for (const warning of resolved.warnings) port.log("warn", warning)
+
+  const roles = new MessageRoles()
+  const guard = <A extends unknown[]>(name: string, fn: (...args: A) => void) => {
+    return async (...args: A): Promise<void> => {
+      try {
+        fn(...args)
+      } catch (error) {
+        engine.logger.fault(`hook:${name}`, `${name} hook failed: ${errorText(error)}`)
+      }
+    }
+  }
+
+  const hooks: Hooks = {
+    event: guard("event", ({ event }: { event: unknown }) => {
+      for (const signal of mapV1Event(event, roles, time.now())) engine.handle(signal)
+    }),
+    "chat.message": guard("chat.message", (hookInput: unknown, output: unknown) => {
+      const sessionID = str(get(hookInput, "sessionID"))
+      if (!sessionID) return
+      const parts = get(output, "parts")
+      const own = Array.isArray(parts) && parts.some(isOwnPromptPart)
+      const messageID = str(get(output, "message", "id")) ?? str(get(hookInput, "messageID"))
+      if (messageID) roles.set(messageID, "user")
+      engine.handle({ type: "userMessage", sessionID, genuine: !own, setup: own ? undefined : turnSetup(hookInput, output) })
+    }),
+    "tool.execute.before": guard("tool.execute.before", (hookInput: unknown) => {
+      const sessionID = str(get(hookInput, "sessionID"))
+      const callID = str(get(hookInput, "callID"))
+      if (!sessionID || !callID) return
+      engine.handle({ type: "toolStart", sessionID, callID, tool: str(get(hookInput, "tool")) ?? "unknown" })
+    }),
+    "tool.execute.after": guard("tool.execute.after", (hookInput: unknown) => {
+      const sessionID = str(get(hookInput, "sessionID"))
+      const callID = str(get(hookInput, "callID"))
+      if (!sessionID || !callID) return
+      engine.handle({ type: "toolEnd", sessionID, callID })
+    }),
+  }
+  return { hooks, engine }
+}
+
+/** Agent and model of a genuine user turn, from the hook input or the stored message. */
+function turnSetup(hookInput: unknown, output: unknown): TurnSetup {
+  const agent = str(get(hookInput, "agent")) ?? str(get(output, "message", "agent"))
+  const model = get(hookInput, "model") ?? get(output, "message", "model")
+  const providerID = str(get(model, "providerID"))
+  const modelID = str(get(model, "modelID"))
+  return { agent, model: providerID && modelID ? { providerID, modelID } : undefined }
+}
+
+/** A port that only logs, for a plugin that could not start: it stays inert but visible. */
+export function inertLog(input: unknown): HostPort["log"] {
+  return (level, message) => {
+    try {
+      const log = get(input, "client", "app", "log")
+      if (typeof log === "function") {
+        void Promise.resolve(log.call(get(input, "client", "app"), { body: { service: "auto-resume", level, message } })).catch(() => undefined)
+      }
+    } catch {
+      // Nothing else we can do without a host.
+    }
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * OpenCode 1.x events -> core signals. Pure apart from the bounded message-role memory,
+ * which lets part updates of the user's own message be told from model output.
+ */
+import type { Signal } from "../port.ts"
+import { asObj, get, num, retryAfterMs, str } from "../shape.ts"
+
+const MAX_REMEMBERED_MESSAGES = 2000
+
+/** messageID -> role, bounded (oldest forgotten first). */
+export class MessageRoles {
+  private readonly roles = new Map<string, "user" | "assistant">()
+
+  set(messageID: string, role: "user" | "assistant"): void {
+    if (this.roles.has(messageID)) return
+    if (this.roles.size >= MAX_REMEMBERED_MESSAGES) {
+      const oldest = this.roles.keys().next()
+      if (!oldest.done) this.roles.delete(oldest.value)
+    }
+    this.roles.set(messageID, role)
+  }
+
+  get(messageID: string | undefined): "user" | "assistant" | undefined {
+    return messageID === undefined ? undefined : this.roles.get(messageID)
+  }
+
+  get size(): number {
+    return this.roles.size
+  }
+}
+
+const AWAITING_OPEN = new Set(["permission.asked", "permission.updated", "question.asked"])
+const AWAITING_CLOSED = new Set(["permission.replied", "question.replied", "question.rejected"])
+
+/** The session an event belongs to, wherever this event type keeps it. */
+export function eventSessionID(props: unknown): string | undefined {
+  return (
+    str(get(props, "sessionID")) ??
+    str(get(props, "info", "sessionID")) ??
+    str(get(props, "part", "sessionID")) ??
+    str(get(props, "info", "id")) // session.* events carry the session itself as info
+  )
+}
+
+export function mapV1Event(event: unknown, roles: MessageRoles, now: number): Signal[] {
+  const type = str(get(event, "type"))
+  const props = get(event, "properties")
+  if (!type || !asObj(props)) return []
+
+  switch (type) {
+    case "session.created":
+    case "session.updated": {
+      const sessionID = str(get(props, "info", "id"))
+      if (!sessionID) return []
+      return [{ type: "sessionCreated", sessionID, parentID: str(get(props, "info", "parentID")) }]
+    }
+    case "session.deleted": {
+      const sessionID = str(get(props, "info", "id"))
+      return sessionID ? [{ type: "sessionDeleted", sessionID }] : []
+    }
+  }
+
+  const sessionID = eventSessionID(props)
+  if (!sessionID) return []
+
+  switch (type) {
+    case "session.status": {
+      const status = str(get(props, "status", "type"))
+      if (status === "busy") return [{ type: "busy", sessionID }]
+      if (status === "idle") return [{ type: "idle", sessionID }]
+      if (status === "retry") return [{ type: "busy", sessionID }, { type: "retryScheduled", sessionID }]
+      return [{ type: "activity", sessionID }]
+    }
+    case "session.idle":
+      return [{ type: "idle", sessionID }]
+    case "session.error": {
+      const name = str(get(props, "error", "name")) ?? "UnknownError"
+      if (name === "MessageAbortedError") return [{ type: "interrupted", sessionID }]
+      const data = get(props, "error", "data")
+      return [
+        {
+          type: "error",
+          sessionID,
+          name,
+          message: (str(get(data, "message")) ?? "").slice(0, 2000),
+          status: num(get(data, "statusCode")),
+          retryAfterMs: retryAfterMs(get(data, "responseHeaders"), now),
+        },
+      ]
+    }
+    case "message.updated": {
+      const role = str(get(props, "info", "role"))
+      const messageID = str(get(props, "info", "id"))
+      if (messageID && (role === "user" || role === "assistant")) roles.set(messageID, role)
+      if (role !== "assistant") return [{ type: "activity", sessionID }]
+      const tokens = get(props, "info", "tokens")
+      const total = (num(get(tokens, "output")) ?? 0) + (num(get(tokens, "reasoning")) ?? 0)
+      return [{ type: "usage", sessionID, tokens: total, messageID }]
+    }
+    case "message.part.delta":
+      return [{ type: "modelOutput", sessionID }]
+    case "message.part.updated":
+      return mapPart(get(props, "part"), sessionID, roles)
+  }
+
+  if (AWAITING_OPEN.has(type) || AWAITING_CLOSED.has(type)) {
+    const key =
+      str(get(props, "id")) ?? str(get(props, "permissionID")) ?? str(get(props, "requestID")) ?? str(get(props, "callID")) ?? type
+    return [{ type: "awaitingUser", sessionID, key, open: AWAITING_OPEN.has(type) }]
+  }
+  // Anything else about this session, modelled or not, is still proof the host is alive.
+  return [{ type: "activity", sessionID }]
+}
+
+function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal[] {
+  const kind = str(get(part, "type"))
+  const role = roles.get(str(get(part, "messageID")))
+  if (kind === "tool") {
+    const callID = str(get(part, "callID")) ?? str(get(part, "id"))
+    const tool = str(get(part, "tool")) ?? "unknown"
+    const status = str(get(part, "state", "status"))
+    if (!callID) return [{ type: "activity", sessionID }]
+    if (status === "running") return [{ type: "toolStart", sessionID, callID, tool }]
+    if (status === "completed" || status === "error") return [{ type: "toolEnd", sessionID, callID }]
+    return [{ type: "modelOutput", sessionID }]
+  }
+  if ((kind === "text" || kind === "reasoning") && role === "assistant") return [{ type: "modelOutput", sessionID }]
+  return [{ type: "activity", sessionID }]
+}

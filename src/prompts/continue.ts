@@ -1,0 +1,34 @@
+/**
+ * The text of a stall continue. A custom `continuePrompt` is sent verbatim; otherwise the
+ * prompt tells the model why it is being poked, how many tries this is, and that it must pick
+ * up where it stopped rather than start anything new.
+ */
+import { formatDuration, formatLocalTime } from "./format.ts"
+
+export type ContinueContext = {
+  reason: string
+  attempt: number
+  maxRetries: number
+  /** Continues since the last genuine user message, this one included. */
+  episodeContinue: number
+  silentMs: number
+  now: number
+}
+
+export type ContinuePromptOptions = {
+  continuePrompt?: string
+  richContinuePrompt: boolean
+}
+
+export const PLAIN_CONTINUE = "continue"
+
+export function buildContinuePrompt(ctx: ContinueContext, options: ContinuePromptOptions): string {
+  if (options.continuePrompt !== undefined && options.continuePrompt.trim() !== "") return options.continuePrompt
+  if (!options.richContinuePrompt) return PLAIN_CONTINUE
+  return [
+    `continue — auto-resume: ${ctx.reason} (no activity for ${formatDuration(ctx.silentMs)}).`,
+    `Attempt ${ctx.attempt}/${ctx.maxRetries} (continue #${ctx.episodeContinue} since your last user message), ${formatLocalTime(ctx.now)}.`,
+    "Carry on exactly where you stopped. Do not start new work, do not redo finished steps, and take no destructive action that was not already planned.",
+    "If everything is already done, reply with a short summary of what was done instead.",
+  ].join("\n")
+}

@@ -1,0 +1,28 @@
+/** Small, pure formatters shared by prompts and log lines. */
+
+/** 186000 -> "3m 6s"; 4000 -> "4s"; 3723000 -> "1h 2m 3s". */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.round((Number.isFinite(ms) ? ms : 0) / 1000))
+  const h = Math.floor(total / 3600)
+  const m = Math.floor((total % 3600) / 60)
+  const s = total % 60
+  const parts: string[] = []
+  if (h) parts.push(`${h}h`)
+  if (h || m) parts.push(`${m}m`)
+  parts.push(`${s}s`)
+  return parts.join(" ")
+}
+
+/** A local, human timestamp such as "Nov 29, 7:50 PM". Never throws. */
+export function formatLocalTime(epochMs: number): string {
+  try {
+    return new Date(epochMs).toLocaleString("en-US", {
+      month: "short",
+      day: "numeric",
+      hour: "numeric",
+      minute: "2-digit",
+    })
+  } catch {
+    return new Date(epochMs).toISOString()
+  }
+}

@@ -1,0 +1,87 @@
+import { describe, expect, test } from "bun:test"
+import { backoffDelay, continuesInWindow, decideStallRecovery, type LadderBudgets, type LadderInput } from "../../../src/core/ladder.ts"
+
+const budgets: LadderBudgets = {
+  busyStallStrategy: "continue",
+  maxRetries: 3,
+  baseBackoffMs: 1000,
+  maxBackoffMs: 8000,
+  loopMaxContinues: 3,
+  loopWindowMs: 600_000,
+  lifetimeMaxContinues: 9,
+}
+const fresh: LadderInput = { now: 1_000_000, busySince: 900_000, episodeRetries: 0, recentContinues: [], lifetimeContinues: 0, lastModelOutputAt: 950_000 }
+
+describe("backoff", () => {
+  test.each([
+    [0, 1000],
+    [1, 2000],
+    [2, 4000],
+    [3, 8000],
+    [4, 8000],
+    [60, 8000],
+  ])("attempt %i waits %i ms", (attempt, expected) => {
+    expect(backoffDelay(attempt, 1000, 8000)).toBe(expected)
+  })
+})
+
+describe("loop window", () => {
+  test("counts only continues inside the window", () => {
+    expect(continuesInWindow([0, 500_000, 900_000], 1_000_000, 600_000)).toBe(2)
+    expect(continuesInWindow([], 1_000_000, 600_000)).toBe(0)
+  })
+})
+
+describe("decideStallRecovery", () => {
+  test("a first stall is a plain continue after the base backoff", () => {
+    expect(decideStallRecovery(fresh, budgets)).toEqual({ act: true, kind: "continue", delayMs: 1000, reason: "stream stalled" })
+  })
+
+  test("strategy off never acts; strategy abort always aborts first", () => {
+    expect(decideStallRecovery(fresh, { ...budgets, busyStallStrategy: "off" }).act).toBe(false)
+    const d = decideStallRecovery(fresh, { ...budgets, busyStallStrategy: "abort" })
+    expect(d.act && d.kind).toBe("abort+continue")
+  })
+
+  test("a continue that brought no model output back escalates to abort + continue", () => {
+    const afterContinue = { ...fresh, episodeRetries: 1, lastRecovery: { kind: "continue" as const, reason: "x", at: 960_000 } }
+    const d = decideStallRecovery(afterContinue, budgets)
+    expect(d.act && d.kind).toBe("abort+continue")
+    // Negative control: the model spoke after the continue, so a plain continue is still right.
+    const revived = { ...afterContinue, lastModelOutputAt: 970_000 }
+    const d2 = decideStallRecovery(revived, budgets)
+    expect(d2.act && d2.kind).toBe("continue")
+    // A recovery from an earlier busy period does not count against this one.
+    const earlier = { ...afterContinue, busySince: 980_000 }
+    const d3 = decideStallRecovery(earlier, budgets)
+    expect(d3.act && d3.kind).toBe("continue")
+  })
+
+  test("loopMaxContinues continues inside the window is a hallucination loop", () => {
+    const loop = { ...fresh, recentContinues: [700_000, 800_000, 900_000] }
+    const d = decideStallRecovery(loop, budgets)
+    expect(d.act && d.kind).toBe("abort+continue")
+    expect(d.act && d.reason).toContain("hallucination loop")
+    // Negative control: the same continues spread beyond the window.
+    const spread = { ...fresh, recentContinues: [100_000, 200_000, 900_000] }
+    const d2 = decideStallRecovery(spread, budgets)
+    expect(d2.act && d2.kind).toBe("continue")
+  })
+
+  test("maxRetries per episode, then stand down", () => {
+    expect(decideStallRecovery({ ...fresh, episodeRetries: 2 }, budgets).act).toBe(true)
+    const d = decideStallRecovery({ ...fresh, episodeRetries: 3 }, budgets)
+    expect(d).toMatchObject({ act: false, standDown: true })
+  })
+
+  test("the lifetime cap wins over everything else", () => {
+    const d = decideStallRecovery({ ...fresh, lifetimeContinues: 9 }, budgets)
+    expect(d).toMatchObject({ act: false, standDown: true })
+    expect(decideStallRecovery({ ...fresh, lifetimeContinues: 8 }, budgets).act).toBe(true)
+  })
+
+  test("backoff grows with the episode's retries", () => {
+    const d = decideStallRecovery({ ...fresh, episodeRetries: 2, lastModelOutputAt: 999_999, lastRecovery: { kind: "continue", reason: "", at: 990_000 } }, budgets)
+    expect(d.act && d.delayMs).toBe(4000)
+  })
+})

@@ -1,0 +1,84 @@
+/** OpenCode 1.x event shapes (as observed on 1.18.33) -> core signals. */
+import { describe, expect, test } from "bun:test"
+import { MessageRoles, mapV1Event } from "../../../src/host/v1/events.ts"
+
+const ev = (type: string, properties: unknown) => ({ type, properties })
+const map = (event: unknown, roles = new MessageRoles()) => mapV1Event(event, roles, 0)
+
+describe("mapV1Event", () => {
+  test("session status drives busy/idle; retry is busy plus a host retry", () => {
+    expect(map(ev("session.status", { sessionID: "s", status: { type: "busy" } }))).toEqual([{ type: "busy", sessionID: "s" }])
+    expect(map(ev("session.status", { sessionID: "s", status: { type: "idle" } }))).toEqual([{ type: "idle", sessionID: "s" }])
+    expect(map(ev("session.status", { sessionID: "s", status: { type: "retry", attempt: 1 } })).map((x) => x.type)).toEqual(["busy", "retryScheduled"])
+    expect(map(ev("session.idle", { sessionID: "s" }))).toEqual([{ type: "idle", sessionID: "s" }])
+  })
+
+  test("MessageAbortedError is an interruption; other errors carry name, status and Retry-After", () => {
+    expect(map(ev("session.error", { sessionID: "s", error: { name: "MessageAbortedError", data: { message: "x" } } }))).toEqual([
+      { type: "interrupted", sessionID: "s" },
+    ])
+    const [err] = map(
+      ev("session.error", {
+        sessionID: "s",
+        error: { name: "APIError", data: { message: "Rate limit exceeded", statusCode: 429, responseHeaders: { "Retry-After-Ms": "50" } } },
+      }),
+    )
+    expect(err).toEqual({ type: "error", sessionID: "s", name: "APIError", message: "Rate limit exceeded", status: 429, retryAfterMs: 50 })
+  })
+
+  test("assistant token totals become usage keyed by message; user messages are plain activity", () => {
+    const roles = new MessageRoles()
+    expect(map(ev("message.updated", { info: { id: "m1", sessionID: "s", role: "assistant", tokens: { output: 10, reasoning: 5 } } }), roles)).toEqual([
+      { type: "usage", sessionID: "s", tokens: 15, messageID: "m1" },
+    ])
+    expect(map(ev("message.updated", { info: { id: "u1", sessionID: "s", role: "user" } }), roles)).toEqual([{ type: "activity", sessionID: "s" }])
+    expect(roles.get("u1")).toBe("user")
+  })
+
+  test("text parts are model output only on assistant messages", () => {
+    const roles = new MessageRoles()
+    roles.set("a1", "assistant")
+    roles.set("u1", "user")
+    expect(map(ev("message.part.updated", { part: { type: "text", sessionID: "s", messageID: "a1" } }), roles)[0]?.type).toBe("modelOutput")
+    expect(map(ev("message.part.updated", { part: { type: "text", sessionID: "s", messageID: "u1" } }), roles)[0]?.type).toBe("activity")
+    expect(map(ev("message.part.delta", { sessionID: "s", messageID: "a1", delta: "x" }), roles)[0]?.type).toBe("modelOutput")
+  })
+
+  test("tool parts open and close tool calls by callID", () => {
+    const part = (status: string) => ev("message.part.updated", { part: { type: "tool", sessionID: "s", callID: "c1", tool: "bash", state: { status } } })
+    expect(map(part("running"))).toEqual([{ type: "toolStart", sessionID: "s", callID: "c1", tool: "bash" }])
+    expect(map(part("completed"))).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c1" }])
+    expect(map(part("error"))).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c1" }])
+  })
+
+  test("permissions and questions open and close an awaiting-user gate (both permission spellings)", () => {
+    expect(map(ev("permission.asked", { id: "p1", sessionID: "s" }))).toEqual([{ type: "awaitingUser", sessionID: "s", key: "p1", open: true }])
+    expect(map(ev("permission.updated", { id: "p1", sessionID: "s" }))[0]).toMatchObject({ open: true })
+    expect(map(ev("permission.replied", { permissionID: "p1", sessionID: "s" }))).toEqual([{ type: "awaitingUser", sessionID: "s", key: "p1", open: false }])
+  })
+
+  test("session lifecycle: created with parent, deleted", () => {
+    expect(map(ev("session.created", { info: { id: "c", parentID: "p" } }))).toEqual([{ type: "sessionCreated", sessionID: "c", parentID: "p" }])
+    expect(map(ev("session.deleted", { info: { id: "c" } }))).toEqual([{ type: "sessionDeleted", sessionID: "c" }])
+  })
+
+  test("an event type we do not model is still liveness for its session", () => {
+    expect(map(ev("session.diff", { sessionID: "s", diff: [] }))).toEqual([{ type: "activity", sessionID: "s" }])
+    expect(map(ev("something.new.in.1.19", { sessionID: "s" }))).toEqual([{ type: "activity", sessionID: "s" }])
+  })
+
+  test("malformed events are skipped, never thrown on", () => {
+    for (const bad of [null, undefined, 42, "x", {}, { type: 5 }, { type: "session.idle" }, { type: "session.idle", properties: [] }, ev("session.status", {})]) {
+      expect(() => map(bad)).not.toThrow()
+      expect(map(bad)).toEqual([])
+    }
+  })
+
+  test("the role memory is bounded", () => {
+    const roles = new MessageRoles()
+    for (let i = 0; i < 5000; i++) roles.set(`m${i}`, "user")
+    expect(roles.size).toBeLessThanOrEqual(2000)
+    expect(roles.get("m4999")).toBe("user")
+    expect(roles.get("m0")).toBeUndefined()
+  })
+})
