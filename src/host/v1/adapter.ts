@@ -78,7 +78,7 @@ export function inertLog(input: unknown): HostPort["log"] {
     try {
       const log = get(input, "client", "app", "log")
       if (typeof log === "function") {
-        void Promise.resolve(log.call(get(input, "client", "app"), { body: { service: "auto-resume", level, message } })).catch(() => undefined)
+        void Promise.resolve(log.call(get(input, "client", "app"), { body: { service: "auto-resume", level, message, extra: { service: "auto-resume" } } })).catch(() => undefined)
       }
     } catch {
       // Nothing else we can do without a host.

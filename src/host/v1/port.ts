@@ -49,8 +49,9 @@ export function createV1Port(client: V1Client): HostPort {
     },
     log(level: LogLevel, message: string, extra?: Record<string, unknown>) {
       try {
-        const body: Record<string, unknown> = { service: LOG_SERVICE, level, message }
-        if (extra) body.extra = extra
+        // 1.18 drops body.service from its log output, so the service is repeated in extra,
+        // where it is printed as service=auto-resume and can be filtered on.
+        const body = { service: LOG_SERVICE, level, message, extra: { ...extra, service: LOG_SERVICE } }
         void Promise.resolve(client.app.log({ body })).catch(() => undefined)
       } catch {
         // Logging must never fail a caller.
