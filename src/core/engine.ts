@@ -148,6 +148,9 @@ export class RecoveryEngine {
       case "sessionCreated":
         if (signal.parentID) state.parentID = signal.parentID
         return
+      case "todos":
+        this.touch(state, now)
+        return
       case "awaitingUser":
         if (signal.open) {
           if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) state.awaiting.add(signal.key)

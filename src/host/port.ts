@@ -6,6 +6,8 @@
  * OpenCode generation is running.
  */
 
+import type { TodoItem, TranscriptMessage } from "../core/transcript.ts"
+
 export type ModelRef = { providerID: string; modelID: string }
 
 /** Where a genuine user's last turn pointed, so a continue resumes with the same setup. */
@@ -18,7 +20,8 @@ export type Signal =
   | { type: "modelOutput"; sessionID: string }
   | { type: "busy"; sessionID: string }
   | { type: "idle"; sessionID: string }
-  | { type: "toolStart"; sessionID: string; callID: string; tool: string }
+  /** `args` (when the host gives them) feed the live tool-loop fingerprint. */
+  | { type: "toolStart"; sessionID: string; callID: string; tool: string; args?: unknown }
   | { type: "toolEnd"; sessionID: string; callID: string }
   /** A user message entered the session; `genuine` is false for the plugin's own prompts. */
   | { type: "userMessage"; sessionID: string; genuine: boolean; setup?: TurnSetup }
@@ -33,6 +36,8 @@ export type Signal =
   | { type: "sessionDeleted"; sessionID: string }
   /** A question, permission or form is open (`open: true`) or answered; `key` pairs them. */
   | { type: "awaitingUser"; sessionID: string; key: string; open: boolean }
+  /** The session's todo list changed (v1 `todo.updated`); v2 reads it from history instead. */
+  | { type: "todos"; sessionID: string; todos: TodoItem[] }
 
 export type SignalType = Signal["type"]
 
@@ -62,4 +67,20 @@ export interface HostPort {
   abort(sessionID: string): Promise<void>
   /** Writes one log line to the host's log. Must never throw and never block. */
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void
+  /** The newest `limit` messages of a session, oldest first, normalized. */
+  readMessages(sessionID: string, limit: number): Promise<TranscriptMessage[]>
+  /** The session's todo list; undefined when the host has none or it could not be read. */
+  readTodos(sessionID: string): Promise<TodoItem[] | undefined>
+  /** Ids of sessions the host reports as running (for discovery of sessions missed by events). */
+  listBusySessions(): Promise<string[]>
+  /** Tool names as the model must call them. */
+  toolNames(): Promise<string[]>
+  /** Native compaction of a session (v1 summarize, v2 compact). */
+  compact(sessionID: string, setup?: TurnSetup): Promise<void>
+  /** Runs a registered slash command in a session (not as prompt text). */
+  command(sessionID: string, name: string, args: string): Promise<void>
+  /** Ids or package names of the plugins the host has loaded. */
+  pluginNames(): Promise<string[]>
+  /** Context and output limits of a model, when the host knows them. */
+  modelLimits(model: ModelRef): Promise<{ context: number; output: number } | undefined>
 }

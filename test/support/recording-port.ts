@@ -2,13 +2,16 @@
  * A Host port for unit tests: records every call, and lets a test decide how each call
  * behaves (resolve, reject, throw, never settle).
  */
-import type { HostPort, LogLevel, SendRequest } from "../../src/host/port.ts"
+import type { HostPort, LogLevel, ModelRef, SendRequest } from "../../src/host/port.ts"
+import type { TodoItem, TranscriptMessage } from "../../src/core/transcript.ts"
 
 export type CallBehaviour = "ok" | "reject" | "throw" | "hang"
 
 export type RecordedCall =
   | { kind: "send"; at: number; request: SendRequest }
   | { kind: "abort"; at: number; sessionID: string }
+  | { kind: "compact"; at: number; sessionID: string }
+  | { kind: "command"; at: number; sessionID: string; name: string; args: string }
 
 export class RecordingPort implements HostPort {
   readonly calls: RecordedCall[] = []
@@ -33,6 +36,55 @@ export class RecordingPort implements HostPort {
   abort(sessionID: string): Promise<void> {
     this.calls.push({ kind: "abort", at: this.now(), sessionID })
     return this.behave(this.abortBehaviour)
+  }
+
+  /** What the read-side of the host answers; tests set these. */
+  history = new Map<string, TranscriptMessage[]>()
+  todos = new Map<string, TodoItem[] | undefined>()
+  busySessions: string[] = []
+  tools: string[] = []
+  plugins: string[] = []
+  limits: { context: number; output: number } | undefined
+  readBehaviour: CallBehaviour = "ok"
+  reads = 0
+
+  private read<T>(value: () => T): Promise<T> {
+    this.reads++
+    return this.behave(this.readBehaviour).then(value)
+  }
+
+  readMessages(sessionID: string, limit: number): Promise<TranscriptMessage[]> {
+    return this.read(() => (this.history.get(sessionID) ?? []).slice(-limit))
+  }
+
+  readTodos(sessionID: string): Promise<TodoItem[] | undefined> {
+    return this.read(() => this.todos.get(sessionID))
+  }
+
+  listBusySessions(): Promise<string[]> {
+    return this.read(() => this.busySessions)
+  }
+
+  toolNames(): Promise<string[]> {
+    return this.read(() => this.tools)
+  }
+
+  pluginNames(): Promise<string[]> {
+    return this.read(() => this.plugins)
+  }
+
+  modelLimits(_model: ModelRef): Promise<{ context: number; output: number } | undefined> {
+    return this.read(() => this.limits)
+  }
+
+  compact(sessionID: string): Promise<void> {
+    this.calls.push({ kind: "compact", at: this.now(), sessionID })
+    return this.behave(this.sendBehaviour)
+  }
+
+  command(sessionID: string, name: string, args: string): Promise<void> {
+    this.calls.push({ kind: "command", at: this.now(), sessionID, name, args })
+    return this.behave(this.sendBehaviour)
   }
 
   log(level: LogLevel, message: string): void {

@@ -47,11 +47,11 @@ export function startV1(input: { client: unknown }, rawOptions: unknown, env: Re
       if (messageID) roles.set(messageID, "user")
       engine.handle({ type: "userMessage", sessionID, genuine: !own, setup: own ? undefined : turnSetup(hookInput, output) })
     }),
-    "tool.execute.before": guard("tool.execute.before", (hookInput: unknown) => {
+    "tool.execute.before": guard("tool.execute.before", (hookInput: unknown, output: unknown) => {
       const sessionID = str(get(hookInput, "sessionID"))
       const callID = str(get(hookInput, "callID"))
       if (!sessionID || !callID) return
-      engine.handle({ type: "toolStart", sessionID, callID, tool: str(get(hookInput, "tool")) ?? "unknown" })
+      engine.handle({ type: "toolStart", sessionID, callID, tool: str(get(hookInput, "tool")) ?? "unknown", args: get(output, "args") })
     }),
     "tool.execute.after": guard("tool.execute.after", (hookInput: unknown) => {
       const sessionID = str(get(hookInput, "sessionID"))

@@ -3,6 +3,7 @@
  * which lets part updates of the user's own message be told from model output.
  */
 import type { Signal } from "../port.ts"
+import { normalizeTodos } from "./messages.ts"
 import { asObj, get, num, retryAfterMs, str } from "../shape.ts"
 
 const MAX_REMEMBERED_MESSAGES = 2000
@@ -96,6 +97,10 @@ export function mapV1Event(event: unknown, roles: MessageRoles, now: number): Si
       const tokens = get(props, "info", "tokens")
       const total = (num(get(tokens, "output")) ?? 0) + (num(get(tokens, "reasoning")) ?? 0)
       return [{ type: "usage", sessionID, tokens: total, messageID }]
+    }
+    case "todo.updated": {
+      const todos = normalizeTodos(get(props, "todos"))
+      return todos ? [{ type: "todos", sessionID, todos }] : [{ type: "activity", sessionID }]
     }
     case "message.part.delta":
       return [{ type: "modelOutput", sessionID }]

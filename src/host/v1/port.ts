@@ -3,24 +3,38 @@
  * The SDK reports HTTP failures as `{ error }` rather than throwing; we turn them into
  * rejections so the core's bounded-call wrapper sees every failure the same way.
  */
-import type { HostPort, LogLevel, SendRequest } from "../port.ts"
-import { get } from "../shape.ts"
+import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../port.ts"
+import { asObj, get, num, str } from "../shape.ts"
+import { normalizeTodos, normalizeV1Messages } from "./messages.ts"
 
 /** Marks a prompt as the plugin's own, in the stored message and in the chat.message hook. */
 export const OWN_PROMPT_METADATA = { autoResume: true } as const
 
 export const LOG_SERVICE = "auto-resume"
 
+/** Log calls still waiting on the host; past this, lines are dropped rather than piled up. */
+const MAX_PENDING_LOGS = 100
+
+type SdkCall = (options?: unknown) => Promise<unknown>
+
 /** The part of the SDK client we use; typed loosely because host SDK versions differ. */
 export type V1Client = {
   session: {
-    promptAsync(options: unknown): Promise<unknown>
-    abort(options: unknown): Promise<unknown>
+    promptAsync: SdkCall
+    abort: SdkCall
+    messages?: SdkCall
+    todo?: SdkCall
+    status?: SdkCall
+    summarize?: SdkCall
+    command?: SdkCall
   }
-  app: { log(options: unknown): Promise<unknown> }
+  app: { log: SdkCall }
+  tool?: { ids?: SdkCall }
+  config?: { get?: SdkCall; providers?: SdkCall }
 }
 
-async function unwrap(result: Promise<unknown>, what: string): Promise<unknown> {
+async function unwrap(result: Promise<unknown> | undefined, what: string): Promise<unknown> {
+  if (!result) throw new Error(`${what} is not available on this host`)
   const value = await result
   const error = get(value, "error")
   if (error !== undefined && error !== null) {
@@ -35,27 +49,78 @@ export function isOwnPromptPart(part: unknown): boolean {
 }
 
 export function createV1Port(client: V1Client): HostPort {
+  let pendingLogs = 0
+  const session = client.session
+  const path = (id: string) => ({ path: { id } })
+
   return {
-    send(request: SendRequest) {
+    async send(request: SendRequest) {
       const body: Record<string, unknown> = {
         parts: [{ type: "text", text: request.text, synthetic: true, metadata: { ...OWN_PROMPT_METADATA, kind: request.kind } }],
       }
       if (request.setup?.agent) body.agent = request.setup.agent
       if (request.setup?.model) body.model = request.setup.model
-      return unwrap(client.session.promptAsync({ path: { id: request.sessionID }, body }), "prompt").then(() => undefined)
+      await unwrap(session.promptAsync({ ...path(request.sessionID), body }), "prompt")
     },
-    abort(sessionID: string) {
-      return unwrap(client.session.abort({ path: { id: sessionID } }), "abort").then(() => undefined)
+    async abort(sessionID) {
+      await unwrap(session.abort(path(sessionID)), "abort")
     },
     log(level: LogLevel, message: string, extra?: Record<string, unknown>) {
+      if (pendingLogs >= MAX_PENDING_LOGS) return
       try {
         // 1.18 drops body.service from its log output, so the service is repeated in extra,
         // where it is printed as service=auto-resume and can be filtered on.
         const body = { service: LOG_SERVICE, level, message, extra: { ...extra, service: LOG_SERVICE } }
-        void Promise.resolve(client.app.log({ body })).catch(() => undefined)
+        pendingLogs++
+        void Promise.resolve(client.app.log({ body }))
+          .catch(() => undefined)
+          .finally(() => pendingLogs--)
       } catch {
-        // Logging must never fail a caller.
+        pendingLogs = Math.max(0, pendingLogs - 1)
       }
+    },
+    async readMessages(sessionID, limit) {
+      const data = await unwrap(session.messages?.({ ...path(sessionID), query: { limit } }), "messages")
+      const all = normalizeV1Messages(data)
+      return all.slice(-limit)
+    },
+    async readTodos(sessionID) {
+      return normalizeTodos(await unwrap(session.todo?.(path(sessionID)), "todo"))
+    },
+    async listBusySessions() {
+      const data = asObj(await unwrap(session.status?.(), "status"))
+      if (!data) return []
+      return Object.entries(data)
+        .filter(([, status]) => {
+          const type = str(get(status, "type"))
+          return type === "busy" || type === "retry"
+        })
+        .map(([id]) => id)
+    },
+    async toolNames() {
+      const data = await unwrap(client.tool?.ids?.(), "tool ids")
+      return Array.isArray(data) ? data.filter((x): x is string => typeof x === "string") : []
+    },
+    async compact(sessionID: string, setup?: TurnSetup) {
+      const body = setup?.model ? { providerID: setup.model.providerID, modelID: setup.model.modelID } : undefined
+      await unwrap(session.summarize?.({ ...path(sessionID), body }), "summarize")
+    },
+    async command(sessionID, name, args) {
+      await unwrap(session.command?.({ ...path(sessionID), body: { command: name, arguments: args } }), "command")
+    },
+    async pluginNames() {
+      const plugins = get(await unwrap(client.config?.get?.(), "config"), "plugin")
+      if (!Array.isArray(plugins)) return []
+      return plugins.map((p) => (Array.isArray(p) ? p[0] : p)).filter((x): x is string => typeof x === "string")
+    },
+    async modelLimits(model: ModelRef) {
+      const providers = get(await unwrap(client.config?.providers?.(), "providers"), "providers")
+      if (!Array.isArray(providers)) return undefined
+      const provider = providers.find((p) => get(p, "id") === model.providerID)
+      const limit = get(provider, "models", model.modelID, "limit")
+      const context = num(get(limit, "context"))
+      const output = num(get(limit, "output"))
+      return context && output !== undefined ? { context, output } : undefined
     },
   }
 }

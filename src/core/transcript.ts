@@ -1,0 +1,68 @@
+/**
+ * The normalized shape of a session's recent history, as every detector and the judge read
+ * it. Both adapters translate their host's messages into this (v1 `info`+`parts`, v2 typed
+ * messages with `content[]`), so no detector ever knows which host it runs on.
+ */
+
+export type ToolPartStatus = "pending" | "running" | "completed" | "error"
+
+export type TranscriptToolPart = {
+  kind: "tool"
+  callID: string
+  /** The tool name as the model called it (v1 `part.tool`, v2 `part.name`). */
+  tool: string
+  status: ToolPartStatus
+  input?: unknown
+  /** Error text for `error` parts, or the host's message for an unavailable tool. */
+  error?: string
+  output?: string
+}
+
+export type TranscriptPart =
+  | { kind: "text"; text: string; synthetic?: boolean }
+  | { kind: "reasoning"; text: string }
+  | TranscriptToolPart
+
+export type TranscriptMessage = {
+  id: string
+  role: "user" | "assistant"
+  parts: TranscriptPart[]
+  /** True for the plugin's own prompts (never a genuine user turn). */
+  own?: boolean
+  /** Assistant only: why the model stopped, if it finished. */
+  finish?: string
+  /** Assistant only: error name when the turn ended in error (e.g. MessageAbortedError). */
+  errorName?: string
+  outputTokens?: number
+  reasoningTokens?: number
+  createdAt?: number
+  completedAt?: number
+  agent?: string
+  model?: { providerID: string; modelID: string }
+}
+
+export type TodoStatus = "pending" | "in_progress" | "completed" | "cancelled"
+
+export type TodoItem = { content: string; status: TodoStatus | string; priority?: string }
+
+/** Cap on how much of one message's text any detector looks at (see detect/README). */
+export const MAX_SCANNED_TEXT = 16_384
+
+export function textOf(message: TranscriptMessage | undefined): string {
+  if (!message) return ""
+  let out = ""
+  for (const p of message.parts) if (p.kind === "text") out += (out ? "\n" : "") + p.text
+  return out
+}
+
+export function reasoningOf(message: TranscriptMessage | undefined): string {
+  if (!message) return ""
+  let out = ""
+  for (const p of message.parts) if (p.kind === "reasoning") out += (out ? "\n" : "") + p.text
+  return out
+}
+
+/** The tail of a text that detectors are allowed to scan: bounded, so every scan is bounded. */
+export function scanTail(text: string, cap = MAX_SCANNED_TEXT): string {
+  return text.length > cap ? text.slice(text.length - cap) : text
+}

@@ -1,0 +1,94 @@
+/**
+ * OpenCode 1.x history (`{ info, parts }[]`) -> the core's normalized transcript.
+ * Malformed entries are skipped, never thrown on.
+ */
+import type { TodoItem, TranscriptMessage, TranscriptPart, ToolPartStatus } from "../../core/transcript.ts"
+import { asObj, get, num, str } from "../shape.ts"
+
+const TOOL_STATUSES = new Set<ToolPartStatus>(["pending", "running", "completed", "error"])
+const MAX_PART_TEXT = 65_536
+
+function clip(text: string | undefined): string {
+  return (text ?? "").slice(-MAX_PART_TEXT)
+}
+
+function normalizePart(part: unknown): TranscriptPart | undefined {
+  const type = str(get(part, "type"))
+  if (type === "text") return { kind: "text", text: clip(str(get(part, "text"))), synthetic: get(part, "synthetic") === true || undefined }
+  if (type === "reasoning") return { kind: "reasoning", text: clip(str(get(part, "text"))) }
+  if (type !== "tool") return undefined
+  const rawStatus = str(get(part, "state", "status")) as ToolPartStatus | undefined
+  const status: ToolPartStatus = rawStatus && TOOL_STATUSES.has(rawStatus) ? rawStatus : "pending"
+  let tool = str(get(part, "tool")) ?? "unknown"
+  let error = str(get(part, "state", "error"))
+  // 1.18 records a call to a tool that does not exist as tool "invalid" with the real name in
+  // its input; report it as an error part of the name the model used.
+  if (tool === "invalid") {
+    tool = str(get(part, "state", "input", "tool")) ?? tool
+    error = str(get(part, "state", "input", "error")) ?? str(get(part, "state", "output")) ?? "unavailable tool"
+    return { kind: "tool", callID: str(get(part, "callID")) ?? "", tool, status: "error", error: clip(error), input: get(part, "state", "input") }
+  }
+  return {
+    kind: "tool",
+    callID: str(get(part, "callID")) ?? str(get(part, "id")) ?? "",
+    tool,
+    status,
+    input: get(part, "state", "input"),
+    error: error === undefined ? undefined : clip(error),
+    output: status === "completed" ? clip(str(get(part, "state", "output"))) : undefined,
+  }
+}
+
+export function normalizeV1Message(entry: unknown): TranscriptMessage | undefined {
+  const info = asObj(get(entry, "info"))
+  const id = str(info?.id)
+  const role = str(info?.role)
+  if (!info || !id || (role !== "user" && role !== "assistant")) return undefined
+  const rawParts = get(entry, "parts")
+  const parts: TranscriptPart[] = []
+  let own = false
+  if (Array.isArray(rawParts)) {
+    for (const p of rawParts) {
+      if (get(p, "metadata", "autoResume") === true) own = true
+      const n = normalizePart(p)
+      if (n) parts.push(n)
+    }
+  }
+  const providerID = str(get(info, "model", "providerID")) ?? str(info.providerID)
+  const modelID = str(get(info, "model", "modelID")) ?? str(info.modelID)
+  return {
+    id,
+    role,
+    parts,
+    own: own || undefined,
+    finish: str(info.finish),
+    errorName: str(get(info, "error", "name")),
+    outputTokens: num(get(info, "tokens", "output")),
+    reasoningTokens: num(get(info, "tokens", "reasoning")),
+    createdAt: num(get(info, "time", "created")),
+    completedAt: num(get(info, "time", "completed")),
+    agent: str(info.agent) ?? str(info.mode),
+    model: providerID && modelID ? { providerID, modelID } : undefined,
+  }
+}
+
+export function normalizeV1Messages(list: unknown): TranscriptMessage[] {
+  if (!Array.isArray(list)) return []
+  const out: TranscriptMessage[] = []
+  for (const entry of list) {
+    const m = normalizeV1Message(entry)
+    if (m) out.push(m)
+  }
+  return out
+}
+
+export function normalizeTodos(list: unknown): TodoItem[] | undefined {
+  if (!Array.isArray(list)) return undefined
+  const out: TodoItem[] = []
+  for (const t of list) {
+    const content = str(get(t, "content"))
+    const status = str(get(t, "status"))
+    if (content !== undefined && status !== undefined) out.push({ content: content.slice(0, 500), status, priority: str(get(t, "priority")) })
+  }
+  return out
+}
