@@ -1,7 +1,8 @@
 /** Small, pure formatters shared by prompts and log lines. */
 
-/** 186000 -> "3m 6s"; 4000 -> "4s"; 3723000 -> "1h 2m 3s". */
+/** 186000 -> "3m 6s"; 4000 -> "4s"; 250 -> "250ms"; 3723000 -> "1h 2m 3s". */
 export function formatDuration(ms: number): string {
+  if (Number.isFinite(ms) && ms > 0 && ms < 1000) return `${Math.round(ms)}ms`
   const total = Math.max(0, Math.round((Number.isFinite(ms) ? ms : 0) / 1000))
   const h = Math.floor(total / 3600)
   const m = Math.floor((total % 3600) / 60)
