@@ -3,7 +3,9 @@
  * Every hook is wrapped so that nothing we do can throw into the host.
  */
 import type { Hooks } from "@opencode-ai/plugin"
+import type { TimeSource } from "../../core/clock.ts"
 import { RecoveryEngine } from "../../core/engine.ts"
+import type { PauseSource } from "../../core/pauses.ts"
 import { errorText } from "../../core/logger.ts"
 import { resolveOptions } from "../../options/index.ts"
 import { realTime } from "../real-time.ts"
@@ -15,11 +17,14 @@ import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 
 export type V1Plugin = { hooks: Hooks; engine: RecoveryEngine }
 
-export function startV1(input: { client: unknown }, rawOptions: unknown, env: Record<string, string | undefined>): V1Plugin {
+/** What tests may inject; production uses the real clock and in-memory pauses. */
+export type V1Deps = { time?: TimeSource; pauses?: PauseSource }
+
+export function startV1(input: { client: unknown }, rawOptions: unknown, env: Record<string, string | undefined>, deps: V1Deps = {}): V1Plugin {
   const port = createV1Port(input.client as V1Client)
   const resolved = resolveOptions(rawOptions, env)
-  const time = realTime()
-  const engine = new RecoveryEngine({ port, time, options: resolved })
+  const time = deps.time ?? realTime()
+  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: deps.pauses })
   port.log("info", startupLine("v1", resolved))
   for (const warning of resolved.warnings) port.log("warn", warning)
 
