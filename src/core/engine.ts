@@ -7,6 +7,7 @@ import { effectiveOptions, IDLE_CLEANUP_MS, MAX_IDLE_SESSIONS } from "../options
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
 import type { EngineContext } from "./context.ts"
+import { IdlePipeline, type IdleRule } from "./idle.ts"
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, newSessionState, type SessionState } from "./session-state.ts"
@@ -23,12 +24,15 @@ export type EngineDeps = {
   time: TimeSource
   options: ResolvedOptions
   pauses?: PauseSource
+  /** The finished-turn rules, in priority order (see idle.ts). */
+  idleRules?: readonly IdleRule[]
 }
 
 export class RecoveryEngine {
   private readonly sessions = new Map<string, SessionState>()
   private readonly ctx: EngineContext
   private readonly resolved: ResolvedOptions
+  private readonly idle: IdlePipeline
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
@@ -44,6 +48,7 @@ export class RecoveryEngine {
       pauses: this.pauses,
       effective: (state) => this.effective(state),
     }
+    this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? [], () => undefined)
     this.scheduleSweep()
   }
 
@@ -119,16 +124,14 @@ export class RecoveryEngine {
         this.noteUsage(state, signal.tokens, signal.messageID, now)
         return
       case "busy":
-        if (!state.busy) {
-          state.busy = true
-          state.busySince = now
-        }
+        if (!state.busy) this.markBusy(state, now)
         this.touch(state, now)
         return
       case "idle":
         this.markIdle(state)
         return
       case "toolStart":
+        if (!state.busy) this.markBusy(state, now)
         if (!state.openTools.has(signal.callID)) {
           boundedSet(state.openTools, signal.callID, { tool: signal.tool, startedAt: now }, MAX_OPEN_TOOLS_PER_SESSION)
         }
@@ -149,6 +152,7 @@ export class RecoveryEngine {
         if (signal.parentID) state.parentID = signal.parentID
         return
       case "todos":
+        state.todos = signal.todos.slice(0, 200)
         this.touch(state, now)
         return
       case "awaitingUser":
@@ -188,7 +192,19 @@ export class RecoveryEngine {
     }
   }
 
+  private markBusy(state: SessionState, now: number): void {
+    state.busy = true
+    state.busySince = now
+    state.idleEpoch++
+    state.turnFeatureCounts.clear()
+    this.idle.cancel(state)
+  }
+
   private markIdle(state: SessionState): void {
+    if (state.busy) {
+      state.idleEpoch++
+      state.toolsInFlightAtIdle = state.openTools.size
+    }
     state.busy = false
     state.busySince = 0
     cancelWatchdog(state)
@@ -198,12 +214,17 @@ export class RecoveryEngine {
       state.openTools.clear()
     }
     state.awaiting.clear()
+    // A stall recovery in progress (abort, then continue) owns this idle; judging it too
+    // would stack a second prompt on the first.
+    if (!state.pendingAction) this.idle.start(state)
   }
 
   private genuineUserTurn(state: SessionState, setup: SessionState["setup"] | undefined): void {
     if (state.cancelledByUser || state.completed || state.lifetimeContinues > 0) {
       this.ctx.logger.log("debug", `session ${state.id}: genuine user message; budgets and latches re-armed`)
     }
+    state.lastGenuineUserAt = this.ctx.time.now()
+    state.featureCounts.clear()
     state.cancelledByUser = false
     state.completed = false
     state.episodeRetries = 0
@@ -227,6 +248,7 @@ export class RecoveryEngine {
     }
     state.cancelledByUser = true
     cancelPendingAction(state)
+    this.idle.cancel(state)
     cancelWatchdog(state)
     this.ctx.logger.log("info", `session ${state.id}: cancelled by the user; standing down until the next user message`)
   }
@@ -267,5 +289,6 @@ export class RecoveryEngine {
   private forget(state: SessionState): void {
     cancelWatchdog(state)
     cancelPendingAction(state)
+    this.idle.cancel(state)
   }
 }

@@ -1,5 +1,6 @@
 import type { TurnSetup } from "../host/port.ts"
 import type { CancelTimer } from "./clock.ts"
+import type { TodoItem } from "./transcript.ts"
 
 export type OpenTool = { tool: string; startedAt: number }
 
@@ -49,6 +50,21 @@ export type SessionState = {
   /** The single pending watchdog deadline and any pending delayed action. */
   watchdogTimer?: CancelTimer
   pendingAction?: CancelTimer
+  /** When the plugin first saw this session (its age gates action-intent nudges). */
+  firstSeenAt: number
+  /** Last genuine user message; idle nudges stand down while the user is recently active. */
+  lastGenuineUserAt: number
+  /** Latest todo list pushed by the host (v1 todo.updated); undefined when never seen. */
+  todos?: TodoItem[]
+  /** Idle nudges sent per feature since the last genuine user message. */
+  featureCounts: Map<string, number>
+  /** Idle nudges sent per feature in the current busy turn (cleared when a turn starts). */
+  turnFeatureCounts: Map<string, number>
+  /** Bumped on every busy/idle transition: a pending judgement of an older epoch is void. */
+  idleEpoch: number
+  /** Open tool calls at the moment the session went idle (before reconciliation). */
+  toolsInFlightAtIdle: number
+  pendingJudgement?: CancelTimer
   /** Log-once memory so a held stall does not flood the log. */
   lastHeldReason?: string
   lastSeenAt: number
@@ -72,6 +88,12 @@ export function newSessionState(id: string, now: number): SessionState {
     lifetimeContinues: 0,
     ownAbortUntil: 0,
     hostCallInFlight: false,
+    firstSeenAt: now,
+    lastGenuineUserAt: 0,
+    featureCounts: new Map(),
+    turnFeatureCounts: new Map(),
+    idleEpoch: 0,
+    toolsInFlightAtIdle: 0,
     lastSeenAt: now,
   }
 }

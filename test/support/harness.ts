@@ -1,6 +1,7 @@
 /** Builds an engine on a simulated clock with a recording port, plus timeline helpers. */
 import { SimulatedTime } from "../../src/core/clock.ts"
 import { RecoveryEngine } from "../../src/core/engine.ts"
+import type { IdleRule } from "../../src/core/idle.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import type { Signal } from "../../src/host/port.ts"
 import { resolveOptions } from "../../src/options/index.ts"
@@ -19,16 +20,20 @@ export type Harness = {
 
 export const SESSION = "s1"
 
-/** Lets pending promise callbacks run (host calls resolve on the microtask queue). */
+/**
+ * Lets every pending promise callback run (host calls resolve on the microtask queue).
+ * One macrotask turn drains the whole microtask queue, however deep the await chains are;
+ * it waits for no real time.
+ */
 export async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) await Promise.resolve()
+  await new Promise<void>((resolve) => setImmediate(resolve))
 }
 
-export function makeHarness(rawOptions: Record<string, unknown> = {}, env: Record<string, string> = {}): Harness {
+export function makeHarness(rawOptions: Record<string, unknown> = {}, env: Record<string, string> = {}, idleRules?: readonly IdleRule[]): Harness {
   const time = new SimulatedTime()
   const port = new RecordingPort(() => time.now())
   const pauses = new MemoryPauses()
-  const engine = new RecoveryEngine({ port, time, options: resolveOptions(rawOptions, env), pauses })
+  const engine = new RecoveryEngine({ port, time, options: resolveOptions(rawOptions, env), pauses, idleRules })
   return {
     time,
     port,

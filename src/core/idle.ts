@@ -1,0 +1,195 @@
+/**
+ * What happens when a turn ends: the idle pipeline.
+ *
+ * `session.idle` decides nothing by itself. The turn is judged in two passes: at once (rules
+ * that never read the closing text: dead stream, hand-off to the user, user busy), and after
+ * `toolTextCheckDelayMs` (rules that read the closing text, which may still be landing in the
+ * history when idle fires). Each pass reads the last few messages once. A new turn voids a
+ * pending pass; a second idle replaces it instead of stacking a second judgement.
+ *
+ * Rules are pure: they get the facts and return an action or nothing. The first rule that
+ * answers wins the pass. This module runs the action through the same bounded host calls and
+ * safety checks as stall recovery.
+ */
+import type { SendKind } from "../host/port.ts"
+import type { Options } from "../options/index.ts"
+import { holdReason, type EngineContext } from "./context.ts"
+import { exclusiveHostCall } from "./host-calls.ts"
+import { errorText } from "./logger.ts"
+import type { SessionState } from "./session-state.ts"
+import type { TodoItem, TranscriptMessage } from "./transcript.ts"
+
+/** How many of the newest messages one pass reads. */
+export const JUDGE_HISTORY_LIMIT = 12
+
+export type Pass = "first" | "second"
+
+export type IdleFacts = {
+  state: Readonly<SessionState>
+  options: Options
+  now: number
+  pass: Pass
+  messages: readonly TranscriptMessage[]
+  /** undefined: the session has no list; "unreadable": it could not be read (never nudge on it). */
+  todos: readonly TodoItem[] | undefined | "unreadable"
+}
+
+export type IdleAction =
+  | { kind: "send"; text: string; sendKind: SendKind; feature: string; reason: string }
+  | { kind: "abortThenSend"; text: string; feature: string; reason: string }
+  | { kind: "command"; name: string; args: string; feature: string; reason: string }
+  | { kind: "compact"; feature: string; reason: string }
+  | { kind: "latchComplete"; reason: string }
+  /** Stop judging this turn (for example: the ball is in the user's court). */
+  | { kind: "stop"; reason: string }
+
+export type IdleRule = {
+  name: string
+  pass: Pass
+  decide(facts: IdleFacts): IdleAction | undefined | Promise<IdleAction | undefined>
+}
+
+export function bump(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1)
+}
+
+export class IdlePipeline {
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly rules: readonly IdleRule[],
+    private readonly afterSend: (state: SessionState) => void,
+  ) {}
+
+  /** Called on every idle transition; replaces any judgement still pending. */
+  start(state: SessionState): void {
+    this.cancel(state)
+    const epoch = state.idleEpoch
+    state.pendingJudgement = this.ctx.time.schedule(0, () => {
+      state.pendingJudgement = undefined
+      void this.runPass(state, epoch, "first")
+    })
+  }
+
+  cancel(state: SessionState): void {
+    state.pendingJudgement?.()
+    state.pendingJudgement = undefined
+  }
+
+  private stillCurrent(state: SessionState, epoch: number): boolean {
+    return !state.busy && state.idleEpoch === epoch
+  }
+
+  private async runPass(state: SessionState, epoch: number, pass: Pass): Promise<void> {
+    if (!this.stillCurrent(state, epoch)) return
+    const held = holdReason(this.ctx, state)
+    if (held) {
+      this.ctx.logger.log("debug", `session ${state.id}: idle judgement skipped: ${held}`)
+      return
+    }
+    const options = this.ctx.effective(state)
+    const facts = await this.gatherFacts(state, options, pass)
+    if (!facts || !this.stillCurrent(state, epoch)) return
+
+    for (const rule of this.rules) {
+      if (rule.pass !== pass) continue
+      let action: IdleAction | undefined
+      try {
+        action = await rule.decide(facts)
+      } catch (error) {
+        this.ctx.logger.fault(`rule:${rule.name}`, `session ${state.id}: rule ${rule.name} failed: ${errorText(error)}`)
+        continue
+      }
+      if (!action) continue
+      if (!this.stillCurrent(state, epoch)) return
+      await this.execute(state, action, rule.name)
+      return
+    }
+    if (pass === "first") this.scheduleSecondPass(state, epoch, options)
+  }
+
+  private scheduleSecondPass(state: SessionState, epoch: number, options: Options): void {
+    state.pendingJudgement = this.ctx.time.schedule(options.toolTextCheckDelayMs, () => {
+      state.pendingJudgement = undefined
+      void this.runPass(state, epoch, "second")
+    })
+  }
+
+  private async gatherFacts(state: SessionState, options: Options, pass: Pass): Promise<IdleFacts | undefined> {
+    const timeout = options.sendTimeoutMs
+    let messages: TranscriptMessage[] = []
+    const read = await exclusiveHostCall(state, this.ctx.time, timeout, "read history", async () => {
+      messages = await this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT)
+    }, this.report(state))
+    if (read !== "ok") return undefined
+    let todos: IdleFacts["todos"] = state.todos
+    if (todos === undefined) {
+      const got = await exclusiveHostCall(state, this.ctx.time, timeout, "read todos", async () => {
+        todos = await this.ctx.port.readTodos(state.id)
+      }, this.report(state))
+      if (got !== "ok") todos = "unreadable"
+    }
+    return { state, options, now: this.ctx.time.now(), pass, messages: Array.isArray(messages) ? messages : [], todos }
+  }
+
+  private async execute(state: SessionState, action: IdleAction, rule: string): Promise<void> {
+    const log = this.ctx.logger
+    if (action.kind === "stop") {
+      log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)
+      return
+    }
+    if (action.kind === "latchComplete") {
+      state.completed = true
+      log.log("info", `session ${state.id}: task complete (${action.reason}); no further nudges until the user writes`)
+      return
+    }
+    const options = this.ctx.effective(state)
+    const held = holdReason(this.ctx, state)
+    if (held) return
+    if (state.lifetimeContinues >= options.lifetimeMaxContinues) {
+      log.log("info", `session ${state.id}: ${action.feature} not sent: lifetime cap reached (${state.lifetimeContinues}/${options.lifetimeMaxContinues})`)
+      return
+    }
+    if (state.turnFeatureCounts.has(`sent:${action.feature}`)) {
+      // Never deliver the same recovery twice without a turn in between (doubled idle events).
+      log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)
+      return
+    }
+    log.log("info", `session ${state.id}: ${action.feature}: ${action.reason} -> ${action.kind}`)
+    bump(state.featureCounts, action.feature)
+    bump(state.turnFeatureCounts, action.feature)
+    state.turnFeatureCounts.set(`sent:${action.feature}`, 1)
+    state.lifetimeContinues++
+    state.lastRecovery = { kind: action.kind === "abortThenSend" ? "abort+continue" : "continue", reason: `${action.feature}: ${action.reason}`, at: this.ctx.time.now() }
+
+    const timeout = options.sendTimeoutMs
+    const report = this.report(state)
+    switch (action.kind) {
+      case "send":
+        await exclusiveHostCall(state, this.ctx.time, timeout, `send ${action.feature}`, () =>
+          this.ctx.port.send({ sessionID: state.id, text: action.text, kind: action.sendKind, setup: state.setup }), report)
+        break
+      case "abortThenSend":
+        state.ownAbortUntil = this.ctx.time.now() + timeout + options.gracePeriodMs
+        if ((await exclusiveHostCall(state, this.ctx.time, timeout, "abort", () => this.ctx.port.abort(state.id), report)) !== "ok") break
+        if (holdReason(this.ctx, state)) break
+        await exclusiveHostCall(state, this.ctx.time, timeout, `send ${action.feature}`, () =>
+          this.ctx.port.send({ sessionID: state.id, text: action.text, kind: "correction", setup: state.setup }), report)
+        break
+      case "command":
+        await exclusiveHostCall(state, this.ctx.time, timeout, `command ${action.name}`, () =>
+          this.ctx.port.command(state.id, action.name, action.args), report)
+        break
+      case "compact":
+        await exclusiveHostCall(state, this.ctx.time, timeout, "compact", () => this.ctx.port.compact(state.id, state.setup), report)
+        break
+    }
+    this.afterSend(state)
+  }
+
+  private report(state: SessionState) {
+    return (label: string, outcome: string, error?: unknown) => {
+      if (outcome === "ok") return
+      this.ctx.logger.fault(`${label}:${outcome}`, `session ${state.id}: ${label} ${outcome}${error ? `: ${errorText(error)}` : ""}`)
+    }
+  }
+}

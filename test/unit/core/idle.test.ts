@@ -1,0 +1,145 @@
+/** The idle pipeline: two passes, one history read each, replaced not stacked, safely executed. */
+import { describe, expect, test } from "bun:test"
+import type { IdleFacts, IdleRule } from "../../../src/core/idle.ts"
+import { makeHarness, userTurn } from "../../support/harness.ts"
+
+function recorder(pass: "first" | "second", answer?: (f: IdleFacts) => ReturnType<IdleRule["decide"]>) {
+  const seen: IdleFacts[] = []
+  const rule: IdleRule = {
+    name: `probe-${pass}`,
+    pass,
+    decide(facts) {
+      seen.push(facts)
+      return answer?.(facts)
+    },
+  }
+  return { rule, seen }
+}
+
+const nudge = { kind: "send", text: "nudge", sendKind: "correction", feature: "probe", reason: "test" } as const
+
+describe("idle pipeline", () => {
+  test("the first pass runs at once, the second after toolTextCheckDelayMs, each with one history read", async () => {
+    const first = recorder("first")
+    const second = recorder("second")
+    const h = makeHarness({ toolTextCheckDelayMs: 3000 }, {}, [first.rule, second.rule])
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(10)
+    expect(first.seen).toHaveLength(1)
+    expect(second.seen).toHaveLength(0)
+    expect(h.port.reads).toBe(2) // history + todos (no list pushed by the host yet)
+    await h.advance(3000)
+    expect(second.seen).toHaveLength(1)
+    expect(h.port.reads).toBe(4)
+  })
+
+  test("a new turn cancels a pending second pass", async () => {
+    const second = recorder("second", () => nudge)
+    const h = makeHarness({ toolTextCheckDelayMs: 3000 }, {}, [second.rule])
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(1000)
+    h.emit({ type: "busy" })
+    await h.advance(5000)
+    expect(second.seen).toHaveLength(0)
+    expect(h.port.sends).toHaveLength(0)
+  })
+
+  test("negative control: without the new turn the second pass sends its nudge", async () => {
+    const second = recorder("second", () => nudge)
+    const h = makeHarness({ toolTextCheckDelayMs: 3000 }, {}, [second.rule])
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(5000)
+    expect(h.port.sends.map((s) => s.text)).toEqual(["nudge"])
+  })
+
+  test("a doubled idle replaces the pending judgement and never sends the same recovery twice", async () => {
+    const first = recorder("first", () => nudge)
+    const h = makeHarness({}, {}, [first.rule])
+    h.emit(...userTurn, { type: "idle" }, { type: "idle" })
+    await h.advance(100)
+    h.emit({ type: "idle" })
+    await h.advance(5000)
+    expect(h.port.sends).toHaveLength(1)
+    // A real new turn re-arms it.
+    h.emit({ type: "busy" }, { type: "idle" })
+    await h.advance(100)
+    expect(h.port.sends).toHaveLength(2)
+  })
+
+  test("a cancelled, paused or awaited session is not judged", async () => {
+    for (const hold of ["esc", "pause", "await"] as const) {
+      const first = recorder("first", () => nudge)
+      const h = makeHarness({}, {}, [first.rule])
+      h.emit(...userTurn)
+      if (hold === "esc") h.emit({ type: "interrupted" })
+      if (hold === "pause") h.pauses.pause("s1")
+      h.emit({ type: "idle" })
+      if (hold === "await") h.emit({ type: "awaitingUser", key: "q", open: true })
+      await h.advance(5000)
+      expect(h.port.sends).toHaveLength(0)
+    }
+  })
+
+  test("a throwing rule is logged once and the next rule still runs", async () => {
+    const broken: IdleRule = { name: "broken", pass: "first", decide: () => { throw new Error("boom") } }
+    const next = recorder("first", () => nudge)
+    const h = makeHarness({}, {}, [broken, next.rule])
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(100)
+    expect(h.port.sends).toHaveLength(1)
+    expect(h.port.logs.filter((l) => /rule broken failed/.test(l.message))).toHaveLength(1)
+  })
+
+  test("idle nudges count against the lifetime cap of the user episode", async () => {
+    const first = recorder("first", () => nudge)
+    const h = makeHarness({ lifetimeMaxContinues: 2 }, {}, [first.rule])
+    h.emit(...userTurn)
+    for (let i = 0; i < 4; i++) {
+      h.emit({ type: "idle" })
+      await h.advance(100)
+      h.emit({ type: "busy" })
+    }
+    expect(h.port.sends).toHaveLength(2)
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(100)
+    expect(h.port.sends).toHaveLength(3)
+  })
+
+  test("a failed history read skips the pass instead of judging on nothing", async () => {
+    const first = recorder("first", () => nudge)
+    const h = makeHarness({}, {}, [first.rule])
+    h.port.readBehaviour = "reject"
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(5000)
+    expect(first.seen).toHaveLength(0)
+    expect(h.port.sends).toHaveLength(0)
+  })
+
+  test("todos pushed by the host are used instead of a read; a failed todo read is 'unreadable'", async () => {
+    const first = recorder("first")
+    const h = makeHarness({}, {}, [first.rule])
+    h.emit(...userTurn, { type: "todos", todos: [{ content: "a", status: "pending" }] }, { type: "idle" })
+    await h.advance(10)
+    expect(first.seen[0]?.todos).toEqual([{ content: "a", status: "pending" }])
+
+    const other = recorder("first")
+    const h2 = makeHarness({}, {}, [other.rule])
+    h2.port.readBehaviour = "ok"
+    h2.port.todos.set("s1", undefined)
+    h2.emit(...userTurn, { type: "idle" })
+    await h2.advance(10)
+    expect(other.seen[0]?.todos).toBeUndefined()
+  })
+
+  test("the stall recovery's own abort does not trigger a judgement of its idle", async () => {
+    const first = recorder("first", () => nudge)
+    const h = makeHarness({ busyStallStrategy: "abort" }, {}, [first.rule])
+    h.emit(...userTurn)
+    await h.advance(184_000, 1000)
+    expect(h.port.actions).toEqual(["abort"])
+    h.emit({ type: "interrupted" }, { type: "idle" })
+    await h.advance(2000)
+    expect(first.seen).toHaveLength(0)
+    expect(h.port.actions).toEqual(["abort", "send"])
+  })
+})
