@@ -3,19 +3,20 @@
  * Adapters feed it `Signal`s; it acts only through the `HostPort`. It owns no real time.
  */
 import type { HostPort, Signal } from "../host/port.ts"
-import { effectiveOptions, IDLE_CLEANUP_MS, MAX_IDLE_SESSIONS } from "../options/index.ts"
+import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
 import type { EngineContext } from "./context.ts"
+import { SessionDiscovery } from "./discovery.ts"
 import { IdlePipeline, type IdleRule } from "./idle.ts"
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
-import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, newSessionState, type SessionState } from "./session-state.ts"
+import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
+import { SessionTable } from "./session-table.ts"
 import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 
-/** Busy sessions are not capped by MAX_IDLE_SESSIONS; this is the hard ceiling on all of them. */
-export const MAX_TRACKED_SESSIONS = 1000
+export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
 /** How often idle sessions are swept. */
 export const CLEANUP_SWEEP_MS = 60_000
 
@@ -29,10 +30,11 @@ export type EngineDeps = {
 }
 
 export class RecoveryEngine {
-  private readonly sessions = new Map<string, SessionState>()
+  private readonly sessions = new SessionTable((state) => this.forget(state))
   private readonly ctx: EngineContext
   private readonly resolved: ResolvedOptions
   private readonly idle: IdlePipeline
+  private readonly discovery: SessionDiscovery
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
@@ -49,6 +51,8 @@ export class RecoveryEngine {
       effective: (state) => this.effective(state),
     }
     this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? [], () => undefined)
+    this.discovery = new SessionDiscovery(this.ctx, this.discoveryTarget(), this.resolved.options)
+    this.discovery.start()
     this.scheduleSweep()
   }
 
@@ -78,7 +82,7 @@ export class RecoveryEngine {
   dispose(): void {
     this.disposed = true
     this.sweepTimer?.()
-    for (const state of this.sessions.values()) this.forget(state)
+    this.discovery.stop()
     this.sessions.clear()
   }
 
@@ -86,28 +90,14 @@ export class RecoveryEngine {
     return effectiveOptions(this.resolved, state.setup.model?.providerID)
   }
 
-  private session(id: string): SessionState {
-    let state = this.sessions.get(id)
-    if (state) {
-      // Keep the map in recency order so eviction takes the least recently seen.
-      this.sessions.delete(id)
-      this.sessions.set(id, state)
-      return state
-    }
-    state = newSessionState(id, this.ctx.time.now())
-    if (this.sessions.size >= MAX_TRACKED_SESSIONS) this.evictOne()
-    this.sessions.set(id, state)
-    return state
-  }
-
   private route(signal: Signal): void {
     if (!signal || typeof signal.sessionID !== "string" || signal.sessionID === "") return
     if (signal.type === "sessionDeleted") {
       const state = this.sessions.get(signal.sessionID)
-      if (state) this.drop(state)
+      if (state) this.sessions.drop(state)
       return
     }
-    const state = this.session(signal.sessionID)
+    const state = this.sessions.touch(signal.sessionID, this.ctx.time.now())
     const now = this.ctx.time.now()
     state.lastSeenAt = now
 
@@ -260,30 +250,28 @@ export class RecoveryEngine {
     })
   }
 
-  /** Drops idle sessions that are old, or beyond the idle cap (oldest first). */
+  /** Drops idle sessions that are old or beyond the idle cap (runs every CLEANUP_SWEEP_MS). */
   sweep(): void {
-    const now = this.ctx.time.now()
-    const idle = [...this.sessions.values()].filter((s) => !s.busy && !s.pendingAction && !s.hostCallInFlight)
-    for (const state of idle) if (now - state.lastSeenAt > IDLE_CLEANUP_MS) this.drop(state)
-    const remaining = idle.filter((s) => this.sessions.has(s.id)).sort((a, b) => a.lastSeenAt - b.lastSeenAt)
-    while (remaining.length > MAX_IDLE_SESSIONS) this.drop(remaining.shift()!)
+    this.sessions.sweep(this.ctx.time.now())
   }
 
-  private evictOne(): void {
-    let victim: SessionState | undefined
-    for (const state of this.sessions.values()) {
-      if (!state.busy) {
-        victim = state
-        break
-      }
-      victim ??= state
+  private discoveryTarget() {
+    return {
+      running: (id: string) => {
+        const known = this.sessions.get(id)
+        if (known?.busy) return
+        this.ctx.logger.log("info", `session ${id}: found running by discovery; watching it`)
+        this.handle({ type: "busy", sessionID: id })
+      },
+      believedBusy: () => [...this.sessions.values()].filter((s) => s.busy).map((s) => s.id),
+      stopped: (id: string) => {
+        const state = this.sessions.get(id)
+        // Only a session that has been quiet for a while: an idle event may still be on its way.
+        if (!state || this.ctx.time.now() - state.lastActivityAt < 2 * this.resolved.options.checkIntervalMs) return
+        this.ctx.logger.log("debug", `session ${id}: no longer running per discovery; marked idle`)
+        this.handle({ type: "idle", sessionID: id })
+      },
     }
-    if (victim) this.drop(victim)
-  }
-
-  private drop(state: SessionState): void {
-    this.forget(state)
-    this.sessions.delete(state.id)
   }
 
   private forget(state: SessionState): void {

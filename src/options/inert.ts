@@ -11,7 +11,6 @@ export const INERT_OPTIONS: Record<"v1" | "v2", readonly string[]> = {
     "toolTextCheckDelayMs",
     "minActivityGapMs",
     "warmupMs",
-    "discoveryDelayMs",
     "resumeOnActionIntent",
     "actionIntentPrompt",
     "toolTextRecoveryPrompt",

@@ -41,7 +41,8 @@ export class RecordingPort implements HostPort {
   /** What the read-side of the host answers; tests set these. */
   history = new Map<string, TranscriptMessage[]>()
   todos = new Map<string, TodoItem[] | undefined>()
-  busySessions: string[] = []
+  /** undefined: the host has no listing (the call rejects), so discovery stays out of the way. */
+  busySessions: string[] | undefined
   tools: string[] = []
   plugins: string[] = []
   limits: { context: number; output: number } | undefined
@@ -62,7 +63,9 @@ export class RecordingPort implements HostPort {
   }
 
   listBusySessions(): Promise<string[]> {
-    return this.read(() => this.busySessions)
+    const listed = this.busySessions
+    if (!listed) return Promise.reject(new Error("no session listing on this host"))
+    return this.read(() => listed)
   }
 
   toolNames(): Promise<string[]> {

@@ -1,0 +1,73 @@
+/**
+ * The bounded map of tracked sessions. Kept in recency order so eviction takes the least
+ * recently seen; idle sessions are swept by age and by count; busy ones only fall to the hard
+ * ceiling, and only when nothing idle is left to drop.
+ */
+import { IDLE_CLEANUP_MS, MAX_IDLE_SESSIONS } from "../options/index.ts"
+import { newSessionState, type SessionState } from "./session-state.ts"
+
+/** Busy sessions are not capped by MAX_IDLE_SESSIONS; this is the hard ceiling on all of them. */
+export const MAX_TRACKED_SESSIONS = 1000
+
+export class SessionTable {
+  private readonly sessions = new Map<string, SessionState>()
+
+  /** `onDrop` runs for every session that leaves the table, so its timers can be cancelled. */
+  constructor(private readonly onDrop: (state: SessionState) => void) {}
+
+  get size(): number {
+    return this.sessions.size
+  }
+
+  get(id: string): SessionState | undefined {
+    return this.sessions.get(id)
+  }
+
+  values(): IterableIterator<SessionState> {
+    return this.sessions.values()
+  }
+
+  /** The session's state, created if new; marks it as the most recently seen. */
+  touch(id: string, now: number): SessionState {
+    let state = this.sessions.get(id)
+    if (state) {
+      this.sessions.delete(id)
+      this.sessions.set(id, state)
+      return state
+    }
+    state = newSessionState(id, now)
+    if (this.sessions.size >= MAX_TRACKED_SESSIONS) this.evictOne()
+    this.sessions.set(id, state)
+    return state
+  }
+
+  drop(state: SessionState): void {
+    if (this.sessions.get(state.id) !== state) return
+    this.sessions.delete(state.id)
+    this.onDrop(state)
+  }
+
+  clear(): void {
+    for (const state of [...this.sessions.values()]) this.drop(state)
+  }
+
+  /** Drops idle sessions that are old, or beyond the idle cap (oldest first). */
+  sweep(now: number): void {
+    const idle = [...this.sessions.values()].filter((s) => !s.busy && !s.pendingAction && !s.hostCallInFlight && !s.pendingJudgement)
+    for (const state of idle) if (now - state.lastSeenAt > IDLE_CLEANUP_MS) this.drop(state)
+    const remaining = idle.filter((s) => this.sessions.has(s.id)).sort((a, b) => a.lastSeenAt - b.lastSeenAt)
+    while (remaining.length > MAX_IDLE_SESSIONS) this.drop(remaining.shift()!)
+  }
+
+  private evictOne(): void {
+    let victim: SessionState | undefined
+    for (const state of this.sessions.values()) {
+      if (!state.busy) {
+        victim = state
+        break
+      }
+      victim ??= state
+    }
+    if (victim) this.drop(victim)
+  }
+}
