@@ -1,0 +1,127 @@
+/**
+ * Context saturation: how full a session's context window is, and whether (and how) to
+ * reclaim it when the session goes idle. Pure; the engine supplies tokens, limits and flags.
+ *
+ * Decisions (the issue left these open):
+ *  - Usable window = context - min(20 000, output). An unknown or non-positive output limit
+ *    reserves the full 20 000 (the conservative choice); an unknown or non-positive context
+ *    limit, or a usable window <= 0, means "limits unknown" (undefined), never a guess.
+ *  - Used tokens = the message's reported total when there is one, else input + output +
+ *    reasoning + cache read + cache write (everything that occupies the window next turn).
+ *  - The threshold is inclusive: ratio >= threshold intervenes.
+ *  - Order of refusals: limits unknown, no ratio, cancelled, completed, already intervened this
+ *    busy cycle, under the threshold; then routing by session kind.
+ */
+
+/** Most output room OpenCode sets aside when it works out whether a prompt overflows. */
+export const OUTPUT_RESERVE_CAP = 20_000
+
+export type ModelLimit = { context: number; output?: number }
+
+export function usableContext(limit: ModelLimit | undefined): number | undefined {
+  if (!limit || !Number.isFinite(limit.context) || limit.context <= 0) return undefined
+  const output = typeof limit.output === "number" && Number.isFinite(limit.output) && limit.output > 0 ? limit.output : OUTPUT_RESERVE_CAP
+  const usable = limit.context - Math.min(OUTPUT_RESERVE_CAP, output)
+  return usable > 0 ? usable : undefined
+}
+
+export type TokenUsage = {
+  total?: number
+  input?: number
+  output?: number
+  reasoning?: number
+  cacheRead?: number
+  cacheWrite?: number
+}
+
+function n(value: number | undefined): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0
+}
+
+export function usedTokens(usage: TokenUsage): number {
+  if (n(usage.total) > 0) return n(usage.total)
+  return n(usage.input) + n(usage.output) + n(usage.reasoning) + n(usage.cacheRead) + n(usage.cacheWrite)
+}
+
+export function saturationRatio(used: number, limit: ModelLimit | undefined): number | undefined {
+  const usable = usableContext(limit)
+  if (usable === undefined || !Number.isFinite(used) || used < 0) return undefined
+  return used / usable
+}
+
+export type SaturationInput = {
+  ratio: number | undefined
+  threshold: number
+  isSubagent: boolean
+  magicContextLoaded: boolean
+  subagentNativeCompactionEnabled: boolean
+  alreadyIntervenedThisBusyCycle: boolean
+  cancelled: boolean
+  completed: boolean
+  limitsKnown: boolean
+}
+
+export type SaturationAction = "ctx-wrapup" | "compact" | "none"
+
+export type SaturationDecision = { action: SaturationAction; reason: string }
+
+/**
+ * On idle. `ctx-wrapup`: run magic-context's `ctx-wrapup` command through the command API
+ * (never as prompt text). `compact`: the host's native summarize on the subagent session.
+ */
+export function decideSaturation(input: SaturationInput): SaturationDecision {
+  if (!input.limitsKnown) return { action: "none", reason: "model limits unknown" }
+  if (input.ratio === undefined || !Number.isFinite(input.ratio)) return { action: "none", reason: "no usage measured" }
+  if (input.cancelled) return { action: "none", reason: "cancelled by the user" }
+  if (input.completed) return { action: "none", reason: "task completed" }
+  if (input.alreadyIntervenedThisBusyCycle) return { action: "none", reason: "already intervened this busy cycle" }
+  const pct = `${Math.round(input.ratio * 100)}%`
+  if (input.ratio < input.threshold) return { action: "none", reason: `context ${pct} is under the threshold` }
+  if (input.isSubagent) {
+    return input.subagentNativeCompactionEnabled
+      ? { action: "compact", reason: `subagent context at ${pct}: native compaction` }
+      : { action: "none", reason: `subagent context at ${pct}, but subagentNativeCompactionEnabled is off` }
+  }
+  return input.magicContextLoaded
+    ? { action: "ctx-wrapup", reason: `context at ${pct}: magic-context wrap-up` }
+    : { action: "none", reason: `context at ${pct}, but magic-context is not installed` }
+}
+
+/**
+ * Whether the host's plugin list (v1 `config.plugin`: strings or `[spec, options]` tuples)
+ * holds magic-context. A candidate is any `/`-separated segment of the spec (after dropping a
+ * `npm:`/`file:` prefix, a version suffix and a file extension) that reads exactly
+ * `magic-context`, `opencode-magic-context` or either with a `-plugin` suffix, in any case.
+ * So `opencode-magic-context@1.2.0`, `@acme/magic-context`, `file:///x/magic-context/index.ts`
+ * and `/x/opencode-magic-context.js` match; `magic-contextual`, `not-magic-context` and
+ * `magic-context-lite` do not.
+ */
+export function hasMagicContext(plugins: unknown): boolean {
+  if (!Array.isArray(plugins)) return false
+  for (const entry of plugins) {
+    const spec = Array.isArray(entry) ? entry[0] : entry
+    if (typeof spec === "string" && isMagicContextSpec(spec)) return true
+    if (spec && typeof spec === "object" && !Array.isArray(spec)) {
+      // v2 PluginInfo-like objects: { id?, source: { name? | path? | package? ... } }
+      for (const v of [(spec as Record<string, unknown>).id, ...Object.values(((spec as Record<string, unknown>).source ?? {}) as object)]) {
+        if (typeof v === "string" && isMagicContextSpec(v)) return true
+      }
+    }
+  }
+  return false
+}
+
+const MAGIC_SEGMENT = /^(opencode-)?magic-context(-plugin)?$/
+
+export function isMagicContextSpec(spec: string): boolean {
+  let s = spec.trim().toLowerCase().slice(0, 1_000)
+  s = s.replace(/^(npm:|file:\/\/|file:|git\+[a-z]+:\/\/|github:)/, "")
+  for (let segment of s.split(/[\\/]/)) {
+    // Drop a version (`name@1.2.3`, but keep a scope's leading `@`) and an extension.
+    const at = segment.indexOf("@", 1)
+    if (at > 0) segment = segment.slice(0, at)
+    segment = segment.replace(/#.*$/, "").replace(/^@/, "").replace(/\.((m|c)?(j|t)sx?|git)$/, "")
+    if (MAGIC_SEGMENT.test(segment)) return true
+  }
+  return false
+}

@@ -1,0 +1,213 @@
+/**
+ * Parents and their subagents, as a pure state machine per parent session:
+ * `nextOrphanStep(state, facts, now, budgets) -> { state, action, wakeAt? }`.
+ *
+ * Two failures are handled here:
+ *
+ *  - ORPHAN PARENT. A child finished (or crashed) but its parent stays busy, still holding
+ *    the subagent call (`task`) open, and never picks the result up. In the event stream this
+ *    shows as the busy count dropping from >1 to 1 with the parent as the survivor. The
+ *    machine keys on the condition behind that drop rather than on the drop itself: the
+ *    parent is busy, holds an open subagent call, and none of its children is busy. A missed
+ *    event or a plugin reload therefore cannot hide an orphan, and an unrelated busy session
+ *    elsewhere does not mask one. Requiring the open subagent call is what keeps a parent
+ *    that did get its result and is merely slow to answer (a long time to first token) out of
+ *    this path: that is the ordinary stall watchdog's job.
+ *      orphan-wait   wait `subagentWaitMs + gracePeriodMs`;
+ *      child-probed  nudge a crashed child (ended in error, not cancelled by the user) once,
+ *                    then wait another `subagentWaitMs` (with nothing to nudge: go on at once);
+ *      resumed       abort + resume the parent, once per busy period.
+ *
+ *  - STUCK SUBAGENT. A busy child with no new output for 60 s (180 s while it runs a tool)
+ *    gets one recovery prompt (child-nudged) before anything is done to the parent. A quiet
+ *    child is then waited on until it has been silent for `subagentDeadMs`; only then does it
+ *    read as dead, and a parent blocked on it is aborted and resumed. A child waiting on the
+ *    user (question, permission) is never nudged and never reads as stuck.
+ *
+ * Always: nothing while the parent is idle, cancelled by the user, paused, awaiting the user,
+ * or running any tool other than the subagent call. A parent blocked on a running child
+ * (busy, output within the limits above) is left alone. Any parent activity after a wait
+ * started means the parent is alive: back to watching.
+ */
+import type { Options } from "../options/index.ts"
+
+/** No new child output for this long reads as stuck... */
+export const STUCK_CHILD_MS = 60_000
+/** ...or this long while the child runs a tool. */
+export const STUCK_CHILD_TOOL_MS = 180_000
+/** Tool names whose open call in the parent means "waiting on a subagent". */
+export const SUBAGENT_TOOL_NAMES: readonly string[] = ["task"]
+/** Children remembered as already nudged, per parent. */
+const MAX_NUDGED = 64
+
+export type ChildFacts = {
+  id: string
+  /** idle: finished normally; error: the last turn ended in an error. */
+  status: "busy" | "idle" | "error"
+  /** Last new model output (text or reasoning) of the child; its creation time if none yet. */
+  lastOutputAt: number
+  toolInProgress: boolean
+  awaitingUser: boolean
+  /** The user stopped this child (ESC): never nudged. */
+  cancelledByUser: boolean
+}
+
+export type ParentFacts = {
+  busy: boolean
+  /** Last host event of any kind for the parent. */
+  lastActivityAt: number
+  /** Names of the tools the parent has open (in flight). */
+  openTools: readonly string[]
+  awaitingUser: boolean
+  /** ESC latch, pause, or completion latch: the plugin must not touch the session. */
+  blocked: boolean
+  /** The parent's direct children (sessions whose parentID is this session). */
+  children: readonly ChildFacts[]
+}
+
+export type OrphanBudgets = Pick<Options, "subagentWaitMs" | "gracePeriodMs" | "subagentDeadMs"> & {
+  stuckChildMs?: number
+  stuckChildToolMs?: number
+  subagentToolNames?: readonly string[]
+}
+
+export type OrphanPhase = "watching" | "orphan-wait" | "child-probed" | "child-nudged" | "resumed"
+
+export type OrphanState = {
+  phase: OrphanPhase
+  /** When the current wait began: parent activity after it cancels the wait. */
+  since: number
+  /** When the current wait ends. */
+  deadline: number
+  /** Children already nudged during this busy period of the parent (each at most once). */
+  nudged: readonly string[]
+}
+
+export const INITIAL_ORPHAN_STATE: OrphanState = { phase: "watching", since: 0, deadline: 0, nudged: [] }
+
+export type OrphanAction =
+  | { type: "none"; why: string }
+  | { type: "nudge-child"; childId: string; cause: "stuck" | "crashed"; reason: string }
+  | { type: "abort-resume-parent"; reason: string }
+
+export type OrphanStep = { state: OrphanState; action: OrphanAction; wakeAt?: number }
+
+type ChildVerdict = "active" | "awaiting-user" | "stuck" | "dead" | "crashed" | "finished"
+
+export function classifyChild(child: ChildFacts, now: number, budgets: OrphanBudgets): ChildVerdict {
+  if (child.status === "busy") {
+    if (child.awaitingUser) return "awaiting-user"
+    const quiet = now - child.lastOutputAt
+    const limit = child.toolInProgress ? (budgets.stuckChildToolMs ?? STUCK_CHILD_TOOL_MS) : (budgets.stuckChildMs ?? STUCK_CHILD_MS)
+    if (quiet < limit) return "active"
+    return quiet >= budgets.subagentDeadMs ? "dead" : "stuck"
+  }
+  if (child.status === "error" && !child.cancelledByUser) return "crashed"
+  return "finished"
+}
+
+function none(state: OrphanState, why: string, wakeAt?: number): OrphanStep {
+  return wakeAt === undefined ? { state, action: { type: "none", why } } : { state, action: { type: "none", why }, wakeAt }
+}
+
+function watching(state: OrphanState): OrphanState {
+  return state.phase === "watching" ? state : { ...state, phase: "watching", since: 0, deadline: 0 }
+}
+
+function withNudged(state: OrphanState, childId: string): readonly string[] {
+  const list = [...state.nudged, childId]
+  return list.length > MAX_NUDGED ? list.slice(list.length - MAX_NUDGED) : list
+}
+
+export function nextOrphanStep(state: OrphanState, facts: ParentFacts, now: number, budgets: OrphanBudgets): OrphanStep {
+  // A parent that is idle (or one the plugin may not touch) starts over; its nudges are forgotten.
+  if (!facts.busy) return none(INITIAL_ORPHAN_STATE, "parent is not busy")
+  if (facts.blocked) return none(INITIAL_ORPHAN_STATE, "parent is cancelled, paused or completed")
+  if (state.phase !== "watching" && facts.lastActivityAt > state.since) {
+    return nextOrphanStep({ ...state, phase: "watching", since: 0, deadline: 0 }, facts, now, budgets)
+  }
+  if (state.phase === "resumed") return none(state, "parent already aborted and resumed this busy period")
+  if (facts.children.length === 0) return none(watching(state), "parent has no subagents")
+
+  const subagentTools = new Set((budgets.subagentToolNames ?? SUBAGENT_TOOL_NAMES).map((t) => t.toLowerCase()))
+  let subagentCallOpen = false
+  for (const tool of facts.openTools) {
+    if (!subagentTools.has(tool.toLowerCase())) return none(watching(state), `parent has a tool in flight (${tool})`)
+    subagentCallOpen = true
+  }
+  if (facts.awaitingUser) return none(watching(state), "parent is waiting on the user")
+
+  const verdicts = facts.children.map((child) => ({ child, verdict: classifyChild(child, now, budgets) }))
+  const stuckLimit = (c: ChildFacts) => (c.toolInProgress ? (budgets.stuckChildToolMs ?? STUCK_CHILD_TOOL_MS) : (budgets.stuckChildMs ?? STUCK_CHILD_MS))
+
+  // 1. A running child (or one asking its user something): leave the parent alone.
+  const running = verdicts.filter((v) => v.verdict === "active" || v.verdict === "awaiting-user")
+  if (running.length > 0) {
+    const wakes = running.filter((v) => v.verdict === "active").map((v) => v.child.lastOutputAt + stuckLimit(v.child))
+    return none(watching(state), "a subagent is still running", wakes.length ? Math.min(...wakes) : undefined)
+  }
+
+  // 2. A stuck child gets one recovery prompt before anything happens to the parent.
+  const stuck = verdicts.filter((v) => v.verdict === "stuck")
+  const toNudge = stuck.find((v) => !state.nudged.includes(v.child.id))
+  if (toNudge) {
+    const quiet = now - toNudge.child.lastOutputAt
+    return {
+      state: { phase: "child-nudged", since: now, deadline: toNudge.child.lastOutputAt + budgets.subagentDeadMs, nudged: withNudged(state, toNudge.child.id) },
+      action: {
+        type: "nudge-child",
+        childId: toNudge.child.id,
+        cause: "stuck",
+        reason: `subagent quiet for ${Math.round(quiet / 1000)}s${toNudge.child.toolInProgress ? " with a tool running" : ""}`,
+      },
+      wakeAt: toNudge.child.lastOutputAt + budgets.subagentDeadMs,
+    }
+  }
+  // 3. Nudged and still quiet, but not yet dead: wait (subagentDeadMs bounds the wait).
+  if (stuck.length > 0) {
+    const deadAt = Math.min(...stuck.map((v) => v.child.lastOutputAt + budgets.subagentDeadMs))
+    const base = state.phase === "child-nudged" ? state : { ...state, phase: "child-nudged" as const, since: now, deadline: deadAt }
+    return none(base, "waiting on a quiet subagent (not dead yet)", deadAt)
+  }
+
+  // Only dead, crashed and finished children from here on. The parent is stuck only if it
+  // still waits on a subagent call.
+  if (!subagentCallOpen) return none(watching(state), "no subagent call open in the parent")
+
+  // 4. A dead child: its runner is hung, a prompt would only queue. Abort + resume the parent.
+  const dead = verdicts.find((v) => v.verdict === "dead")
+  if (dead) {
+    return {
+      state: { ...state, phase: "resumed", since: now, deadline: 0 },
+      action: {
+        type: "abort-resume-parent",
+        reason: `subagent ${dead.child.id} silent for ${Math.round((now - dead.child.lastOutputAt) / 1000)}s (past subagentDeadMs)`,
+      },
+    }
+  }
+
+  // 5. Orphan: every child is done, the parent still holds the call open.
+  if (state.phase !== "orphan-wait" && state.phase !== "child-probed") {
+    const deadline = now + budgets.subagentWaitMs + budgets.gracePeriodMs
+    return none({ ...state, phase: "orphan-wait", since: now, deadline }, "subagents finished; waiting for the parent to pick up", deadline)
+  }
+  if (now < state.deadline) return none(state, "waiting for the parent to pick up", state.deadline)
+  if (state.phase === "orphan-wait") {
+    const crashed = verdicts.find((v) => v.verdict === "crashed" && !state.nudged.includes(v.child.id))
+    if (crashed) {
+      const deadline = now + budgets.subagentWaitMs
+      return {
+        state: { ...state, phase: "child-probed", deadline, nudged: withNudged(state, crashed.child.id) },
+        action: { type: "nudge-child", childId: crashed.child.id, cause: "crashed", reason: "subagent ended in an error and the parent is still waiting" },
+        wakeAt: deadline,
+      }
+    }
+  }
+  return {
+    state: { ...state, phase: "resumed", deadline: 0 },
+    action: {
+      type: "abort-resume-parent",
+      reason: `parent still waiting ${Math.round((now - state.since) / 1000)}s after its subagents finished`,
+    },
+  }
+}

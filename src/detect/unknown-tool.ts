@@ -1,0 +1,160 @@
+/**
+ * Calls to tools that do not exist. When the model keeps calling a name the host does not
+ * have (a typo such as `bassh`, a tool of a plugin that is not loaded), the engine tells it
+ * the name is wrong and suggests the closest real one.
+ *
+ * Decisions (the issue left these open):
+ *  - What counts: a tool part with status `error` whose name is not in the available list
+ *    (compared case-insensitively). 1.18 records such a call as a completed `invalid` part;
+ *    the v1 adapter already turns that into an `error` part with the name the model used.
+ *    Completed parts and parts of tools that exist are skipped.
+ *  - Where it counts: only the current user episode (after the newest genuine user message;
+ *    the plugin's own prompts do not end it), and optionally only after `sinceMessageId`.
+ *    Counting the whole history would make errors the model already got past fire again on
+ *    every later busy cycle.
+ *  - Names are grouped case-insensitively; the spelling reported is the newest one. When
+ *    several names reach the threshold, the most frequent wins, ties to the newest.
+ *  - No list, an empty list (or a list of only the host's internal `invalid` placeholder):
+ *    no finding at all, because with nothing to compare against every name looks invented.
+ *  - Closest tool: case-insensitive Levenshtein distance `<=` half the wrong name's length
+ *    (`d <= len / 2`, so `edti` -> `edit`, whose transposition costs 2, still qualifies).
+ *    Ties go to the tool listed first. `invalid` is never suggested or listed.
+ */
+import { distance } from "fastest-levenshtein"
+import type { TranscriptMessage } from "../core/transcript.ts"
+import { TOOL_IDS_CACHE_MS, UNKNOWN_TOOL_THRESHOLD } from "../options/constants.ts"
+
+/** 1.18's internal stand-in for an unavailable tool: never a useful suggestion. */
+export const HOST_INVALID_TOOL = "invalid"
+/** Messages scanned at most (newest first). */
+export const UNKNOWN_TOOL_SCAN_MESSAGES = 200
+
+export type UnknownToolFinding = {
+  wrongName: string
+  count: number
+  /** The closest available tool, when one is close enough. */
+  closest?: string
+}
+
+export type UnknownToolOptions = {
+  threshold?: number
+  /** Count only messages strictly after this id (the newest message when the last suggestion was sent). */
+  sinceMessageId?: string
+}
+
+/** Real tools of a host list: de-duplicated (case-insensitively), trimmed, without `invalid`, in order. */
+export function usableToolNames(available: readonly string[] | undefined): string[] {
+  if (!available) return []
+  const seen = new Set<string>()
+  const out: string[] = []
+  for (const raw of available) {
+    if (typeof raw !== "string") continue
+    const name = raw.trim()
+    const key = name.toLowerCase()
+    if (!name || key === HOST_INVALID_TOOL || seen.has(key)) continue
+    seen.add(key)
+    out.push(name)
+  }
+  return out
+}
+
+/**
+ * Wrong tool names of the current episode with their counts, keyed by lower-cased name, in
+ * order of their newest occurrence (newest first).
+ */
+export function countUnknownToolCalls(
+  messages: readonly TranscriptMessage[],
+  available: readonly string[],
+  sinceMessageId?: string,
+): Map<string, { name: string; count: number }> {
+  const known = new Set(available.map((t) => t.toLowerCase()))
+  const counts = new Map<string, { name: string; count: number }>()
+  const oldest = Math.max(0, messages.length - UNKNOWN_TOOL_SCAN_MESSAGES)
+  for (let m = messages.length - 1; m >= oldest; m--) {
+    const message = messages[m]!
+    if (sinceMessageId !== undefined && message.id === sinceMessageId) break
+    if (message.role === "user") {
+      if (!message.own) break
+      continue
+    }
+    for (let p = message.parts.length - 1; p >= 0; p--) {
+      const part = message.parts[p]!
+      if (part.kind !== "tool" || part.status !== "error") continue
+      const name = part.tool.trim()
+      const key = name.toLowerCase()
+      if (!name || known.has(key)) continue
+      const entry = counts.get(key)
+      // Walking newest first: the first spelling met is the newest one, and the map's
+      // insertion order is newest-first too.
+      if (entry) entry.count++
+      else counts.set(key, { name, count: 1 })
+    }
+  }
+  return counts
+}
+
+/** The closest real tool to `wrongName`, or undefined when none is within half its length. */
+export function closestTool(wrongName: string, available: readonly string[]): string | undefined {
+  const wrong = wrongName.trim().toLowerCase()
+  if (!wrong) return undefined
+  const limit = wrong.length / 2
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const tool of usableToolNames(available)) {
+    const d = distance(wrong, tool.toLowerCase())
+    if (d <= limit && d < bestDistance) {
+      best = tool
+      bestDistance = d
+    }
+  }
+  return best
+}
+
+export function detectUnknownTool(
+  messages: readonly TranscriptMessage[],
+  available: readonly string[] | undefined,
+  options: UnknownToolOptions = {},
+): UnknownToolFinding | undefined {
+  if (!available || usableToolNames(available).length === 0) return undefined
+  const threshold = Math.max(1, options.threshold ?? UNKNOWN_TOOL_THRESHOLD)
+  let pick: { name: string; count: number } | undefined
+  // Newest first, and only a strictly higher count displaces: ties go to the newest name.
+  for (const entry of countUnknownToolCalls(messages, available, options.sinceMessageId).values()) {
+    if (entry.count >= threshold && (!pick || entry.count > pick.count)) pick = entry
+  }
+  if (!pick) return undefined
+  const closest = closestTool(pick.name, available)
+  return closest === undefined ? { wrongName: pick.name, count: pick.count } : { wrongName: pick.name, count: pick.count, closest }
+}
+
+/**
+ * The host's tool list with the time it was fetched. The engine fetches the list only when
+ * `isFresh(now)` is false, stores a successful answer with `set`, and stores nothing when the
+ * fetch throws (a failed fetch is retried next time, never cached).
+ */
+export class ToolListCache {
+  private value: readonly string[] | undefined
+  private fetchedAt = 0
+
+  constructor(private readonly ttlMs = TOOL_IDS_CACHE_MS) {}
+
+  set(list: readonly string[], now: number): void {
+    this.value = [...list]
+    this.fetchedAt = now
+  }
+
+  /** Fresh while younger than the TTL. A clock that went backwards makes it stale. */
+  isFresh(now: number): boolean {
+    return this.value !== undefined && now >= this.fetchedAt && now - this.fetchedAt < this.ttlMs
+  }
+
+  /** The cached list while fresh, else undefined. */
+  get(now: number): readonly string[] | undefined {
+    return this.isFresh(now) ? this.value : undefined
+  }
+
+  clear(): void {
+    this.value = undefined
+    this.fetchedAt = 0
+  }
+}

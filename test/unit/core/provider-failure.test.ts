@@ -1,0 +1,350 @@
+import { describe, expect, test } from "bun:test"
+import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
+import {
+  classifyFailure,
+  explainFailure,
+  FAILURE_WATCHDOG_MIN_MS,
+  INITIAL_FAILURE_STATE,
+  isStreamingFailure,
+  looksSuperLinear,
+  nextContextLock,
+  nextFailureStep,
+  UNLOCKED_CONTEXT,
+  type ErrorSignal,
+  type FailureBudgets,
+  type FailureClassifierOptions,
+  type FailureEvent,
+  type FailureState,
+  type FailureStep,
+} from "../../../src/core/provider-failure.ts"
+import { abortResumeReason, streamingFailureReason } from "../../../src/prompts/failures.ts"
+
+const defaults: FailureClassifierOptions = {
+  streamingFailureErrorNames: OPTION_DEFAULTS.streamingFailureErrorNames,
+  streamingFailureMessagePatterns: OPTION_DEFAULTS.streamingFailureMessagePatterns,
+}
+
+const sig = (name: string, message = "", status?: number): ErrorSignal => ({ name, message, status })
+
+describe("classification", () => {
+  test.each<[ErrorSignal, string]>([
+    // aborted
+    [sig("MessageAbortedError", "Aborted"), "aborted"],
+    // rate limit: wins over the streaming name APIError
+    [sig("APIError", "Rate limit exceeded", 429), "rate-limit"],
+    [sig("APIError", "whatever", 429), "rate-limit"],
+    [sig("UnknownError", "Too Many Requests"), "rate-limit"],
+    [sig("APIError", "You exceeded your current quota, please check your plan"), "rate-limit"],
+    [sig("APIError", '{"error":{"code":"insufficient_quota"}}'), "rate-limit"],
+    [sig("APIError", "RESOURCE_EXHAUSTED: quota"), "rate-limit"],
+    [sig("APIError", "Resource exhausted"), "rate-limit"],
+    [sig("APIError", "rate_limit_error"), "rate-limit"],
+    [sig("ProviderError", "You have reached your usage limit"), "rate-limit"],
+    [sig("APIError", "ThrottlingException: Rate exceeded"), "rate-limit"],
+    [sig("APIError", "Rate limit reached on tokens per min; too many tokens", 400), "rate-limit"],
+    // context overflow: wins over the streaming name, and over a 400
+    [sig("APIError", "prompt is too long: 210000 tokens > 200000 maximum", 400), "context-overflow"],
+    [sig("APIError", "This model's maximum context length is 128000 tokens", 400), "context-overflow"],
+    [sig("APIError", "context_length_exceeded"), "context-overflow"],
+    [sig("APIError", "Input exceeds the context window"), "context-overflow"],
+    [sig("UnknownError", "too many tokens in request"), "context-overflow"],
+    [sig("ContextOverflowError", ""), "context-overflow"],
+    // output cap is not an overflow
+    [sig("MessageOutputLengthError", "output length exceeded"), "other"],
+    // streaming
+    [sig("APIError", "Internal server error", 500), "streaming"],
+    [sig("ProviderError", ""), "streaming"],
+    [sig("StreamError", "x"), "streaming"],
+    [sig("UnknownError", "Streaming response failed"), "streaming"],
+    [sig("UnknownError", "stream read failure"), "streaming"],
+    [sig("Error", "Connection was RESET by peer"), "streaming"],
+    [sig("Error", "connection unexpectedly closed"), "streaming"],
+    [sig("APIError", "timeout", 408), "streaming"],
+    // deterministic client errors are never retried, even with a streaming name
+    [sig("APIError", "invalid request: bad schema", 400), "other"],
+    [sig("APIError", "unauthorized", 401), "other"],
+    [sig("ProviderAuthError", "bad key"), "other"],
+    // names are exact and case-sensitive
+    [sig("apierror", "boom"), "other"],
+    [sig("UnknownError", "something odd"), "other"],
+  ])("%j -> %s", (signal, expected) => {
+    expect(classifyFailure(signal, defaults)).toBe(expected as never)
+  })
+
+  test("explainFailure says why", () => {
+    expect(explainFailure(sig("APIError", "x", 429), defaults).why).toContain("429")
+    expect(explainFailure(sig("APIError", "bad", 400), defaults).why).toContain("deterministic")
+  })
+
+  test("the message is capped: a marker past the cap is not seen", () => {
+    const far = "a".repeat(10_000) + " rate limit"
+    expect(classifyFailure(sig("UnknownError", far), defaults)).toBe("other")
+    expect(classifyFailure(sig("UnknownError", "rate limit " + "a".repeat(10_000)), defaults)).toBe("rate-limit")
+  })
+
+  test("garbage fields never throw", () => {
+    expect(classifyFailure({ name: undefined as never, message: 42 as never, status: Number.NaN }, defaults)).toBe("other")
+  })
+})
+
+describe("streaming patterns", () => {
+  test("an invalid regex falls back to a case-insensitive substring", () => {
+    const opts: FailureClassifierOptions = { streamingFailureErrorNames: [], streamingFailureMessagePatterns: ["socket (hang"] }
+    expect(isStreamingFailure({ name: "E", message: "Socket (HANG up" }, opts)).toBe(true)
+    expect(isStreamingFailure({ name: "E", message: "socket hang up" }, opts)).toBe(false)
+  })
+
+  test("a valid regex matches as a regex, case-insensitively", () => {
+    const opts: FailureClassifierOptions = { streamingFailureErrorNames: [], streamingFailureMessagePatterns: ["upstream.*gone"] }
+    expect(isStreamingFailure({ name: "E", message: "UPSTREAM went GONE" }, opts)).toBe(true)
+    expect(isStreamingFailure({ name: "E", message: "gone upstream" }, opts)).toBe(false)
+  })
+
+  test("an empty pattern matches nothing (instead of everything)", () => {
+    const opts: FailureClassifierOptions = { streamingFailureErrorNames: [], streamingFailureMessagePatterns: [""] }
+    expect(isStreamingFailure({ name: "E", message: "anything" }, opts)).toBe(false)
+  })
+
+  test("a super-linear pattern is matched as plain text, and stays fast", () => {
+    const evil = "(a+)+$"
+    expect(looksSuperLinear(evil)).toBe(true)
+    const opts: FailureClassifierOptions = { streamingFailureErrorNames: [], streamingFailureMessagePatterns: [evil] }
+    const started = performance.now()
+    expect(isStreamingFailure({ name: "E", message: "a".repeat(3_000) + "!" }, opts)).toBe(false)
+    expect(performance.now() - started).toBeLessThan(200)
+    expect(isStreamingFailure({ name: "E", message: "x (A+)+$ y" }, opts)).toBe(true)
+  })
+
+  test.each([
+    ["(a+)+", true],
+    ["(a|ab)*c", true],
+    ["(\\w+\\s?){2,}", true],
+    ["(a)\\1", true],
+    ["((a+)b)*", true],
+    ["stream.*fail", false],
+    ["connection.*closed", false],
+    ["(foo)+", false],
+    ["(a+)?", false],
+    ["[(a+)]+", false],
+    ["\\(a+\\)+", false],
+  ])("looksSuperLinear(%s) = %p", (source, expected) => {
+    expect(looksSuperLinear(source)).toBe(expected)
+  })
+
+  test("compiled once per options object; a replaced list is recompiled", () => {
+    const opts = { streamingFailureErrorNames: [] as string[], streamingFailureMessagePatterns: ["alpha"] }
+    expect(isStreamingFailure({ name: "E", message: "alpha" }, opts)).toBe(true)
+    opts.streamingFailureMessagePatterns = ["beta"]
+    expect(isStreamingFailure({ name: "E", message: "alpha" }, opts)).toBe(false)
+    expect(isStreamingFailure({ name: "E", message: "beta" }, opts)).toBe(true)
+  })
+})
+
+// ---- the recovery chain ----
+
+const budgets: FailureBudgets = { maxRetries: 3, baseBackoffMs: 1_000, maxBackoffMs: 8_000, toolTextCheckDelayMs: 3_000 }
+
+/** Runs events in order; returns every step. */
+function run(events: [number, FailureEvent][], start: FailureState = INITIAL_FAILURE_STATE, b: FailureBudgets = budgets): FailureStep[] {
+  let state = start
+  const steps: FailureStep[] = []
+  for (const [now, event] of events) {
+    const step = nextFailureStep(state, event, now, b)
+    steps.push(step)
+    state = step.state
+  }
+  return steps
+}
+const actions = (steps: FailureStep[]) => steps.map((s) => s.action.type)
+const F: FailureEvent = { type: "failure", name: "APIError" }
+const IDLE: FailureEvent = { type: "idle" }
+const BUSY: FailureEvent = { type: "busy" }
+const TICK: FailureEvent = { type: "tick" }
+const OUTPUT: FailureEvent = { type: "modelOutput" }
+
+describe("streaming-failure chain", () => {
+  test("armed -> prompt once idle and past the base backoff", () => {
+    const steps = run([
+      [0, F],
+      [10, IDLE], // idle, but the backoff (1 s) is not over
+      [1_000, TICK],
+    ])
+    expect(steps[0]!.state.phase).toBe("armed")
+    expect(steps[0]!.wakeAt).toBe(1_000)
+    expect(actions(steps)).toEqual(["none", "none", "prompt"])
+    expect(steps[2]!.action).toEqual({ type: "prompt", attempt: 1, maxAttempts: 3, reason: "APIError" })
+    expect(steps[2]!.wakeAt).toBe(1_000 + 3_000)
+  })
+
+  test("never prompts while busy (negative control)", () => {
+    const steps = run([
+      [0, BUSY],
+      [1, F],
+      [5_000, TICK],
+    ])
+    expect(actions(steps)).toEqual(["none", "none", "none"])
+  })
+
+  test("going busy before the prompt went out disarms (race guard)", () => {
+    const steps = run([
+      [0, F],
+      [500, BUSY],
+      [600, IDLE],
+      [2_000, TICK],
+    ])
+    expect(steps[1]!.state.phase).toBe("clear")
+    expect(actions(steps)).toEqual(["none", "none", "none", "none"])
+  })
+
+  test("a prompt that made the session busy ends the chain", () => {
+    const steps = run([
+      [0, F],
+      [1_000, IDLE],
+      [1_200, BUSY],
+      [10_000, TICK],
+    ])
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none"])
+    expect(steps[2]!.state.phase).toBe("clear")
+  })
+
+  test("watchdog: still not busy after toolTextCheckDelayMs -> retries with doubling backoff, then abort+resume, then give up", () => {
+    const t0 = 1_000
+    const steps = run([
+      [0, F],
+      [t0, IDLE], // prompt 1 at 1000
+      [t0 + 2_999, TICK], // watchdog not due
+      [t0 + 3_000, TICK], // due: re-armed with backoff(1) = 2000
+      [t0 + 4_999, TICK],
+      [t0 + 5_000, TICK], // prompt 2 at 6000
+      [6_000 + 3_000, TICK], // re-armed with backoff(2) = 4000
+      [9_000 + 4_000, TICK], // prompt 3 at 13000
+      [13_000 + 3_000, TICK], // attempts exhausted -> abort + resume
+      [16_000 + ABORT_CONTINUE_DELAY_MS + 3_000 - 1, TICK],
+      [16_000 + ABORT_CONTINUE_DELAY_MS + 3_000, TICK], // still nothing -> give up
+      [99_000, TICK],
+    ])
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "prompt", "none", "prompt", "abort-resume", "none", "give-up", "none"])
+    expect(steps[3]!.wakeAt).toBe(t0 + 3_000 + 2_000)
+    expect(steps[5]!.action).toMatchObject({ attempt: 2 })
+    expect(steps[7]!.action).toMatchObject({ attempt: 3 })
+    expect(steps[10]!.state.phase).toBe("gave-up")
+  })
+
+  test("retry budget 1: one prompt, then abort+resume", () => {
+    const steps = run(
+      [
+        [0, F],
+        [1_000, IDLE],
+        [4_000, TICK],
+      ],
+      INITIAL_FAILURE_STATE,
+      { ...budgets, maxRetries: 1 },
+    )
+    expect(actions(steps)).toEqual(["none", "prompt", "abort-resume"])
+  })
+
+  test("retry budget 0: no prompt at all, just a logged give-up", () => {
+    const steps = run([[0, F], [1_000, IDLE]], INITIAL_FAILURE_STATE, { ...budgets, maxRetries: 0 })
+    expect(actions(steps)).toEqual(["none", "give-up"])
+  })
+
+  test("toolTextCheckDelayMs 0 still leaves the host a moment to go busy", () => {
+    const b = { ...budgets, toolTextCheckDelayMs: 0 }
+    const steps = run([[0, F], [1_000, IDLE], [1_000, TICK], [1_000 + FAILURE_WATCHDOG_MIN_MS, TICK]], INITIAL_FAILURE_STATE, b)
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none"])
+    expect(steps[2]!.state.phase).toBe("prompted") // a tick in the same instant is not the watchdog
+    expect(steps[2]!.wakeAt).toBe(1_000 + FAILURE_WATCHDOG_MIN_MS)
+    expect(steps[3]!.state.phase).toBe("armed")
+  })
+
+  test("zero backoff: the watchdog retries in the same step", () => {
+    const b = { ...budgets, baseBackoffMs: 0, maxBackoffMs: 0 }
+    const steps = run([[0, F], [0, IDLE], [3_000, TICK]], INITIAL_FAILURE_STATE, b)
+    expect(actions(steps)).toEqual(["none", "prompt", "prompt"])
+  })
+
+  test("endpoint permanently down: consecutive recoveries without output latch a failure loop", () => {
+    const events: [number, FailureEvent][] = []
+    let t = 0
+    for (let i = 0; i < 5; i++) {
+      events.push([t, F], [t + 1_000, IDLE], [t + 1_100, BUSY], [t + 1_200, IDLE])
+      t += 10_000
+    }
+    const steps = run(events)
+    const sent = actions(steps).filter((a) => a === "prompt").length
+    expect(sent).toBe(3)
+    const latch = steps.find((s) => s.action.type === "give-up")
+    expect(latch?.state.phase).toBe("loop-latched")
+    expect(latch?.action).toMatchObject({ reason: expect.stringContaining("failure loop") })
+    // Once latched, further failures and ticks do nothing.
+    expect(actions(steps.slice(-4))).toEqual(["none", "none", "none", "none"])
+  })
+
+  test("model output between failures resets the count (negative control)", () => {
+    const events: [number, FailureEvent][] = []
+    let t = 0
+    for (let i = 0; i < 6; i++) {
+      events.push([t, F], [t + 1_000, IDLE], [t + 1_100, BUSY], [t + 1_150, OUTPUT], [t + 1_200, IDLE])
+      t += 10_000
+    }
+    expect(actions(run(events)).filter((a) => a === "prompt").length).toBe(6)
+  })
+
+  test("a custom failure-loop limit", () => {
+    const events: [number, FailureEvent][] = [
+      [0, F],
+      [1_000, IDLE],
+      [1_100, BUSY],
+      [2_000, F],
+    ]
+    expect(actions(run(events, INITIAL_FAILURE_STATE, { ...budgets, failureLoopLimit: 1 }))).toEqual(["none", "prompt", "none", "give-up"])
+  })
+
+  test("gave-up and loop-latched are lifted by a genuine user turn or by model output", () => {
+    const latched: FailureState = { ...INITIAL_FAILURE_STATE, phase: "loop-latched", consecutive: 3 }
+    const user = nextFailureStep(latched, { type: "genuineUser" }, 0, budgets)
+    expect(user.state).toMatchObject({ phase: "clear", consecutive: 0 })
+    const out = nextFailureStep({ ...latched, phase: "gave-up" }, OUTPUT, 0, budgets)
+    expect(out.state).toMatchObject({ phase: "clear", consecutive: 0 })
+    // Negative control: a tick or a busy changes nothing.
+    expect(nextFailureStep(latched, TICK, 0, budgets).state.phase).toBe("loop-latched")
+    expect(nextFailureStep(latched, BUSY, 0, budgets).state.phase).toBe("loop-latched")
+  })
+
+  test("ESC (cancelled) drops a pending recovery", () => {
+    const steps = run([
+      [0, F],
+      [10, { type: "cancelled" }],
+      [5_000, IDLE],
+    ])
+    expect(actions(steps)).toEqual(["none", "none", "none"])
+  })
+
+  test("a tick with nothing armed does nothing", () => {
+    expect(nextFailureStep(INITIAL_FAILURE_STATE, TICK, 0, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, action: { type: "none" } })
+  })
+})
+
+describe("context lock", () => {
+  test("an overflow locks until a genuine user turn", () => {
+    const locked = nextContextLock(UNLOCKED_CONTEXT, { type: "failure", kind: "context-overflow" }, 5)
+    expect(locked).toEqual({ locked: true, since: 5 })
+    expect(nextContextLock(locked, { type: "failure", kind: "streaming" }, 9)).toBe(locked)
+    expect(nextContextLock(locked, { type: "failure", kind: "context-overflow" }, 9).since).toBe(5)
+    expect(nextContextLock(locked, { type: "genuineUser" }, 10)).toEqual(UNLOCKED_CONTEXT)
+  })
+  test("other failures do not lock (negative control)", () => {
+    for (const kind of ["streaming", "rate-limit", "aborted", "other"] as const) {
+      expect(nextContextLock(UNLOCKED_CONTEXT, { type: "failure", kind }, 1).locked).toBe(false)
+    }
+  })
+})
+
+describe("failure prompts", () => {
+  test("reasons name the error and the attempt", () => {
+    expect(streamingFailureReason("APIError", 2, 3)).toBe("the provider stream failed (APIError, recovery 2/3)")
+    expect(streamingFailureReason("", 1, 1)).toBe("the provider stream failed (an error)")
+    expect(abortResumeReason("StreamError")).toContain("StreamError")
+  })
+})

@@ -1,0 +1,290 @@
+import { describe, expect, test } from "bun:test"
+import type { TranscriptMessage, TranscriptPart } from "../../../src/core/transcript.ts"
+import {
+  detectIdleToolLoop,
+  detectLiveLoop,
+  episodeToolCalls,
+  fingerprintArgs,
+  FINGERPRINT_MAX_CHARS,
+  IDLE_SCAN_MAX_CALLS,
+  LIVE_RING_SIZE,
+  nearIdenticalCall,
+  ToolFingerprints,
+  type ToolCallPrint,
+} from "../../../src/detect/tool-loop.ts"
+import { buildToolLoopPrompt } from "../../../src/prompts/loops.ts"
+
+let seq = 0
+function tool(name: string, input: unknown = { n: seq }): TranscriptPart {
+  return { kind: "tool", callID: `c${seq++}`, tool: name, status: "completed", input }
+}
+function assistant(...parts: TranscriptPart[]): TranscriptMessage {
+  return { id: `m${seq++}`, role: "assistant", parts }
+}
+function user(own = false): TranscriptMessage {
+  return { id: `u${seq++}`, role: "user", parts: [{ kind: "text", text: "hi" }], own: own || undefined }
+}
+/** One assistant message per call, like OpenCode's one-step-per-message history. */
+function calls(spec: string, sameArgs = true): TranscriptMessage[] {
+  return spec.split(" ").map((name) => assistant(tool(name, sameArgs ? { same: name } : { n: seq })))
+}
+
+describe("idle scan: same tool in a row", () => {
+  test.each([
+    ["read read read", { kind: "same-tool", tools: ["read"], repeats: 3 }],
+    ["bash read read read read", { kind: "same-tool", tools: ["read"], repeats: 4 }],
+    ["task_complete task_complete task_complete task_complete task_complete", { kind: "same-tool", tools: ["task_complete"], repeats: 5 }],
+  ])("%s -> loop", (spec, expected) => {
+    expect(detectIdleToolLoop([user(), ...calls(spec)])).toEqual(expected as never)
+  })
+
+  test.each([
+    ["read read"],
+    ["read read bash"],
+    ["read read read bash"], // the loop was broken at the tail
+    ["read bash read"],
+  ])("%s -> no loop (negative control)", (spec) => {
+    expect(detectIdleToolLoop([user(), ...calls(spec)])).toBeUndefined()
+  })
+
+  test("different inputs to the same tool are ordinary work, not a loop", () => {
+    expect(detectIdleToolLoop([user(), ...calls("read read read read", false)])).toBeUndefined()
+    // ...unless names alone are compared.
+    expect(detectIdleToolLoop([user(), ...calls("read read read read", false)], { compare: "name" })).toMatchObject({ kind: "same-tool", repeats: 4 })
+  })
+
+  test("parts of one message count in order", () => {
+    const m = assistant(tool("grep", { q: 1 }), tool("grep", { q: 1 }), tool("grep", { q: 1 }))
+    expect(detectIdleToolLoop([user(), m])).toMatchObject({ kind: "same-tool", repeats: 3 })
+  })
+
+  test("a call without input is compared by name", () => {
+    const noInput = (): TranscriptMessage => assistant({ kind: "tool", callID: "x", tool: "todoread", status: "completed" })
+    expect(detectIdleToolLoop([user(), noInput(), noInput(), noInput()])).toMatchObject({ kind: "same-tool" })
+  })
+})
+
+describe("idle scan: cycles of 2-5 calls", () => {
+  test.each([
+    ["read edit read edit read edit", ["read", "edit"], 3],
+    ["bash read edit bash read edit bash read edit", ["bash", "read", "edit"], 3],
+    ["a b c d a b c d a b c d", ["a", "b", "c", "d"], 3],
+    ["a b c d e a b c d e a b c d e", ["a", "b", "c", "d", "e"], 3],
+    ["x read edit read edit read edit read edit", ["read", "edit"], 4],
+  ])("%s -> cycle", (spec, tools, repeats) => {
+    expect(detectIdleToolLoop([user(), ...calls(spec)])).toEqual({ kind: "cycle", tools, repeats })
+  })
+
+  test.each([
+    ["read edit read edit"], // only twice
+    ["a b c read edit read edit"], // only twice, with enough calls before it
+    ["read edit read edit read bash"], // broken at the tail
+    ["a b c d e f a b c d e f a b c d e f"], // period 6 is out of range
+    ["a b c a b c a b"], // not complete three times
+  ])("%s -> no cycle (negative control)", (spec) => {
+    expect(detectIdleToolLoop([user(), ...calls(spec)])).toBeUndefined()
+  })
+})
+
+describe("idle scan: episode and bounds", () => {
+  test("a genuine user message ends the episode; the plugin's own prompts do not", () => {
+    const history = [...calls("read"), user(), ...calls("read read")]
+    expect(detectIdleToolLoop(history)).toBeUndefined()
+    const acrossOwnPrompt = [user(), ...calls("read"), user(true), ...calls("read read")]
+    expect(detectIdleToolLoop(acrossOwnPrompt)).toMatchObject({ kind: "same-tool", repeats: 3 })
+  })
+
+  test("inspects at most the last 60 calls", () => {
+    const many = calls(Array.from({ length: 200 }, (_, i) => `t${i}`).join(" "))
+    expect(episodeToolCalls([user(), ...many])).toHaveLength(IDLE_SCAN_MAX_CALLS)
+    expect(episodeToolCalls([user(), ...many]).at(-1)?.tool).toBe("t199")
+    // A long same-tool run reports at most the window.
+    const run = calls(Array.from({ length: 100 }, () => "read").join(" "))
+    expect(detectIdleToolLoop([user(), ...run])?.repeats).toBe(IDLE_SCAN_MAX_CALLS)
+  })
+
+  test("user and text-only messages are skipped; an empty history is no loop", () => {
+    expect(detectIdleToolLoop([])).toBeUndefined()
+    expect(detectIdleToolLoop([user(), assistant({ kind: "text", text: "hello" })])).toBeUndefined()
+  })
+})
+
+describe("fingerprints", () => {
+  test("object keys are sorted at every level", () => {
+    expect(fingerprintArgs({ b: 1, a: { y: 2, x: [1, { d: 1, c: 2 }] } }).exact).toBe(
+      fingerprintArgs({ a: { x: [1, { c: 2, d: 1 }], y: 2 }, b: 1 }).exact,
+    )
+    // Negative control: different values, different fingerprints.
+    expect(fingerprintArgs({ a: 1 }).exact).not.toBe(fingerprintArgs({ a: 2 }).exact)
+    expect(fingerprintArgs([1, 2]).exact).not.toBe(fingerprintArgs([2, 1]).exact)
+    expect(fingerprintArgs({ a: "1" }).exact).not.toBe(fingerprintArgs({ a: 1 }).exact)
+  })
+
+  test("never throws: cycles, bigint, symbols, functions, throwing getters, proxies", () => {
+    const cyclic: Record<string, unknown> = { a: 1 }
+    cyclic.self = cyclic
+    const getter = Object.defineProperty({}, "boom", {
+      enumerable: true,
+      get() {
+        throw new Error("no")
+      },
+    })
+    const proxy = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("trap")
+        },
+      },
+    )
+    for (const value of [cyclic, 10n, Symbol("s"), () => 1, getter, proxy, undefined, null, NaN, [undefined]]) {
+      expect(() => fingerprintArgs(value)).not.toThrow()
+    }
+    expect(fingerprintArgs(cyclic).exact).toContain("[circular]")
+    expect(fingerprintArgs(10n).exact).toContain("10n")
+    expect(fingerprintArgs(proxy).exact).toBe("[unserializable]")
+    // A shared (non-cyclic) reference is printed twice, not called circular.
+    const shared = { z: 1 }
+    expect(fingerprintArgs({ a: shared, b: shared }).exact).not.toContain("[circular]")
+  })
+
+  test("length is capped, but a difference past the cap still separates two calls", () => {
+    const big = "x".repeat(FINGERPRINT_MAX_CHARS * 3)
+    const fp = fingerprintArgs({ content: big })
+    expect(fp.exact.length).toBeLessThan(700)
+    const a = fingerprintArgs({ content: "y".repeat(10_000) + "A" })
+    const b = fingerprintArgs({ content: "y".repeat(10_000) + "B" })
+    expect(a.exact).not.toBe(b.exact)
+  })
+
+  test("deep nesting is cut", () => {
+    let deep: unknown = 1
+    for (let i = 0; i < 1000; i++) deep = { d: deep }
+    expect(fingerprintArgs(deep).exact).toContain("[deep]")
+  })
+})
+
+describe("near-identical calls", () => {
+  const p = (tool: string, args: unknown): ToolCallPrint => ({ tool, ...fingerprintArgs(args) })
+  test.each([
+    [{ path: "a.ts", offset: 40 }, { path: "a.ts", offset: 41 }, true],
+    [{ path: "a.ts", offset: 40 }, { path: "a.ts", offset: 42 }, true],
+    [{ cmd: "ls  -la " }, { cmd: "ls -la" }, true],
+    [{ path: "a.ts", offset: 40 }, { path: "a.ts", offset: 43 }, false],
+    [{ path: "a.ts", offset: 0 }, { path: "a.ts", offset: 100 }, false],
+    [{ cmd: "cat a.ts" }, { cmd: "cat b.ts" }, false],
+    [{ cmd: "ls" }, { cmd: "ls", extra: 1 }, false],
+    [{ n: [1, 2] }, { n: [1, 2, 3] }, false],
+  ])("%j ~ %j = %p", (a, b, expected) => {
+    expect(nearIdenticalCall(p("read", a), p("read", b))).toBe(expected)
+  })
+  test("different tools are never near-identical", () => {
+    expect(nearIdenticalCall(p("read", { a: 1 }), p("write", { a: 1 }))).toBe(false)
+  })
+})
+
+describe("live tracker", () => {
+  function feed(tracker: ToolFingerprints, list: [string, unknown][]) {
+    const results = list.map(([t, a]) => tracker.record(t, a))
+    return { last: results.at(-1), firstHit: results.findIndex((r) => r !== undefined) }
+  }
+
+  test("six identical calls: reported on the sixth, before a seventh starts", () => {
+    const tracker = new ToolFingerprints()
+    const r = feed(tracker, Array.from({ length: 6 }, () => ["read", { path: "a.ts" }] as [string, unknown]))
+    expect(r.firstHit).toBe(5)
+    expect(r.last).toEqual({ period: 1, calls: 6, tools: ["read"], near: false })
+    // Negative control: five are not enough.
+    const five = new ToolFingerprints()
+    expect(feed(five, Array.from({ length: 5 }, () => ["read", { path: "a.ts" }] as [string, unknown])).firstHit).toBe(-1)
+  })
+
+  test("argument key order does not matter", () => {
+    const tracker = new ToolFingerprints()
+    const list: [string, unknown][] = []
+    for (let i = 0; i < 3; i++) list.push(["read", { path: "a", limit: 5 }], ["read", { limit: 5, path: "a" }])
+    expect(feed(tracker, list).last).toMatchObject({ period: 1, calls: 6 })
+  })
+
+  test("A-B alternation of two argument sets (never three identical in a row) is caught", () => {
+    const tracker = new ToolFingerprints()
+    const list: [string, unknown][] = []
+    for (let i = 0; i < 3; i++) list.push(["read", { path: "a.ts", offset: 0 }], ["read", { path: "a.ts", offset: 200 }])
+    expect(feed(tracker, list).last).toEqual({ period: 2, calls: 6, tools: ["read", "read"], near: false })
+  })
+
+  test("alternation between two near-identical argument sets is caught as period 1", () => {
+    const tracker = new ToolFingerprints()
+    const offsets = [40, 41, 40, 41, 40, 41]
+    const r = feed(tracker, offsets.map((o) => ["read", { path: "a.ts", offset: o }] as [string, unknown]))
+    expect(r.firstHit).toBe(5)
+    expect(r.last).toMatchObject({ period: 1, calls: 6, near: true })
+  })
+
+  test("a 3-call cycle needs three full rounds (9 calls)", () => {
+    const tracker = new ToolFingerprints()
+    const round: [string, unknown][] = [
+      ["read", { p: "x" }],
+      ["edit", { p: "x", s: "a" }],
+      ["bash", { c: "test" }],
+    ]
+    const r = feed(tracker, [...round, ...round, ...round])
+    expect(r.firstHit).toBe(8)
+    expect(r.last).toMatchObject({ period: 3, calls: 9, tools: ["read", "edit", "bash"] })
+    // Negative control: two rounds of read-edit-test are a normal edit cycle.
+    const two = new ToolFingerprints()
+    expect(feed(two, [...round, ...round]).firstHit).toBe(-1)
+  })
+
+  test("paging through a file is not a loop", () => {
+    const tracker = new ToolFingerprints()
+    const r = feed(tracker, Array.from({ length: 12 }, (_, i) => ["read", { path: "a.ts", offset: i * 100 }] as [string, unknown]))
+    expect(r.firstHit).toBe(-1)
+  })
+
+  test("small drift cannot add up: offsets 0,1,2,...,11 is not a loop", () => {
+    const tracker = new ToolFingerprints()
+    const r = feed(tracker, Array.from({ length: 12 }, (_, i) => ["read", { path: "a.ts", offset: i }] as [string, unknown]))
+    expect(r.firstHit).toBe(-1)
+  })
+
+  test("different files alternating are not near-identical", () => {
+    const tracker = new ToolFingerprints()
+    const r = feed(tracker, Array.from({ length: 12 }, (_, i) => ["bash", { cmd: `cat f${i}.ts` }] as [string, unknown]))
+    expect(r.firstHit).toBe(-1)
+  })
+
+  test("a report clears the ring: the next report needs six fresh calls", () => {
+    const tracker = new ToolFingerprints()
+    feed(tracker, Array.from({ length: 6 }, () => ["read", { a: 1 }] as [string, unknown]))
+    expect(tracker.size).toBe(0)
+    expect(tracker.record("read", { a: 1 })).toBeUndefined()
+  })
+
+  test("reset() forgets; the ring is bounded", () => {
+    const tracker = new ToolFingerprints()
+    for (let i = 0; i < 5; i++) tracker.record("read", { a: 1 })
+    tracker.reset()
+    expect(tracker.record("read", { a: 1 })).toBeUndefined()
+    for (let i = 0; i < 500; i++) tracker.record("t", { i })
+    expect(tracker.size).toBe(LIVE_RING_SIZE)
+  })
+
+  test("detectLiveLoop on an empty list", () => {
+    expect(detectLiveLoop([])).toBeUndefined()
+  })
+})
+
+describe("tool-loop prompt", () => {
+  test("names the repeated tool or the sequence", () => {
+    expect(buildToolLoopPrompt({ tools: ["read"], repeats: 6 })).toContain("`read` tool 6 times in a row")
+    const cycle = buildToolLoopPrompt({ tools: ["read", "edit"], repeats: 3 })
+    expect(cycle).toContain("`read` → `edit`")
+    expect(cycle).toContain("3 times")
+  })
+  test("a hostile tool name cannot break the prompt", () => {
+    const text = buildToolLoopPrompt({ tools: ["a`b\nc".repeat(50)], repeats: 3 })
+    expect(text.split("\n")).toHaveLength(2)
+    expect(text).toContain("…")
+  })
+})
