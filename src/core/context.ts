@@ -13,6 +13,8 @@ export type EngineContext = {
   readonly pauses: PauseSource
   /** Options as they apply to this session right now (profile resolved from its current model). */
   effective(state: SessionState): Options
+  /** Holds contributed by recovery modules (rate-limit waits, a full context...). */
+  moduleHold(state: SessionState): string | undefined
 }
 
 /**
@@ -24,5 +26,5 @@ export function holdReason(ctx: EngineContext, state: SessionState): string | un
   if (state.cancelledByUser) return "cancelled by the user (ESC)"
   if (state.completed) return "task marked complete"
   if (state.awaiting.size > 0) return "waiting for the user (question or permission open)"
-  return undefined
+  return ctx.moduleHold(state)
 }

@@ -9,6 +9,10 @@ import type { CancelTimer, TimeSource } from "./clock.ts"
 import type { EngineContext } from "./context.ts"
 import { SessionDiscovery } from "./discovery.ts"
 import { IdlePipeline, type IdleRule } from "./idle.ts"
+import { defaultIdleRules } from "./rules/index.ts"
+import type { EngineModule, ModuleFactory } from "./module.ts"
+import { runTaskComplete, type TaskCompleteResult } from "./task-complete-flow.ts"
+import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
@@ -25,8 +29,10 @@ export type EngineDeps = {
   time: TimeSource
   options: ResolvedOptions
   pauses?: PauseSource
-  /** The finished-turn rules, in priority order (see idle.ts). */
+  /** Replaces the finished-turn rules entirely (tests of the pipeline itself). */
   idleRules?: readonly IdleRule[]
+  /** Recovery paths beyond stall recovery, each a module (see module.ts). */
+  modules?: readonly ModuleFactory[]
 }
 
 export class RecoveryEngine {
@@ -35,6 +41,7 @@ export class RecoveryEngine {
   private readonly resolved: ResolvedOptions
   private readonly idle: IdlePipeline
   private readonly discovery: SessionDiscovery
+  private readonly modules: EngineModule[]
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
@@ -49,8 +56,11 @@ export class RecoveryEngine {
       logger,
       pauses: this.pauses,
       effective: (state) => this.effective(state),
+      moduleHold: (state) => this.moduleHold(state),
     }
-    this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? [], () => undefined)
+    this.modules = (deps.modules ?? []).map((make) => make({ ctx: this.ctx, sessions: this.sessions }))
+    const moduleRules = this.modules.flatMap((m) => m.idleRules ?? [])
+    this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? defaultIdleRules(() => undefined, moduleRules), () => undefined)
     this.discovery = new SessionDiscovery(this.ctx, this.discoveryTarget(), this.resolved.options)
     this.discovery.start()
     this.scheduleSweep()
@@ -63,16 +73,52 @@ export class RecoveryEngine {
   /** Feeds one normalized host signal. Never throws. */
   handle(signal: Signal): void {
     if (this.disposed) return
+    let state: SessionState | undefined
     try {
-      this.route(signal)
+      state = this.route(signal)
     } catch (error) {
       this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
     }
+    if (!state) return
+    for (const module of this.modules) {
+      try {
+        module.onSignal?.(state, signal)
+      } catch (error) {
+        this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on ${signal.type}: ${errorText(error)}`)
+      }
+    }
+  }
+
+  private moduleHold(state: SessionState): string | undefined {
+    for (const module of this.modules) {
+      try {
+        const reason = module.holdReason?.(state)
+        if (reason) return reason
+      } catch (error) {
+        this.ctx.logger.fault(`module:${module.name}`, `${module.name} hold check failed: ${errorText(error)}`)
+      }
+    }
+    return undefined
   }
 
   status(sessionID: string): SessionStatus | undefined {
     const state = this.sessions.get(sessionID)
     return state && sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
+  }
+
+  /** The task_complete tool was called in a session. Never throws. */
+  async taskComplete(sessionID: string): Promise<TaskCompleteResult> {
+    try {
+      const state = this.sessions.touch(sessionID, this.ctx.time.now())
+      return await runTaskComplete(this.ctx, state, (s) => {
+        cancelWatchdog(s)
+        cancelPendingAction(s)
+        this.idle.cancel(s)
+      })
+    } catch (error) {
+      this.ctx.logger.fault("task_complete", `task_complete failed: ${errorText(error)}`)
+      return { ok: true, text: "Noted." }
+    }
   }
 
   get trackedSessions(): number {
@@ -83,6 +129,13 @@ export class RecoveryEngine {
     this.disposed = true
     this.sweepTimer?.()
     this.discovery.stop()
+    for (const module of this.modules) {
+      try {
+        module.dispose?.()
+      } catch {
+        // Disposal is best effort; the host is going away.
+      }
+    }
     this.sessions.clear()
   }
 
@@ -90,12 +143,13 @@ export class RecoveryEngine {
     return effectiveOptions(this.resolved, state.setup.model?.providerID)
   }
 
-  private route(signal: Signal): void {
-    if (!signal || typeof signal.sessionID !== "string" || signal.sessionID === "") return
+  /** Applies a signal to its session's state; returns the state when modules should see it. */
+  private route(signal: Signal): SessionState | undefined {
+    if (!signal || typeof signal.sessionID !== "string" || signal.sessionID === "") return undefined
     if (signal.type === "sessionDeleted") {
       const state = this.sessions.get(signal.sessionID)
       if (state) this.sessions.drop(state)
-      return
+      return undefined
     }
     const state = this.sessions.touch(signal.sessionID, this.ctx.time.now())
     const now = this.ctx.time.now()
@@ -106,52 +160,54 @@ export class RecoveryEngine {
       case "retryScheduled":
       case "error":
         this.touch(state, now)
-        return
+        break
       case "modelOutput":
         this.noteModelOutput(state, now)
-        return
+        break
       case "usage":
         this.noteUsage(state, signal.tokens, signal.messageID, now)
-        return
+        break
       case "busy":
         if (!state.busy) this.markBusy(state, now)
         this.touch(state, now)
-        return
+        break
       case "idle":
         this.markIdle(state)
-        return
+        break
       case "toolStart":
         if (!state.busy) this.markBusy(state, now)
+        if (signal.tool !== TASK_COMPLETE_TOOL) state.taskCompleteRepeats = 0
         if (!state.openTools.has(signal.callID)) {
           boundedSet(state.openTools, signal.callID, { tool: signal.tool, startedAt: now }, MAX_OPEN_TOOLS_PER_SESSION)
         }
         this.noteModelOutput(state, now)
-        return
+        break
       case "toolEnd":
         state.openTools.delete(signal.callID)
         this.touch(state, now)
-        return
+        break
       case "userMessage":
         if (signal.genuine) this.genuineUserTurn(state, signal.setup)
         this.touch(state, now)
-        return
+        break
       case "interrupted":
         this.interrupted(state, signal.byUser, now)
-        return
+        break
       case "sessionCreated":
         if (signal.parentID) state.parentID = signal.parentID
-        return
+        break
       case "todos":
         state.todos = signal.todos.slice(0, 200)
         this.touch(state, now)
-        return
+        break
       case "awaitingUser":
         if (signal.open) {
           if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) state.awaiting.add(signal.key)
         } else state.awaiting.delete(signal.key)
         this.touch(state, now)
-        return
+        break
     }
+    return state
   }
 
   private touch(state: SessionState, now: number): void {
@@ -214,6 +270,8 @@ export class RecoveryEngine {
       this.ctx.logger.log("debug", `session ${state.id}: genuine user message; budgets and latches re-armed`)
     }
     state.lastGenuineUserAt = this.ctx.time.now()
+    state.taskCompleteRepeats = 0
+    state.taskCompleteRefusals = 0
     state.featureCounts.clear()
     state.cancelledByUser = false
     state.completed = false
@@ -277,6 +335,13 @@ export class RecoveryEngine {
   private forget(state: SessionState): void {
     cancelWatchdog(state)
     cancelPendingAction(state)
-    this.idle.cancel(state)
+    this.idle?.cancel(state)
+    for (const module of this.modules ?? []) {
+      try {
+        module.forget?.(state)
+      } catch (error) {
+        this.ctx.logger.fault(`module:${module.name}`, `${module.name} cleanup failed: ${errorText(error)}`)
+      }
+    }
   }
 }

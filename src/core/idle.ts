@@ -17,7 +17,9 @@ import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
-import type { TodoItem, TranscriptMessage } from "./transcript.ts"
+import { readTodosFromTranscript } from "../todos/v2-reader.ts"
+import type { TodoSnapshot } from "../todos/open.ts"
+import type { TranscriptMessage } from "./transcript.ts"
 
 /** How many of the newest messages one pass reads. */
 export const JUDGE_HISTORY_LIMIT = 12
@@ -30,8 +32,8 @@ export type IdleFacts = {
   now: number
   pass: Pass
   messages: readonly TranscriptMessage[]
-  /** undefined: the session has no list; "unreadable": it could not be read (never nudge on it). */
-  todos: readonly TodoItem[] | undefined | "unreadable"
+  /** "none": the session has no list; "unreadable": it could not be read (never nudge on it). */
+  todos: TodoSnapshot
 }
 
 export type IdleAction =
@@ -40,6 +42,8 @@ export type IdleAction =
   | { kind: "command"; name: string; args: string; feature: string; reason: string }
   | { kind: "compact"; feature: string; reason: string }
   | { kind: "latchComplete"; reason: string }
+  /** Count a use of a feature's budget without sending anything. */
+  | { kind: "charge"; feature: string; reason: string }
   /** Stop judging this turn (for example: the ball is in the user's court). */
   | { kind: "stop"; reason: string }
 
@@ -121,20 +125,29 @@ export class IdlePipeline {
       messages = await this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT)
     }, this.report(state))
     if (read !== "ok") return undefined
-    let todos: IdleFacts["todos"] = state.todos
-    if (todos === undefined) {
+    if (!Array.isArray(messages)) messages = []
+    // Where the list comes from, best first: the host's own todo events (v1), the newest
+    // todowrite call in the history just read (v2, and v1 too), the host's todo API (v1).
+    let todos: TodoSnapshot = state.todos ?? readTodosFromTranscript(messages)
+    if (todos === "none") {
+      let fetched: unknown
       const got = await exclusiveHostCall(state, this.ctx.time, timeout, "read todos", async () => {
-        todos = await this.ctx.port.readTodos(state.id)
+        fetched = await this.ctx.port.readTodos(state.id)
       }, this.report(state))
-      if (got !== "ok") todos = "unreadable"
+      todos = got !== "ok" ? "unreadable" : Array.isArray(fetched) ? fetched : "none"
     }
-    return { state, options, now: this.ctx.time.now(), pass, messages: Array.isArray(messages) ? messages : [], todos }
+    return { state, options, now: this.ctx.time.now(), pass, messages, todos }
   }
 
   private async execute(state: SessionState, action: IdleAction, rule: string): Promise<void> {
     const log = this.ctx.logger
     if (action.kind === "stop") {
       log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)
+      return
+    }
+    if (action.kind === "charge") {
+      bump(state.featureCounts, action.feature)
+      log.log("debug", `session ${state.id}: ${action.feature}: ${action.reason}`)
       return
     }
     if (action.kind === "latchComplete") {

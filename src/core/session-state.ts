@@ -65,6 +65,9 @@ export type SessionState = {
   /** Open tool calls at the moment the session went idle (before reconciliation). */
   toolsInFlightAtIdle: number
   pendingJudgement?: CancelTimer
+  /** task_complete calls answered since a user message or another tool ran; refusals since the user. */
+  taskCompleteRepeats: number
+  taskCompleteRefusals: number
   /** Log-once memory so a held stall does not flood the log. */
   lastHeldReason?: string
   lastSeenAt: number
@@ -94,6 +97,8 @@ export function newSessionState(id: string, now: number): SessionState {
     turnFeatureCounts: new Map(),
     idleEpoch: 0,
     toolsInFlightAtIdle: 0,
+    taskCompleteRepeats: 0,
+    taskCompleteRefusals: 0,
     lastSeenAt: now,
   }
 }

@@ -3,14 +3,13 @@
  * The decision is pure (watchdog.ts, ladder.ts); this module sequences it in time and runs
  * the effects through bounded host calls.
  */
-import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
+import { TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
 import type { Options } from "../options/index.ts"
 import { buildContinuePrompt } from "../prompts/continue.ts"
 import { formatDuration } from "../prompts/format.ts"
 import { holdReason, type EngineContext } from "./context.ts"
-import { exclusiveHostCall } from "./host-calls.ts"
+import { abortThenPrompt, sendPrompt, type PromptRequest } from "./actions.ts"
 import { decideStallRecovery } from "./ladder.ts"
-import { errorText } from "./logger.ts"
 import type { RecoveryKind, SessionState } from "./session-state.ts"
 import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
 
@@ -136,64 +135,32 @@ async function runRecovery(ctx: EngineContext, state: SessionState, kind: Recove
   }
   recordContinue(ctx, state, kind, reason)
   if (kind === "continue") {
-    await sendContinue(ctx, state, reason, silentMs)
+    const sent = await sendPrompt(ctx, state, continueRequest(ctx, state, reason, silentMs))
+    if (sent === "ok") afterContinue(ctx, state)
+    else if (sent === "held") logHeld(ctx, state, holdReason(ctx, state) ?? "held")
     ensureWatchdog(ctx, state)
     return
   }
-  const options = ctx.effective(state)
-  const abortAt = ctx.time.now()
-  state.ownAbortUntil = abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS
-  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", () => ctx.port.abort(state.id), report(ctx, state))
-  if (outcome !== "ok") return
-  ctx.logger.log("info", `session ${state.id}: aborted the stalled run; continuing in ${formatDuration(ABORT_CONTINUE_DELAY_MS)}`)
-  state.pendingAction = ctx.time.schedule(ABORT_CONTINUE_DELAY_MS, () => {
-    state.pendingAction = undefined
-    // The abort ended the run; a busy period that began since then is a run the host started by
-    // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.
-    if (state.busy && state.busySince >= abortAt) {
-      ctx.logger.log("info", `session ${state.id}: a new run started by itself after the abort; no continue needed`)
-      return
-    }
-    void sendContinue(ctx, state, reason, silentMs).then(() => ensureWatchdog(ctx, state))
-  })
+  await abortThenPrompt(ctx, state, continueRequest(ctx, state, reason, silentMs), () => afterContinue(ctx, state))
 }
 
-async function sendContinue(ctx: EngineContext, state: SessionState, reason: string, silentMs: number): Promise<void> {
-  // Re-checked at the last moment: an ESC or a pause may have landed while we waited.
-  const held = holdReason(ctx, state)
-  if (held) {
-    logHeld(ctx, state, held)
-    return
-  }
-  const options = ctx.effective(state)
-  const text = buildContinuePrompt(
-    {
-      reason,
-      attempt: state.episodeRetries,
-      maxRetries: options.maxRetries,
-      episodeContinue: state.lifetimeContinues,
-      silentMs,
-      now: ctx.time.now(),
+function continueRequest(ctx: EngineContext, state: SessionState, reason: string, silentMs: number): PromptRequest {
+  return {
+    kind: "continue",
+    label: "send continue",
+    // Built at send time, so the attempt numbers are the ones in force when it goes out.
+    text: () => {
+      const options = ctx.effective(state)
+      return buildContinuePrompt(
+        { reason, attempt: state.episodeRetries, maxRetries: options.maxRetries, episodeContinue: state.lifetimeContinues, silentMs, now: ctx.time.now() },
+        options,
+      )
     },
-    options,
-  )
-  const outcome = await exclusiveHostCall(
-    state,
-    ctx.time,
-    options.sendTimeoutMs,
-    "send continue",
-    () => ctx.port.send({ sessionID: state.id, text, kind: "continue", setup: state.setup }),
-    report(ctx, state),
-  )
-  if (outcome === "ok") {
-    state.lastActivityAt = Math.max(state.lastActivityAt, ctx.time.now())
-    ctx.logger.log("info", `session ${state.id}: continue sent (${state.lifetimeContinues}/${options.lifetimeMaxContinues} this user episode)`)
   }
 }
 
-function report(ctx: EngineContext, state: SessionState) {
-  return (label: string, outcome: string, error?: unknown) => {
-    if (outcome === "ok") return
-    ctx.logger.fault(`${label}:${outcome}`, `session ${state.id}: ${label} ${outcome}${error ? `: ${errorText(error)}` : ""}`)
-  }
+function afterContinue(ctx: EngineContext, state: SessionState): void {
+  state.lastActivityAt = Math.max(state.lastActivityAt, ctx.time.now())
+  ctx.logger.log("info", `session ${state.id}: continue sent (${state.lifetimeContinues}/${ctx.effective(state).lifetimeMaxContinues} this user episode)`)
+  ensureWatchdog(ctx, state)
 }

@@ -58,8 +58,11 @@ export class RecordingPort implements HostPort {
     return this.read(() => (this.history.get(sessionID) ?? []).slice(-limit))
   }
 
+  todosBehaviour: CallBehaviour = "ok"
+
   readTodos(sessionID: string): Promise<TodoItem[] | undefined> {
-    return this.read(() => this.todos.get(sessionID))
+    this.reads++
+    return this.behave(this.todosBehaviour).then(() => this.todos.get(sessionID))
   }
 
   listBusySessions(): Promise<string[]> {

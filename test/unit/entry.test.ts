@@ -27,7 +27,7 @@ describe("universal entry", () => {
   test("server() on a 1.x input returns hooks and logs one startup line", async () => {
     const { client, logs } = fakeV1Client()
     const hooks = await plugin.server({ client, serverUrl: new URL("http://127.0.0.1:1") } as never, { chunkTimeoutMs: 60_000 })
-    expect(Object.keys(hooks).sort()).toEqual(["chat.message", "event", "tool.execute.after", "tool.execute.before"])
+    expect(Object.keys(hooks).sort()).toEqual(["chat.message", "event", "tool", "tool.execute.after", "tool.execute.before"])
     await Promise.resolve()
     const startup = logs.filter((l) => l.message.startsWith("opencode-auto-resume "))
     expect(startup).toHaveLength(1)
@@ -49,6 +49,7 @@ describe("universal entry", () => {
     const { client } = fakeV1Client()
     const hooks = await plugin.server({ client, serverUrl: new URL("http://127.0.0.1:1") } as never)
     for (const [name, hook] of Object.entries(hooks)) {
+      if (typeof hook !== "function") continue
       for (const args of [[], [undefined, undefined], [null, null], [{ event: null }], [{ sessionID: 5 }, { parts: "x" }]]) {
         await expect((hook as (...a: unknown[]) => Promise<void>)(...args)).resolves.toBeUndefined()
       }

@@ -14,6 +14,7 @@ import type { HostPort, TurnSetup } from "../port.ts"
 import { startupLine } from "../startup.ts"
 import { MessageRoles, mapV1Event } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
+import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
 
 export type V1Plugin = { hooks: Hooks; engine: RecoveryEngine }
 
@@ -40,6 +41,20 @@ export function startV1(input: { client: unknown }, rawOptions: unknown, env: Re
   }
 
   const hooks: Hooks = {
+    tool: {
+      [TASK_COMPLETE_TOOL]: {
+        description: TASK_COMPLETE_DESCRIPTION,
+        args: {},
+        async execute(_args: unknown, context: { sessionID?: string }) {
+          const sessionID = str(get(context, "sessionID"))
+          if (!sessionID) return "Noted."
+          const result = await engine.taskComplete(sessionID)
+          // A failing result is the tool's own error, the one way to stop a model that keeps calling it.
+          if (!result.ok) throw new Error(result.text)
+          return result.text
+        },
+      },
+    } as Hooks["tool"],
     event: guard("event", ({ event }: { event: unknown }) => {
       for (const signal of mapV1Event(event, roles, time.now())) engine.handle(signal)
     }),

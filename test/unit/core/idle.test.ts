@@ -122,13 +122,28 @@ describe("idle pipeline", () => {
     await h.advance(10)
     expect(first.seen[0]?.todos).toEqual([{ content: "a", status: "pending" }])
 
-    const other = recorder("first")
-    const h2 = makeHarness({}, {}, [other.rule])
-    h2.port.readBehaviour = "ok"
-    h2.port.todos.set("s1", undefined)
+    const none = recorder("first")
+    const h2 = makeHarness({}, {}, [none.rule])
     h2.emit(...userTurn, { type: "idle" })
     await h2.advance(10)
-    expect(other.seen[0]?.todos).toBeUndefined()
+    expect(none.seen[0]?.todos).toBe("none")
+
+    const broken = recorder("first")
+    const h3 = makeHarness({}, {}, [broken.rule])
+    h3.port.todosBehaviour = "reject"
+    h3.emit(...userTurn, { type: "idle" })
+    await h3.advance(10)
+    expect(broken.seen[0]?.todos).toBe("unreadable")
+
+    const fromLog = recorder("first")
+    const h4 = makeHarness({}, {}, [fromLog.rule])
+    h4.port.todosBehaviour = "reject"
+    h4.port.history.set("s1", [
+      { id: "a1", role: "assistant", parts: [{ kind: "tool", callID: "t", tool: "todowrite", status: "completed", input: { todos: [{ content: "x", status: "in_progress" }] } }] },
+    ])
+    h4.emit(...userTurn, { type: "idle" })
+    await h4.advance(10)
+    expect(fromLog.seen[0]?.todos).toEqual([{ content: "x", status: "in_progress" }])
   })
 
   test("the stall recovery's own abort does not trigger a judgement of its idle", async () => {

@@ -1,0 +1,73 @@
+/**
+ * The effects every recovery path shares: send a prompt, or abort the run and prompt after a
+ * short pause. Each re-checks the safety holds at the last moment, runs through the bounded,
+ * one-at-a-time host call, and reports failures once per kind.
+ */
+import type { SendKind } from "../host/port.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../options/index.ts"
+import { holdReason, type EngineContext } from "./context.ts"
+import { exclusiveHostCall, type CallOutcome, type CallReporter } from "./host-calls.ts"
+import { errorText } from "./logger.ts"
+import type { SessionState } from "./session-state.ts"
+
+export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
+  return (label, outcome, error) => {
+    if (outcome === "ok") return
+    ctx.logger.fault(`${label}:${outcome}`, `session ${state.id}: ${label} ${outcome}${error ? `: ${errorText(error)}` : ""}`)
+  }
+}
+
+/** False (and one log line) when the user episode's continue budget is spent. */
+export function withinLifetimeCap(ctx: EngineContext, state: SessionState, what: string): boolean {
+  const cap = ctx.effective(state).lifetimeMaxContinues
+  if (state.lifetimeContinues < cap) return true
+  ctx.logger.log("info", `session ${state.id}: ${what} not sent: lifetime cap reached (${state.lifetimeContinues}/${cap}); waiting for the user`)
+  return false
+}
+
+export type PromptRequest = { text: string | (() => string); kind: SendKind; label: string }
+
+/** Sends one prompt unless the session must be left alone right now. */
+export async function sendPrompt(ctx: EngineContext, state: SessionState, request: PromptRequest): Promise<CallOutcome | "held"> {
+  const held = holdReason(ctx, state)
+  if (held) {
+    ctx.logger.log("debug", `session ${state.id}: ${request.label} not sent: ${held}`)
+    return "held"
+  }
+  const text = typeof request.text === "function" ? request.text() : request.text
+  const options = ctx.effective(state)
+  return exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () =>
+    ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup }), reporter(ctx, state))
+}
+
+/**
+ * Aborts the running turn (marked as ours, so it is never read as ESC), then prompts after
+ * ABORT_CONTINUE_DELAY_MS unless a new run started by itself meanwhile. `onSent` runs after
+ * a successful prompt.
+ */
+export async function abortThenPrompt(
+  ctx: EngineContext,
+  state: SessionState,
+  request: PromptRequest,
+  onSent?: () => void,
+): Promise<void> {
+  const options = ctx.effective(state)
+  const abortAt = ctx.time.now()
+  state.ownAbortUntil = abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS
+  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", () => ctx.port.abort(state.id), reporter(ctx, state))
+  if (outcome !== "ok") return
+  ctx.logger.log("info", `session ${state.id}: aborted the run (${request.label}); prompting in ${ABORT_CONTINUE_DELAY_MS}ms`)
+  state.pendingAction?.()
+  state.pendingAction = ctx.time.schedule(ABORT_CONTINUE_DELAY_MS, () => {
+    state.pendingAction = undefined
+    // The abort ended the run; a busy period that began since then is a run the host started by
+    // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.
+    if (state.busy && state.busySince >= abortAt) {
+      ctx.logger.log("info", `session ${state.id}: a new run started by itself after the abort; nothing sent`)
+      return
+    }
+    void sendPrompt(ctx, state, request).then((sent) => {
+      if (sent === "ok") onSent?.()
+    })
+  })
+}

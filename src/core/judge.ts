@@ -1,0 +1,261 @@
+/**
+ * The judgement of a finished turn, as two pure functions. The engine owns everything
+ * around them (timers, the history read, sending, counting); these only decide.
+ *
+ * First pass, on the idle event: is the session handing the turn to the user, is the user
+ * busy, is this a silent dead stream? It never reads the closing text, which may still be
+ * on its way into the history.
+ *
+ * Second pass, `toolTextCheckDelayMs` later, on a fresh history read: the first-pass
+ * guards again (the user may have answered meanwhile), then in order: the completion
+ * signals (🎉 ending, stop statement), a tool call printed as text, a tool call left in
+ * the reasoning, a closing question to the user (stand down), ready-to-continue, action
+ * intent, and the done claim. A genuine user message within `activeUserWindowMs` holds
+ * only the nudges for a model that stopped by choice (todo reminder, ready, action intent,
+ * done claim), never the recovery of a malfunction.
+ *
+ * Budgets. Every nudge names a `feature`; after a successful send the engine adds one to
+ * `budgets[feature]`, and after a `none` verdict that carries `charge` it adds one to
+ * `budgets[charge]`. Each feature may send at most `maxRetries` times. The engine decides
+ * when a counter starts over: `done-claim` and `ready-closed` only on a genuine user
+ * message (never on a new busy cycle); the others on a genuine user message, and may also
+ * start over when a later turn made real tool calls.
+ *
+ * Not judged here: ESC, the completion latch and pauses (the engine skips judging those
+ * sessions), and the "went busy again before sending" race (the engine re-checks at send).
+ */
+import { hasActionIntent } from "../detect/action-intent.ts"
+import { endsWithCelebration } from "../detect/celebration.ts"
+import { silentDeadStream } from "../detect/dead-stream.ts"
+import { doneClaimPatterns, hasDoneClaim } from "../detect/done-claim.ts"
+import { matchedStopPattern, openUserRequest } from "../detect/hand-off.ts"
+import { endsWithQuestion } from "../detect/question.ts"
+import { hasReadyToContinue, readyToContinuePatterns } from "../detect/ready-to-continue.ts"
+import { stopStatement } from "../detect/stop-statement.ts"
+import { messageTail } from "../detect/text.ts"
+import { toolCallInReasoning } from "../detect/thinking-tool.ts"
+import { toolCallInText } from "../detect/tool-call-text.ts"
+import { hasWorkDescription } from "../detect/work-description.ts"
+import type { Options } from "../options/index.ts"
+import {
+  actionIntentPromptText,
+  deadStreamPrompt,
+  doneWithoutDetailsPromptText,
+  doneWithoutWorkPromptText,
+  plainContinuePrompt,
+  thinkingToolPrompt,
+  toolTextPrompt,
+} from "../prompts/nudges.ts"
+import { allTodosClosed, openTodos, type TodoSnapshot } from "../todos/open.ts"
+import { todoReminderPrompt } from "../todos/reminder.ts"
+import type { TranscriptMessage } from "./transcript.ts"
+
+export type NudgeFeature =
+  | "dead-stream"
+  | "tool-text"
+  | "thinking-tool"
+  | "todo-reminder"
+  | "ready-to-continue"
+  | "ready-closed"
+  | "action-intent"
+  | "done-claim"
+
+/** Uses per feature, as counted by the engine (see the header for when each starts over). */
+export type NudgeBudgets = Partial<Record<NudgeFeature, number>>
+
+/** A ready-to-continue claim while every todo is closed is left alone this many times. */
+export const READY_CLOSED_CHANCES = 2
+
+export type JudgeOptions = Pick<
+  Options,
+  | "maxRetries"
+  | "warmupMs"
+  | "activeUserWindowMs"
+  | "resumeOnActionIntent"
+  | "silentDeadStreamMinTokens"
+  | "doneClaimPatterns"
+  | "readyToContinuePatterns"
+  | "stopPatterns"
+  | "continuePrompt"
+  | "actionIntentPrompt"
+  | "toolTextRecoveryPrompt"
+  | "thinkingToolRecoveryPrompt"
+  | "doneWithoutWorkPrompt"
+  | "doneWithoutDetailsPrompt"
+>
+
+export type JudgeInput = {
+  /** The last few messages of the session, oldest first (one history read per pass). */
+  messages: readonly TranscriptMessage[]
+  /**
+   * The session's todo list as last read (v1 event/API or the v2 message log). `undefined`
+   * is read as "none" (no list), so a caller that uses undefined for "no list" can pass it.
+   */
+  todos: TodoSnapshot | undefined
+  /** Effective options for this session (profile applied). */
+  options: JudgeOptions
+  now: number
+  /** When the engine first saw the session; action intent waits `warmupMs` from here. */
+  sessionStartedAt: number
+  /** When the last genuine user message arrived (never our own prompts); undefined if none seen. */
+  lastGenuineUserAt: number | undefined
+  /** The engine knows of an open question, permission or form for this session. */
+  awaitingUser: boolean
+  /** Tool calls in flight in the snapshot taken at the idle transition. */
+  toolsInFlightAtIdle: number
+  budgets: NudgeBudgets
+  /** Extra tool names (e.g. the host registry) whose bare tags count as printed calls. */
+  knownTools?: readonly string[]
+}
+
+export type Verdict =
+  /**
+   * Nothing to send. `standDown` marks a guard verdict (the turn is in the user's hands, or
+   * the history says a new turn is under way): the engine may map it to "stop judging this
+   * turn". `charge` names a budget to count although nothing is sent.
+   */
+  | { kind: "none"; reason: string; charge?: NudgeFeature; standDown?: true }
+  | { kind: "latchComplete"; reason: string; signal: "celebration" | "stop-statement" }
+  | { kind: "send"; prompt: string; sendKind: "continue" | "correction"; reason: string; feature: NudgeFeature }
+
+function none(reason: string, charge?: NudgeFeature): Verdict {
+  return charge ? { kind: "none", reason, charge } : { kind: "none", reason }
+}
+
+/** A send, unless the feature has used up its `maxRetries` budget. */
+function budgeted(input: JudgeInput, feature: NudgeFeature, prompt: string, sendKind: "continue" | "correction", reason: string): Verdict {
+  const used = input.budgets[feature] ?? 0
+  const limit = Math.max(0, input.options.maxRetries)
+  if (used >= limit) return none(`${reason}; ${feature} budget spent (${used}/${limit})`)
+  return { kind: "send", prompt, sendKind, reason, feature }
+}
+
+function recentUser(): Verdict {
+  return { kind: "none", reason: "the user was active within activeUserWindowMs", standDown: true }
+}
+
+function userRecentlyActive(input: JudgeInput): boolean {
+  const at = input.lastGenuineUserAt
+  const window = input.options.activeUserWindowMs
+  if (typeof at !== "number" || !Number.isFinite(at) || !(window > 0)) return false
+  return input.now - at < window
+}
+
+/**
+ * The guards both passes share. Returns the turn to judge (the newest message, an
+ * assistant one) or the verdict that stands everything down.
+ */
+function guard(input: JudgeInput): { turn: TranscriptMessage } | { verdict: Verdict } {
+  const standDown = (reason: string) => ({ verdict: { kind: "none", reason, standDown: true } as Verdict })
+  const last = input.messages[input.messages.length - 1]
+  if (!last) return { verdict: none("no messages to judge") }
+  if (last.role !== "assistant") {
+    return standDown(last.own ? "our own prompt has not been answered yet" : "the user spoke after the turn")
+  }
+  if (last.errorName) return standDown(`the turn ended in an error (${last.errorName})`)
+  if (input.awaitingUser) return standDown("waiting on the user: a question or permission is open")
+  const open = openUserRequest(last)
+  if (open) return standDown(`waiting on the user: ${open.kind === "open-question" ? open.tool : "request"} is pending`)
+  const stop = matchedStopPattern(last, input.options.stopPatterns)
+  if (stop) return standDown(`handed to the user: stop pattern ${stop.kind === "stop-pattern" ? stop.pattern : ""}`)
+  return { turn: last }
+}
+
+function deadStream(input: JudgeInput, turn: TranscriptMessage): Verdict | undefined {
+  const finding = silentDeadStream({
+    message: turn,
+    minTokens: input.options.silentDeadStreamMinTokens,
+    toolsInFlightAtIdle: input.toolsInFlightAtIdle,
+  })
+  if (!finding) return undefined
+  const what = `silent dead stream (finish ${finding.finish}, ${finding.tokens} tokens, no text or tool call)`
+  // The reasoning of a finished message is complete; a call stranded there has a better prompt.
+  const stranded = toolCallInReasoning(turn, input.knownTools)
+  if (stranded) return budgeted(input, "thinking-tool", thinkingToolPrompt(input.options), "correction", `${what}; tool call in reasoning`)
+  return budgeted(input, "dead-stream", deadStreamPrompt(input.options), "continue", what)
+}
+
+/** 🎉 or a stop statement: latch when nothing is open, remind when something is. */
+function completion(input: JudgeInput, text: string): Verdict | undefined {
+  let signal: "celebration" | "stop-statement"
+  let what: string
+  if (endsWithCelebration(text)) {
+    signal = "celebration"
+    what = "ends with 🎉"
+  } else {
+    const stop = stopStatement(text)
+    if (!stop) return undefined
+    signal = "stop-statement"
+    what = `stop statement (${stop.clause})`
+  }
+  if (input.todos === "unreadable") return none(`${what}, but the todo list could not be read: neither latched nor nudged`)
+  const open = openTodos(input.todos)
+  if (open.length === 0) return { kind: "latchComplete", reason: what, signal }
+  if (userRecentlyActive(input)) return recentUser()
+  return budgeted(input, "todo-reminder", todoReminderPrompt(input.todos, input.options), "correction", `${what} with ${open.length} open todo(s)`)
+}
+
+function readyToContinue(input: JudgeInput): Verdict {
+  const prompt = plainContinuePrompt(input.options)
+  if (allTodosClosed(input.todos)) {
+    const used = input.budgets["ready-closed"] ?? 0
+    if (used < READY_CLOSED_CHANCES) {
+      return none(`ready to continue, but every todo is closed: chance ${used + 1}/${READY_CLOSED_CHANCES}`, "ready-closed")
+    }
+    return budgeted(input, "ready-to-continue", prompt, "continue", "ready to continue with every todo closed; chances used")
+  }
+  return budgeted(input, "ready-to-continue", prompt, "continue", "announced it is ready to continue and stopped")
+}
+
+function doneClaim(input: JudgeInput, text: string): Verdict {
+  if (input.todos === "unreadable") return none("done claim, but the todo list could not be read")
+  const open = openTodos(input.todos)
+  if (open.length > 0) {
+    return budgeted(input, "done-claim", doneWithoutWorkPromptText(input.options, open), "correction", `done claim with ${open.length} open todo(s)`)
+  }
+  if (hasWorkDescription(text)) return none("done claim that describes the work")
+  return budgeted(input, "done-claim", doneWithoutDetailsPromptText(input.options), "correction", "done claim without any description of the work")
+}
+
+/** First pass, on the idle event. Never reads the closing text. */
+export function judgeFirstPass(input: JudgeInput): Verdict {
+  const guarded = guard(input)
+  if ("verdict" in guarded) return guarded.verdict
+  return deadStream(input, guarded.turn) ?? none("nothing to act on before the text settles")
+}
+
+/** Second pass, after the settle delay, on a fresh history read. */
+export function judgeSecondPass(input: JudgeInput): Verdict {
+  const guarded = guard(input)
+  if ("verdict" in guarded) return guarded.verdict
+  const { turn } = guarded
+  const dead = deadStream(input, turn)
+  if (dead) return dead
+
+  const text = messageTail(turn, "text")
+  const done = completion(input, text)
+  if (done) return done
+
+  const printed = toolCallInText(turn, input.knownTools)
+  if (printed) return budgeted(input, "tool-text", toolTextPrompt(input.options), "correction", `tool call written as text (${printed.form}: ${printed.detail})`)
+  const stranded = toolCallInReasoning(turn, input.knownTools)
+  if (stranded) return budgeted(input, "thinking-tool", thinkingToolPrompt(input.options), "correction", `tool call left in reasoning (${stranded.form}: ${stranded.detail})`)
+
+  if (endsWithQuestion(text)) return { kind: "none", reason: "the reply ends with a question to the user", standDown: true }
+
+  // Everything below is a model that stopped by choice: while the user has just been active,
+  // they may be about to answer, so those nudges wait. The malfunctions above (a dead stream,
+  // a tool call printed as text or left in the reasoning) are recovered regardless: the
+  // user's own recent prompt is what the broken turn was answering.
+  if (userRecentlyActive(input)) return recentUser()
+
+  if (hasReadyToContinue(text, readyToContinuePatterns(input.options.readyToContinuePatterns))) return readyToContinue(input)
+
+  const warm = input.now - input.sessionStartedAt >= input.options.warmupMs
+  if (input.options.resumeOnActionIntent && warm && hasActionIntent(text)) {
+    return budgeted(input, "action-intent", actionIntentPromptText(input.options), "continue", "announced an action ending in ':' and stopped")
+  }
+
+  if (hasDoneClaim(text, doneClaimPatterns(input.options.doneClaimPatterns))) return doneClaim(input, text)
+  return none("nothing to act on")
+}

@@ -1,0 +1,38 @@
+/**
+ * How a recovery path plugs into the engine without the engine knowing it: a module sees
+ * every signal after the engine applied it, may add reasons to leave a session alone, and
+ * may contribute finished-turn rules. Each path (failures, loops, subagents, saturation...)
+ * is one module in its own file; the engine only iterates them.
+ */
+import type { Signal } from "../host/port.ts"
+import type { EngineContext } from "./context.ts"
+import type { IdleRule } from "./idle.ts"
+import type { SessionState } from "./session-state.ts"
+
+export type SessionLookup = {
+  get(id: string): SessionState | undefined
+  values(): Iterable<SessionState>
+}
+
+export type ModuleEnv = { ctx: EngineContext; sessions: SessionLookup }
+
+/** Idle rules run in ascending priority; the finished-turn judge sits at JUDGE_PRIORITY. */
+export const JUDGE_PRIORITY = 50
+
+export type PrioritizedRule = IdleRule & { priority: number }
+
+export interface EngineModule {
+  readonly name: string
+  onSignal?(state: SessionState, signal: Signal): void
+  holdReason?(state: SessionState): string | undefined
+  idleRules?: readonly PrioritizedRule[]
+  /** The session left the table: drop whatever the module keeps for it. */
+  forget?(state: SessionState): void
+  dispose?(): void
+}
+
+export type ModuleFactory = (env: ModuleEnv) => EngineModule
+
+export function orderRules(rules: readonly PrioritizedRule[]): IdleRule[] {
+  return [...rules].sort((a, b) => a.priority - b.priority)
+}

@@ -1,0 +1,43 @@
+/**
+ * The `task_complete` tool's effect on a session: read the todos (bounded), ask the pure
+ * decision (task-complete.ts), keep its counters, and latch completion when it says so.
+ */
+import type { EngineContext } from "./context.ts"
+import { withTimeout } from "./host-calls.ts"
+import type { SessionState } from "./session-state.ts"
+import { decideTaskComplete } from "./task-complete.ts"
+import type { TodoSnapshot } from "../todos/open.ts"
+
+export type TaskCompleteResult = { ok: boolean; text: string }
+
+export async function runTaskComplete(ctx: EngineContext, state: SessionState, onLatch: (s: SessionState) => void): Promise<TaskCompleteResult> {
+  const options = ctx.effective(state)
+  let todos: TodoSnapshot = state.todos ?? "none"
+  if (!state.todos && !state.parentID) {
+    try {
+      const read = await withTimeout(ctx.time, options.sendTimeoutMs, "read todos", () => ctx.port.readTodos(state.id))
+      todos = Array.isArray(read) ? read : "none"
+    } catch {
+      todos = "unreadable"
+    }
+  }
+  const decision = decideTaskComplete({
+    todos,
+    isSubagent: state.parentID !== undefined,
+    repeatCalls: state.taskCompleteRepeats,
+    refusals: state.taskCompleteRefusals,
+    maxRetries: options.maxRetries,
+  })
+  state.taskCompleteRepeats = decision.next.repeatCalls
+  state.taskCompleteRefusals = decision.next.refusals
+  if (decision.latch && !state.completed) {
+    state.completed = true
+    onLatch(state)
+    ctx.logger.log("info", `session ${state.id}: task_complete accepted${decision.kind === "accept" && decision.overrodeOpenTodos ? " (open todos, refusals used up)" : ""}; no further nudges until the user writes`)
+  } else if (decision.kind === "refuse") {
+    ctx.logger.log("info", `session ${state.id}: task_complete refused: todos still open`)
+  } else if (decision.kind !== "accept") {
+    ctx.logger.log("info", `session ${state.id}: task_complete called again (${decision.kind})`)
+  }
+  return { ok: decision.kind !== "error", text: decision.text }
+}

@@ -1,0 +1,31 @@
+/**
+ * Action intent: the reply's last line announces a step and ends with a colon ("Next, I'll
+ * update the config:") but nothing follows — the model described the action instead of
+ * taking it.
+ *
+ * Only the last non-blank line is read, as written (code is not stripped: a reply that
+ * ends with a code block ends with its closing fence, which is not an announcement).
+ * Markdown emphasis around the colon ("**Next steps:**") is allowed. A single word
+ * ("Summary:") or a URL cut at its scheme is not an announcement.
+ */
+import { lastNonBlankLines } from "./text.ts"
+
+/** Bounds on the announcing line: shorter is a label fragment, longer is not one line of intent. */
+const MIN_LINE = 6
+const MAX_LINE = 500
+
+export function hasActionIntent(text: string): boolean {
+  if (typeof text !== "string" || text.length === 0) return false
+  const [line] = lastNonBlankLines(text, 1, MAX_LINE + 1)
+  if (line === undefined || line.length < MIN_LINE || line.length > MAX_LINE) return false
+  let end = line.length
+  while (end > 0 && (line[end - 1] === "*" || line[end - 1] === "_" || line[end - 1] === " ")) end--
+  if (end === 0 || line[end - 1] !== ":") return false
+  const body = line.slice(0, end - 1)
+  // Needs at least two words: "Summary:" alone is a heading, not an announced action.
+  const words = body.split(/[^\p{L}\p{N}'’-]+/u).filter((w) => /\p{L}/u.test(w))
+  if (words.length < 2) return false
+  // A URL cut at its scheme ("see https:") announces nothing.
+  if (/(?:^|\s)(?:https?|ftp)$/i.test(body)) return false
+  return true
+}

@@ -1,0 +1,106 @@
+/**
+ * Stop statements: the model says, as its last clause, that it is out of work ("Stopping
+ * here.", "No further action needed.", "Standing by for your next instruction.").
+ *
+ * Rules:
+ *  - only the end counts: among the last three non-blank lines, the newest line that
+ *    carries words must end with the stop clause; lines after it may only be decoration
+ *    (rules, emoji, punctuation). So "Stopping here for a moment, then continuing" is not
+ *    a stop: the stop is not the last clause;
+ *  - a line ending in a question mark is never a stop ("Ready for the next task?");
+ *  - `TASK COMPLETE` is the system's own literal: it counts only as the whole line, byte
+ *    for byte, upper case. It is the one case-sensitive rule; everything else ignores case.
+ *    "task complete" in lower case is prose and latches nothing, while "task completed"
+ *    (past tense) is an ordinary stop in any case;
+ *  - a negation or condition just before the clause cancels it ("I'm not stopping here",
+ *    "let me know if there's nothing further").
+ *
+ * Deliberately not stops: "work is still in progress" (bare "in progress" never matches),
+ * "I'll report the result when it lands" (future intent).
+ */
+import { isDecorativeLine, lastNonBlankLines, trimEndDecoration } from "./text.ts"
+
+export const TASK_COMPLETE_LITERAL = "TASK COMPLETE"
+
+const WAIT_OBJECTS = "(?:instructions?|input|direction|tasks?|requests?|steps?|work|feedback|orders)"
+const WAIT_ADJECTIVES = "(?:(?:your|the|any|further|next|new|more)\\s+)*"
+
+/** Each clause is anchored at the end of the line (after trailing decoration is removed). */
+const STOP_CLAUSES: readonly { name: string; pattern: RegExp }[] = [
+  { name: "task completed", pattern: /\btask\s+completed$/i },
+  {
+    name: "no action needed",
+    pattern:
+      /\bno\s+(?:further\s+|more\s+|other\s+)?(?:action|work|changes)\s+(?:is\s+|are\s+)?(?:needed|required|necessary|pending|remaining|left)$/i,
+  },
+  { name: "no further action", pattern: /\bno\s+further\s+(?:action|work)$/i },
+  { name: "stopping here", pattern: /\b(?:stopping|stop|pausing|halting|stopped|halted|paused)\s+(?:here|there|now|for\s+now)$/i },
+  { name: "stopping", pattern: /^(?:stopping|halted|paused)$/i },
+  {
+    name: "nothing further",
+    pattern:
+      /\bnothing\s+(?:further|else|more|left|pending|remaining|outstanding)(?:\s+(?:to\s+(?:do|report|add)|pending|remaining|needed|required|outstanding|on\s+my\s+(?:side|end)))?$/i,
+  },
+  { name: "nothing in progress", pattern: /\bnothing\s+(?:is\s+)?(?:currently\s+|still\s+)?(?:in\s+progress|pending|outstanding)$/i },
+  { name: "none pending", pattern: /\bnone\s+(?:pending|left|remaining|outstanding)$/i },
+  { name: "standing by", pattern: new RegExp(`\\bstanding\\s+by(?:\\s+for\\s+${WAIT_ADJECTIVES}${WAIT_OBJECTS})?$`, "i") },
+  { name: "awaiting instructions", pattern: new RegExp(`\\b(?:awaiting|waiting\\s+for)\\s+${WAIT_ADJECTIVES}${WAIT_OBJECTS}$`, "i") },
+  {
+    name: "ready and waiting",
+    pattern:
+      /\bready\s+(?:when(?:ever)?\s+you\s+are|when(?:ever)?\s+you(?:'re|\s+are)\s+ready|when(?:ever)?\s+you\s+have\s+(?:(?:a|the|your|any|another)\s+)?(?:next\s+|new\s+|more\s+)?(?:task|instruction|request|step|assignment|work)s?|for\s+(?:(?:your|the|any|a)\s+)?(?:next|new|further|another|more)\s+(?:task|instruction|request|step|assignment|work|question)s?)$/i,
+  },
+  { name: "done", pattern: /^done$/i },
+  { name: "that's all", pattern: /\bthat(?:'s|\u2019s|\s+is)\s+all(?:\s+for\s+now)?$/i },
+]
+
+/** Words that, just before a stop clause, turn it into something else. */
+const CANCELLING_WORDS: ReadonlySet<string> = new Set([
+  "not",
+  "never",
+  "no",
+  "without",
+  "if",
+  "unless",
+  "until",
+  "before",
+  "whether",
+])
+
+/** How many words before the clause are checked for a negation or condition. */
+const CANCEL_WINDOW_WORDS = 3
+
+function cancelledBefore(line: string, clauseStart: number): boolean {
+  const before = line.slice(Math.max(0, clauseStart - 60), clauseStart).toLowerCase()
+  const words = before.split(/[^a-z'\u2019]+/).filter((w) => w !== "")
+  for (const word of words.slice(-CANCEL_WINDOW_WORDS)) {
+    if (CANCELLING_WORDS.has(word) || word.endsWith("n't") || word.endsWith("n\u2019t")) return true
+  }
+  return false
+}
+
+export type StopFinding = { clause: string; line: string }
+
+/** The stop statement that ends `text`, if it ends with one. */
+export function stopStatement(text: string): StopFinding | undefined {
+  if (typeof text !== "string" || text.length === 0) return undefined
+  const lines = lastNonBlankLines(text, 3)
+  let line: string | undefined
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!isDecorativeLine(lines[i]!)) {
+      line = lines[i]
+      break
+    }
+  }
+  if (line === undefined) return undefined
+  if (line === TASK_COMPLETE_LITERAL) return { clause: TASK_COMPLETE_LITERAL, line }
+  // Every clause is anchored at the end of the line and ends in a word, so a line ending
+  // in "?" never matches: the question-mark rule needs no separate check.
+  const core = trimEndDecoration(line)
+  if (core.length === 0) return undefined
+  for (const { name, pattern } of STOP_CLAUSES) {
+    const match = pattern.exec(core)
+    if (match && !cancelledBefore(core, match.index)) return { clause: name, line }
+  }
+  return undefined
+}

@@ -1,0 +1,221 @@
+/**
+ * Tool calls written out as text instead of being made. Models (GLM, Qwen, DeepSeek and
+ * friends) sometimes print the call in their native markup and stop with finish `stop`:
+ * nothing ran, and the session just ends. The same scan over reasoning catches a call that
+ * was left inside the model's thinking.
+ *
+ * Forms recognised, outside fenced and inline code:
+ *  - XML tags: `<function=…>`, `<function>`, `<tool_call>`, `<invoke …>`, `<parameter …>`,
+ *    `<arg_key>`/`<arg_value>` and their closing tags;
+ *  - bare tags named after a known tool: `<bash>`, `<edit path="…">`, `</read>`;
+ *  - a tag cut off at the very end of the text: `<func`, `<tool_ca`, `<edit path="a`;
+ *  - JSON: `{"type": "function"…`, `{"name": "…", "arguments": …`, `"tool_calls": [`,
+ *    and such an object cut off at the very end (`{"name": "bash",`);
+ *  - the special-token markers some chat templates leak (`<|tool_call…`, `[TOOL_CALLS]`).
+ *
+ * Tags are found by a hand-written scanner (one pass, a bounded look-ahead per `<`);
+ * the few regexes start with a literal and separate their quantifiers by literals.
+ */
+import { MAX_SCANNED_TEXT, type TranscriptMessage } from "../core/transcript.ts"
+import { FENCE_CONTEXT_CHARS, capTail, messageTail, proseTail } from "./text.ts"
+
+export type ToolCallForm = "xml-tag" | "tool-tag" | "truncated-tag" | "json" | "truncated-json" | "marker"
+
+export type ToolCallHit = { form: ToolCallForm; detail: string }
+
+/** Markup tags that only ever appear in tool-call syntax. */
+const CALL_TAGS: ReadonlySet<string> = new Set([
+  "function",
+  "function_calls",
+  "tool_call",
+  "tool_calls",
+  "tool_use",
+  "tool_name",
+  "invoke",
+  "parameter",
+  "parameters",
+  "arg_key",
+  "arg_value",
+])
+
+/**
+ * Tool names whose bare tag (`<bash>`) is read as a call: OpenCode's built-ins plus the
+ * names other agent templates use. Generic words (`search`, `run`) are left out on
+ * purpose: as tags they turn up in ordinary prose about markup.
+ */
+export const DEFAULT_TOOL_NAMES: readonly string[] = Object.freeze([
+  "bash",
+  "shell",
+  "edit",
+  "multiedit",
+  "write",
+  "read",
+  "grep",
+  "glob",
+  "list",
+  "patch",
+  "apply_patch",
+  "todowrite",
+  "todoread",
+  "webfetch",
+  "websearch",
+  "task",
+  "str_replace",
+  "str_replace_editor",
+  "read_file",
+  "write_file",
+  "create_file",
+  "execute_command",
+])
+
+const MARKERS: readonly string[] = ["<|tool_call", "<|tool_calls", "<\uff5ctool\u2581call", "[tool_calls]", "<|python_tag|>"]
+
+const JSON_FORMS: readonly RegExp[] = [
+  /\{\s*"type"\s*:\s*"function"/i,
+  /\{\s*"(?:name|tool|tool_name)"\s*:\s*"[^"\\\n]{1,100}"\s*,\s*"(?:arguments|parameters|input|args)"\s*:/i,
+  /"tool_calls"\s*:\s*\[/i,
+  /"function"\s*:\s*\{\s*"name"\s*:/i,
+]
+
+/** A JSON call object cut off at the end, after whitespace was removed from it. */
+const TRUNCATED_JSON = /^\{"(?:type|name|tool|tool_name|function)"(?::(?:"[^",]*(?:",?(?:"[^"]*"?:?)?)?)?)?$/i
+
+/** Longest tag name the scanner reads, and how far it looks for the `>` closing a tag. */
+const MAX_TAG_NAME = 40
+const MAX_TAG_SPAN = 300
+/** A cut-off tag name must have at least this many letters to count (`<fun`, `<par`). */
+const MIN_TRUNCATED_NAME = 3
+/** How close to the end a cut-off JSON object must start. */
+const TRUNCATED_JSON_WINDOW = 300
+
+const knownSets = new WeakMap<readonly string[], ReadonlySet<string>>()
+const DEFAULT_SET: ReadonlySet<string> = new Set(DEFAULT_TOOL_NAMES)
+
+/** The built-in tool names plus `extra` (e.g. the host's registry), lower-cased. Cached per list. */
+export function toolNameSet(extra?: readonly string[]): ReadonlySet<string> {
+  if (!extra || extra.length === 0) return DEFAULT_SET
+  let set = knownSets.get(extra)
+  if (!set) {
+    const merged = new Set(DEFAULT_TOOL_NAMES)
+    for (const name of extra) if (typeof name === "string" && name.trim() !== "") merged.add(name.trim().toLowerCase())
+    set = merged
+    knownSets.set(extra, set)
+  }
+  return set
+}
+
+function isNameChar(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) || // a-z
+    (code >= 65 && code <= 90) || // A-Z
+    (code >= 48 && code <= 57) || // 0-9
+    code === 95 || // _
+    code === 45 || // -
+    code === 46 || // .
+    code === 58 // : (namespaces)
+  )
+}
+
+function isLetter(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13
+}
+
+function isPrefixOfCallTag(name: string): boolean {
+  if (name.length < MIN_TRUNCATED_NAME) return false
+  for (const tag of CALL_TAGS) if (tag.startsWith(name)) return true
+  return false
+}
+
+/** From just after a tool tag's name: does a `>` close it before another `<` starts? */
+function tagCloses(text: string, from: number): "closed" | "open-at-end" | "no" {
+  const limit = Math.min(text.length, from + MAX_TAG_SPAN)
+  for (let k = from; k < limit; k++) {
+    const code = text.charCodeAt(k)
+    if (code === 62) return "closed" // >
+    if (code === 60) return "no" // <
+  }
+  return limit === text.length ? "open-at-end" : "no"
+}
+
+function scanTags(text: string, known: ReadonlySet<string>): ToolCallHit | undefined {
+  const n = text.length
+  for (let i = text.indexOf("<"); i >= 0; i = text.indexOf("<", i + 1)) {
+    let j = i + 1
+    const closing = text.charCodeAt(j) === 47 // /
+    if (closing) j++
+    if (!isLetter(text.charCodeAt(j))) continue
+    const nameStart = j
+    while (j < n && j - nameStart < MAX_TAG_NAME && isNameChar(text.charCodeAt(j))) j++
+    const raw = text.slice(nameStart, j).toLowerCase()
+    const colon = raw.lastIndexOf(":")
+    const name = colon >= 0 ? raw.slice(colon + 1) : raw
+    const atEnd = j === n
+    const next = atEnd ? -1 : text.charCodeAt(j)
+
+    if (CALL_TAGS.has(name)) {
+      if (atEnd) return { form: "truncated-tag", detail: `<${raw}` }
+      if (next === 62 || (!closing && (next === 61 || next === 47 || isSpace(next)))) {
+        return { form: "xml-tag", detail: `<${closing ? "/" : ""}${raw}` }
+      }
+      continue
+    }
+    if (known.has(name)) {
+      if (atEnd) return { form: "truncated-tag", detail: `<${raw}` }
+      if (next === 62) return { form: "tool-tag", detail: `<${closing ? "/" : ""}${raw}>` }
+      if (!closing && (isSpace(next) || next === 47)) {
+        const closes = tagCloses(text, j)
+        if (closes === "closed") return { form: "tool-tag", detail: `<${raw} …>` }
+        if (closes === "open-at-end") return { form: "truncated-tag", detail: `<${raw} …` }
+      }
+      continue
+    }
+    if (atEnd && !closing && isPrefixOfCallTag(name)) return { form: "truncated-tag", detail: `<${raw}` }
+  }
+  return undefined
+}
+
+function scanJson(text: string): ToolCallHit | undefined {
+  for (const form of JSON_FORMS) {
+    const m = form.exec(text)
+    if (m) return { form: "json", detail: m[0].slice(0, 60) }
+  }
+  const open = text.lastIndexOf("{")
+  if (open >= 0 && text.length - open <= TRUNCATED_JSON_WINDOW) {
+    const rest = text.slice(open)
+    if (rest.indexOf("}") < 0) {
+      const compact = rest.replace(/\s+/g, "")
+      if (TRUNCATED_JSON.test(compact)) return { form: "truncated-json", detail: rest.slice(0, 60) }
+    }
+  }
+  return undefined
+}
+
+function scanMarkers(text: string): ToolCallHit | undefined {
+  const lower = text.toLowerCase()
+  for (const marker of MARKERS) if (lower.includes(marker)) return { form: "marker", detail: marker }
+  return undefined
+}
+
+/**
+ * Finds a tool call written as text in `text` (model prose or reasoning). Looks only at the
+ * last MAX_SCANNED_TEXT characters, with fenced and inline code blanked out.
+ */
+export function findToolCallText(text: string, knownTools?: readonly string[]): ToolCallHit | undefined {
+  if (typeof text !== "string" || text.length === 0) return undefined
+  // Every form needs a "<", "{" or "[" in the window; without one, skip the code stripping.
+  const window = capTail(text, MAX_SCANNED_TEXT)
+  if (window.indexOf("<") < 0 && window.indexOf("{") < 0 && window.indexOf("[") < 0) return undefined
+  const prose = proseTail(text, MAX_SCANNED_TEXT).trimEnd()
+  if (prose.length === 0) return undefined
+  return scanMarkers(prose) ?? scanTags(prose, toolNameSet(knownTools)) ?? scanJson(prose)
+}
+
+/** The tool-call-as-text finding for the visible text of `message`, if any. */
+export function toolCallInText(message: TranscriptMessage | undefined, knownTools?: readonly string[]): ToolCallHit | undefined {
+  // Read enough before the scanned tail to know whether the tail starts inside a fence.
+  return findToolCallText(messageTail(message, "text", MAX_SCANNED_TEXT + FENCE_CONTEXT_CHARS), knownTools)
+}

@@ -1,0 +1,144 @@
+/**
+ * Does a reply describe the work it claims to have done? A done claim that already names
+ * files, commands, verification output or a results section needs no "tell me what you
+ * did" prompt. Any one piece of evidence is enough; this is a filter against bare "Done!",
+ * not a grader of reports.
+ *
+ * Evidence, looked for over the capped tail (each check is one pass over it):
+ *  - a file path: a token ending in a known source/config extension (`src/app.ts`,
+ *    `README.md`), a relative or home path (`./build/out`, `~/x/y`), or an absolute path
+ *    of plain lower-case segments (`/etc/nginx/sites`);
+ *  - a command: a shell prompt line (`$ bun test`), a backticked invocation of a common
+ *    tool (`npm test`, `git diff`), or a fenced block tagged as shell;
+ *  - verification output: "12 passed", "tests pass", "exit code 0";
+ *  - a results section: a heading or a label such as "Summary:", "Changes made:",
+ *    "Files changed:", "Verification:".
+ *
+ * Paths are recognised by a hand-written token scanner, never by a regex over the line:
+ * a path regex of the form `[\w.-]+(?:/[\w.-]+)*` is quadratic on `a/a/a/…`.
+ */
+import { capTail } from "./text.ts"
+
+const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set(
+  (
+    "ts tsx mts cts js jsx mjs cjs json jsonc md mdx py pyi go rs java kt kts c h cc cpp hpp cs rb php sh bash zsh " +
+    "css scss less html htm vue svelte sql yaml yml toml ini cfg conf env txt lock xml gradle swift m mm dart lua " +
+    "ex exs erl hs ml scala clj r jl pl proto graphql tf nix dockerfile makefile csv"
+  ).split(" "),
+)
+
+// Each check below runs once over the whole window. Line-start checks use the `m` flag and
+// `[ \t]` (never `\s`, which would let them run on across line breaks).
+
+const SHELL_FENCE = /^[ \t]{0,3}(?:```|~~~)[ \t]*(?:bash|sh|shell|zsh|console|terminal|powershell|ps1|cmd|fish)\b/im
+
+const SHELL_PROMPT = /^[ \t]*\$ [a-z]/im
+
+const HEADING =
+  /^[ \t]{0,3}#{1,6}[ \t][^\n]{0,200}?\b(?:summary|changes?|results?|verification|verified|files?|tests?|outcome|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed)|implementation|report)\b/im
+
+const LABEL =
+  /^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:summary|changes(?:[ \t]+made)?|results?|verification|outcome|files?[ \t]+(?:changed|modified|touched|updated|created|edited)|tests?(?:[ \t]+run)?|commands?[ \t]+(?:run|used)|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed))(?:\*\*|__)?[ \t]*:/im
+
+const VERIFICATION =
+  /(?<![\w.])\d+[ \t]+(?:tests?[ \t]+)?(?:passed|passing|failed|failing|pass|fail)\b|\ball[ \t]+(?:\d+[ \t]+)?(?:tests?|checks?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\b(?:tests?|checks?|specs?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\bexit[ \t]+code[ \t]+\d|\bbuild[ \t]+(?:succeeded|passed|is[ \t]+green|ok)\b|\btype-?checks?[ \t]+(?:is[ \t]+)?(?:clean|passes|passed|ok)\b/i
+
+const BACKTICK_COMMAND =
+  /`(?:npm|npx|bun|bunx|yarn|pnpm|git|pytest|cargo|go|make|tsc|node|python3?|deno|mvn|gradle|dotnet|rspec|jest|vitest|ls|cat|grep|rg|curl)[ \t][^`\n]{0,200}`/
+
+const SECTION_CHECKS: readonly RegExp[] = [SHELL_FENCE, SHELL_PROMPT, HEADING, LABEL, VERIFICATION, BACKTICK_COMMAND]
+
+const ABSOLUTE_SEGMENT = /^[a-z0-9._-]{1,32}$/
+
+/** Longest token the path scanner considers; anything longer is not a path a human writes. */
+const MAX_PATH_TOKEN = 260
+
+function isTokenBreak(code: number): boolean {
+  switch (code) {
+    case 32:
+    case 9:
+    case 10:
+    case 13:
+    case 96: // `
+    case 34: // "
+    case 39: // '
+    case 40: // (
+    case 41: // )
+    case 91: // [
+    case 93: // ]
+    case 60: // <
+    case 62: // >
+    case 44: // ,
+    case 59: // ;
+    case 42: // *
+      return true
+  }
+  return false
+}
+
+function isPathChar(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 95 || // _
+    code === 45 || // -
+    code === 46 || // .
+    code === 47 || // /
+    code === 126 || // ~
+    code === 64 // @
+  )
+}
+
+/** One token, already split on spaces and brackets: a file path or not. */
+function looksLikePath(raw: string): boolean {
+  // Drop sentence punctuation that clings to a path ("see src/a.ts.", "src/a.ts:12").
+  let token = raw
+  while (token.length > 0 && ".:!?".includes(token[token.length - 1]!)) token = token.slice(0, -1)
+  const colon = token.indexOf(":")
+  if (colon > 0 && /^\d/.test(token.slice(colon + 1))) token = token.slice(0, colon)
+  if (token.length < 3 || token.length > MAX_PATH_TOKEN) return false
+  for (let i = 0; i < token.length; i++) if (!isPathChar(token.charCodeAt(i))) return false
+  if (token.includes("//")) return false // URLs, comments
+  const dot = token.lastIndexOf(".")
+  const slash = token.lastIndexOf("/")
+  if (dot > 0 && dot > slash && dot < token.length - 1) {
+    const ext = token.slice(dot + 1).toLowerCase()
+    if (SOURCE_EXTENSIONS.has(ext)) return true
+  }
+  if (token.startsWith("./") || token.startsWith("../") || token.startsWith("~/")) {
+    // A relative or home path needs a word in it ("../.." is not a description).
+    return slash > 0 && /[a-z]/i.test(token)
+  }
+  if (token.startsWith("/")) {
+    // An absolute path without a known extension is weak evidence and looks like a line of
+    // base64 often enough; accept only plain lower-case segments ("/etc/nginx/sites").
+    const segments = token.slice(1).split("/")
+    return segments.length >= 2 && segments.every((segment) => ABSOLUTE_SEGMENT.test(segment))
+  }
+  return false
+}
+
+/** One pass over the window, splitting tokens on spaces, line breaks and brackets. */
+function containsPath(text: string): boolean {
+  let start = -1
+  for (let i = 0; i <= text.length; i++) {
+    const boundary = i === text.length || isTokenBreak(text.charCodeAt(i))
+    if (!boundary) {
+      if (start < 0) start = i
+      continue
+    }
+    if (start >= 0) {
+      if (i - start <= MAX_PATH_TOKEN + 4 && looksLikePath(text.slice(start, i))) return true
+      start = -1
+    }
+  }
+  return false
+}
+
+export function hasWorkDescription(text: string): boolean {
+  if (typeof text !== "string" || text.length === 0) return false
+  const tail = capTail(text)
+  for (const check of SECTION_CHECKS) if (check.test(tail)) return true
+  return containsPath(tail)
+}

@@ -1,0 +1,65 @@
+/**
+ * The v2 todo list, read from the message log. OpenCode v2 has no todo tool or event of
+ * its own; a todo plugin persists every `todowrite` call as a tool part carrying the whole
+ * list, so the newest completed `todowrite` part is the current list.
+ *
+ * Result:
+ *  - the items, when that part's `input.todos` is an array of `{ content, status, priority? }`;
+ *  - "unreadable" when the part exists but its input is not that shape. One bad item makes
+ *    the whole list unreadable: a partly read list could hide exactly the open item that
+ *    matters, and the judge never nudges on a list it could not read;
+ *  - "none" when no completed `todowrite` part is among `messages`. Only the messages given
+ *    are searched, so the caller must pass a window that reaches the last write (or keep the
+ *    last list it saw).
+ */
+import type { TodoItem, TranscriptMessage } from "../core/transcript.ts"
+import type { TodoSnapshot } from "./open.ts"
+
+export const TODO_WRITE_TOOL = "todowrite"
+
+/** A list longer than this is not a todo list a model maintains; it is treated as unreadable. */
+export const MAX_TODO_ITEMS = 500
+
+function readItem(raw: unknown): TodoItem | undefined {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined
+  const item = raw as Record<string, unknown>
+  if (typeof item.content !== "string" || typeof item.status !== "string") return undefined
+  if (item.priority !== undefined && typeof item.priority !== "string") return undefined
+  const out: TodoItem = { content: item.content, status: item.status }
+  if (typeof item.priority === "string") out.priority = item.priority
+  return out
+}
+
+/** Reads `input.todos` of one `todowrite` call. */
+export function readTodoInput(input: unknown): readonly TodoItem[] | "unreadable" {
+  try {
+    if (input === null || typeof input !== "object") return "unreadable"
+    const todos = (input as Record<string, unknown>).todos
+    if (!Array.isArray(todos) || todos.length > MAX_TODO_ITEMS) return "unreadable"
+    const items: TodoItem[] = []
+    for (const raw of todos) {
+      const item = readItem(raw)
+      if (!item) return "unreadable"
+      items.push(item)
+    }
+    return items
+  } catch {
+    // A getter or proxy in the input blew up.
+    return "unreadable"
+  }
+}
+
+/** The current todo list according to the newest completed `todowrite` part in `messages`. */
+export function readTodosFromTranscript(messages: readonly TranscriptMessage[]): TodoSnapshot {
+  for (let m = messages.length - 1; m >= 0; m--) {
+    const message = messages[m]
+    if (!message || !Array.isArray(message.parts)) continue
+    for (let p = message.parts.length - 1; p >= 0; p--) {
+      const part = message.parts[p]
+      if (!part || part.kind !== "tool" || part.status !== "completed") continue
+      if (typeof part.tool !== "string" || part.tool.toLowerCase() !== TODO_WRITE_TOOL) continue
+      return readTodoInput(part.input)
+    }
+  }
+  return "none"
+}

@@ -1,0 +1,28 @@
+import { describe, expect, test } from "bun:test"
+import { hasActionIntent } from "../../../src/detect/action-intent.ts"
+
+describe("action intent", () => {
+  test.each([
+    ["announces an edit", "The bug is in the loader.\nNext, I'll update the config:"],
+    ["let me", "Let me run the tests:"],
+    ["trailing spaces and blank lines", "Now I will fix the import:  \n\n"],
+    ["bold", "**Next steps:**"],
+    ["non-English", "Jetzt passe ich die Datei an:"],
+  ])("announces: %s", (_name, text) => {
+    expect(hasActionIntent(text)).toBe(true)
+  })
+
+  test.each([
+    ["ends with a code block", "Here is the fix:\n```ts\nconst x = 1\n```"],
+    ["ends with a full stop", "I updated the config."],
+    ["colon mid-line", "Note: the config is fine now."],
+    ["a one-word label", "Summary:"],
+    ["too short", "Do:"],
+    ["a cut URL", "See https:"],
+    ["a time", "12:"],
+    ["a line too long to be one announcement", "word ".repeat(200) + ":"],
+    ["empty", ""],
+  ])("does not announce: %s", (_name, text) => {
+    expect(hasActionIntent(text)).toBe(false)
+  })
+})

@@ -1,0 +1,60 @@
+import { describe, expect, test } from "bun:test"
+import { DEFAULT_DONE_CLAIM_PATTERNS, doneClaimPatterns, hasDoneClaim } from "../../../src/detect/done-claim.ts"
+
+describe("done claims (built-in patterns)", () => {
+  test.each([
+    ["All done!", "All done!"],
+    ["Finished.", "Finished."],
+    ["Task done.", "Task done."],
+    ["lower-case task complete is a claim (not a stop)", "task complete"],
+    ["Everything is complete.", "Everything is complete."],
+    ["All tasks completed.", "All tasks completed."],
+    ["All the changes are done", "All the changes are done"],
+    ["I'm done.", "I'm done."],
+    ["I've finished the implementation", "I've finished the implementation and pushed it."],
+    ["I have completed the task", "I have completed the task as requested."],
+    ["The task is now complete", "The task is now complete."],
+    ["The fix has been completed", "The fix has been completed"],
+    ["Everything has been implemented", "Everything has been implemented."],
+    ["All of the todos are done", "All of the todos are done now."],
+    ["nothing left to do", "There is nothing left to do."],
+    ["successfully completed", "I successfully completed the task."],
+    ["claim within the last five lines", "All done!\nline 2\nline 3\nline 4\nline 5"],
+    ["case-insensitive", "ALL DONE"],
+  ])("claims: %s", (_name, text) => {
+    expect(hasDoneClaim(text)).toBe(true)
+  })
+
+  test.each([
+    ["work in progress", "I'm working on the parser now."],
+    ["not done", "Not done yet: the lexer still fails."],
+    ["done as part of a plan", "Once this is done I will move on."],
+    ["completion of a sub-step with more to come", "Step 1 is finished; starting step 2."],
+    ["question", "Is everything done on your side?"],
+    ["claim six lines up", "All done!\nline 2\nline 3\nline 4\nline 5\nline 6"],
+    ["empty", ""],
+    ["words far apart", "all" + " ".repeat(50) + "xx done"],
+  ])("no claim: %s", (_name, text) => {
+    expect(hasDoneClaim(text)).toBe(false)
+  })
+})
+
+describe("doneClaimPatterns option", () => {
+  test("a user list replaces the built-in set, case-insensitive and multi-line", () => {
+    const patterns = doneClaimPatterns(["^fertig$"])
+    expect(hasDoneClaim("Alles erledigt.\nFERTIG", patterns)).toBe(true)
+    expect(hasDoneClaim("All done!", patterns)).toBe(false)
+  })
+
+  test("an empty or fully invalid list keeps the built-in set", () => {
+    expect(doneClaimPatterns([])).toBe(DEFAULT_DONE_CLAIM_PATTERNS)
+    expect(doneClaimPatterns(undefined)).toBe(DEFAULT_DONE_CLAIM_PATTERNS)
+    expect(doneClaimPatterns(["(unclosed", "  "])).toBe(DEFAULT_DONE_CLAIM_PATTERNS)
+  })
+
+  test("invalid entries are skipped, the rest used", () => {
+    const patterns = doneClaimPatterns(["(unclosed", "^shipped$"])
+    expect(patterns).toHaveLength(1)
+    expect(hasDoneClaim("Shipped", patterns)).toBe(true)
+  })
+})

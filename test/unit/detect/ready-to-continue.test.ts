@@ -1,0 +1,37 @@
+import { describe, expect, test } from "bun:test"
+import { DEFAULT_READY_TO_CONTINUE_PATTERNS, hasReadyToContinue, readyToContinuePatterns } from "../../../src/detect/ready-to-continue.ts"
+
+describe("ready to continue", () => {
+  test.each([
+    ["ready to continue with task", "Task 2 is done. Ready to continue with task 3."],
+    ["proceeding with task", "Proceeding with task 4."],
+    ["proceeding with the next step", "Proceeding with the next step"],
+    ["continuing with task", "Continuing with task 5"],
+    ["moving on to the next task", "Moving on to the next task."],
+    ["I'll continue with task", "I'll continue with task 2 now."],
+    ["ready to proceed to the next phase", "Ready to proceed to the next phase."],
+    ["within the last three lines", "Ready to continue with task 3.\nSummary line one.\nSummary line two."],
+    ["case-insensitive", "READY TO CONTINUE WITH TASK 3"],
+  ])("ready: %s", (_name, text) => {
+    expect(hasReadyToContinue(text)).toBe(true)
+  })
+
+  test.each([
+    ["asks the user", "Shall I proceed with task 4?"],
+    ["asks after announcing", "Ready to continue with task 3.\nShould I?"],
+    ["plain prose", "The parser is fixed."],
+    ["ready but no next thing", "Ready to help."],
+    ["four lines up", "Ready to continue with task 3.\nline two\nline three\nline four"],
+    ["empty", ""],
+  ])("not ready: %s", (_name, text) => {
+    expect(hasReadyToContinue(text)).toBe(false)
+  })
+
+  test("user patterns replace the defaults; empty or invalid lists keep them", () => {
+    const patterns = readyToContinuePatterns(["weiter mit aufgabe"])
+    expect(hasReadyToContinue("Weiter mit Aufgabe 3.", patterns)).toBe(true)
+    expect(hasReadyToContinue("Proceeding with task 4.", patterns)).toBe(false)
+    expect(readyToContinuePatterns([])).toBe(DEFAULT_READY_TO_CONTINUE_PATTERNS)
+    expect(readyToContinuePatterns(["[bad"])).toBe(DEFAULT_READY_TO_CONTINUE_PATTERNS)
+  })
+})

@@ -1,0 +1,159 @@
+import { describe, expect, test } from "bun:test"
+import { MAX_SCANNED_TEXT } from "../../../src/core/transcript.ts"
+import { toolCallInReasoning } from "../../../src/detect/thinking-tool.ts"
+import { findToolCallText, toolCallInText, type ToolCallForm } from "../../../src/detect/tool-call-text.ts"
+import { FENCE_CONTEXT_CHARS } from "../../../src/detect/text.ts"
+import { assistant, said, thought, tool } from "../../fixtures/transcript-builders.ts"
+
+const positives: Array<[string, string, ToolCallForm]> = [
+  ["GLM/Qwen function tag", "Let me look.\n<function=bash>\n<parameter=command>ls -la</parameter>\n</function>", "xml-tag"],
+  ["function tag with spaces", "<function = read>", "xml-tag"],
+  ["plain <function> element", "<function>read</function>", "xml-tag"],
+  ["closing function tag alone", "done </function>", "xml-tag"],
+  ["tool_call block", 'Sure.\n<tool_call>\n{"name": "read", "arguments": {"path": "a"}}\n</tool_call>', "xml-tag"],
+  ["tool_call with attributes", '<tool_call id="1">', "xml-tag"],
+  ["invoke with a name", '<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>', "xml-tag"],
+  ["parameter alone", 'Then <parameter name="path">src/a.ts</parameter>', "xml-tag"],
+  ["GLM arg_key/arg_value", "bash<arg_key>command</arg_key><arg_value>ls</arg_value>", "xml-tag"],
+  ["namespaced invoke", '<ns:invoke name="x">', "xml-tag"],
+  ["upper-case tag", "<FUNCTION=bash>", "xml-tag"],
+  ["bare tool tag", "I'll run it:\n<bash>ls -la</bash>", "tool-tag"],
+  ["tool tag with attributes", '<edit path="src/a.ts" old="x" new="y">', "tool-tag"],
+  ["self-closing tool tag", '<read path="a.ts"/>', "tool-tag"],
+  ["closing tool tag", "ls\n</bash>", "tool-tag"],
+  ["tool tag with a newline inside", '<write\n  path="a.ts">', "tool-tag"],
+  ["cut off: <func", "Let me check the file.\n<func", "truncated-tag"],
+  ["cut off: <tool_ca", "Running it now <tool_ca", "truncated-tag"],
+  ["cut off: <par", "ok <par", "truncated-tag"],
+  ["cut off: <invoke", "<invoke", "truncated-tag"],
+  ["cut off inside attributes", 'Editing:\n<edit path="src/a', "truncated-tag"],
+  ["cut off right after a tool name", "Next <bash", "truncated-tag"],
+  ["cut off, trailing spaces", "<function   \n  ", "truncated-tag"],
+  ["a reply that is only a cut-off tag", "<function", "truncated-tag"],
+  ["JSON type function", 'Calling {"type": "function", "function": {"name": "bash"}}', "json"],
+  ["JSON type function, no spaces", '{"type":"function"}', "json"],
+  ["JSON name + arguments", '{"name": "read", "arguments": {"path": "a.ts"}}', "json"],
+  ["JSON name + parameters", '{ "name" : "grep" , "parameters" : {} }', "json"],
+  ["JSON tool + input", '{"tool": "bash", "input": {"command": "ls"}}', "json"],
+  ["JSON tool_calls array", '"tool_calls": [{"id": "1"}]', "json"],
+  ["JSON function object", '"function": {"name": "bash"', "json"],
+  ["JSON cut off after the name", 'Let me call it.\n{"name": "bash",', "truncated-json"],
+  ["JSON cut off mid-name", '{"name": "ba', "truncated-json"],
+  ["JSON cut off after the key", '{"type"', "truncated-json"],
+  ["JSON cut off after the colon", '{ "name" :', "truncated-json"],
+  ["JSON cut off at the arguments key", '{"name":"bash","arguments":', "json"],
+  ["JSON cut off in the arguments key", '{"name":"bash","argu', "truncated-json"],
+  ["Mistral marker", '[TOOL_CALLS] [{"name": "x"}]', "marker"],
+  ["Mistral marker, nothing after it", "Running it: [TOOL_CALLS]", "marker"],
+  ["special-token marker", "<|tool_call_begin|>bash", "marker"],
+  ["DeepSeek marker", "<\uff5ctool\u2581call\u2581begin\uff5c>function", "marker"],
+]
+
+const negatives: Array<[string, string]> = [
+  ["plain prose", "I updated the parser and the tests pass."],
+  ["HTML in prose", "Wrap it in <div class=\"x\"> and use <b>bold</b>."],
+  ["angle brackets in math", "if a < b and c > d then x <= y"],
+  ["generic tags", "<a href='x'>link</a> <span>y</span> <br/>"],
+  ["tool name without a tag", "Use the bash tool to run ls, then edit the file."],
+  ["inline code", "The model printed `<function=bash>` instead of calling the tool."],
+  ["double-backtick inline code", "Write ``<tool_call>`` in the template."],
+  ["fenced block", "Example:\n```xml\n<function=bash>\n<parameter=command>ls</parameter>\n</function>\n```\nThat is the format."],
+  ["tilde fence", "~~~\n<tool_call>\n~~~\nok"],
+  ["fenced JSON", '```json\n{"name": "read", "arguments": {}}\n```'],
+  ["unclosed fence swallows the rest", "Here:\n```\n<function=bash>"],
+  ["JSON without arguments", '{"name": "my-package", "version": "1.0.0"}'],
+  ["JSON with type other than function", '{"type": "module"}'],
+  ["cut-off prefix too short", "a <fu"],
+  ["cut-off unknown tag", "see <paragraph"],
+  ["prefix of a tag not at the end", "<func and more text"],
+  ["tool tag whose > never comes", '<edit path="a.ts" ' + "x".repeat(400) + " then more"],
+  ["tool tag broken by another tag", '<edit path="a" <b>'],
+  ["truncated-looking JSON that closes", 'x {"name": "bash"} done'],
+  ["JSON name far from the end", '{"name": "bash",' + " and then a long explanation ".repeat(20)],
+  ["empty", ""],
+  ["only spaces", "   \n\t "],
+]
+
+describe("tool call printed as text", () => {
+  test.each(positives)("finds %s", (_name, text, form) => {
+    const hit = findToolCallText(text)
+    expect(hit?.form).toBe(form)
+  })
+
+  test.each(negatives)("ignores %s", (_name, text) => {
+    expect(findToolCallText(text)).toBeUndefined()
+  })
+
+  test("extra tool names from the host registry count as bare tags", () => {
+    expect(findToolCallText("<deploy_site>now</deploy_site>")).toBeUndefined()
+    expect(findToolCallText("<deploy_site>now</deploy_site>", ["Deploy_Site"])?.form).toBe("tool-tag")
+  })
+
+  test("code after a closed fence is prose again", () => {
+    expect(findToolCallText("```\ncode\n```\n<tool_call>")?.form).toBe("xml-tag")
+    expect(findToolCallText("````\n```\n<tool_call>\n```\n````\ntext")).toBeUndefined()
+  })
+
+  test("a backtick run without a partner stays literal", () => {
+    expect(findToolCallText("it costs 5` then <function=bash>")?.form).toBe("xml-tag")
+  })
+
+  test("only the capped tail is read", () => {
+    const early = "<function=bash>\n" + "plain words here\n".repeat(Math.ceil((MAX_SCANNED_TEXT + 100) / 17))
+    expect(findToolCallText(early)).toBeUndefined()
+    expect(findToolCallText(early + "<tool_call>")?.form).toBe("xml-tag")
+  })
+
+  test("a tail that starts inside a long code block knows it is in code", () => {
+    const code = "<function=bash>\n".repeat(Math.ceil((MAX_SCANNED_TEXT * 2) / 16))
+    const text = "Here is the parser source:\n```\n" + code + "```\nThat is all."
+    expect(findToolCallText(text)).toBeUndefined()
+    // Negative control: the same lines outside a fence are printed calls.
+    expect(findToolCallText("Here:\n" + code + "That is all.")?.form).toBe("xml-tag")
+  })
+
+  test("a fence opened before the fence context window is not seen (documented limit)", () => {
+    const filler = "x\n".repeat(Math.ceil((FENCE_CONTEXT_CHARS + MAX_SCANNED_TEXT + 10) / 2))
+    const text = "```\n" + filler + "<function=bash>"
+    expect(findToolCallText(text)?.form).toBe("xml-tag")
+  })
+})
+
+describe("tool call in a message", () => {
+  test("reads the text parts, newest last, and skips host-injected ones", () => {
+    expect(toolCallInText(said("<tool_call>"))?.form).toBe("xml-tag")
+    const injected = assistant([{ kind: "text", text: "<tool_call>", synthetic: true }])
+    expect(toolCallInText(injected)).toBeUndefined()
+    expect(toolCallInText(thought("<tool_call>", "All good."))).toBeUndefined()
+    expect(toolCallInText(undefined)).toBeUndefined()
+  })
+
+  test("many parts are joined in order", () => {
+    const m = assistant([
+      { kind: "text", text: "First" },
+      { kind: "text", text: "<function=bash>" },
+    ])
+    expect(toolCallInText(m)?.form).toBe("xml-tag")
+  })
+})
+
+describe("thinking-tool: a call left in the reasoning", () => {
+  test.each([
+    ["Qwen tool_call in thinking", thought("I need the file.\n<tool_call>\n{\"name\": \"read\", \"arguments\": {}}\n</tool_call>", "Reading it now.")],
+    ["function tag in thinking, no text", thought("<function=edit>\n<parameter=path>a.ts</parameter>")],
+    ["JSON call in thinking", thought('I will call {"name": "grep", "arguments": {"pattern": "x"}}')],
+  ])("finds %s", (_name, message) => {
+    expect(toolCallInReasoning(message)).toBeDefined()
+  })
+
+  test.each([
+    ["plain reasoning", thought("The user wants a refactor. I should read the file first.")],
+    ["a message that did make a tool call", assistant([{ kind: "reasoning", text: "<tool_call>" }, tool("read", "completed")])],
+    ["a failed tool call still counts as a call", assistant([{ kind: "reasoning", text: "<tool_call>" }, tool("read", "error")])],
+    ["the call is in the text, not the reasoning", thought("fine", "<tool_call>")],
+    ["a user message", { id: "u", role: "user" as const, parts: [{ kind: "reasoning" as const, text: "<tool_call>" }] }],
+    ["nothing", undefined],
+  ])("ignores %s", (_name, message) => {
+    expect(toolCallInReasoning(message)).toBeUndefined()
+  })
+})

@@ -1,0 +1,278 @@
+import { describe, expect, test } from "bun:test"
+import { READY_CLOSED_CHANCES, judgeSecondPass, type JudgeInput, type Verdict } from "../../../src/core/judge.ts"
+import type { TranscriptMessage } from "../../../src/core/transcript.ts"
+import {
+  DONE_WITHOUT_DETAILS_PROMPT,
+  DONE_WITHOUT_WORK_PROMPT,
+  THINKING_TOOL_RECOVERY_PROMPT,
+  TOOL_TEXT_RECOVERY_PROMPT,
+} from "../../../src/prompts/nudges.ts"
+import type { TodoSnapshot } from "../../../src/todos/open.ts"
+import { closedList, openList, said, thought, user } from "../../fixtures/transcript-builders.ts"
+import { NOW, input } from "./helpers.ts"
+
+function judge(text: string | TranscriptMessage, overrides: Partial<JudgeInput> = {}): Verdict {
+  return judgeSecondPass(input(typeof text === "string" ? said(text) : text, overrides))
+}
+
+function withOptions(extra: Partial<JudgeInput["options"]>, overrides: Partial<JudgeInput> = {}): Partial<JudgeInput> {
+  return { ...overrides, options: { ...input(said("x")).options, ...extra } }
+}
+
+/** A compact view: "none", "latch:<signal>" or "send:<feature>". */
+function outcome(v: Verdict): string {
+  if (v.kind === "none") return v.charge ? `none+${v.charge}` : "none"
+  if (v.kind === "latchComplete") return `latch:${v.signal}`
+  return `send:${v.feature}`
+}
+
+const NO_LIST: TodoSnapshot = "none"
+const UNREADABLE: TodoSnapshot = "unreadable"
+
+describe("completion signals: 🎉 and stop statements", () => {
+  const table: Array<[string, string, TodoSnapshot, string]> = [
+    ["🎉, no todo list: latch (older behaviour)", "All done! 🎉", NO_LIST, "latch:celebration"],
+    ["🎉, todos undefined (read as no list): latch", "All done! 🎉", undefined as unknown as TodoSnapshot, "latch:celebration"],
+    ["🎉, every todo closed: latch", "All done! 🎉", closedList, "latch:celebration"],
+    ["🎉, empty list: latch", "Shipped 🎉", [], "latch:celebration"],
+    ["🎉 with open todos: the reminder instead", "All done! 🎉", openList, "send:todo-reminder"],
+    ["🎉 with an unreadable list: neither", "All done! 🎉", UNREADABLE, "none"],
+    ["TASK COMPLETE, no list: latch", "Merged.\nTASK COMPLETE", NO_LIST, "latch:stop-statement"],
+    ["stop with open todos: the reminder", "Stopping here.", openList, "send:todo-reminder"],
+    ["stop with closed todos: latch", "No further action needed.", closedList, "latch:stop-statement"],
+    ["stop with an unreadable list: neither", "Standing by.", UNREADABLE, "none"],
+    ["bare Done.: latch", "Done.", NO_LIST, "latch:stop-statement"],
+    ["task completed (any case): latch", "TASK COMPLETED", NO_LIST, "latch:stop-statement"],
+    // Lower-case "task complete" latches nothing; it is still a bare done claim.
+    ["lower-case task complete: no latch, a report is demanded", "task complete", NO_LIST, "send:done-claim"],
+    ["work still in progress: nothing", "The migration work is still in progress.", NO_LIST, "none"],
+    ["future report: nothing", "I'll report the numbers when it lands.", NO_LIST, "none"],
+    ["a stop followed by a connective clause: not a stop", "Stopping here for a moment, then continuing", NO_LIST, "none"],
+  ]
+
+  test.each(table)("%s", (_name, text, todos, expected) => {
+    expect(outcome(judge(text, { todos }))).toBe(expected)
+  })
+
+  test("the reminder names every open item with its status, as a correction", () => {
+    const v = judge("All done! 🎉", { todos: openList })
+    expect(v.kind === "send" && v.sendKind).toBe("correction")
+    const prompt = v.kind === "send" ? v.prompt : ""
+    expect(prompt).toContain("1. [pending] Verify the plugin loads")
+    expect(prompt).toContain("2. [in_progress] Write the README section")
+  })
+
+  test("the reminder budget caps it at maxRetries; spent means silence, never a latch on open work", () => {
+    expect(outcome(judge("Done! 🎉", { todos: openList, budgets: { "todo-reminder": 2 } }))).toBe("send:todo-reminder")
+    expect(outcome(judge("Done! 🎉", { todos: openList, budgets: { "todo-reminder": 3 } }))).toBe("none")
+  })
+
+  test("completion is judged before the tool-call scan (the order of the spec)", () => {
+    expect(outcome(judge("<tool_call>\n{}\n</tool_call>\nAll done 🎉"))).toBe("latch:celebration")
+  })
+})
+
+describe("tool calls as text", () => {
+  test("a printed call gets the recovery prompt as a correction", () => {
+    const v = judge("I'll list the files.\n<function=bash>\n<parameter=command>ls</parameter>\n</function>")
+    expect(v.kind === "send" && [v.feature, v.sendKind, v.prompt]).toEqual(["tool-text", "correction", TOOL_TEXT_RECOVERY_PROMPT])
+    expect(v.reason).toContain("xml-tag")
+  })
+
+  test("the override is sent verbatim", () => {
+    const v = judge('{"name": "read", "arguments": {"path": "a"}}', withOptions({ toolTextRecoveryPrompt: "Use the tool API." }))
+    expect(v.kind === "send" && v.prompt).toBe("Use the tool API.")
+  })
+
+  test("a call in a code block is an example, not a call", () => {
+    expect(outcome(judge("The format is:\n```\n<function=bash>\n```\nThat is all I found."))).toBe("none")
+  })
+
+  test("the budget caps it at maxRetries", () => {
+    expect(outcome(judge("<tool_call>", { budgets: { "tool-text": 3 } }))).toBe("none")
+  })
+
+  test("host tool names make bare tags count", () => {
+    expect(outcome(judge("<deploy>prod</deploy>"))).toBe("none")
+    expect(outcome(judge("<deploy>prod</deploy>", { knownTools: ["deploy"] }))).toBe("send:tool-text")
+  })
+
+  test("a call left in the reasoning gets the thinking-tool prompt", () => {
+    const v = judge(thought("<function=edit>\n<parameter=path>a.ts</parameter>", "Editing the file now."))
+    expect(v.kind === "send" && [v.feature, v.prompt]).toEqual(["thinking-tool", THINKING_TOOL_RECOVERY_PROMPT])
+    const custom = judge(thought("<tool_call>", "ok"), withOptions({ thinkingToolRecoveryPrompt: "Make the call." }))
+    expect(custom.kind === "send" && custom.prompt).toBe("Make the call.")
+  })
+})
+
+describe("a closing question hands the turn to the user", () => {
+  test.each([
+    ["a plain question", "Which schema should I use?"],
+    ["ready, then asks", "Ready to continue with task 3.\nShall I go ahead?"],
+    ["done, then asks", "All done.\nAnything else?"],
+    ["an announcement turned question", "Should I edit the file now?"],
+  ])("%s: nothing is sent", (_name, text) => {
+    const v = judge(text)
+    expect(outcome(v)).toBe("none")
+    expect(v.kind === "none" && v.standDown).toBe(true)
+  })
+})
+
+describe("ready to continue", () => {
+  test.each([
+    ["no todo list", NO_LIST],
+    ["open todos", openList],
+    ["unreadable list (the continue does not depend on it)", UNREADABLE],
+    ["empty list", [] as TodoSnapshot],
+  ])("sends a plain continue: %s", (_name, todos) => {
+    const v = judge("Task 2 is finished. Ready to continue with task 3.", { todos })
+    expect(v.kind === "send" && [v.feature, v.sendKind, v.prompt]).toEqual(["ready-to-continue", "continue", "continue"])
+  })
+
+  test("every todo closed: two chances (charged, nothing sent), then a plain continue", () => {
+    const text = "Proceeding with the next task."
+    const first = judge(text, { todos: closedList })
+    expect(outcome(first)).toBe("none+ready-closed")
+    expect(outcome(judge(text, { todos: closedList, budgets: { "ready-closed": 1 } }))).toBe("none+ready-closed")
+    const third = judge(text, { todos: closedList, budgets: { "ready-closed": READY_CLOSED_CHANCES } })
+    expect(third.kind === "send" && [third.feature, third.prompt]).toEqual(["ready-to-continue", "continue"])
+  })
+
+  test("a custom continuePrompt is used verbatim; the budget caps it", () => {
+    const v = judge("Ready to continue with task 3.", withOptions({ continuePrompt: "keep going" }))
+    expect(v.kind === "send" && v.prompt).toBe("keep going")
+    expect(outcome(judge("Ready to continue with task 3.", { budgets: { "ready-to-continue": 3 } }))).toBe("none")
+  })
+
+  test("readyToContinuePatterns replaces the built-in phrases", () => {
+    const opts = withOptions({ readyToContinuePatterns: ["on to the next one"] })
+    expect(outcome(judge("On to the next one.", opts))).toBe("send:ready-to-continue")
+    expect(outcome(judge("Ready to continue with task 3.", opts))).toBe("none")
+  })
+})
+
+describe("action intent", () => {
+  const text = "The loader is the culprit.\nNext, I'll update the retry logic:"
+
+  test("a warm session gets the action-intent prompt (continuePrompt by default)", () => {
+    const v = judge(text)
+    expect(v.kind === "send" && [v.feature, v.sendKind, v.prompt]).toEqual(["action-intent", "continue", "continue"])
+  })
+
+  test("actionIntentPrompt wins, then continuePrompt", () => {
+    const both = judge(text, withOptions({ actionIntentPrompt: "Do it now.", continuePrompt: "go" }))
+    expect(both.kind === "send" && both.prompt).toBe("Do it now.")
+    const onlyContinue = judge(text, withOptions({ continuePrompt: "go" }))
+    expect(onlyContinue.kind === "send" && onlyContinue.prompt).toBe("go")
+  })
+
+  test("not before warmupMs", () => {
+    expect(outcome(judge(text, { sessionStartedAt: NOW - 14_999 }))).toBe("none")
+    expect(outcome(judge(text, { sessionStartedAt: NOW - 15_000 }))).toBe("send:action-intent")
+  })
+
+  test("resumeOnActionIntent: false disables it", () => {
+    expect(outcome(judge(text, withOptions({ resumeOnActionIntent: false })))).toBe("none")
+  })
+
+  test("the budget caps it", () => {
+    expect(outcome(judge(text, { budgets: { "action-intent": 3 } }))).toBe("none")
+  })
+})
+
+describe("done claims", () => {
+  test("with open todos: the done-without-work prompt, listing the open items", () => {
+    const v = judge("All done!", { todos: openList })
+    expect(v.kind === "send" && [v.feature, v.sendKind]).toEqual(["done-claim", "correction"])
+    const prompt = v.kind === "send" ? v.prompt : ""
+    expect(prompt.startsWith(DONE_WITHOUT_WORK_PROMPT)).toBe(true)
+    expect(prompt).toContain("1. [pending] Verify the plugin loads")
+  })
+
+  test("the done-without-work override is sent as written", () => {
+    const v = judge("All done!", { todos: openList, ...withOptions({ doneWithoutWorkPrompt: "Check your list." }) })
+    expect(v.kind === "send" && v.prompt).toBe("Check your list.")
+  })
+
+  test.each([
+    ["no todo list", NO_LIST],
+    ["every todo closed", closedList],
+    ["empty list", [] as TodoSnapshot],
+    ["todos undefined (no list)", undefined as unknown as TodoSnapshot],
+  ])("a bare claim with %s: the done-without-details prompt", (_name, todos) => {
+    const v = judge("Everything is complete.", { todos })
+    expect(v.kind === "send" && [v.feature, v.prompt]).toEqual(["done-claim", DONE_WITHOUT_DETAILS_PROMPT])
+  })
+
+  test("a claim that describes the work needs no report", () => {
+    for (const text of [
+      "Updated src/core/judge.ts and test/unit/judge.test.ts.\nAll done!",
+      "Ran `bun test`: 42 passed.\nAll done!",
+      "## Summary\nRewrote the loader.\n\nAll done!",
+    ]) {
+      expect(outcome(judge(text))).toBe("none")
+    }
+  })
+
+  test("never on an unreadable list", () => {
+    expect(outcome(judge("All done!", { todos: UNREADABLE }))).toBe("none")
+  })
+
+  test("budget: maxRetries across busy cycles, counting both prompts", () => {
+    expect(outcome(judge("All done!", { budgets: { "done-claim": 2 } }))).toBe("send:done-claim")
+    expect(outcome(judge("All done!", { budgets: { "done-claim": 3 } }))).toBe("none")
+    expect(outcome(judge("All done!", { todos: openList, budgets: { "done-claim": 3 } }))).toBe("none")
+    expect(outcome(judge("All done!", { budgets: { "done-claim": 3 }, ...withOptions({ maxRetries: 5 }) }))).toBe("send:done-claim")
+  })
+
+  test("doneClaimPatterns replaces the built-in claims", () => {
+    const opts = withOptions({ doneClaimPatterns: ["^erledigt$"] })
+    expect(outcome(judge("Erledigt", opts))).toBe("send:done-claim")
+    expect(outcome(judge("All tasks completed.", opts))).toBe("none")
+  })
+
+  test("the details override is sent as written", () => {
+    const v = judge("All done!", withOptions({ doneWithoutDetailsPrompt: "Report please." }))
+    expect(v.kind === "send" && v.prompt).toBe("Report please.")
+  })
+})
+
+describe("second pass re-runs the guards on the fresh read", () => {
+  const printed = said("<function=bash>\n<parameter=command>ls</parameter>\n</function>")
+
+  test.each([
+    ["the user replied meanwhile", { messages: [printed, user("never mind")] }],
+    ["a question is open", { awaitingUser: true }],
+  ] as Array<[string, Partial<JudgeInput>]>)("%s: even a printed tool call is left alone", (_name, overrides) => {
+    expect(outcome(judgeSecondPass(input(printed, overrides)))).toBe("none")
+    // Negative control.
+    expect(outcome(judgeSecondPass(input(printed)))).toBe("send:tool-text")
+  })
+
+  test("a recently active user holds the nudges for a model that stopped by choice, not malfunction recovery", () => {
+    const recent = { lastGenuineUserAt: NOW - 5_000 }
+    expect(outcome(judgeSecondPass(input(printed, recent)))).toBe("send:tool-text")
+    const done = said("All done!")
+    expect(outcome(judgeSecondPass(input(done, recent)))).toBe("none")
+    expect(outcome(judgeSecondPass(input(done)))).toBe("send:done-claim")
+    const celebrate = said("Finished 🎉")
+    expect(outcome(judgeSecondPass(input(celebrate, { ...recent, todos: openList })))).toBe("none")
+    expect(outcome(judgeSecondPass(input(celebrate, { todos: openList })))).toBe("send:todo-reminder")
+  })
+
+  test("a stop pattern with open todos stands the reminder down", () => {
+    const turn = said("STOP: NEEDS_DECISION which schema?\nStopping here.")
+    const opts = withOptions({ stopPatterns: ["STOP:\\s*(BLOCKED|NEEDS_DECISION)\\b"] }, { todos: openList })
+    expect(outcome(judgeSecondPass(input(turn, opts)))).toBe("none")
+    expect(outcome(judgeSecondPass(input(turn, { todos: openList })))).toBe("send:todo-reminder")
+  })
+
+  test("a dead stream found only on the second read is still recovered", () => {
+    const turn = thought("…", undefined, { finish: "stop", outputTokens: 300 })
+    expect(outcome(judgeSecondPass(input(turn)))).toBe("send:dead-stream")
+  })
+
+  test("an ordinary answer: nothing to do", () => {
+    expect(outcome(judge("The function returns the parsed config and caches it per directory."))).toBe("none")
+  })
+})

@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test"
+import { decideTaskComplete, type TaskCompleteInput } from "../../../src/core/task-complete.ts"
+import { TASK_COMPLETE_ACK, TASK_COMPLETE_REPEAT_ERROR, TASK_COMPLETE_REPEAT_WARNING } from "../../../src/prompts/nudges.ts"
+import { closedList, openList } from "../../fixtures/transcript-builders.ts"
+
+const base: TaskCompleteInput = { todos: "none", isSubagent: false, repeatCalls: 0, refusals: 0, maxRetries: 3 }
+
+describe("task_complete", () => {
+  test.each([
+    ["no todo list", "none"],
+    ["every todo closed", closedList],
+    ["an unreadable list never refuses", "unreadable"],
+  ] as Array<[string, TaskCompleteInput["todos"]]>)("accepted with %s: latch, and the reply says stop", (_name, todos) => {
+    const d = decideTaskComplete({ ...base, todos })
+    expect(d).toEqual({ kind: "accept", text: TASK_COMPLETE_ACK, latch: true, overrodeOpenTodos: false, next: { repeatCalls: 1, refusals: 0 } })
+    expect(d.text).toMatch(/do not call task_complete again/i)
+  })
+
+  test("open todos refuse the call, name the items, and reset the repeat counter", () => {
+    const d = decideTaskComplete({ ...base, todos: openList, repeatCalls: 1 })
+    expect(d.kind).toBe("refuse")
+    expect(d.latch).toBe(false)
+    expect(d.next).toEqual({ repeatCalls: 0, refusals: 1 })
+    expect(d.text).toContain("1. [pending] Verify the plugin loads")
+    expect(d.text).toContain("2. [in_progress] Write the README section")
+  })
+
+  test("refusals stop at maxRetries; then the call is accepted over the open items", () => {
+    expect(decideTaskComplete({ ...base, todos: openList, refusals: 2 }).kind).toBe("refuse")
+    const d = decideTaskComplete({ ...base, todos: openList, refusals: 3 })
+    expect(d.kind === "accept" && d.overrodeOpenTodos).toBe(true)
+    expect(decideTaskComplete({ ...base, todos: openList, maxRetries: 0 }).kind).toBe("accept")
+  })
+
+  test("subagents skip the todo gate", () => {
+    const d = decideTaskComplete({ ...base, todos: openList, isSubagent: true })
+    expect(d.kind).toBe("accept")
+    expect(d.kind === "accept" && d.overrodeOpenTodos).toBe(false)
+  })
+
+  test("repeats without a user message: acknowledgement, then warning, then errors", () => {
+    expect(decideTaskComplete({ ...base, repeatCalls: 1 })).toEqual({ kind: "repeat", text: TASK_COMPLETE_REPEAT_WARNING, latch: true, next: { repeatCalls: 2, refusals: 0 } })
+    for (const repeatCalls of [2, 3, 27]) {
+      expect(decideTaskComplete({ ...base, repeatCalls })).toEqual({
+        kind: "error",
+        text: TASK_COMPLETE_REPEAT_ERROR,
+        latch: true,
+        next: { repeatCalls: repeatCalls + 1, refusals: 0 },
+      })
+    }
+  })
+
+  test("a stuck model looping on task_complete: the engine feeding `next` back gets refusals, one ack, a warning, then errors", () => {
+    let counters = { repeatCalls: 0, refusals: 0 }
+    const kinds: string[] = []
+    for (let call = 0; call < 8; call++) {
+      const d = decideTaskComplete({ ...base, todos: openList, ...counters })
+      kinds.push(d.kind)
+      counters = d.next
+    }
+    expect(kinds).toEqual(["refuse", "refuse", "refuse", "accept", "repeat", "error", "error", "error"])
+    // Another tool ran (the engine resets repeatCalls): the next call is acknowledged again.
+    const afterOtherTool = decideTaskComplete({ ...base, todos: openList, ...counters, repeatCalls: 0 })
+    expect(afterOtherTool.kind).toBe("accept")
+  })
+
+  test("nonsense counters read as zero", () => {
+    expect(decideTaskComplete({ ...base, repeatCalls: Number.NaN, refusals: -4 }).kind).toBe("accept")
+  })
+})
