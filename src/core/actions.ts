@@ -54,10 +54,16 @@ export async function abortThenPrompt(
   const options = ctx.effective(state)
   const abortAt = ctx.time.now()
   state.ownAbortUntil = abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS
-  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", () => ctx.port.abort(state.id), reporter(ctx, state))
-  if (outcome !== "ok") return
-  ctx.logger.log("info", `session ${state.id}: aborted the run (${request.label}); prompting in ${ABORT_CONTINUE_DELAY_MS}ms`)
+  // The host reports the abort (interrupted, idle) before the abort call returns: mark the
+  // recovery as under way first, so that idle is not judged as a finished turn meanwhile.
   state.pendingAction?.()
+  state.pendingAction = () => undefined
+  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", () => ctx.port.abort(state.id), reporter(ctx, state))
+  if (outcome !== "ok" || !state.pendingAction) {
+    state.pendingAction = undefined
+    return
+  }
+  ctx.logger.log("info", `session ${state.id}: aborted the run (${request.label}); prompting in ${ABORT_CONTINUE_DELAY_MS}ms`)
   state.pendingAction = ctx.time.schedule(ABORT_CONTINUE_DELAY_MS, () => {
     state.pendingAction = undefined
     // The abort ended the run; a busy period that began since then is a run the host started by

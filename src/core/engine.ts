@@ -11,6 +11,8 @@ import { SessionDiscovery } from "./discovery.ts"
 import { IdlePipeline, type IdleRule } from "./idle.ts"
 import { defaultIdleRules } from "./rules/index.ts"
 import type { EngineModule, ModuleFactory } from "./module.ts"
+import { defaultModules } from "./modules/index.ts"
+import { ToolNames } from "./tool-names.ts"
 import { runTaskComplete, type TaskCompleteResult } from "./task-complete-flow.ts"
 import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import { CoreLogger, errorText } from "./logger.ts"
@@ -58,9 +60,10 @@ export class RecoveryEngine {
       effective: (state) => this.effective(state),
       moduleHold: (state) => this.moduleHold(state),
     }
-    this.modules = (deps.modules ?? []).map((make) => make({ ctx: this.ctx, sessions: this.sessions }))
+    const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
+    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => make({ ctx: this.ctx, sessions: this.sessions }))
     const moduleRules = this.modules.flatMap((m) => m.idleRules ?? [])
-    this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? defaultIdleRules(() => undefined, moduleRules), () => undefined)
+    this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? defaultIdleRules(() => toolNames.peek(), moduleRules), () => undefined)
     this.discovery = new SessionDiscovery(this.ctx, this.discoveryTarget(), this.resolved.options)
     this.discovery.start()
     this.scheduleSweep()

@@ -38,7 +38,6 @@ export type IdleFacts = {
 
 export type IdleAction =
   | { kind: "send"; text: string; sendKind: SendKind; feature: string; reason: string }
-  | { kind: "abortThenSend"; text: string; feature: string; reason: string }
   | { kind: "command"; name: string; args: string; feature: string; reason: string }
   | { kind: "compact"; feature: string; reason: string }
   | { kind: "latchComplete"; reason: string }
@@ -172,7 +171,7 @@ export class IdlePipeline {
     bump(state.turnFeatureCounts, action.feature)
     state.turnFeatureCounts.set(`sent:${action.feature}`, 1)
     state.lifetimeContinues++
-    state.lastRecovery = { kind: action.kind === "abortThenSend" ? "abort+continue" : "continue", reason: `${action.feature}: ${action.reason}`, at: this.ctx.time.now() }
+    state.lastRecovery = { kind: "continue", reason: `${action.feature}: ${action.reason}`, at: this.ctx.time.now() }
 
     const timeout = options.sendTimeoutMs
     const report = this.report(state)
@@ -180,13 +179,6 @@ export class IdlePipeline {
       case "send":
         await exclusiveHostCall(state, this.ctx.time, timeout, `send ${action.feature}`, () =>
           this.ctx.port.send({ sessionID: state.id, text: action.text, kind: action.sendKind, setup: state.setup }), report)
-        break
-      case "abortThenSend":
-        state.ownAbortUntil = this.ctx.time.now() + timeout + options.gracePeriodMs
-        if ((await exclusiveHostCall(state, this.ctx.time, timeout, "abort", () => this.ctx.port.abort(state.id), report)) !== "ok") break
-        if (holdReason(this.ctx, state)) break
-        await exclusiveHostCall(state, this.ctx.time, timeout, `send ${action.feature}`, () =>
-          this.ctx.port.send({ sessionID: state.id, text: action.text, kind: "correction", setup: state.setup }), report)
         break
       case "command":
         await exclusiveHostCall(state, this.ctx.time, timeout, `command ${action.name}`, () =>

@@ -30,8 +30,11 @@ export type Signal =
   | { type: "error"; sessionID: string; name: string; message: string; status?: number; retryAfterMs?: number }
   /** The host itself is retrying the provider call: not a stall, and not ours to retry. */
   | { type: "retryScheduled"; sessionID: string }
-  /** Running token total of one assistant message (or of the session when no id is known). */
-  | { type: "usage"; sessionID: string; tokens: number; messageID?: string }
+  /**
+   * Running output token total of one assistant message (or of the session when no id is
+   * known); `contextTokens` is how much of the context window that message used.
+   */
+  | { type: "usage"; sessionID: string; tokens: number; messageID?: string; contextTokens?: number }
   | { type: "sessionCreated"; sessionID: string; parentID?: string }
   | { type: "sessionDeleted"; sessionID: string }
   /** A question, permission or form is open (`open: true`) or answered; `key` pairs them. */

@@ -25,8 +25,9 @@ export const PLAIN_CONTINUE = "continue"
 export function buildContinuePrompt(ctx: ContinueContext, options: ContinuePromptOptions): string {
   if (options.continuePrompt !== undefined && options.continuePrompt.trim() !== "") return options.continuePrompt
   if (!options.richContinuePrompt) return PLAIN_CONTINUE
+  const silence = ctx.silentMs > 0 ? ` (no activity for ${formatDuration(ctx.silentMs)})` : ""
   return [
-    `continue — auto-resume: ${ctx.reason} (no activity for ${formatDuration(ctx.silentMs)}).`,
+    `continue — auto-resume: ${ctx.reason}${silence}.`,
     `Attempt ${ctx.attempt}/${ctx.maxRetries} (continue #${ctx.episodeContinue} since your last user message), ${formatLocalTime(ctx.now)}.`,
     "Carry on exactly where you stopped. Do not start new work, do not redo finished steps, and take no destructive action that was not already planned.",
     "If everything is already done, reply with a short summary of what was done instead.",

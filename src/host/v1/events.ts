@@ -95,8 +95,9 @@ export function mapV1Event(event: unknown, roles: MessageRoles, now: number): Si
       if (messageID && (role === "user" || role === "assistant")) roles.set(messageID, role)
       if (role !== "assistant") return [{ type: "activity", sessionID }]
       const tokens = get(props, "info", "tokens")
-      const total = (num(get(tokens, "output")) ?? 0) + (num(get(tokens, "reasoning")) ?? 0)
-      return [{ type: "usage", sessionID, tokens: total, messageID }]
+      const output = (num(get(tokens, "output")) ?? 0) + (num(get(tokens, "reasoning")) ?? 0)
+      const context = output + (num(get(tokens, "input")) ?? 0) + (num(get(tokens, "cache", "read")) ?? 0) + (num(get(tokens, "cache", "write")) ?? 0)
+      return [{ type: "usage", sessionID, tokens: output, messageID, contextTokens: context > 0 ? context : undefined }]
     }
     case "todo.updated": {
       const todos = normalizeTodos(get(props, "todos"))

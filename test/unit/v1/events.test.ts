@@ -29,8 +29,10 @@ describe("mapV1Event", () => {
   test("assistant token totals become usage keyed by message; user messages are plain activity", () => {
     const roles = new MessageRoles()
     expect(map(ev("message.updated", { info: { id: "m1", sessionID: "s", role: "assistant", tokens: { output: 10, reasoning: 5 } } }), roles)).toEqual([
-      { type: "usage", sessionID: "s", tokens: 15, messageID: "m1" },
+      { type: "usage", sessionID: "s", tokens: 15, messageID: "m1", contextTokens: 15 },
     ])
+    const full = { input: 1000, output: 10, reasoning: 5, cache: { read: 200, write: 50 } }
+    expect(map(ev("message.updated", { info: { id: "m2", sessionID: "s", role: "assistant", tokens: full } }), roles)[0]).toMatchObject({ contextTokens: 1265 })
     expect(map(ev("message.updated", { info: { id: "u1", sessionID: "s", role: "user" } }), roles)).toEqual([{ type: "activity", sessionID: "s" }])
     expect(roles.get("u1")).toBe("user")
   })

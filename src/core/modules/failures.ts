@@ -1,0 +1,195 @@
+/**
+ * Provider failures the host gave up on (OpenCode retries 429/5xx and dropped streams itself;
+ * we only see the `session.error` it emits when it stops): the streaming-failure chain,
+ * rate-limit gates and the out-of-context lock, fed by signals, acting through the shared
+ * actions. Decisions live in provider-failure.ts; this file sequences them in time.
+ */
+import type { Signal } from "../../host/port.ts"
+import { buildContinuePrompt } from "../../prompts/continue.ts"
+import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
+import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
+import { abortThenPrompt, sendPrompt, withinLifetimeCap, type PromptRequest } from "../actions.ts"
+import type { CancelTimer } from "../clock.ts"
+import { holdReason, type EngineContext } from "../context.ts"
+import type { EngineModule, ModuleEnv } from "../module.ts"
+import {
+  INITIAL_FAILURE_STATE,
+  INITIAL_RATE_LIMIT_STATE,
+  UNLOCKED_CONTEXT,
+  clearRateLimit,
+  explainFailure,
+  nextContextLock,
+  nextFailureStep,
+  rateLimitGate,
+  rateLimitResumed,
+  registerRateLimitHit,
+  type ContextLock,
+  type FailureEvent,
+  type FailureState,
+  type RateLimitState,
+} from "../provider-failure.ts"
+import type { SessionState } from "../session-state.ts"
+
+type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; timer?: CancelTimer }
+
+export function failuresModule({ ctx }: ModuleEnv): EngineModule {
+  const tracked = new Map<string, Tracked>()
+  const get = (state: SessionState): Tracked => {
+    let t = tracked.get(state.id)
+    if (!t) {
+      t = { failure: INITIAL_FAILURE_STATE, rate: INITIAL_RATE_LIMIT_STATE, rateHitAt: 0, context: UNLOCKED_CONTEXT }
+      tracked.set(state.id, t)
+    }
+    return t
+  }
+
+  function wakeAt(state: SessionState, t: Tracked, at: number | undefined): void {
+    if (at === undefined) return
+    t.timer?.()
+    t.timer = ctx.time.schedule(Math.max(0, at - ctx.time.now()), () => {
+      t.timer = undefined
+      tick(state, t)
+    })
+  }
+
+  function tick(state: SessionState, t: Tracked): void {
+    const gate = rateLimitGate(t.rate, ctx.time.now())
+    if (gate.kind === "resume") return resumeAfterRateLimit(state, t)
+    feed(state, t, { type: "tick" })
+  }
+
+  function resumeAfterRateLimit(state: SessionState, t: Tracked): void {
+    if (state.busy) return
+    const waited = ctx.time.now() - t.rateHitAt
+    t.rate = rateLimitResumed(t.rate)
+    if (holdReason(ctx, state)) return
+    // Quota waits never spend the continue budget: the ladder itself is the bound.
+    ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}); one continue`)
+    void sendPrompt(ctx, state, continueText(ctx, state, rateLimitResumeReason(t.rate.hits, Math.max(0, waited))))
+  }
+
+  /** Feeds the streaming chain, unless a hold says the session must be left alone. */
+  function feed(state: SessionState, t: Tracked, event: FailureEvent): void {
+    const gated = event.type === "tick" || event.type === "idle"
+    if (gated && holdReason(ctx, state)) return
+    const step = nextFailureStep(t.failure, event, ctx.time.now(), ctx.effective(state))
+    t.failure = step.state
+    wakeAt(state, t, step.wakeAt)
+    const action = step.action
+    if (action.type === "none") return
+    if (action.type === "give-up") {
+      ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
+      return
+    }
+    if (!withinLifetimeCap(ctx, state, "failure recovery")) return
+    state.lifetimeContinues++
+    state.lastRecovery = { kind: action.type === "prompt" ? "continue" : "abort+continue", reason: `provider failure (${t.failure.reason})`, at: ctx.time.now() }
+    if (action.type === "prompt") {
+      ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
+      void sendPrompt(ctx, state, continueText(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts)))
+    } else {
+      ctx.logger.log("info", `session ${state.id}: ${action.reason}; abort + resume`)
+      void abortThenPrompt(ctx, state, continueText(ctx, state, abortResumeReason(t.failure.reason)))
+    }
+  }
+
+  function onError(state: SessionState, t: Tracked, signal: Extract<Signal, { type: "error" }>): void {
+    const options = ctx.effective(state)
+    const verdict = explainFailure(signal, options)
+    const now = ctx.time.now()
+    switch (verdict.kind) {
+      case "rate-limit": {
+        const registered = registerRateLimitHit(t.rate, now, options.rateLimitCooldownsMs, {
+          retryAfterMs: signal.retryAfterMs,
+          paused: ctx.pauses.isPaused(state.id),
+        })
+        t.rate = registered.state
+        t.rateHitAt = now
+        const gate = registered.gate
+        if (gate.kind === "wait") {
+          ctx.logger.log("info", `session ${state.id}: rate limited (${verdict.why}); hit ${t.rate.hits}, waiting until ${formatLocalTime(gate.allowedAt)} (${formatDuration(gate.allowedAt - now)})`)
+          wakeAt(state, t, gate.allowedAt)
+        } else if (gate.kind === "silent-until-user") {
+          ctx.logger.log("warn", `session ${state.id}: rate limited past the cooldown ladder; silent until the user writes`)
+        }
+        return
+      }
+      case "context-overflow":
+        t.context = nextContextLock(t.context, { type: "failure", kind: "context-overflow" }, now)
+        ctx.logger.log("warn", `session ${state.id}: context window full (${verdict.why}); no continues until the user writes`)
+        return
+      case "streaming":
+        ctx.logger.log("info", `session ${state.id}: streaming failure (${verdict.why}); recovery armed`)
+        feed(state, t, { type: "failure", name: signal.name })
+        return
+      default:
+        ctx.logger.log("debug", `session ${state.id}: error not recovered (${verdict.kind}: ${verdict.why})`)
+    }
+  }
+
+  return {
+    name: "failures",
+    onSignal(state, signal) {
+      const t = get(state)
+      switch (signal.type) {
+        case "error":
+          return onError(state, t, signal)
+        case "idle":
+          return feed(state, t, { type: "idle" })
+        case "busy":
+          return feed(state, t, { type: "busy" })
+        case "modelOutput":
+        case "toolStart":
+          t.rate = clearRateLimit()
+          return feed(state, t, { type: "modelOutput" })
+        case "usage":
+          if (state.lastModelOutputAt === ctx.time.now()) {
+            t.rate = clearRateLimit()
+            feed(state, t, { type: "modelOutput" })
+          }
+          return
+        case "userMessage":
+          if (!signal.genuine) return
+          t.rate = clearRateLimit()
+          t.context = nextContextLock(t.context, { type: "genuineUser" }, ctx.time.now())
+          return feed(state, t, { type: "genuineUser" })
+        case "interrupted":
+          if (!state.cancelledByUser) return
+          t.rate = clearRateLimit()
+          t.timer?.()
+          return feed(state, t, { type: "cancelled" })
+      }
+    },
+    holdReason(state) {
+      const t = tracked.get(state.id)
+      if (!t) return undefined
+      if (t.context.locked) return "the context window is full; waiting for the user"
+      const gate = rateLimitGate(t.rate, ctx.time.now())
+      if (gate.kind === "wait") return `rate limited until ${formatLocalTime(gate.allowedAt)}`
+      if (gate.kind === "silent-until-user") return "rate limited past the cooldown ladder; waiting for the user"
+      return undefined
+    },
+    forget(state) {
+      tracked.get(state.id)?.timer?.()
+      tracked.delete(state.id)
+    },
+    dispose() {
+      for (const t of tracked.values()) t.timer?.()
+      tracked.clear()
+    },
+  }
+}
+
+function continueText(ctx: EngineContext, state: SessionState, reason: string): PromptRequest {
+  return {
+    kind: "continue",
+    label: "send failure recovery",
+    text: () => {
+      const options = ctx.effective(state)
+      return buildContinuePrompt(
+        { reason, attempt: 1, maxRetries: options.maxRetries, episodeContinue: state.lifetimeContinues, silentMs: 0, now: ctx.time.now() },
+        options,
+      )
+    },
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Context saturation: a session that keeps working until its context is full. At the end of a
+ * turn above `contextSaturationThreshold`, a parent gets magic-context's `ctx-wrapup` command
+ * (only when magic-context is loaded), a subagent native compaction (only when
+ * `subagentNativeCompactionEnabled`). Unknown limits or failed look-ups mean no intervention.
+ */
+import type { ModelRef } from "../../host/port.ts"
+import { withTimeout } from "../host-calls.ts"
+import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
+import { decideSaturation, hasMagicContext, saturationRatio } from "../saturation.ts"
+
+const LOOKUP_CACHE_MS = 5 * 60_000
+const MAX_CACHED_MODELS = 32
+
+export const CTX_WRAPUP_COMMAND = "ctx-wrapup"
+
+export function saturationModule({ ctx }: ModuleEnv): EngineModule {
+  const contextTokens = new Map<string, number>()
+  const limits = new Map<string, { at: number; value: { context: number; output: number } | undefined }>()
+  let plugins: { at: number; magic: boolean } | undefined
+
+  async function limitFor(model: ModelRef, timeoutMs: number) {
+    const key = `${model.providerID}/${model.modelID}`
+    const cached = limits.get(key)
+    if (cached && ctx.time.now() - cached.at < LOOKUP_CACHE_MS) return cached.value
+    const value = await withTimeout(ctx.time, timeoutMs, "model limits", () => ctx.port.modelLimits(model))
+    if (limits.size >= MAX_CACHED_MODELS) limits.clear()
+    limits.set(key, { at: ctx.time.now(), value })
+    return value
+  }
+
+  async function magicContextLoaded(timeoutMs: number): Promise<boolean> {
+    if (plugins && ctx.time.now() - plugins.at < LOOKUP_CACHE_MS) return plugins.magic
+    const list = await withTimeout(ctx.time, timeoutMs, "plugin list", () => ctx.port.pluginNames())
+    plugins = { at: ctx.time.now(), magic: hasMagicContext(list) }
+    return plugins.magic
+  }
+
+  return {
+    name: "saturation",
+    idleRules: [
+      {
+        name: "context-saturation",
+        pass: "first",
+        priority: JUDGE_PRIORITY + 5,
+        async decide(facts) {
+          const state = facts.state
+          const used = contextTokens.get(state.id)
+          const model = state.setup.model
+          if (used === undefined || !model) return undefined
+          const timeout = facts.options.sendTimeoutMs
+          let limit: { context: number; output: number } | undefined
+          let magic = false
+          try {
+            limit = await limitFor(model, timeout)
+            magic = state.parentID === undefined && (await magicContextLoaded(timeout))
+          } catch {
+            return undefined // a failed look-up means no intervention
+          }
+          const ratio = saturationRatio(used, limit)
+          const decision = decideSaturation({
+            ratio,
+            threshold: facts.options.contextSaturationThreshold,
+            isSubagent: state.parentID !== undefined,
+            magicContextLoaded: magic,
+            subagentNativeCompactionEnabled: facts.options.subagentNativeCompactionEnabled,
+            alreadyIntervenedThisBusyCycle: state.turnFeatureCounts.has("sent:context-saturation"),
+            cancelled: state.cancelledByUser,
+            completed: state.completed,
+            limitsKnown: limit !== undefined,
+          })
+          if (decision.action === "ctx-wrapup") {
+            return { kind: "command", name: CTX_WRAPUP_COMMAND, args: "", feature: "context-saturation", reason: decision.reason }
+          }
+          if (decision.action === "compact") return { kind: "compact", feature: "context-saturation", reason: decision.reason }
+          return undefined
+        },
+      },
+    ],
+    onSignal(state, signal) {
+      if (signal.type === "usage" && signal.contextTokens !== undefined && Number.isFinite(signal.contextTokens)) {
+        contextTokens.set(state.id, signal.contextTokens)
+      }
+    },
+    forget(state) {
+      contextTokens.delete(state.id)
+    },
+  }
+}

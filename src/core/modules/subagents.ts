@@ -1,0 +1,116 @@
+/**
+ * Subagents: a parent that waits forever on children that already finished (or died), and
+ * children that went quiet. The state machine is in subagents.ts; this module gathers the
+ * facts from the session table, keeps one state and one timer per parent, and acts.
+ */
+import type { Signal } from "../../host/port.ts"
+import { buildContinuePrompt } from "../../prompts/continue.ts"
+import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../prompts/subagents.ts"
+import { abortThenPrompt, sendPrompt, withinLifetimeCap } from "../actions.ts"
+import type { CancelTimer } from "../clock.ts"
+import { holdReason } from "../context.ts"
+import type { EngineModule, ModuleEnv } from "../module.ts"
+import type { SessionState } from "../session-state.ts"
+import { INITIAL_ORPHAN_STATE, nextOrphanStep, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
+
+/** Signals that can change a parent's verdict; streaming deltas are deliberately not among them. */
+const RELEVANT: ReadonlySet<Signal["type"]> = new Set(["busy", "idle", "toolStart", "toolEnd", "error", "interrupted", "awaitingUser", "sessionCreated"])
+const MAX_CHILDREN_PER_PARENT = 64
+
+type ParentTrack = { state: OrphanState; timer?: CancelTimer }
+
+export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
+  const children = new Map<string, Set<string>>()
+  const parents = new Map<string, ParentTrack>()
+  /** Children whose last turn ended in an error (cleared when they run again). */
+  const errored = new Set<string>()
+
+  function childFacts(child: SessionState): ChildFacts {
+    return {
+      id: child.id,
+      status: child.busy ? "busy" : errored.has(child.id) ? "error" : "idle",
+      lastOutputAt: child.lastModelOutputAt || child.firstSeenAt,
+      toolInProgress: child.openTools.size > 0,
+      awaitingUser: child.awaiting.size > 0,
+      cancelledByUser: child.cancelledByUser,
+    }
+  }
+
+  function evaluate(parentID: string): void {
+    const parent = sessions.get(parentID)
+    const kids = children.get(parentID)
+    if (!parent || !kids) return
+    const facts: ParentFacts = {
+      busy: parent.busy,
+      lastActivityAt: parent.lastActivityAt,
+      openTools: [...parent.openTools.values()].map((t) => t.tool),
+      awaitingUser: parent.awaiting.size > 0,
+      blocked: holdReason(ctx, parent) !== undefined && parent.awaiting.size === 0,
+      children: [...kids].flatMap((id) => {
+        const child = sessions.get(id)
+        return child ? [childFacts(child)] : []
+      }),
+    }
+    let track = parents.get(parentID)
+    if (!track) parents.set(parentID, (track = { state: INITIAL_ORPHAN_STATE }))
+    const options = ctx.effective(parent)
+    const step = nextOrphanStep(track.state, facts, ctx.time.now(), options)
+    track.state = step.state
+    track.timer?.()
+    track.timer = undefined
+    if (step.wakeAt !== undefined) {
+      track.timer = ctx.time.schedule(Math.max(0, step.wakeAt - ctx.time.now()), () => {
+        if (track) track.timer = undefined
+        evaluate(parentID)
+      })
+    }
+    const action = step.action
+    if (action.type === "nudge-child") {
+      const child = sessions.get(action.childId)
+      if (!child || !withinLifetimeCap(ctx, child, "subagent nudge")) return
+      child.lifetimeContinues++
+      ctx.logger.log("info", `session ${parentID}: subagent ${action.childId}: ${action.reason}; nudging the subagent`)
+      const quiet = (ctx.time.now() - (child.lastModelOutputAt || child.firstSeenAt)) / 1000
+      const text = action.cause === "stuck" ? buildStuckSubagentPrompt(quiet, child.openTools.size > 0) : buildCrashedSubagentPrompt()
+      void sendPrompt(ctx, child, { kind: "correction", label: "send subagent nudge", text })
+    } else if (action.type === "abort-resume-parent") {
+      if (!withinLifetimeCap(ctx, parent, "orphan-parent recovery")) return
+      parent.lifetimeContinues++
+      parent.lastRecovery = { kind: "abort+continue", reason: `orphan parent: ${action.reason}`, at: ctx.time.now() }
+      ctx.logger.log("info", `session ${parentID}: orphan parent (${action.reason}); abort + resume`)
+      const reason = orphanParentReason(action.reason)
+      void abortThenPrompt(ctx, parent, {
+        kind: "continue",
+        label: "send orphan-parent continue",
+        text: () => buildContinuePrompt({ reason, attempt: 1, maxRetries: options.maxRetries, episodeContinue: parent.lifetimeContinues, silentMs: 0, now: ctx.time.now() }, options),
+      })
+    }
+  }
+
+  return {
+    name: "subagents",
+    onSignal(state, signal) {
+      if (!RELEVANT.has(signal.type)) return
+      if (signal.type === "error") errored.add(state.id)
+      else if (signal.type === "busy" || signal.type === "toolStart") errored.delete(state.id)
+      if (signal.type === "sessionCreated" && state.parentID) {
+        let kids = children.get(state.parentID)
+        if (!kids) children.set(state.parentID, (kids = new Set()))
+        if (kids.size < MAX_CHILDREN_PER_PARENT) kids.add(state.id)
+      }
+      if (state.parentID && children.has(state.parentID)) evaluate(state.parentID)
+      if (children.has(state.id)) evaluate(state.id)
+    },
+    forget(state) {
+      parents.get(state.id)?.timer?.()
+      parents.delete(state.id)
+      children.delete(state.id)
+      errored.delete(state.id)
+      if (state.parentID) children.get(state.parentID)?.delete(state.id)
+    },
+    dispose() {
+      for (const track of parents.values()) track.timer?.()
+      parents.clear()
+    },
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Tool misuse: loops (at idle over the recent history, and live on every tool start) and
+ * calls to tools that do not exist. Detection is in detect/tool-loop.ts and
+ * detect/unknown-tool.ts; this module decides when to act and acts.
+ */
+import { ToolFingerprints, detectIdleToolLoop } from "../../detect/tool-loop.ts"
+import { detectUnknownTool } from "../../detect/unknown-tool.ts"
+import { buildToolLoopPrompt } from "../../prompts/loops.ts"
+import { buildUnknownToolPrompt } from "../../prompts/unknown-tool.ts"
+import { abortThenPrompt, withinLifetimeCap } from "../actions.ts"
+import { holdReason } from "../context.ts"
+import { bump } from "../idle.ts"
+import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
+import type { ToolNames } from "../tool-names.ts"
+
+/** After the judge: its guards (the user's turn, an open question) have had their say. */
+const TOOL_RULES_PRIORITY = JUDGE_PRIORITY + 10
+const MAX_REMEMBERED_CALLS = 256
+
+export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineModule {
+  const fingerprints = new Map<string, ToolFingerprints>()
+  /** Newest message already covered by an unknown-tool suggestion, per session. */
+  const suggestedUpTo = new Map<string, string>()
+  /** Call ids already fingerprinted, per session. */
+  const recorded = new Map<string, Set<string>>()
+
+  return {
+    name: "tools",
+    idleRules: [
+      {
+        name: "tool-loop",
+        pass: "second",
+        priority: TOOL_RULES_PRIORITY,
+        decide(facts) {
+          const loop = detectIdleToolLoop(facts.messages)
+          if (!loop) return undefined
+          return {
+            kind: "send",
+            text: buildToolLoopPrompt(loop),
+            sendKind: "correction",
+            feature: "tool-loop",
+            reason: `${loop.kind === "same-tool" ? "same tool" : "cycle"} ${loop.tools.join(" -> ")} x${loop.repeats}`,
+          }
+        },
+      },
+      {
+        name: "unknown-tool",
+        pass: "second",
+        priority: TOOL_RULES_PRIORITY + 1,
+        async decide(facts) {
+          const available = await toolNames.get()
+          const since = suggestedUpTo.get(facts.state.id)
+          const finding = detectUnknownTool(facts.messages, available, since ? { sinceMessageId: since } : {})
+          if (!finding || !available) return undefined
+          const newest = facts.messages[facts.messages.length - 1]?.id
+          if (newest) suggestedUpTo.set(facts.state.id, newest)
+          return {
+            kind: "send",
+            text: buildUnknownToolPrompt({ ...finding, available }),
+            sendKind: "correction",
+            feature: "unknown-tool",
+            reason: `called missing tool "${finding.wrongName}" ${finding.count} times${finding.closest ? `; closest: ${finding.closest}` : ""}`,
+          }
+        },
+      },
+    ],
+    onSignal(state, signal) {
+      if (signal.type === "userMessage" && signal.genuine) {
+        fingerprints.get(state.id)?.reset()
+        suggestedUpTo.delete(state.id)
+        return
+      }
+      // Fingerprint each call once, when its arguments are known: hosts re-announce a running
+      // call (v1 part updates, progress), and those repeats are not new calls.
+      if (signal.type !== "toolStart" || signal.args === undefined) return
+      let seen = recorded.get(state.id)
+      if (!seen) recorded.set(state.id, (seen = new Set()))
+      if (seen.has(signal.callID)) return
+      if (seen.size >= MAX_REMEMBERED_CALLS) seen.clear()
+      seen.add(signal.callID)
+      let prints = fingerprints.get(state.id)
+      if (!prints) fingerprints.set(state.id, (prints = new ToolFingerprints()))
+      const loop = prints.record(signal.tool, signal.args)
+      if (!loop) return
+      // ESC, a pause or an open question win over a loop; so does a recovery already under way.
+      const held = holdReason(ctx, state) ?? (state.pendingAction ? "a recovery is under way" : undefined)
+      if (held) {
+        ctx.logger.log("info", `session ${state.id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held}`)
+        return
+      }
+      if (!withinLifetimeCap(ctx, state, "tool-loop recovery")) return
+      state.lifetimeContinues++
+      bump(state.featureCounts, "live-tool-loop")
+      state.lastRecovery = { kind: "abort+continue", reason: "live tool loop", at: ctx.time.now() }
+      ctx.logger.log("info", `session ${state.id}: live tool loop: ${loop.calls} calls repeating ${loop.tools.join(" -> ")}${loop.near ? " (near-identical arguments)" : ""}; aborting before the next call`)
+      // The only abort while a tool is open: six repeats prove the loop, and this call has not run yet.
+      void abortThenPrompt(ctx, state, { kind: "correction", label: "send tool-loop recovery", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }) })
+    },
+    forget(state) {
+      fingerprints.delete(state.id)
+      recorded.delete(state.id)
+      suggestedUpTo.delete(state.id)
+    },
+  }
+}

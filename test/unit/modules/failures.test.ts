@@ -1,0 +1,119 @@
+/** Provider failures through the whole engine, on the simulated clock. */
+import { describe, expect, test } from "bun:test"
+import { makeHarness, userTurn } from "../../support/harness.ts"
+
+const streamError = { type: "error", name: "UnknownError", message: "Streaming response failed: connection reset" } as const
+const rateLimit = { type: "error", name: "APIError", message: "Rate limit exceeded", status: 429 } as const
+const overflow = { type: "error", name: "APIError", message: "prompt is too long: context length exceeded", status: 400 } as const
+
+describe("streaming failure", () => {
+  test("a streaming failure the host gave up on gets a recovery prompt once idle", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn, streamError, { type: "idle" })
+    await h.advance(5000, 250)
+    expect(h.port.sends).toHaveLength(1)
+    expect(h.port.sends[0]!.text).toContain("auto-resume")
+    expect(h.port.logged(/streaming failure .*recovery armed/)).toBe(true)
+  })
+
+  test("negative control: a non-transient error (400) is not retried", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn, { type: "error", name: "APIError", message: "Bad request: invalid schema", status: 400 }, { type: "idle" })
+    await h.advance(60_000, 1000)
+    expect(h.port.sends).toHaveLength(0)
+  })
+
+  test("a prompt that restarts the session ends the chain; one that does not is retried, then abort + resume", async () => {
+    const ok = makeHarness()
+    ok.emit(...userTurn, streamError, { type: "idle" })
+    await ok.advance(3000, 250)
+    ok.emit({ type: "busy" }, { type: "modelOutput" }, { type: "idle" })
+    await ok.advance(60_000, 1000)
+    expect(ok.port.sends).toHaveLength(1)
+
+    const dead = makeHarness()
+    dead.emit(...userTurn, streamError, { type: "idle" })
+    await dead.advance(120_000, 250)
+    // Three prompts (maxRetries), then abort + resume, then it gives up: nothing more, ever.
+    expect(dead.port.actions).toEqual(["send", "send", "send", "abort", "send"])
+    expect(dead.port.logged(/gave up/)).toBe(true)
+  })
+
+  test("ESC during the chain stops it", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn, streamError, { type: "interrupted" }, { type: "idle" })
+    await h.advance(60_000, 1000)
+    expect(h.port.calls).toHaveLength(0)
+  })
+})
+
+describe("rate limits", () => {
+  test("a 429 the host gave up on waits the first cooldown, then one continue that spends no budget", async () => {
+    const h = makeHarness({ rateLimitCooldownsMs: [60_000, 120_000] })
+    h.emit(...userTurn, rateLimit, { type: "idle" })
+    await h.advance(59_000, 1000)
+    expect(h.port.sends).toHaveLength(0)
+    await h.advance(2000, 250)
+    expect(h.port.sends).toHaveLength(1)
+    expect(h.engine.status("s1")?.lifetimeContinues).toBe(0)
+  })
+
+  test("while the gate is closed, no other path may continue (a stall is held)", async () => {
+    const h = makeHarness({ rateLimitCooldownsMs: [10 * 60_000] })
+    h.emit(...userTurn, rateLimit, { type: "busy" })
+    await h.advance(5 * 60_000, 5000)
+    expect(h.port.calls).toHaveLength(0)
+    expect(h.port.logged(/held: rate limited until/)).toBe(true)
+  })
+
+  test("past the ladder the session stays silent until the user writes", async () => {
+    const h = makeHarness({ rateLimitCooldownsMs: [1000] })
+    h.emit(...userTurn, rateLimit, { type: "idle" })
+    await h.advance(2000, 250)
+    expect(h.port.sends).toHaveLength(1)
+    h.emit({ type: "busy" }, rateLimit, { type: "idle" })
+    await h.advance(10 * 60_000, 5000)
+    expect(h.port.sends).toHaveLength(1)
+    expect(h.port.logged(/past the cooldown ladder/)).toBe(true)
+  })
+
+  test("a provider's Retry-After longer than the rung is honoured", async () => {
+    const h = makeHarness({ rateLimitCooldownsMs: [1000] })
+    h.emit(...userTurn, { ...rateLimit, retryAfterMs: 30_000 }, { type: "idle" })
+    await h.advance(29_000, 1000)
+    expect(h.port.sends).toHaveLength(0)
+    await h.advance(2000, 250)
+    expect(h.port.sends).toHaveLength(1)
+  })
+
+  test("ESC during the wait: nothing at the end of the cooldown", async () => {
+    const h = makeHarness({ rateLimitCooldownsMs: [5000] })
+    h.emit(...userTurn, rateLimit, { type: "idle" })
+    await h.advance(1000)
+    h.emit({ type: "interrupted" })
+    await h.advance(60_000, 1000)
+    expect(h.port.calls).toHaveLength(0)
+  })
+
+  test("a paused session never arms the ladder", async () => {
+    const h = makeHarness({ rateLimitCooldownsMs: [5000] })
+    h.pauses.pause("s1")
+    h.emit(...userTurn, rateLimit, { type: "idle" })
+    h.pauses.resume("s1")
+    await h.advance(60_000, 1000)
+    expect(h.port.calls).toHaveLength(0)
+  })
+})
+
+describe("context overflow", () => {
+  test("locks every continue until a genuine user turn", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn, overflow, { type: "busy" })
+    await h.advance(10 * 60_000, 5000)
+    expect(h.port.calls).toHaveLength(0)
+    expect(h.port.logged(/context window is full/)).toBe(true)
+    h.emit(...userTurn)
+    await h.advance(190_000, 1000)
+    expect(h.port.sends).toHaveLength(1)
+  })
+})
