@@ -1,9 +1,17 @@
 /** The universal entry: one default export, the right adapter per host, inert on anything else. */
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
 import * as entry from "../../src/index.ts"
 import { isRealV2Context } from "../../src/host/detect.ts"
 
 const plugin = entry.default
+
+// server() resets the pause marker file at start: keep it away from the real home folder.
+beforeAll(() => {
+  process.env.XDG_CONFIG_HOME = fs.mkdtempSync(path.join(os.tmpdir(), "ar-entry-"))
+})
 
 function fakeV1Client() {
   const logs: { level: string; message: string }[] = []
@@ -27,7 +35,16 @@ describe("universal entry", () => {
   test("server() on a 1.x input returns hooks and logs one startup line", async () => {
     const { client, logs } = fakeV1Client()
     const hooks = await plugin.server({ client, serverUrl: new URL("http://127.0.0.1:1") } as never, { chunkTimeoutMs: 60_000 })
-    expect(Object.keys(hooks).sort()).toEqual(["chat.message", "event", "tool", "tool.execute.after", "tool.execute.before"])
+    expect(Object.keys(hooks).sort()).toEqual([
+      "chat.message",
+      "command.execute.before",
+      "config",
+      "event",
+      "experimental.chat.messages.transform",
+      "tool",
+      "tool.execute.after",
+      "tool.execute.before",
+    ])
     await Promise.resolve()
     const startup = logs.filter((l) => l.message.startsWith("opencode-auto-resume "))
     expect(startup).toHaveLength(1)

@@ -15,6 +15,9 @@ import { startupLine } from "../startup.ts"
 import { MessageRoles, mapV1Event } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
+import { FilePauses, isPauseControl } from "../../pause/file-pauses.ts"
+import { pauseFilePath } from "../../pause/marker-file.ts"
+import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
 
 export type V1Plugin = { hooks: Hooks; engine: RecoveryEngine }
 
@@ -25,7 +28,17 @@ export function startV1(input: { client: unknown }, rawOptions: unknown, env: Re
   const port = createV1Port(input.client as V1Client)
   const resolved = resolveOptions(rawOptions, env)
   const time = deps.time ?? realTime()
-  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: deps.pauses })
+  // The marker file the CLI writes; reset once per process, so a restart clears every pause.
+  const filePauses = deps.pauses
+    ? undefined
+    : new FilePauses({
+        file: pauseFilePath(env),
+        recheckMs: resolved.options.checkIntervalMs,
+        now: () => time.now(),
+        log: (level, message) => port.log(level, message),
+      })
+  void filePauses?.start()
+  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: deps.pauses ?? filePauses })
   port.log("info", startupLine("v1", resolved))
   for (const warning of resolved.warnings) port.log("warn", warning)
 
@@ -80,7 +93,12 @@ export function startV1(input: { client: unknown }, rawOptions: unknown, env: Re
       engine.handle({ type: "toolEnd", sessionID, callID })
     }),
   }
-  return { hooks, engine }
+  const control = filePauses ?? (isPauseControl(deps.pauses) ? deps.pauses : undefined)
+  // The command hooks guard themselves: their one deliberate throw must reach the host.
+  const all = control
+    ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now() }))
+    : hooks
+  return { hooks: all, engine }
 }
 
 /** Agent and model of a genuine user turn, from the hook input or the stored message. */

@@ -1,0 +1,120 @@
+/**
+ * `auto-resume-toggle`: pause or resume opencode-auto-resume for a session (or all sessions)
+ * from outside the chat, by writing the pause marker file that the running plugin watches.
+ *
+ *   auto-resume-toggle <sessionID> off|on|status
+ *   auto-resume-toggle --all off|on|status
+ *   auto-resume-toggle --help
+ *
+ * Exit status: 0 done, 1 the marker file could not be read or written, 2 bad usage (one line
+ * on stderr saying why). `main` does not exit the process; bin/auto-resume-toggle.mjs does.
+ */
+import { PauseMarkerFile, pauseFilePath, type PauseState } from "../pause/marker-file.ts"
+import { printable, sessionIdProblem } from "../pause/session-id.ts"
+
+export const EXIT_OK = 0
+export const EXIT_FAILED = 1
+export const EXIT_USAGE = 2
+
+const PROGRAM = "auto-resume-toggle"
+
+export type CliIo = {
+  stdout: (line: string) => void
+  stderr: (line: string) => void
+  env: Record<string, string | undefined>
+}
+
+type Action = "on" | "off" | "status"
+type Parsed = { kind: "help" } | { kind: "run"; target: { all: true } | { all: false; sessionID: string }; action: Action } | { kind: "usage"; reason: string }
+
+export function helpText(file: string): string {
+  return [
+    `Usage: ${PROGRAM} <sessionID> off|on|status`,
+    `       ${PROGRAM} --all off|on|status`,
+    `       ${PROGRAM} --help`,
+    "",
+    "Pauses (off) or resumes (on) automatic recovery by opencode-auto-resume for one session, or",
+    "for every session with --all, without opening the chat; status shows what is paused.",
+    "A running OpenCode honours the change within one watchdog interval. Restarting OpenCode",
+    "clears all pauses. `--all on` lifts the global pause and every session's pause.",
+    "",
+    `Pause file: ${file}`,
+    "Exit status: 0 done, 1 the pause file could not be read or written, 2 bad usage.",
+  ].join("\n")
+}
+
+export function parseArgs(argv: readonly string[]): Parsed {
+  if (argv.some((a) => a === "--help" || a === "-h")) return { kind: "help" }
+  if (argv.length === 0) return { kind: "usage", reason: "missing arguments: expected <sessionID> off|on|status or --all off|on|status" }
+  const [first, second, ...rest] = argv
+  if (rest.length > 0) return { kind: "usage", reason: `too many arguments (unexpected ${printable(rest[0])})` }
+  const action = parseAction(second)
+  if (first === "--all") {
+    if (!action) return { kind: "usage", reason: second === undefined ? "missing action after --all: off, on or status" : `unknown action ${printable(second)}: use off, on or status` }
+    return { kind: "run", target: { all: true }, action }
+  }
+  if (first === undefined || first.startsWith("-")) return { kind: "usage", reason: `unknown option ${printable(first)}` }
+  const problem = sessionIdProblem(first)
+  if (problem) return { kind: "usage", reason: `invalid session id ${printable(first)}: ${problem}` }
+  if (!action) return { kind: "usage", reason: second === undefined ? "missing action: off, on or status" : `unknown action ${printable(second)}: use off, on or status` }
+  return { kind: "run", target: { all: false, sessionID: first }, action }
+}
+
+function parseAction(value: string | undefined): Action | undefined {
+  const v = value?.trim().toLowerCase()
+  return v === "on" || v === "off" || v === "status" ? v : undefined
+}
+
+function defaultIo(): CliIo {
+  return {
+    stdout: (line) => process.stdout.write(`${line}\n`),
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+  }
+}
+
+export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
+  const out = { ...defaultIo(), ...io }
+  const filePath = pauseFilePath(out.env)
+  const parsed = parseArgs(argv)
+  if (parsed.kind === "help") {
+    out.stdout(helpText(filePath))
+    return EXIT_OK
+  }
+  if (parsed.kind === "usage") {
+    out.stderr(`${PROGRAM}: ${parsed.reason} (see ${PROGRAM} --help)`)
+    return EXIT_USAGE
+  }
+  const file = new PauseMarkerFile(filePath)
+  const { target, action } = parsed
+  try {
+    const { state, problem } = await file.update((s) => edit(s, target, action))
+    if (problem) out.stderr(`${PROGRAM}: warning: ${filePath} was not a usable pause file (${problem}); it was read as empty and rewritten`)
+    out.stdout(report(state, target, action))
+    return EXIT_OK
+  } catch (error) {
+    out.stderr(`${PROGRAM}: ${error instanceof Error ? error.message : String(error)}`)
+    return EXIT_FAILED
+  }
+}
+
+function edit(state: PauseState, target: { all: true } | { all: false; sessionID: string }, action: Action): PauseState {
+  if (action === "status") return state // rewritten as is: repairs a malformed file
+  if (target.all) return action === "off" ? { ...state, all: true } : { all: false, sessions: [] }
+  const id = target.sessionID
+  if (action === "off") return state.sessions.includes(id) ? state : { ...state, sessions: [...state.sessions, id] }
+  return { ...state, sessions: state.sessions.filter((s) => s !== id) }
+}
+
+function report(state: PauseState, target: { all: true } | { all: false; sessionID: string }, action: Action): string {
+  if (target.all) {
+    const head = `all sessions: ${state.all ? "paused" : "not paused"}`
+    if (action === "on") return `${head} (every pause lifted)`
+    const listed = state.sessions.length ? `; paused one by one: ${state.sessions.join(", ")}` : ""
+    return `${head}${listed}`
+  }
+  const own = state.sessions.includes(target.sessionID)
+  if (own) return `${target.sessionID}: paused`
+  if (state.all) return `${target.sessionID}: paused (all sessions are paused; ${PROGRAM} --all on lifts it)`
+  return `${target.sessionID}: not paused`
+}

@@ -1,0 +1,188 @@
+/**
+ * `/auto-resume [on|off|status]` on OpenCode 1.x.
+ *
+ * The command is registered by the `config` hook and handled in `command.execute.before`.
+ * 1.18 runs every command as a model turn after that hook, so (see command-model.ts and
+ * test/e2e/HOST-NOTES.md):
+ *
+ * - idle session: the command's user message is replaced by one hidden (synthetic) text part
+ *   holding the reply, and switched (chat.message) to the plugin's in-process reply model.
+ *   The user sees an assistant answer with the reply; no provider is contacted, the call
+ *   returns 200 with that answer, and both messages are dropped from later model requests.
+ * - busy session (or the reply model unavailable): a queued command message would be picked
+ *   up by the running turn. The action is applied, the reply is shown as a TUI toast, and the
+ *   hook throws to stop the command: no message, no turn. The HTTP call answers 500
+ *   (OpenCode's generic "Unexpected server error"), which the TUI does not display.
+ *
+ * Every hook here is guarded internally. The one deliberate throw (CommandHandledStop) must
+ * reach the host: do not wrap `command.execute.before` in a guard that swallows errors.
+ */
+import type { Hooks } from "@opencode-ai/plugin"
+import type { SessionStatus } from "../../core/status.ts"
+import type { LogLevel } from "../port.ts"
+import { PAUSE_COMMAND_DESCRIPTION, PAUSE_COMMAND_NAME } from "../../pause/command.ts"
+import type { PauseControl } from "../../pause/file-pauses.ts"
+import { runPauseCommand } from "../../pause/run-command.ts"
+import { asObj, get, str } from "../shape.ts"
+import {
+  COMMAND_PART_KIND,
+  REPLY_MODEL_ID,
+  REPLY_PROVIDER_ID,
+  commandPromptText,
+  dropCommandExchanges,
+  isCommandPart,
+  registerReplyProvider,
+} from "./command-model.ts"
+import { OWN_PROMPT_METADATA } from "./port.ts"
+
+/** Bound on the host calls made while handling the command (busy check, toast). */
+const HOST_CALL_TIMEOUT_MS = 1_500
+const TOAST_DURATION_MS = 8_000
+
+/** Thrown on purpose to stop OpenCode from turning the command into a model turn. */
+export class CommandHandledStop extends Error {
+  override readonly name = "CommandHandledStop"
+}
+
+export type V1CommandHooksDeps = {
+  /** RecoveryEngine (only `status` is used). */
+  engine: { status(sessionID: string): SessionStatus | undefined }
+  pauses: PauseControl
+  log: (level: LogLevel, message: string) => void
+  /** The v1 SDK client from the plugin input: `session.status` and `tui.showToast`. */
+  client?: unknown
+  now?: () => number
+}
+
+export type V1CommandHooks = Required<Pick<Hooks, "config" | "command.execute.before" | "chat.message" | "experimental.chat.messages.transform">>
+
+export function createV1CommandHooks(deps: V1CommandHooksDeps): V1CommandHooks {
+  const now = deps.now ?? Date.now
+  let replyModelReady = false
+  const log = (level: LogLevel, message: string) => {
+    try {
+      deps.log(level, message)
+    } catch {
+      // Logging must not break the command.
+    }
+  }
+
+  return {
+    config: async (config: unknown) => {
+      try {
+        const cfg = asObj(config)
+        if (!cfg) return
+        const commands = asObj(cfg.command) ?? {}
+        commands[PAUSE_COMMAND_NAME] = { template: "/auto-resume $ARGUMENTS", description: PAUSE_COMMAND_DESCRIPTION }
+        cfg.command = commands
+        replyModelReady = registerReplyProvider(cfg)
+        if (!replyModelReady) log("info", `/auto-resume: provider "${REPLY_PROVIDER_ID}" is disabled in the config; the command will answer with a toast only`)
+      } catch (error) {
+        log("warn", `/auto-resume could not be registered: ${errorText(error)}`)
+      }
+    },
+
+    "command.execute.before": async (input: unknown, output: unknown) => {
+      if (str(get(input, "command")) !== PAUSE_COMMAND_NAME) return
+      const sessionID = str(get(input, "sessionID"))
+      const parts = get(output, "parts")
+      if (!sessionID || !Array.isArray(parts)) return
+      const args = typeof get(input, "arguments") === "string" ? (get(input, "arguments") as string) : ""
+
+      let reply: string
+      try {
+        reply = (await runPauseCommand(sessionID, args, { pauses: deps.pauses, status: (id) => deps.engine.status(id), now })).text
+      } catch (error) {
+        reply = `auto-resume could not run the command: ${errorText(error)}`
+      }
+      log("info", `session ${sessionID}: /auto-resume ${args.trim() || "status"}: ${reply.split("\n")[0]}`)
+
+      let busy = false
+      try {
+        busy = await isBusy(sessionID)
+      } catch {
+        busy = false
+      }
+      if (replyModelReady && !busy) {
+        const part = { type: "text", text: commandPromptText(args, reply), synthetic: true, metadata: { ...OWN_PROMPT_METADATA, kind: COMMAND_PART_KIND } }
+        parts.splice(0, parts.length, part)
+        return
+      }
+      await toast(reply)
+      throw new CommandHandledStop(
+        `auto-resume: /auto-resume ${args.trim() || "status"} was handled without a model turn (${busy ? "the session is busy" : "no reply model"}); this error only stops the command from reaching the model`,
+      )
+    },
+
+    "chat.message": async (_input: unknown, output: unknown) => {
+      try {
+        if (!replyModelReady) return
+        const parts = get(output, "parts")
+        if (!Array.isArray(parts) || !parts.some(isCommandPart)) return
+        const message = asObj(get(output, "message"))
+        if (message) message.model = { providerID: REPLY_PROVIDER_ID, modelID: REPLY_MODEL_ID }
+      } catch (error) {
+        log("debug", `/auto-resume: chat.message hook failed: ${errorText(error)}`)
+      }
+    },
+
+    "experimental.chat.messages.transform": async (_input: unknown, output: unknown) => {
+      try {
+        dropCommandExchanges(get(output, "messages"))
+      } catch (error) {
+        log("debug", `/auto-resume: messages.transform hook failed: ${errorText(error)}`)
+      }
+    },
+  } as V1CommandHooks
+
+  async function isBusy(sessionID: string): Promise<boolean> {
+    if (deps.engine.status(sessionID)?.busy) return true
+    const status = get(deps.client, "session", "status")
+    if (typeof status !== "function") return false
+    const result = await bounded(Promise.resolve(status.call(get(deps.client, "session"))))
+    const entry = get(result, "data", sessionID)
+    const type = str(get(entry, "type"))
+    return type !== undefined && type !== "idle"
+  }
+
+  async function toast(message: string): Promise<void> {
+    const show = get(deps.client, "tui", "showToast")
+    if (typeof show !== "function") return
+    try {
+      await bounded(
+        Promise.resolve(show.call(get(deps.client, "tui"), { body: { title: "auto-resume", message, variant: "info", duration: TOAST_DURATION_MS } })),
+      )
+    } catch {
+      // No TUI attached, or it failed: the log line above still has the reply.
+    }
+  }
+}
+
+/** Runs `extra`'s hooks after `base`'s for every hook both define; errors from `extra` propagate. */
+export function composeHooks(base: Hooks, extra: Partial<Hooks>): Hooks {
+  const merged: Record<string, unknown> = { ...base }
+  for (const [name, fn] of Object.entries(extra)) {
+    const first = (base as Record<string, unknown>)[name]
+    if (typeof fn !== "function" || typeof first !== "function") {
+      merged[name] = fn
+      continue
+    }
+    merged[name] = async (...args: unknown[]) => {
+      await first(...args)
+      await (fn as (...a: unknown[]) => unknown)(...args)
+    }
+  }
+  return merged as Hooks
+}
+
+function bounded<T>(promise: Promise<T>): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), HOST_CALL_TIMEOUT_MS)
+  })
+  return Promise.race([promise.catch(() => undefined), timeout]).finally(() => clearTimeout(timer))
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

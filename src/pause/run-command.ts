@@ -1,0 +1,57 @@
+/**
+ * Runs `/auto-resume <args>` for one session against a pause store and the engine's status,
+ * and returns the text to show. Shared by the v1 hooks and the v2 command. Never throws.
+ */
+import type { SessionStatus } from "../core/status.ts"
+import { formatStatusReport, parsePauseArguments, toggleReply, usageReply, type ParsedPauseCommand } from "./command.ts"
+import type { PauseControl } from "./file-pauses.ts"
+
+export type PauseCommandDeps = {
+  pauses: PauseControl
+  /** The engine's snapshot of a session (RecoveryEngine.status). */
+  status: (sessionID: string) => SessionStatus | undefined
+  now: () => number
+}
+
+export type PauseCommandResult = { action: ParsedPauseCommand["action"]; text: string }
+
+export async function runPauseCommand(sessionID: string, rawArgs: unknown, deps: PauseCommandDeps): Promise<PauseCommandResult> {
+  const parsed = parsePauseArguments(rawArgs)
+  try {
+    switch (parsed.action) {
+      case "usage":
+        return { action: "usage", text: usageReply(parsed.reason) }
+      case "status":
+        return { action: "status", text: statusText(sessionID, deps) }
+      case "on":
+      case "off": {
+        const wasPaused = safe(() => deps.pauses.isPaused(sessionID), false)
+        const outcome = parsed.action === "off" ? await deps.pauses.pause(sessionID) : await deps.pauses.resume(sessionID)
+        const text = outcome.ok
+          ? toggleReply({ action: parsed.action, wasPaused, paused: outcome.paused, allPaused: outcome.allPaused, memoryOnly: outcome.memoryOnly })
+          : toggleReply({ action: parsed.action, wasPaused, paused: wasPaused, allPaused: false, error: outcome.error })
+        return { action: parsed.action, text }
+      }
+    }
+  } catch (error) {
+    return { action: parsed.action, text: `auto-resume could not run the command: ${error instanceof Error ? error.message : String(error)}` }
+  }
+}
+
+function statusText(sessionID: string, deps: PauseCommandDeps): string {
+  return formatStatusReport({
+    sessionID,
+    paused: safe(() => deps.pauses.isPaused(sessionID), false),
+    allPaused: safe(() => deps.pauses.allPaused(), false),
+    status: safe(() => deps.status(sessionID), undefined),
+    now: safe(() => deps.now(), Date.now()),
+  })
+}
+
+function safe<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn()
+  } catch {
+    return fallback
+  }
+}

@@ -1,0 +1,116 @@
+/** /auto-resume: argument parsing, the status report and the runner shared by v1 and v2. */
+import { describe, expect, test } from "bun:test"
+import type { SessionStatus } from "../../../src/core/status.ts"
+import { PAUSE_USAGE, formatStatusReport, parsePauseArguments, toggleReply } from "../../../src/pause/command.ts"
+import type { PauseControl } from "../../../src/pause/file-pauses.ts"
+import { runPauseCommand } from "../../../src/pause/run-command.ts"
+import { FakePauses, NOW, sampleStatus } from "./helpers.ts"
+
+describe("parsePauseArguments", () => {
+  test.each([
+    ["", "status"],
+    ["   ", "status"],
+    ["status", "status"],
+    [" STATUS ", "status"],
+    ["on", "on"],
+    ["On", "on"],
+    ["OFF\n", "off"],
+  ])("%j -> %s", (raw, action) => {
+    expect(parsePauseArguments(raw)).toEqual({ action: action as "on" })
+  })
+
+  test.each(["pause", "off now", "of", "--all", "on;rm -rf /"])("%j -> usage", (raw) => {
+    const parsed = parsePauseArguments(raw)
+    expect(parsed.action).toBe("usage")
+  })
+
+  test("non-strings read as no argument; long junk is shortened in the reason", () => {
+    expect(parsePauseArguments(undefined)).toEqual({ action: "status" })
+    const parsed = parsePauseArguments("x".repeat(500) + "\u001b")
+    expect(parsed.action === "usage" && parsed.reason.length).toBeLessThan(80)
+  })
+})
+
+describe("texts", () => {
+  test("status report carries every field", () => {
+    const text = formatStatusReport({ sessionID: "ses_a", paused: false, allPaused: false, status: sampleStatus(), now: NOW })
+    expect(text).toContain("ses_a: active")
+    expect(text).toContain("State: busy; open tools: bash (1m 5s)")
+    expect(text).toContain("Waiting for the user: no; cancelled by the user: no; marked complete: no")
+    expect(text).toContain("retries 1/3")
+    expect(text).toContain("continues 2/5 in the loop window")
+    expect(text).toContain("4/20 since the last user message")
+    expect(text).toContain("Profile: fast")
+    expect(text).toMatch(/Last recovery: continue, 2m 5s ago \(.+\), because no output for 3m 5s/)
+  })
+
+  test("status report when paused, all paused, idle, unknown session", () => {
+    const idle = sampleStatus({ busy: false, openTools: [], lastRecovery: undefined, awaitingUser: true, cancelledByUser: true, completed: true })
+    const paused = formatStatusReport({ sessionID: "ses_a", paused: true, allPaused: false, status: idle, now: NOW })
+    expect(paused).toContain("paused (/auto-resume on resumes it)")
+    expect(paused).toContain("State: idle; open tools: none")
+    expect(paused).toContain("Waiting for the user: yes; cancelled by the user: yes; marked complete: yes")
+    expect(paused).toContain("Last recovery: none")
+    expect(formatStatusReport({ sessionID: "ses_a", paused: true, allPaused: true, status: idle, now: NOW })).toContain("--all on")
+    expect(formatStatusReport({ sessionID: "ses_x", paused: false, allPaused: false, now: NOW })).toContain("no counters yet")
+  })
+
+  test("toggle replies", () => {
+    expect(toggleReply({ action: "off", wasPaused: false, paused: true, allPaused: false })).toContain("is paused for this session")
+    expect(toggleReply({ action: "off", wasPaused: true, paused: true, allPaused: false })).toContain("already paused")
+    expect(toggleReply({ action: "on", wasPaused: true, paused: false, allPaused: false })).toContain("active again")
+    expect(toggleReply({ action: "on", wasPaused: false, paused: false, allPaused: false })).toContain("was not paused")
+    expect(toggleReply({ action: "on", wasPaused: true, paused: true, allPaused: true })).toContain("all sessions are still paused")
+    expect(toggleReply({ action: "off", wasPaused: false, paused: true, allPaused: false, memoryOnly: "EROFS" })).toContain("current run only")
+    expect(toggleReply({ action: "off", wasPaused: false, paused: false, allPaused: false, error: "disk full" })).toContain("could not pause")
+  })
+})
+
+describe("runPauseCommand", () => {
+  const deps = (pauses: FakePauses, status?: SessionStatus) => ({ pauses, status: () => status, now: () => NOW })
+
+  test("off, status, on", async () => {
+    const pauses = new FakePauses()
+    expect((await runPauseCommand("ses_a", "off", deps(pauses))).text).toContain("is paused")
+    expect(pauses.isPaused("ses_a")).toBe(true)
+    const status = await runPauseCommand("ses_a", "", deps(pauses, sampleStatus()))
+    expect(status.action).toBe("status")
+    expect(status.text).toContain("ses_a: paused")
+    expect((await runPauseCommand("ses_a", " ON ", deps(pauses))).text).toContain("active again")
+    expect(pauses.isPaused("ses_a")).toBe(false)
+  })
+
+  test("unknown argument answers with the usage line and changes nothing", async () => {
+    const pauses = new FakePauses()
+    const r = await runPauseCommand("ses_a", "sometimes", deps(pauses))
+    expect(r.action).toBe("usage")
+    expect(r.text).toContain('unknown argument "sometimes"')
+    expect(r.text).toContain(PAUSE_USAGE)
+    expect(pauses.paused.size).toBe(0)
+  })
+
+  test("never throws, whatever the dependencies do", async () => {
+    const broken: PauseControl = {
+      isPaused: () => {
+        throw new Error("boom")
+      },
+      allPaused: () => {
+        throw new Error("boom")
+      },
+      pause: async () => {
+        throw new Error("boom")
+      },
+      resume: async () => ({ ok: false, error: "nope" }),
+    }
+    const d = {
+      pauses: broken,
+      status: () => {
+        throw new Error("boom")
+      },
+      now: () => NOW,
+    }
+    expect((await runPauseCommand("ses_a", "off", d)).text).toContain("could not run")
+    expect((await runPauseCommand("ses_a", "on", d)).text).toContain("could not resume this session: nope")
+    expect((await runPauseCommand("ses_a", "status", d)).text).toContain("ses_a: active")
+  })
+})

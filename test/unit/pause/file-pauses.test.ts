@@ -1,0 +1,198 @@
+/** FilePauses: the plugin's view of the marker file. Time is injected; no real sleeps. */
+import { afterEach, describe, expect, test } from "bun:test"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { MemoryPauses } from "../../../src/core/pauses.ts"
+import { FilePauses, isPauseControl } from "../../../src/pause/file-pauses.ts"
+import { PauseMarkerFile, type MarkerFs } from "../../../src/pause/marker-file.ts"
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true })
+})
+
+function setup(opts: { fs?: MarkerFs; recheckMs?: number } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ar-pauses-"))
+  dirs.push(dir)
+  const filePath = path.join(dir, "opencode", "auto-resume.paused")
+  let now = 1_000_000
+  const logs: string[] = []
+  const pauses = new FilePauses({
+    file: new PauseMarkerFile(filePath, { fs: opts.fs }),
+    recheckMs: opts.recheckMs ?? 500,
+    now: () => now,
+    log: (level, message) => logs.push(`${level} ${message}`),
+    alwaysReset: true,
+  })
+  // Another process (the CLI) writing the same file.
+  const cli = new PauseMarkerFile(filePath)
+  return { pauses, cli, filePath, logs, advance: (ms: number) => void (now += ms) }
+}
+
+describe("FilePauses", () => {
+  test("start() resets the file: a restart clears every pause", async () => {
+    const { pauses, cli, filePath } = setup()
+    await cli.update(() => ({ all: true, sessions: ["ses_old"] }))
+    await pauses.start()
+    expect(pauses.isPaused("ses_old")).toBe(false)
+    expect(pauses.allPaused()).toBe(false)
+    expect(fs.readFileSync(filePath, "utf8")).toBe('{"version":1,"all":false,"sessions":[]}\n')
+  })
+
+  test("start() resets a given file once per process unless told otherwise", async () => {
+    const { cli, filePath } = setup()
+    const make = () => new FilePauses({ file: filePath, recheckMs: 0, now: () => 0, log: () => {} })
+    await make().start()
+    await cli.update(() => ({ all: false, sessions: ["ses_kept"] }))
+    const second = make()
+    await second.start() // a second instance (another directory in the same server)
+    expect(second.isPaused("ses_kept")).toBe(true)
+  })
+
+  test("a pause written by another process is honoured once the recheck interval has passed", async () => {
+    const { pauses, cli, advance } = setup({ recheckMs: 500 })
+    await pauses.start()
+    expect(pauses.isPaused("ses_a")).toBe(false)
+    await cli.update((s) => ({ ...s, sessions: ["ses_a"] }))
+    advance(100)
+    expect(pauses.isPaused("ses_a")).toBe(false) // not re-checked yet: cheap
+    advance(400)
+    expect(pauses.isPaused("ses_a")).toBe(true)
+    await cli.update(() => ({ all: false, sessions: [] }))
+    advance(500)
+    expect(pauses.isPaused("ses_a")).toBe(false)
+    await cli.update(() => ({ all: true, sessions: [] }))
+    advance(500)
+    expect(pauses.isPaused("ses_anything")).toBe(true)
+    expect(pauses.allPaused()).toBe(true)
+  })
+
+  test("pause / resume / pauseAll / resumeAll write the file and answer at once", async () => {
+    const { pauses, cli } = setup()
+    await pauses.start()
+    expect(await pauses.pause("ses_a")).toEqual({ ok: true, paused: true, allPaused: false })
+    expect(pauses.isPaused("ses_a")).toBe(true)
+    expect(cli.read().state.sessions).toEqual(["ses_a"])
+    expect(await pauses.resume("ses_a")).toEqual({ ok: true, paused: false, allPaused: false })
+    expect(cli.read().state.sessions).toEqual([])
+    await pauses.pause("ses_b")
+    expect(await pauses.pauseAll()).toEqual({ ok: true, paused: true, allPaused: true })
+    expect(pauses.isPaused("ses_z")).toBe(true)
+    // Resuming one session while all are paused: still paused, and said so.
+    expect(await pauses.resume("ses_b")).toEqual({ ok: true, paused: true, allPaused: true })
+    expect(await pauses.resumeAll()).toEqual({ ok: true, paused: false, allPaused: false })
+    expect(cli.read().state).toEqual({ all: false, sessions: [] })
+  })
+
+  test("a bad session id is refused, not thrown", async () => {
+    const { pauses } = setup()
+    const r = await pauses.pause("../../x")
+    expect(r.ok).toBe(false)
+    expect(!r.ok && r.error).toMatch(/path separator/)
+  })
+
+  test("a malformed file: one warning, read as empty, rewritten cleanly", async () => {
+    const { pauses, filePath, logs, advance } = setup()
+    await pauses.start()
+    fs.writeFileSync(filePath, "garbage{")
+    advance(500)
+    expect(pauses.isPaused("ses_a")).toBe(false)
+    await pauses.settled()
+    expect(fs.readFileSync(filePath, "utf8")).toBe('{"version":1,"all":false,"sessions":[]}\n')
+    advance(500)
+    pauses.isPaused("ses_a")
+    advance(500)
+    pauses.isPaused("ses_a")
+    expect(logs.filter((l) => l.includes("was not usable"))).toHaveLength(1)
+    expect(logs[0]).toMatch(/^warn .*not valid JSON.*rewritten/)
+  })
+
+  test("foreign JSON is treated the same way", async () => {
+    const { pauses, filePath, logs, advance } = setup()
+    await pauses.start()
+    fs.writeFileSync(filePath, JSON.stringify({ editor: "vim", sessions: ["ses_a"] }))
+    advance(500)
+    expect(pauses.isPaused("ses_a")).toBe(false)
+    await pauses.settled()
+    expect(JSON.parse(fs.readFileSync(filePath, "utf8"))).toEqual({ version: 1, all: false, sessions: [] })
+    expect(logs).toHaveLength(1)
+  })
+
+  test("I/O errors: one warning, sessions read as not paused, recovery when the file works again", async () => {
+    let broken = false
+    const flaky: MarkerFs = {
+      ...fs,
+      statSync: ((p: fs.PathLike, o?: unknown) => {
+        if (broken) throw Object.assign(new Error("EACCES"), { code: "EACCES", syscall: "stat" })
+        return fs.statSync(p, o as never)
+      }) as typeof fs.statSync,
+    }
+    const { pauses, cli, logs, advance } = setup({ fs: flaky })
+    await pauses.start()
+    await cli.update(() => ({ all: false, sessions: ["ses_a"] }))
+    advance(500)
+    expect(pauses.isPaused("ses_a")).toBe(true)
+    broken = true
+    for (let i = 0; i < 5; i++) {
+      advance(500)
+      expect(pauses.isPaused("ses_a")).toBe(false)
+    }
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toMatch(/^warn cannot read the pause file; treating sessions as not paused: .*EACCES/)
+    broken = false
+    advance(500)
+    expect(pauses.isPaused("ses_a")).toBe(true)
+  })
+
+  test("when the file cannot be written, a pause still holds for this run", async () => {
+    let failWrites = false
+    const readOnly: MarkerFs = {
+      ...fs,
+      openSync: ((p: fs.PathLike, flags?: unknown, mode?: unknown) => {
+        if (failWrites && flags === "wx") throw Object.assign(new Error("EROFS"), { code: "EROFS", syscall: "open" })
+        return fs.openSync(p, flags as never, mode as never)
+      }) as typeof fs.openSync,
+    }
+    const { pauses, logs, advance } = setup({ fs: readOnly })
+    await pauses.start()
+    failWrites = true
+    const r = await pauses.pause("ses_a")
+    expect(r.ok && r.paused).toBe(true)
+    expect(r.ok && r.memoryOnly).toMatch(/EROFS/)
+    advance(500)
+    expect(pauses.isPaused("ses_a")).toBe(true)
+    expect(logs.filter((l) => l.startsWith("warn"))).toHaveLength(1)
+    const back = await pauses.resume("ses_a")
+    expect(back.ok && back.paused).toBe(false)
+    expect(pauses.isPaused("ses_a")).toBe(false)
+  })
+
+  test("a failing log sink never reaches the caller", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ar-pauses-"))
+    dirs.push(dir)
+    const p = path.join(dir, "opencode", "auto-resume.paused")
+    fs.mkdirSync(path.dirname(p), { recursive: true })
+    const pauses = new FilePauses({
+      file: p,
+      recheckMs: 0,
+      now: () => 0,
+      log: () => {
+        throw new Error("sink down")
+      },
+      alwaysReset: true,
+    })
+    await pauses.start()
+    fs.writeFileSync(p, "junk")
+    expect(() => pauses.isPaused("ses_a")).not.toThrow()
+    await pauses.settled()
+  })
+})
+
+describe("isPauseControl", () => {
+  test("tells a drivable store from a bare PauseSource", () => {
+    expect(isPauseControl(setup().pauses)).toBe(true)
+    expect(isPauseControl(new MemoryPauses())).toBe(false)
+    expect(isPauseControl(undefined)).toBe(false)
+  })
+})
