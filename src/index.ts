@@ -6,6 +6,7 @@
 import type { Hooks, PluginInput } from "@opencode-ai/plugin"
 import { checkV1Input, isRealV2Context } from "./host/detect.ts"
 import { inertLog, startV1 } from "./host/v1/adapter.ts"
+import { setupV2 } from "./host/v2/adapter.ts"
 
 const PLUGIN_ID = "opencode-auto-resume"
 
@@ -27,7 +28,12 @@ function setup(ctx: unknown): (() => void) | undefined {
   // The 1.18 preview loader calls setup() next to server() with a ctx that has no session or
   // event API: answering it would run the plugin twice, so only a real 2.x host gets an adapter.
   if (!isRealV2Context(ctx)) return undefined
-  return undefined
+  try {
+    return setupV2(ctx, { env: process.env })
+  } catch {
+    // setupV2 reports its own failures to the log file; this is the last net.
+    return undefined
+  }
 }
 
 export default { id: PLUGIN_ID, server, setup }

@@ -18,7 +18,9 @@ import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
-import { SessionTable } from "./session-table.ts"
+import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
+import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
+import { stallBudgetMs } from "./watchdog.ts"
 import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 
@@ -124,6 +126,28 @@ export class RecoveryEngine {
     }
   }
 
+  /** Every tracked session as plain data (see session-snapshot.ts). */
+  exportSessions(): SessionSnapshot[] {
+    return [...this.sessions.values()].map(snapshotOf)
+  }
+
+  /** Takes over sessions from a previous instance; skips ids already tracked. Returns how many. */
+  importSessions(snapshots: readonly unknown[]): number {
+    const now = this.ctx.time.now()
+    let taken = 0
+    for (const snap of snapshots.slice(-MAX_TRACKED_SESSIONS)) {
+      const restored = restoreState(snap, now)
+      if (!restored || this.sessions.get(restored.id)) continue
+      const state = Object.assign(this.sessions.touch(restored.id, now), restored)
+      taken++
+      if (state.busy) {
+        const left = stallBudgetMs(this.effective(state)) - Math.max(0, now - state.lastActivityAt)
+        ensureWatchdog(this.ctx, state, Math.max(0, left))
+      }
+    }
+    return taken
+  }
+
   get trackedSessions(): number {
     return this.sessions.size
   }
@@ -195,6 +219,9 @@ export class RecoveryEngine {
         break
       case "interrupted":
         this.interrupted(state, signal.byUser, now)
+        break
+      case "turnSetup":
+        state.setup = mergeSetup(state.setup, signal.setup)
         break
       case "sessionCreated":
         if (signal.parentID) state.parentID = signal.parentID
@@ -284,7 +311,7 @@ export class RecoveryEngine {
     state.lastRecovery = undefined
     state.lastHeldReason = undefined
     state.awaiting.clear()
-    if (setup && (setup.agent || setup.model)) state.setup = { ...state.setup, ...setup }
+    if (setup) state.setup = mergeSetup(state.setup, setup)
     cancelPendingAction(state)
   }
 
@@ -347,4 +374,9 @@ export class RecoveryEngine {
       }
     }
   }
+}
+
+/** Newer agent/model facts win; a missing one never erases what is known. */
+function mergeSetup(known: SessionState["setup"], update: SessionState["setup"]): SessionState["setup"] {
+  return { agent: update.agent ?? known.agent, model: update.model ?? known.model }
 }

@@ -25,6 +25,8 @@ export type Signal =
   | { type: "toolEnd"; sessionID: string; callID: string }
   /** A user message entered the session; `genuine` is false for the plugin's own prompts. */
   | { type: "userMessage"; sessionID: string; genuine: boolean; setup?: TurnSetup }
+  /** The agent/model of the current genuine turn, learnt after its message (v2 step start). */
+  | { type: "turnSetup"; sessionID: string; setup: TurnSetup }
   /** The running turn was aborted (v1 MessageAbortedError, v2 execution.interrupted). */
   | { type: "interrupted"; sessionID: string; byUser?: boolean }
   | { type: "error"; sessionID: string; name: string; message: string; status?: number; retryAfterMs?: number }

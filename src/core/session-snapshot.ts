@@ -1,0 +1,55 @@
+/**
+ * A session's state as plain data, for carrying stall memory across a plugin reload in the
+ * same process (`shareWatchState`): everything but its timers, with the host-call slot free.
+ * Imported state keeps its ESC and completion latches and its spent budgets; a busy session
+ * gets its watchdog re-armed for what is left of its budget, not a fresh one.
+ */
+import { newSessionState, type SessionState } from "./session-state.ts"
+
+export type SessionSnapshot = Record<string, unknown> & { id: string }
+
+/** Fields that hold timers or in-flight work: never carried over. */
+const TRANSIENT = new Set(["watchdogTimer", "pendingAction", "pendingJudgement", "hostCallInFlight"])
+
+function copyValue(value: unknown): unknown {
+  if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, copyValue(v)]))
+  if (value instanceof Set) return new Set(value)
+  if (Array.isArray(value)) return value.map(copyValue)
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) if (typeof v !== "function") out[k] = copyValue(v)
+    return out
+  }
+  return value
+}
+
+export function snapshotOf(state: SessionState): SessionSnapshot {
+  const out: SessionSnapshot = { id: state.id }
+  for (const [key, value] of Object.entries(state)) {
+    if (TRANSIENT.has(key) || typeof value === "function") continue
+    out[key] = copyValue(value)
+  }
+  return out
+}
+
+/**
+ * Rebuilds a state from a snapshot, keeping only fields a fresh state has and whose type
+ * matches, so a snapshot from another version can never put junk into the engine.
+ */
+export function restoreState(snapshot: unknown, now: number): SessionState | undefined {
+  if (snapshot === null || typeof snapshot !== "object") return undefined
+  const snap = snapshot as Record<string, unknown>
+  if (typeof snap.id !== "string" || snap.id === "") return undefined
+  const state = newSessionState(snap.id, now) as unknown as Record<string, unknown>
+  for (const [key, fresh] of Object.entries(state)) {
+    if (TRANSIENT.has(key) || !(key in snap)) continue
+    const value = snap[key]
+    const sameKind =
+      fresh instanceof Map ? value instanceof Map : fresh instanceof Set ? value instanceof Set : Array.isArray(fresh) ? Array.isArray(value) : typeof fresh === typeof value || fresh === undefined
+    if (sameKind) state[key] = copyValue(value)
+  }
+  for (const key of ["parentID", "todos", "tokenMessageID", "lastRecovery", "lastHeldReason"]) {
+    if (key in snap && snap[key] !== undefined) state[key] = copyValue(snap[key])
+  }
+  return state as unknown as SessionState
+}

@@ -1,0 +1,239 @@
+/**
+ * The OpenCode 2.x adapter: `setup(ctx)` for a real 2.x host.
+ *
+ * Events in (`ctx.event.subscribe`), signals to the same core as on 1.x, effects out through
+ * the v2 port. One live instance per process (registry.ts): a re-run `setup` stops the
+ * previous instance before it starts, and with `shareWatchState` takes over its session
+ * state. The returned cleanup stops every timer, the subscription and the tool registration.
+ */
+import type { TimeSource } from "../../core/clock.ts"
+import { RecoveryEngine } from "../../core/engine.ts"
+import { errorText } from "../../core/logger.ts"
+import type { PauseSource } from "../../core/pauses.ts"
+import { resolveOptions } from "../../options/index.ts"
+import type { LogLevel, Signal } from "../port.ts"
+import { realTime } from "../real-time.ts"
+import { get, str } from "../shape.ts"
+import { startupLine } from "../startup.ts"
+import { callCtx, hostDirectory } from "./context.ts"
+import { belongsHere, decodeV2Event, mapDecoded, ToolNames } from "./events.ts"
+import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
+import type { FetchLike } from "./http.ts"
+import { createV2Port, type V2Port } from "./port.ts"
+import { EventPump } from "./pump.ts"
+import { claimSlot, getSlot, nextSerial, releaseSlot, rememberStepSetup, sharedFileLog, slotKey, type Slot } from "./registry.ts"
+import { registerTaskComplete, type Registration, type TaskCompleteCall } from "./task-complete.ts"
+import { HistoryWatcher } from "./user-turns.ts"
+import { exportWatchState, importWatchState } from "./watch-state.ts"
+
+/** What tests may inject; production uses the real clock, global fetch and the log file. */
+export type V2Deps = {
+  env?: Record<string, string | undefined>
+  time?: TimeSource
+  pauses?: PauseSource
+  fetch?: FetchLike
+  /** Replaces the log file (tests). */
+  writeLog?: (level: LogLevel, message: string, extra?: Record<string, unknown>) => void
+}
+
+export type V2Instance = {
+  readonly serial: number
+  readonly engine: RecoveryEngine
+  readonly port: V2Port
+  readonly pump: EventPump
+  readonly slot: Slot
+  /** Settles once task_complete registration has been tried. */
+  readonly registered: Promise<Registration | undefined>
+  readonly stopped: boolean
+  stop(reason?: string): void
+}
+
+/** Inbox admissions carry the admitted item: classified at once. */
+const INBOX_ADMITTED = new Set(["session.inbox.enqueued", "session.input.admitted"])
+/** A queued item became a message: read the history. */
+const INBOX_DELIVERED = new Set(["session.inbox.delivered", "session.input.promoted"])
+const RUN_ENDED = new Set(["session.execution.succeeded", "session.execution.failed", "session.execution.interrupted"])
+
+function defaultFetch(): FetchLike | undefined {
+  return typeof globalThis.fetch === "function" ? (globalThis.fetch.bind(globalThis) as unknown as FetchLike) : undefined
+}
+
+type LogWriter = NonNullable<V2Deps["writeLog"]>
+
+function fileLogWriter(env: Record<string, string | undefined>, time: TimeSource): LogWriter {
+  const path = defaultLogPath(env)
+  if (!path) return () => undefined
+  const file = sharedFileLog(path, () => new FileLog(path))
+  return (level, message, extra) => file.write(formatLogLine(time.now(), level, message, extra))
+}
+
+export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
+  const env = deps.env ?? {}
+  const time = deps.time ?? realTime()
+  const resolved = resolveOptions(get(ctx, "options"), env)
+  const slot = getSlot(slotKey(resolved.options.registryScope))
+  const serial = nextSerial()
+  const writeLog = deps.writeLog ?? fileLogWriter(env, time)
+  const port = createV2Port({
+    ctx,
+    resolved,
+    time,
+    shared: { own: slot.own, sendLog: slot.sendLog, syntheticRefused: slot.syntheticRefused },
+    fetch: deps.fetch ?? defaultFetch(),
+    writeLog,
+  })
+
+  let stopped = false
+  let registration: Registration | undefined
+  // Declared before the claim: the previous holder stops inside claimSlot and leaves its state.
+  const holder = { serial, stop: (reason: string) => stop(reason) }
+  claimSlot(slot, holder)
+
+  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: deps.pauses })
+  port.log("info", `${startupLine("v2", resolved)}; instance #${serial}`)
+  for (const warning of resolved.warnings) port.log("warn", warning)
+  adoptWatchState()
+
+  const tools = new ToolNames()
+  const firstStepPending = new Set<string>()
+  /** Genuine turns reported before their model was known; the run's first step names it. */
+  const setupPending = new Set<string>()
+  const directory = hostDirectory(ctx)
+  const handle = (signal: Signal) => engine.handle(signal)
+  const watcher = new HistoryWatcher({
+    own: slot.own,
+    seen: slot.seen,
+    time,
+    readRaw: (sessionID, limit) => port.readRaw(sessionID, limit),
+    timeoutMs: () => resolved.options.sendTimeoutMs,
+    knownSetup: (sessionID) => slot.stepSetups.get(sessionID),
+    emit: handle,
+    onReadError: (error) => engine.logger.fault("history-read", `reading history for user turns failed: ${errorText(error)}`),
+    onSetupUnknown: (sessionID) => {
+      if (setupPending.size < 1000) setupPending.add(sessionID)
+    },
+  })
+
+  function onEvent(raw: unknown): void {
+    if (stopped) return
+    const event = decodeV2Event(raw)
+    if (!event?.sessionID || !belongsHere(event, directory)) return
+    const sessionID = event.sessionID
+    const { type, data } = event
+    if (INBOX_ADMITTED.has(type)) watcher.inboxItem(sessionID, data)
+    if (type === "session.execution.interrupted") {
+      watcher.interrupted(sessionID)
+      setupPending.delete(sessionID)
+    }
+    if (RUN_ENDED.has(type)) firstStepPending.delete(sessionID)
+    if (type === "session.step.started") noteStepSetup(sessionID, data)
+
+    for (const signal of mapDecoded(event, sessionID, tools, time.now())) handle(signal)
+
+    if (type === "session.execution.started") {
+      if (firstStepPending.size < 1000) firstStepPending.add(sessionID)
+      void watcher.scan(sessionID)
+    } else if (type === "session.step.started" && firstStepPending.delete(sessionID)) {
+      // The message that started the run may only be stored by the first step.
+      void watcher.scan(sessionID)
+    } else if (INBOX_DELIVERED.has(type)) {
+      void watcher.scan(sessionID)
+    }
+  }
+
+  /**
+   * 2.x names the model only when a step starts, after the user's message was admitted. A turn
+   * reported without it (the first in a session) gets it afterwards as a turnSetup, so the session
+   * gets its profile's budgets (a local model's slow profile) from its first turn on.
+   */
+  function noteStepSetup(sessionID: string, data: unknown): void {
+    const providerID = str(get(data, "model", "providerID"))
+    const modelID = str(get(data, "model", "id")) ?? str(get(data, "model", "modelID"))
+    const agent = str(get(data, "agent"))
+    if (!agent && !(providerID && modelID)) return
+    const setup = { agent, model: providerID && modelID ? { providerID, modelID } : undefined }
+    rememberStepSetup(slot, sessionID, setup)
+    if (setup.model && setupPending.delete(sessionID)) handle({ type: "turnSetup", sessionID, setup })
+  }
+
+  const pump = new EventPump({
+    subscribe: (signal) => callCtx(ctx, "event", "subscribe", { signal }),
+    onEvent,
+    time,
+    log: (level, message) => (level === "warn" ? engine.logger.fault("event-stream", message) : engine.logger.log(level, message)),
+  })
+
+  const registered = registerTaskComplete(ctx, {
+    log: (level, message) => engine.logger.log(level, message),
+    onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID) : { ok: true, text: "Noted." }),
+  }).then((r) => {
+    if (stopped) r?.dispose()
+    else registration = r
+    return r
+  })
+
+  function adoptWatchState(): void {
+    const snapshot = slot.watch
+    slot.watch = undefined
+    if (!resolved.options.shareWatchState || !snapshot) return
+    const taken = importWatchState(engine, snapshot, time.now())
+    if (taken === undefined) port.log("warn", "shareWatchState: this engine cannot take over session state; starting fresh")
+    else if (taken > 0) port.log("info", `shareWatchState: took over ${taken} session(s) from the previous instance`)
+  }
+
+  function stop(reason = "cleanup"): void {
+    if (stopped) return
+    stopped = true
+    // Leave our state for the next instance before the engine forgets it.
+    try {
+      const snapshot = exportWatchState(engine, time.now())
+      if (snapshot) slot.watch = snapshot
+      else if (resolved.options.shareWatchState) port.log("warn", "shareWatchState: this engine's session state cannot be read; the next instance starts fresh")
+    } catch (error) {
+      port.log("warn", `could not keep session state for the next instance: ${errorText(error)}`)
+    }
+    port.log("info", `instance #${serial} stopped (${reason})`)
+    pump.stop()
+    watcher.stop()
+    engine.dispose()
+    registration?.dispose()
+    registration = undefined
+    releaseSlot(slot, holder)
+  }
+
+  return {
+    serial,
+    engine,
+    port,
+    pump,
+    slot,
+    registered,
+    get stopped() {
+      return stopped
+    },
+    stop,
+  }
+}
+
+/** The 2.x `setup`: starts an instance and returns its cleanup; undefined if it could not start. */
+export function setupV2(ctx: unknown, deps: V2Deps = {}): (() => void) | undefined {
+  let instance: V2Instance
+  try {
+    instance = startV2(ctx, deps)
+  } catch (error) {
+    try {
+      const write = deps.writeLog ?? fileLogWriter(deps.env ?? {}, deps.time ?? realTime())
+      write("error", `opencode-auto-resume disabled: failed to start: ${errorText(error)}`)
+    } catch {
+      // Nowhere left to report it.
+    }
+    return undefined
+  }
+  return () => {
+    try {
+      instance.stop("cleanup")
+    } catch {
+      // Cleanup must never throw into the host.
+    }
+  }
+}

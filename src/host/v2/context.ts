@@ -1,0 +1,64 @@
+/**
+ * The slice of the OpenCode 2.x plugin `ctx` this adapter touches, and the one way we call it.
+ *
+ * Everything is optional on purpose: members appeared and moved between 2.0.x releases
+ * (`session.compact` and `app.server` are later additions), so every method is looked up and
+ * feature-detected at the moment of the call instead of trusted from a type. Calls keep their
+ * receiver (`ctx.session.prompt(...)` may rely on `this`) and a synchronous throw becomes a
+ * rejection, so callers handle one failure shape.
+ */
+import { asObj, get, str } from "../shape.ts"
+
+/** The documented members we use; see shared/host/v2-opencode-2.x.md. */
+export type V2Context = {
+  app?: { name?: string; version?: string; channel?: string; server?: { url?: string; password?: string } }
+  location?: { directory?: string; workspaceID?: string }
+  options?: unknown
+  event?: { subscribe?: (options: { signal?: AbortSignal }) => AsyncIterable<unknown> }
+  session?: Record<string, unknown>
+  tool?: Record<string, unknown>
+  command?: Record<string, unknown>
+  plugin?: Record<string, unknown>
+  model?: Record<string, unknown>
+}
+
+export class MissingMethodError extends Error {
+  constructor(path: string) {
+    super(`ctx.${path} is not available on this host`)
+    this.name = "MissingMethodError"
+  }
+}
+
+/** True when `ctx.<area>.<name>` is a function right now. */
+export function hasMethod(ctx: unknown, area: string, name: string): boolean {
+  return typeof get(ctx, area, name) === "function"
+}
+
+/**
+ * Calls `ctx.<area>.<name>(arg)` with its receiver. Rejects with MissingMethodError when the
+ * method is absent, and turns a synchronous throw into a rejection.
+ */
+export async function callCtx(ctx: unknown, area: string, name: string, ...args: unknown[]): Promise<unknown> {
+  const owner = get(ctx, area)
+  const fn = get(owner, name)
+  if (typeof fn !== "function") throw new MissingMethodError(`${area}.${name}`)
+  return await (fn as (...a: unknown[]) => unknown).apply(owner, args)
+}
+
+/** `{ location, data }` envelopes (model.list, plugin.list) or a bare value. */
+export function unwrapData(value: unknown): unknown {
+  const o = asObj(value)
+  return o && "data" in o ? o.data : value
+}
+
+/** The host's working directory, used to filter events from other locations. */
+export function hostDirectory(ctx: unknown): string | undefined {
+  return str(get(ctx, "location", "directory")) ?? str(get(ctx, "location"))
+}
+
+/** The host's own HTTP server, when this 2.x build exposes it (added after 2.0.16). */
+export function hostServer(ctx: unknown): { url: string; password?: string } | undefined {
+  const url = str(get(ctx, "app", "server", "url"))
+  if (!url) return undefined
+  return { url, password: str(get(ctx, "app", "server", "password")) }
+}

@@ -1,0 +1,221 @@
+/**
+ * OpenCode 2.x events -> core signals.
+ *
+ * A 2.x event is `{ id, created, type, data, location?, durable? }`: the payload lives under
+ * `data` (1.x used `properties`), and the session is `data.sessionID`, or the durable
+ * aggregate for events that leave it out. Field names moved between 2.0.x releases, so every
+ * renamed field is read under both spellings (`id ?? callID`, `name ?? tool`, ...).
+ *
+ * Pure apart from `ToolNames`: the tool name travels only on `session.tool.input.started`,
+ * while the call itself is announced later by `session.tool.called`.
+ *
+ * Interruptions: only reason "user" can be a user stop, but the plugin's own
+ * `session.interrupt` is reported with that same reason. So "user" (and a missing reason, which
+ * no documented release sends) maps to `interrupted` with `byUser` left undefined, and the core
+ * decides with the self-abort window it opens before every abort it makes (`ownAbortUntil`).
+ * Every other reason (shutdown, superseded, inactivity) is `byUser: false`: never a latch.
+ */
+import type { Signal } from "../port.ts"
+import { asObj, get, num, retryAfterMs, str, type Obj } from "../shape.ts"
+
+const MAX_REMEMBERED_TOOLS = 2000
+
+/** `session:callID` -> tool name, bounded (oldest forgotten first). */
+export class ToolNames {
+  private readonly names = new Map<string, string>()
+
+  remember(sessionID: string, callID: string, name: string): void {
+    const key = `${sessionID}\u0000${callID}`
+    this.names.delete(key)
+    if (this.names.size >= MAX_REMEMBERED_TOOLS) {
+      const oldest = this.names.keys().next()
+      if (!oldest.done) this.names.delete(oldest.value)
+    }
+    this.names.set(key, name)
+  }
+
+  lookup(sessionID: string, callID: string): string | undefined {
+    return this.names.get(`${sessionID}\u0000${callID}`)
+  }
+
+  forget(sessionID: string, callID: string): void {
+    this.names.delete(`${sessionID}\u0000${callID}`)
+  }
+
+  get size(): number {
+    return this.names.size
+  }
+}
+
+/** A decoded event, or undefined for anything malformed. */
+export type V2Event = { type: string; data: Obj; sessionID?: string; directory?: string }
+
+export function decodeV2Event(event: unknown): V2Event | undefined {
+  const type = str(get(event, "type"))
+  const data = asObj(get(event, "data"))
+  if (!type || !data) return undefined
+  const sessionID =
+    str(data.sessionID) ??
+    (type.startsWith("session.") ? str(get(data, "info", "id")) : undefined) ??
+    str(get(event, "durable", "aggregateID"))
+  return { type, data, sessionID, directory: str(get(event, "location", "directory")) }
+}
+
+function sameDirectory(a: string, b: string): boolean {
+  const trim = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, "") : p)
+  return trim(a) === trim(b)
+}
+
+/** False only when both the event and the host name a directory and they differ. */
+export function belongsHere(event: V2Event, hostDirectory: string | undefined): boolean {
+  if (!event.directory || !hostDirectory) return true
+  return sameDirectory(event.directory, hostDirectory)
+}
+
+const AWAITING_OPEN = new Set(["permission.asked", "permission.updated", "form.created", "question.asked"])
+const AWAITING_CLOSED = new Set([
+  "permission.replied",
+  "form.replied",
+  "form.cancelled",
+  "question.replied",
+  "question.rejected",
+])
+/** Where the request id may sit, best first; replies sometimes name it differently. */
+const AWAITING_KEY_FIELDS = ["id", "requestID", "permissionID", "formID", "questionID", "callID"]
+
+const MODEL_OUTPUT = new Set([
+  "session.text.started",
+  "session.text.delta",
+  "session.text.ended",
+  "session.reasoning.started",
+  "session.reasoning.delta",
+  "session.reasoning.ended",
+  "session.tool.input.delta",
+  "session.tool.input.ended",
+])
+
+export function callIDOf(data: unknown): string | undefined {
+  return str(get(data, "id")) ?? str(get(data, "callID"))
+}
+
+export function mapV2Event(raw: unknown, tools: ToolNames, now: number): Signal[] {
+  const event = decodeV2Event(raw)
+  if (!event?.sessionID) return []
+  return mapDecoded(event, event.sessionID, tools, now)
+}
+
+/** The same mapping for an event already decoded (and filtered) by the adapter. */
+export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, now: number): Signal[] {
+  const { type, data } = event
+  if (MODEL_OUTPUT.has(type)) return [{ type: "modelOutput", sessionID }]
+
+  switch (type) {
+    case "session.execution.started":
+      return [{ type: "busy", sessionID }]
+    case "session.execution.succeeded":
+      return [{ type: "idle", sessionID }]
+    case "session.execution.failed":
+      return [errorSignal(sessionID, data.error, now), { type: "idle", sessionID }]
+    case "session.execution.interrupted":
+      return [{ type: "interrupted", sessionID, byUser: interruptedByUser(data.reason) }, { type: "idle", sessionID }]
+    case "session.step.failed":
+      return [errorSignal(sessionID, data.error, now)]
+    case "session.retry.scheduled":
+      return [{ type: "retryScheduled", sessionID }]
+    case "session.usage.updated":
+      return usageSignal(sessionID, data)
+    case "session.status":
+      return statusSignals(sessionID, str(get(data, "status", "type")) ?? str(data.status))
+    case "session.idle":
+      return [{ type: "idle", sessionID }]
+    case "session.created":
+    case "session.forked": {
+      const parentID = str(data.parentID) ?? str(get(data, "info", "parentID"))
+      return [parentID ? { type: "sessionCreated", sessionID, parentID } : { type: "sessionCreated", sessionID }]
+    }
+    case "session.deleted":
+      return [{ type: "sessionDeleted", sessionID }]
+    case "session.tool.input.started": {
+      const callID = callIDOf(data)
+      const name = str(data.name) ?? str(data.tool)
+      if (callID && name) tools.remember(sessionID, callID, name)
+      return [{ type: "modelOutput", sessionID }]
+    }
+    case "session.tool.called": {
+      const callID = callIDOf(data)
+      if (!callID) return [{ type: "modelOutput", sessionID }]
+      const tool = tools.lookup(sessionID, callID) ?? str(data.name) ?? str(data.tool) ?? "unknown"
+      const args = data.input
+      return [args === undefined ? { type: "toolStart", sessionID, callID, tool } : { type: "toolStart", sessionID, callID, tool, args }]
+    }
+    case "session.tool.success":
+    case "session.tool.failed": {
+      const callID = callIDOf(data)
+      if (!callID) return [{ type: "activity", sessionID }]
+      tools.forget(sessionID, callID)
+      return [{ type: "toolEnd", sessionID, callID }]
+    }
+  }
+
+  if (AWAITING_OPEN.has(type) || AWAITING_CLOSED.has(type)) return awaitingSignals(sessionID, type, data)
+  // Anything else about this session (tool progress, steps, compaction, inbox, shells, events
+  // newer than this code) is still proof that the host is alive.
+  return [{ type: "activity", sessionID }]
+}
+
+/** undefined lets the core's self-abort window tell our interrupt from the user's. */
+export function interruptedByUser(reason: unknown): boolean | undefined {
+  const text = str(reason) ?? str(get(reason, "type"))
+  if (text === undefined || text === "user") return undefined
+  return false
+}
+
+function statusSignals(sessionID: string, status: string | undefined): Signal[] {
+  if (status === "busy" || status === "running") return [{ type: "busy", sessionID }]
+  if (status === "idle") return [{ type: "idle", sessionID }]
+  if (status === "retry") return [{ type: "busy", sessionID }, { type: "retryScheduled", sessionID }]
+  return [{ type: "activity", sessionID }]
+}
+
+/** Output plus reasoning tokens: the part of the total that grows while the model writes. */
+function usageSignal(sessionID: string, data: Obj): Signal[] {
+  const tokens = data.tokens
+  const total = num(tokens) ?? (num(get(tokens, "output")) ?? 0) + (num(get(tokens, "reasoning")) ?? 0)
+  const messageID = str(data.assistantMessageID) ?? str(data.messageID)
+  return [messageID ? { type: "usage", sessionID, tokens: total, messageID } : { type: "usage", sessionID, tokens: total }]
+}
+
+/** `{ type, message, status?, response? }` in 2.x; 1.x-style `{ name, data }` accepted too. */
+export function errorSignal(sessionID: string, error: unknown, now: number): Signal {
+  const text = str(error)
+  const name = str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError"
+  const message = text ?? str(get(error, "message")) ?? str(get(error, "data", "message")) ?? ""
+  const status =
+    num(get(error, "status")) ??
+    num(get(error, "statusCode")) ??
+    num(get(error, "response", "status")) ??
+    num(get(error, "data", "statusCode"))
+  const headers = get(error, "response", "headers") ?? get(error, "headers") ?? get(error, "data", "responseHeaders")
+  const retry = num(get(error, "retryAfterMs")) ?? retryAfterMs(headers, now)
+  const signal: Extract<Signal, { type: "error" }> = { type: "error", sessionID, name, message: message.slice(0, 2000) }
+  if (status !== undefined) signal.status = status
+  if (retry !== undefined) signal.retryAfterMs = retry
+  return signal
+}
+
+function awaitingSignals(sessionID: string, type: string, data: Obj): Signal[] {
+  const family = type.slice(0, type.indexOf("."))
+  const nested = asObj(data[family]) ?? asObj(data.request) ?? asObj(data.info)
+  const keys: string[] = []
+  for (const field of AWAITING_KEY_FIELDS) {
+    for (const source of [data, nested]) {
+      const value = str(source?.[field])
+      if (value && !keys.includes(value)) keys.push(value)
+    }
+  }
+  if (AWAITING_OPEN.has(type)) return [{ type: "awaitingUser", sessionID, key: keys[0] ?? family, open: true }]
+  // A reply may name the request by another field than the question did: close every
+  // candidate (closing an unknown key is harmless; a gate left open would hold recovery).
+  if (keys.length === 0) keys.push(family)
+  return keys.map((key) => ({ type: "awaitingUser", sessionID, key, open: false }))
+}

@@ -1,0 +1,151 @@
+/**
+ * OpenCode 2.x session messages (what `session.context` returns) -> the core's transcript.
+ *
+ * 2.x messages are discriminated by `type`. Only `user`, `synthetic` and `assistant` become
+ * transcript messages; `system`, `skill`, `shell`, `compaction`, the `*-switched` notes and the
+ * durable `idle` markers are context, not turns. A tool part is
+ * `{ type: "tool", id, name, state: { status: streaming | running | completed | error } }`;
+ * the 1.x spellings (`callID`, `tool`, `state.output`, status `pending`) are read too, since
+ * a renamed field that silently reads as undefined is the classic way a guard stops firing.
+ * Malformed entries are skipped, never thrown on.
+ */
+import type { TranscriptMessage, TranscriptPart, ToolPartStatus } from "../../core/transcript.ts"
+import { asObj, get, num, str } from "../shape.ts"
+
+const MAX_PART_TEXT = 65_536
+
+/** The marker the plugin puts in the metadata of everything it sends. */
+export const OWN_METADATA_KEY = "autoResume"
+
+function clip(text: string | undefined): string {
+  return (text ?? "").slice(-MAX_PART_TEXT)
+}
+
+export function hasOwnMarker(value: unknown): boolean {
+  return (
+    get(value, "metadata", OWN_METADATA_KEY) === true ||
+    get(value, "payload", "metadata", OWN_METADATA_KEY) === true
+  )
+}
+
+/** Text of a `string | Content[]` field (tool results, user payloads). */
+export function contentText(value: unknown): string | undefined {
+  if (typeof value === "string") return value
+  if (!Array.isArray(value)) return undefined
+  const texts = value.map((c) => (typeof c === "string" ? c : str(get(c, "text")))).filter((t): t is string => t !== undefined)
+  return texts.length > 0 ? texts.join("\n") : undefined
+}
+
+/** The text a user or synthetic message carries, wherever this release keeps it. */
+export function messageText(entry: unknown): string {
+  return (
+    str(get(entry, "text")) ??
+    str(get(entry, "payload", "text")) ??
+    contentText(get(entry, "content")) ??
+    contentText(get(entry, "parts")) ??
+    ""
+  )
+}
+
+function toolStatus(raw: string | undefined): ToolPartStatus {
+  if (raw === "running" || raw === "completed" || raw === "error") return raw
+  // 2.x "streaming" (input still arriving) is what 1.x called "pending".
+  return "pending"
+}
+
+function errorText(value: unknown): string | undefined {
+  return str(value) ?? str(get(value, "message")) ?? str(get(value, "data", "message")) ?? str(get(value, "type")) ?? str(get(value, "name"))
+}
+
+function normalizePart(part: unknown): TranscriptPart | undefined {
+  const type = str(get(part, "type"))
+  if (type === "text") return { kind: "text", text: clip(str(get(part, "text"))), synthetic: get(part, "synthetic") === true || undefined }
+  if (type === "reasoning") return { kind: "reasoning", text: clip(str(get(part, "text"))) }
+  if (type !== "tool") return undefined
+  const state = get(part, "state")
+  const status = toolStatus(str(get(state, "status")))
+  const error = status === "error" ? errorText(get(state, "error")) : undefined
+  const output = status === "completed" ? contentText(get(state, "content")) ?? str(get(state, "output")) : undefined
+  return {
+    kind: "tool",
+    callID: str(get(part, "id")) ?? str(get(part, "callID")) ?? "",
+    tool: str(get(part, "name")) ?? str(get(part, "tool")) ?? "unknown",
+    status,
+    input: get(state, "input"),
+    error: error === undefined ? undefined : clip(error),
+    output: output === undefined ? undefined : clip(output),
+  }
+}
+
+function modelOf(entry: unknown): TranscriptMessage["model"] {
+  const model = get(entry, "model")
+  const providerID = str(get(model, "providerID")) ?? str(get(entry, "providerID"))
+  const modelID = str(get(model, "id")) ?? str(get(model, "modelID")) ?? str(get(entry, "modelID"))
+  return providerID && modelID ? { providerID, modelID } : undefined
+}
+
+export function normalizeV2Message(entry: unknown): TranscriptMessage | undefined {
+  const o = asObj(entry)
+  const id = str(o?.id)
+  const type = str(o?.type)
+  if (!o || !id || !type) return undefined
+  if (type === "user" || type === "synthetic") {
+    const synthetic = type === "synthetic" || undefined
+    return {
+      id,
+      role: "user",
+      parts: [{ kind: "text", text: clip(messageText(o)), synthetic }],
+      own: hasOwnMarker(o) || undefined,
+      createdAt: num(get(o, "time", "created")),
+    }
+  }
+  if (type !== "assistant") return undefined
+  const parts: TranscriptPart[] = []
+  const content = Array.isArray(o.content) ? o.content : Array.isArray(o.parts) ? o.parts : []
+  for (const p of content) {
+    const n = normalizePart(p)
+    if (n) parts.push(n)
+  }
+  const error = o.error
+  return {
+    id,
+    role: "assistant",
+    parts,
+    finish: str(o.finish),
+    errorName: error === undefined || error === null ? undefined : str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError",
+    outputTokens: num(get(o, "tokens", "output")),
+    reasoningTokens: num(get(o, "tokens", "reasoning")),
+    createdAt: num(get(o, "time", "created")),
+    completedAt: num(get(o, "time", "completed")),
+    agent: str(o.agent),
+    model: modelOf(o),
+  }
+}
+
+/** The v1 name of an aborted turn, which detectors written once for both hosts look for. */
+export const ABORTED_ERROR_NAME = "MessageAbortedError"
+
+/**
+ * Normalizes a history, oldest first. An assistant message closed by an `idle` marker with
+ * outcome "interrupted" is reported as aborted (2.x records the interruption on the marker,
+ * 1.x on the message), so an aborted turn reads the same on both hosts.
+ */
+export function normalizeV2Messages(list: unknown): TranscriptMessage[] {
+  if (!Array.isArray(list)) return []
+  const out: TranscriptMessage[] = []
+  let lastAssistant: TranscriptMessage | undefined
+  for (const entry of list) {
+    if (str(get(entry, "type")) === "idle") {
+      if (lastAssistant && !lastAssistant.errorName && str(get(entry, "outcome")) === "interrupted") {
+        lastAssistant.errorName = ABORTED_ERROR_NAME
+      }
+      lastAssistant = undefined
+      continue
+    }
+    const m = normalizeV2Message(entry)
+    if (!m) continue
+    out.push(m)
+    lastAssistant = m.role === "assistant" ? m : undefined
+  }
+  return out
+}

@@ -1,0 +1,269 @@
+/**
+ * The Host port on OpenCode 2.x: `ctx.session.*`, `ctx.tool.*`, `ctx.plugin.*`, `ctx.model.*`,
+ * plus the host's own HTTP server for the two reads ctx does not offer.
+ *
+ * Channels. A stall continue is a visible `session.prompt` unless `visibleContinue` is off,
+ * and a correction takes the hidden `session.synthetic({ resume: true })` when
+ * `quietCorrections` is on. Some providers refuse synthetic messages: a synthetic call that
+ * rejects, throws or is missing falls back to `prompt`, and the session stays on `prompt`
+ * afterwards. A synthetic call that hangs does not fall back (it may still land; sending a
+ * prompt too could deliver the recovery twice); the core's `sendTimeoutMs` bounds it.
+ *
+ * Duplicates. v2 hot reload is known to leave two live instances that send the same prompt
+ * milliseconds apart. Two guards live here because they must span instances: a process-wide
+ * per-session send log enforcing `injectIntervalMs`, and a look at the last messages before
+ * each send (an identical own message with no answer and no idle marker after it means this
+ * recovery is already on its way, so it is not sent again).
+ */
+import { effectiveOptions, type ResolvedOptions } from "../../options/index.ts"
+import type { TimeSource } from "../../core/clock.ts"
+import type { HostPort, LogLevel, ModelRef, SendRequest } from "../port.ts"
+import { asObj, get, num, str } from "../shape.ts"
+import { callCtx, hasMethod, MissingMethodError, unwrapData } from "./context.ts"
+import { HostHttp, MESSAGE_ROUTE_CAP, type FetchLike } from "./http.ts"
+import { readTodosFromTranscript } from "../../todos/v2-reader.ts"
+import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from "./messages.ts"
+import type { OwnSends } from "./user-turns.ts"
+
+const MAX_SEND_LOG_SESSIONS = 1000
+/** Messages looked at before a send to find the same recovery still pending. */
+const DUPLICATE_LOOKBACK = 6
+/** Messages read to find the newest todo list. */
+const TODO_LOOKBACK = 60
+
+/** When each session last got something from us, across every instance in this process. */
+export class SendLog {
+  private readonly last = new Map<string, number>()
+
+  lastSendAt(sessionID: string): number | undefined {
+    return this.last.get(sessionID)
+  }
+
+  record(sessionID: string, at: number): void {
+    this.last.delete(sessionID)
+    if (this.last.size >= MAX_SEND_LOG_SESSIONS) {
+      const oldest = this.last.keys().next()
+      if (!oldest.done) this.last.delete(oldest.value)
+    }
+    this.last.set(sessionID, at)
+  }
+}
+
+export class SendRefusedError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = "SendRefusedError"
+  }
+}
+
+/** Process-wide state the port shares with other instances (see registry.ts). */
+export type V2PortShared = {
+  own: OwnSends
+  sendLog: SendLog
+  /** Sessions whose provider refused a synthetic message: they get prompts from then on. */
+  syntheticRefused: Set<string>
+}
+
+export type V2PortDeps = {
+  ctx: unknown
+  resolved: ResolvedOptions
+  time: TimeSource
+  shared: V2PortShared
+  fetch?: FetchLike
+  /** Receives one formatted line per log call. */
+  writeLog: (level: LogLevel, message: string, extra?: Record<string, unknown>) => void
+}
+
+export type V2Port = HostPort & {
+  /** Raw 2.x messages, oldest first (the user-turn watcher needs the idle markers). */
+  readRaw(sessionID: string, limit: number): Promise<unknown[]>
+}
+
+/** Orders a message page oldest first: by timestamps when they tell, else by the route's known order. */
+function oldestFirst(list: unknown[], assumeNewestFirst: boolean): unknown[] {
+  const times = list.map((m) => num(get(m, "time", "created"))).filter((t): t is number => t !== undefined)
+  const newestFirst = times.length >= 2 ? times[0]! > times[times.length - 1]! : assumeNewestFirst
+  return newestFirst ? [...list].reverse() : list
+}
+
+function itemID(value: unknown): string | undefined {
+  return str(get(value, "id")) ?? str(get(value, "item", "id"))
+}
+
+export function createV2Port(deps: V2PortDeps): V2Port {
+  const { ctx, time, shared } = deps
+  const http = new HostHttp(ctx, deps.fetch, time, () => deps.resolved.options.sendTimeoutMs)
+  const optionsFor = (request?: SendRequest) => effectiveOptions(deps.resolved, request?.setup?.model?.providerID)
+
+  async function readRaw(sessionID: string, limit: number): Promise<unknown[]> {
+    const want = Math.max(1, Math.floor(limit))
+    let contextError: unknown
+    if (hasMethod(ctx, "session", "context")) {
+      try {
+        const list = unwrapData(await callCtx(ctx, "session", "context", { sessionID }))
+        if (Array.isArray(list)) return oldestFirst(list, false).slice(-want)
+        contextError = new Error("session.context returned no message list")
+      } catch (error) {
+        contextError = error
+      }
+    }
+    if (!http.available) throw contextError ?? new MissingMethodError("session.context")
+    const page = await http.getJson(`/api/session/${encodeURIComponent(sessionID)}/message`, { limit: Math.min(want, MESSAGE_ROUTE_CAP) })
+    const list = unwrapData(page)
+    if (!Array.isArray(list)) throw new Error("the message route returned no message list")
+    return oldestFirst(list, true).slice(-want)
+  }
+
+  /** True when the same text from us is still waiting for an answer. */
+  async function alreadyPending(request: SendRequest): Promise<boolean> {
+    let recent: unknown[]
+    try {
+      recent = await readRaw(request.sessionID, DUPLICATE_LOOKBACK)
+    } catch {
+      return false // an unreadable history must not block recovery
+    }
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const entry = recent[i]
+      const type = str(get(entry, "type"))
+      if (type === "assistant" || type === "idle") return false
+      if ((type === "user" || type === "synthetic") && messageText(entry) === request.text) {
+        if (hasOwnMarker(entry) || shared.own.isOwn(request.sessionID, str(get(entry, "id")), request.text, time.now())) return true
+      }
+    }
+    return false
+  }
+
+  async function deliver(request: SendRequest, hidden: boolean): Promise<void> {
+    const metadata = { [OWN_METADATA_KEY]: true, kind: request.kind }
+    const { sessionID, text } = request
+    if (hidden && hasMethod(ctx, "session", "synthetic") && !shared.syntheticRefused.has(sessionID)) {
+      try {
+        const item = await callCtx(ctx, "session", "synthetic", { sessionID, text, description: "auto-resume", metadata, resume: true })
+        const id = itemID(item)
+        if (id) shared.own.rememberID(sessionID, id)
+        return
+      } catch (error) {
+        if (shared.syntheticRefused.size < MAX_SEND_LOG_SESSIONS) shared.syntheticRefused.add(sessionID)
+        deps.writeLog("warn", `session ${sessionID}: synthetic message refused (${describe(error)}); sending a visible prompt instead`)
+      }
+    }
+    const item = await callCtx(ctx, "session", "prompt", { sessionID, text, metadata })
+    const id = itemID(item)
+    if (id) shared.own.rememberID(sessionID, id)
+  }
+
+  return {
+    readRaw,
+
+    async send(request) {
+      const options = optionsFor(request)
+      const now = time.now()
+      const last = shared.sendLog.lastSendAt(request.sessionID)
+      if (last !== undefined && now - last < options.injectIntervalMs) {
+        throw new SendRefusedError(
+          `send refused: ${now - last}ms after the previous one to this session (injectIntervalMs=${options.injectIntervalMs})`,
+        )
+      }
+      // Reserved before anything is awaited, so a second instance racing us is refused above.
+      shared.sendLog.record(request.sessionID, now)
+      shared.own.rememberText(request.sessionID, request.text, now)
+      if (await alreadyPending(request)) {
+        deps.writeLog("info", `session ${request.sessionID}: ${request.kind} not sent: the same message is already waiting in the session`)
+        return
+      }
+      const hidden = request.kind === "continue" ? !options.visibleContinue : options.quietCorrections
+      await deliver(request, hidden)
+    },
+
+    async abort(sessionID) {
+      await callCtx(ctx, "session", "interrupt", { sessionID })
+    },
+
+    log(level, message, extra) {
+      try {
+        deps.writeLog(level, message, extra)
+      } catch {
+        // The log must never take anything down with it.
+      }
+    },
+
+    async readMessages(sessionID, limit) {
+      return normalizeV2Messages(await readRaw(sessionID, limit)).slice(-Math.max(1, limit))
+    },
+
+    async readTodos(sessionID) {
+      // 2.x has no todo API: a todo plugin's newest completed `todowrite` call is the list.
+      const found = readTodosFromTranscript(normalizeV2Messages(await readRaw(sessionID, TODO_LOOKBACK)))
+      if (found === "unreadable") throw new Error("the newest todowrite call does not hold a readable todo list")
+      return found === "none" ? undefined : [...found]
+    },
+
+    async listBusySessions() {
+      const data = asObj(unwrapData(await http.getJson("/api/session/active")))
+      if (!data) return []
+      return Object.entries(data)
+        .filter(([, status]) => {
+          const type = str(get(status, "type")) ?? str(status)
+          return type === undefined || type === "running" || type === "busy" || type === "retry"
+        })
+        .map(([id]) => id)
+    },
+
+    async toolNames() {
+      const list = unwrapData(await callCtx(ctx, "tool", "list"))
+      if (!Array.isArray(list)) return []
+      const names: string[] = []
+      for (const tool of list) {
+        if (typeof tool === "string") {
+          names.push(tool)
+          continue
+        }
+        // Code-mode tools are reachable only inside `execute`: not a name the model can call.
+        if (get(tool, "codemode") === true || get(tool, "options", "codemode") === true) continue
+        const name = str(get(tool, "name")) ?? str(get(tool, "id"))
+        const namespace = str(get(tool, "options", "namespace")) ?? str(get(tool, "namespace"))
+        if (name) names.push(namespace && !name.startsWith(`${namespace}_`) ? `${namespace}_${name}` : name)
+      }
+      return names
+    },
+
+    async compact(sessionID) {
+      await callCtx(ctx, "session", "compact", { sessionID })
+    },
+
+    async command(sessionID, name, args) {
+      await callCtx(ctx, "session", "command", { sessionID, name, text: args })
+    },
+
+    async pluginNames() {
+      const list = unwrapData(await callCtx(ctx, "plugin", "list"))
+      if (!Array.isArray(list)) return []
+      const names = new Set<string>()
+      for (const info of list) {
+        for (const value of [get(info, "id"), get(info, "source", "package"), get(info, "source", "name"), get(info, "source", "path")]) {
+          const name = str(value)
+          if (name) names.add(name)
+        }
+      }
+      return [...names]
+    },
+
+    async modelLimits(model: ModelRef) {
+      const list = unwrapData(await callCtx(ctx, "model", "list"))
+      if (!Array.isArray(list)) return undefined
+      const info = list.find((m) => {
+        const provider = str(get(m, "providerID")) ?? str(get(m, "provider", "id")) ?? str(get(m, "provider"))
+        const id = str(get(m, "id")) ?? str(get(m, "modelID"))
+        return provider === model.providerID && id === model.modelID
+      })
+      const context = num(get(info, "limit", "context"))
+      const output = num(get(info, "limit", "output"))
+      return context && output !== undefined ? { context, output } : undefined
+    },
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message.slice(0, 200)
+  return String(error).slice(0, 200)
+}

@@ -1,0 +1,93 @@
+/**
+ * Registers the `task_complete` tool on 2.x through `ctx.tool.transform`.
+ *
+ * Plugin tools default to code mode on 2.x (callable only inside the built-in `execute` tool),
+ * so the tool is registered with `options: { codemode: false }` to stand as a tool of its own
+ * under its plain name. The input is JSON Schema, as real 2.x plugins use.
+ *
+ * A registry that is missing, throws, rejects or refuses the tool costs a log line and
+ * nothing else: stall recovery does not depend on the tool.
+ */
+import { errorText } from "../../core/logger.ts"
+import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
+import { get, str } from "../shape.ts"
+import { callCtx, hasMethod } from "./context.ts"
+
+export { TASK_COMPLETE_TOOL }
+
+export type TaskCompleteCall = { sessionID?: string; summary?: string }
+
+export type Registration = { dispose(): void }
+
+export type TaskCompleteDeps = {
+  log: (level: "info" | "warn", message: string) => void
+  /** What the tool answers; the decision logic is wired by the caller. */
+  onCall: (call: TaskCompleteCall) => Promise<{ ok: boolean; text: string }>
+}
+
+export function taskCompleteTool(deps: TaskCompleteDeps) {
+  return {
+    name: TASK_COMPLETE_TOOL,
+    description: TASK_COMPLETE_DESCRIPTION,
+    input: {
+      type: "object",
+      properties: { summary: { type: "string", description: "What was done, in one or two sentences." } },
+      additionalProperties: false,
+    },
+    options: { codemode: false },
+    async execute(input: unknown, context: unknown) {
+      const call = { sessionID: str(get(context, "sessionID")), summary: str(get(input, "summary"))?.slice(0, 2000) }
+      let result: { ok: boolean; text: string }
+      try {
+        result = await deps.onCall(call)
+      } catch (error) {
+        deps.log("warn", `task_complete handler failed: ${errorText(error)}`)
+        result = { ok: true, text: "Noted." }
+      }
+      // A failing result is the tool's own error, the one way to stop a model that keeps calling it.
+      if (!result.ok) throw new Error(result.text)
+      return { output: result.text, metadata: { autoResume: true } }
+    },
+  }
+}
+
+/**
+ * Adds the tool; resolves to its registration (to dispose on cleanup), or undefined when the
+ * host has no tool registry or refused the tool.
+ */
+export async function registerTaskComplete(ctx: unknown, deps: TaskCompleteDeps): Promise<Registration | undefined> {
+  if (!hasMethod(ctx, "tool", "transform")) {
+    deps.log("info", "ctx.tool.transform is missing: task_complete is not registered")
+    return undefined
+  }
+  const tool = taskCompleteTool(deps)
+  let refused: unknown
+  try {
+    const registration = await callCtx(ctx, "tool", "transform", (editor: unknown) => {
+      try {
+        ;(editor as { add(info: unknown): void }).add(tool)
+      } catch (error) {
+        refused = error
+      }
+    })
+    const dispose = get(registration, "dispose")
+    const handle = {
+      dispose() {
+        try {
+          if (typeof dispose === "function") void Promise.resolve(dispose.call(registration)).catch(() => undefined)
+        } catch {
+          // Disposing is best effort: the host is probably tearing us down anyway.
+        }
+      },
+    }
+    if (refused !== undefined) {
+      handle.dispose()
+      throw refused
+    }
+    deps.log("info", "task_complete registered")
+    return handle
+  } catch (error) {
+    deps.log("warn", `task_complete not registered: the tool registry refused it (${errorText(error)}); carrying on without it`)
+    return undefined
+  }
+}

@@ -1,0 +1,252 @@
+/**
+ * Genuine user turns on OpenCode 2.x, which has no `chat.message` hook.
+ *
+ * A new inbound user message must re-arm the core's budgets and lift its ESC latch; the
+ * plugin's own prompts must never do either. Two sources, both bounded:
+ *  - live: `session.inbox.enqueued` (older: `session.input.admitted`) carries the admitted
+ *    item, so a prompt is classified the moment the host accepts it;
+ *  - history: on every run start, at the first step of a run and when an inbox item is
+ *    delivered, the last few messages are read and user messages not seen before are
+ *    classified. This covers hosts without inbox events and items admitted before we loaded.
+ *
+ * Our own sends are recognised by the marker in their metadata, by the ids the host returned
+ * for them, and by their exact text (remembered for a few minutes), because the run can start
+ * and be scanned before `session.prompt` has even returned.
+ *
+ * Two guards keep an old message from lifting a fresh ESC: only messages after the newest
+ * durable `idle` marker count (older ones belong to finished runs), and a scan that was
+ * overtaken by an interruption reports nothing (its messages are still marked seen).
+ */
+import type { TimeSource } from "../../core/clock.ts"
+import { withTimeout } from "../../core/host-calls.ts"
+import type { Signal, TurnSetup } from "../port.ts"
+import { get, str } from "../shape.ts"
+import { hasOwnMarker, messageText } from "./messages.ts"
+
+const MAX_SESSIONS = 500
+const MAX_IDS_PER_SESSION = 200
+const MAX_TEXTS_PER_SESSION = 8
+/** How long an exact-text match identifies one of our sends. */
+const OWN_TEXT_TTL_MS = 10 * 60_000
+/** Messages read per history scan: a run start is always near the end of the history. */
+export const USER_SCAN_LIMIT = 20
+
+/** A map of per-session values, least recently used session evicted first. */
+class SessionTable<V> {
+  private readonly rows = new Map<string, V>()
+  constructor(private readonly make: () => V) {}
+
+  get(sessionID: string): V {
+    let row = this.rows.get(sessionID)
+    if (row !== undefined) {
+      this.rows.delete(sessionID)
+      this.rows.set(sessionID, row)
+      return row
+    }
+    row = this.make()
+    if (this.rows.size >= MAX_SESSIONS) {
+      const oldest = this.rows.keys().next()
+      if (!oldest.done) this.rows.delete(oldest.value)
+    }
+    this.rows.set(sessionID, row)
+    return row
+  }
+
+  peek(sessionID: string): V | undefined {
+    return this.rows.get(sessionID)
+  }
+
+  get size(): number {
+    return this.rows.size
+  }
+}
+
+function addBounded(set: Set<string>, value: string, cap: number): void {
+  set.delete(value)
+  set.add(value)
+  while (set.size > cap) {
+    const oldest = set.values().next()
+    if (oldest.done) break
+    set.delete(oldest.value)
+  }
+}
+
+/**
+ * What the plugin itself sent, per session. Process-wide: it outlives a reload. Callers pass
+ * the time, because instances sharing it may run on different clocks (tests do).
+ */
+export class OwnSends {
+  private readonly ids = new SessionTable(() => new Set<string>())
+  private readonly texts = new SessionTable<{ text: string; at: number }[]>(() => [])
+
+  rememberText(sessionID: string, text: string, now: number): void {
+    const list = this.texts.get(sessionID)
+    list.push({ text, at: now })
+    if (list.length > MAX_TEXTS_PER_SESSION) list.splice(0, list.length - MAX_TEXTS_PER_SESSION)
+  }
+
+  rememberID(sessionID: string, id: string): void {
+    addBounded(this.ids.get(sessionID), id, MAX_IDS_PER_SESSION)
+  }
+
+  isOwn(sessionID: string, id: string | undefined, text: string, now: number): boolean {
+    if (id !== undefined && this.ids.peek(sessionID)?.has(id)) return true
+    return (this.texts.peek(sessionID) ?? []).some((t) => t.text === text && Math.abs(now - t.at) <= OWN_TEXT_TTL_MS)
+  }
+}
+
+/** User message ids already classified, per session. Shared across reloads with the watch state. */
+export class SeenMessages {
+  private readonly table = new SessionTable(() => new Set<string>())
+
+  /** Marks `id` seen; true when it was new. */
+  add(sessionID: string, id: string): boolean {
+    const set = this.table.get(sessionID)
+    const fresh = !set.has(id)
+    addBounded(set, id, MAX_IDS_PER_SESSION)
+    return fresh
+  }
+
+  get sessions(): number {
+    return this.table.size
+  }
+}
+
+export type Verdict = "genuine" | "own" | undefined
+
+const INBOUND_TYPES = new Set(["user", "synthetic"])
+
+function classify(own: OwnSends, sessionID: string, entry: unknown, id: string | undefined, now: number): Verdict {
+  const type = str(get(entry, "type"))
+  if (!type || !INBOUND_TYPES.has(type)) return undefined
+  if (hasOwnMarker(entry) || own.isOwn(sessionID, id, messageText(entry), now)) {
+    if (id) own.rememberID(sessionID, id)
+    return "own"
+  }
+  // A synthetic message is never the user typing, whoever sent it.
+  return type === "user" ? "genuine" : "own"
+}
+
+/** Classifies an admitted inbox item (`data.item`, older `data.input`). */
+export function classifyInboxItem(own: OwnSends, seen: SeenMessages, sessionID: string, data: unknown, now: number): Verdict {
+  const item = get(data, "item") ?? get(data, "input")
+  const id = str(get(item, "id")) ?? str(get(data, "inboxID"))
+  const verdict = classify(own, sessionID, item, id, now)
+  if (verdict === undefined) return undefined
+  if (id && !seen.add(sessionID, id)) return undefined
+  return verdict
+}
+
+/** The strongest verdict among user messages after the newest idle marker not seen before. */
+export function classifyHistory(
+  own: OwnSends,
+  seen: SeenMessages,
+  sessionID: string,
+  history: readonly unknown[],
+  now: number,
+): Verdict {
+  let lastIdle = -1
+  history.forEach((entry, i) => {
+    if (str(get(entry, "type")) === "idle") lastIdle = i
+  })
+  let verdict: Verdict
+  history.forEach((entry, i) => {
+    const id = str(get(entry, "id"))
+    const v = classify(own, sessionID, entry, id, now)
+    if (v === undefined || !id) return
+    const fresh = seen.add(sessionID, id)
+    if (!fresh || i < lastIdle) return
+    if (v === "genuine" || verdict === undefined) verdict = v
+  })
+  return verdict
+}
+
+/** Agent and model of the newest assistant message in a raw history. */
+export function setupFromHistory(history: readonly unknown[]): TurnSetup | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const entry = history[i]
+    if (str(get(entry, "type")) !== "assistant") continue
+    const providerID = str(get(entry, "model", "providerID"))
+    const modelID = str(get(entry, "model", "id")) ?? str(get(entry, "model", "modelID"))
+    return { agent: str(get(entry, "agent")), model: providerID && modelID ? { providerID, modelID } : undefined }
+  }
+  return undefined
+}
+
+export type HistoryWatcherDeps = {
+  own: OwnSends
+  seen: SeenMessages
+  time: TimeSource
+  /** Raw 2.x messages, oldest first; may reject or hang (the watcher bounds it). */
+  readRaw: (sessionID: string, limit: number) => Promise<unknown[]>
+  timeoutMs: () => number
+  /** What the adapter knows of the session's agent/model (from step events). */
+  knownSetup: (sessionID: string) => TurnSetup | undefined
+  emit: (signal: Signal) => void
+  onReadError: (error: unknown) => void
+  /** A genuine turn was reported without knowing its model yet (first turn of a session). */
+  onSetupUnknown?: (sessionID: string) => void
+}
+
+/** Runs history scans: one at a time per session, a trigger during a scan runs one more. */
+export class HistoryWatcher {
+  private readonly interruptions = new SessionTable(() => ({ count: 0 }))
+  private readonly running = new Set<string>()
+  private readonly again = new Set<string>()
+  private stopped = false
+
+  constructor(private readonly deps: HistoryWatcherDeps) {}
+
+  stop(): void {
+    this.stopped = true
+  }
+
+  /** A run was interrupted: a scan still in flight must not report what it finds. */
+  interrupted(sessionID: string): void {
+    this.interruptions.get(sessionID).count++
+  }
+
+  inboxItem(sessionID: string, data: unknown): void {
+    const verdict = classifyInboxItem(this.deps.own, this.deps.seen, sessionID, data, this.deps.time.now())
+    if (verdict) this.report(sessionID, verdict, undefined)
+  }
+
+  scan(sessionID: string): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    if (this.running.has(sessionID) || this.running.size >= MAX_SESSIONS) {
+      if (this.running.has(sessionID)) this.again.add(sessionID)
+      return Promise.resolve()
+    }
+    this.running.add(sessionID)
+    return this.runScan(sessionID).finally(() => {
+      this.running.delete(sessionID)
+      if (this.again.delete(sessionID)) void this.scan(sessionID)
+    })
+  }
+
+  private async runScan(sessionID: string): Promise<void> {
+    const before = this.interruptions.get(sessionID).count
+    let history: unknown[]
+    try {
+      history = await withTimeout(this.deps.time, this.deps.timeoutMs(), "history read", () => this.deps.readRaw(sessionID, USER_SCAN_LIMIT))
+    } catch (error) {
+      this.deps.onReadError(error)
+      return
+    }
+    if (this.stopped || !Array.isArray(history)) return
+    const verdict = classifyHistory(this.deps.own, this.deps.seen, sessionID, history, this.deps.time.now())
+    if (!verdict || this.interruptions.get(sessionID).count !== before) return
+    this.report(sessionID, verdict, setupFromHistory(history))
+  }
+
+  private report(sessionID: string, verdict: "genuine" | "own", fromHistory: TurnSetup | undefined): void {
+    if (this.stopped) return
+    if (verdict === "own") {
+      this.deps.emit({ type: "userMessage", sessionID, genuine: false })
+      return
+    }
+    const setup = this.deps.knownSetup(sessionID) ?? fromHistory
+    if (!setup?.model) this.deps.onSetupUnknown?.(sessionID)
+    this.deps.emit(setup ? { type: "userMessage", sessionID, genuine: true, setup } : { type: "userMessage", sessionID, genuine: true })
+  }
+}

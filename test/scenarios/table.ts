@@ -1,0 +1,166 @@
+/**
+ * The shared scenario table: each scenario written once, as data, in host-neutral steps, and
+ * run against both adapters by run.test.ts. Expected effects are checked at every `check`
+ * step, and the two adapters must agree with each other as well as with the table.
+ *
+ * Times: the fast profile's stall budget is chunkTimeoutMs + gracePeriodMs = 183 s; the first
+ * recovery follows after baseBackoffMs = 1 s.
+ */
+
+export type HostCallBehaviour = "ok" | "reject" | "throw" | "hang"
+
+export type Step =
+  /** The user sends a message and a run starts (or the message queues behind the live run). */
+  | { do: "userTurn"; text?: string }
+  /** The model streams some text. */
+  | { do: "streamDelta" }
+  | { do: "toolStart"; callID: string; tool: string }
+  /** A long tool reports progress (the host's heartbeat for running tools). */
+  | { do: "toolProgress"; callID: string }
+  | { do: "toolEnd"; callID: string }
+  /** Nothing at all happens for this long. */
+  | { do: "silence"; ms: number }
+  /** The user presses ESC. */
+  | { do: "userAbort" }
+  /** The run ends normally. */
+  | { do: "runEnds" }
+  /** The host starts a run with no new user message (a queued item, a host-side resume). */
+  | { do: "hostRunStarts" }
+  | { do: "permissionAsked"; id: string }
+  | { do: "permissionAnswered"; id: string }
+  | { do: "pause" }
+  | { do: "resume" }
+  /** How the host answers the plugin's actions (sends and aborts) from now on. */
+  | { do: "hostCalls"; behaviour: HostCallBehaviour }
+  /** Effects so far (counts are cumulative). */
+  | { do: "check"; continues: number; aborts: number; cancelledByUser?: boolean }
+
+export type Scenario = {
+  name: string
+  /** What the scenario protects, in one line. */
+  why: string
+  options?: Record<string, unknown>
+  steps: Step[]
+}
+
+const STALL = 183_000
+
+const silence = (ms: number): Step => ({ do: "silence", ms })
+const check = (continues: number, aborts: number, cancelledByUser?: boolean): Step =>
+  cancelledByUser === undefined ? { do: "check", continues, aborts } : { do: "check", continues, aborts, cancelledByUser }
+
+function healthyMinutes(n: number): Step[] {
+  const steps: Step[] = []
+  for (let i = 0; i < n; i++) steps.push(silence(60_000), { do: "streamDelta" })
+  return steps
+}
+
+function heartbeatMinutes(n: number, callID: string): Step[] {
+  const steps: Step[] = []
+  for (let i = 0; i < n; i++) steps.push(silence(60_000), { do: "toolProgress", callID })
+  return steps
+}
+
+function badHost(behaviour: HostCallBehaviour): Scenario {
+  return {
+    name: `bad host calls: ${behaviour}`,
+    why: `host actions that ${behaviour} cost a bounded number of attempts, never an exception, and recovery works once the host does`,
+    steps: [
+      { do: "hostCalls", behaviour },
+      { do: "userTurn" },
+      silence(STALL + 2_000),
+      check(1, 0),
+      silence(60 * 60_000),
+      check(1, 1),
+      { do: "hostCalls", behaviour: "ok" },
+      { do: "runEnds" },
+      { do: "userTurn", text: "try again please" },
+      silence(STALL + 2_000),
+      check(2, 1),
+    ],
+  }
+}
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: "stall",
+    why: "a busy session silent past the budget gets exactly one continue, not before",
+    steps: [{ do: "userTurn" }, { do: "streamDelta" }, silence(STALL - 3_000), check(0, 0), silence(5_000), check(1, 0)],
+  },
+  {
+    name: "dead stream",
+    why: "a run that never revives gets maxRetries continues (one of them after an abort) and then stands down: our own sends never re-arm the budget",
+    steps: [{ do: "userTurn" }, silence(60 * 60_000), check(3, 1)],
+  },
+  {
+    name: "long tool",
+    why: "a silent tool call is never interrupted; once it ends, a later silence is a stall again",
+    steps: [
+      { do: "userTurn" },
+      { do: "toolStart", callID: "call_1", tool: "bash" },
+      silence(20 * 60_000),
+      check(0, 0),
+      { do: "toolEnd", callID: "call_1" },
+      silence(STALL + 2_000),
+      check(1, 0),
+    ],
+  },
+  {
+    name: "long tool with heartbeats",
+    why: "tool progress keeps a session alive even past the 30-minute ceiling after which a silent tool counts as wedged",
+    steps: [{ do: "userTurn" }, { do: "toolStart", callID: "call_1", tool: "bash" }, ...heartbeatMinutes(40, "call_1"), check(0, 0)],
+  },
+  {
+    name: "wedged tool",
+    why: "negative control for the heartbeats: a tool silent past the 30-minute ceiling no longer shields the session",
+    steps: [{ do: "userTurn" }, { do: "toolStart", callID: "call_1", tool: "bash" }, silence(29 * 60_000), check(0, 0), silence(2 * 60_000), check(1, 0)],
+  },
+  {
+    name: "ESC",
+    why: "a user stop latches the session, even when the host resumes by itself; only the user's next message lifts it",
+    steps: [
+      { do: "userTurn" },
+      { do: "streamDelta" },
+      { do: "userAbort" },
+      { do: "hostRunStarts" },
+      silence(20 * 60_000),
+      check(0, 0, true),
+      { do: "runEnds" },
+      { do: "userTurn", text: "ok, carry on" },
+      silence(STALL + 2_000),
+      check(1, 0, false),
+    ],
+  },
+  {
+    name: "own abort is not ESC",
+    why: "the plugin's own abort (reported like a user stop on 2.x) never latches; the continue follows it",
+    options: { busyStallStrategy: "abort" },
+    steps: [{ do: "userTurn" }, { do: "streamDelta" }, silence(STALL + 5_000), check(1, 1, false)],
+  },
+  {
+    name: "healthy",
+    why: "a session that keeps producing output, then finishes, is never touched",
+    steps: [{ do: "userTurn" }, ...healthyMinutes(15), { do: "runEnds" }, silence(30 * 60_000), check(0, 0)],
+  },
+  {
+    name: "awaiting user",
+    why: "an open permission request holds recovery however long it waits; once answered, a silence is a stall",
+    steps: [
+      { do: "userTurn" },
+      { do: "permissionAsked", id: "per_1" },
+      silence(20 * 60_000),
+      check(0, 0),
+      { do: "permissionAnswered", id: "per_1" },
+      silence(STALL + 2_000),
+      check(1, 0),
+    ],
+  },
+  {
+    name: "paused",
+    why: "a paused session gets nothing; resumed, its stall is recovered within a check interval",
+    steps: [{ do: "pause" }, { do: "userTurn" }, silence(10 * 60_000), check(0, 0), { do: "resume" }, silence(7_000), check(1, 0)],
+  },
+  badHost("reject"),
+  badHost("throw"),
+  badHost("hang"),
+]

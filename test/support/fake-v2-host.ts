@@ -1,0 +1,455 @@
+/**
+ * A fake OpenCode 2.x host: the documented plugin `ctx` surface and nothing more
+ * (../../../shared/host/v2-opencode-2.x.md), recording every call the plugin makes.
+ *
+ * - Events are `{ id, created, type, data, location?, durable? }` with the payload under
+ *   `data`; ephemeral ones (usage, deltas, progress) carry no `durable`. Every open
+ *   subscription gets every event, like a broadcast bus.
+ * - Host-side helpers (`userTurn`, `textDelta`, `toolStart`, `userEsc`, ...) play what a user and
+ *   a model would do, writing the history `session.context` returns.
+ * - Plugin calls react the way the document describes: a prompt into an idle session is stored
+ *   and starts a run; into a running one it joins the inbox and is promoted at the next
+ *   provider-turn boundary (the run carries on); `interrupt` ends the run with reason "user"
+ *   (the host cannot tell the plugin's interrupt from ESC) and drops queued items.
+ * - Knobs: per-method behaviour (reject, throw, hang, missing), version presets (2.0.16 has no
+ *   `session.compact` and no `app.server`), `inboxEvents: false` for releases without inbox
+ *   events, stream end/failure, and an HTTP server reachable only at `app.server.url`.
+ */
+import type { FetchLike, FetchResponse } from "../../src/host/v2/http.ts"
+
+export type Behaviour = "ok" | "reject" | "throw" | "hang"
+
+export type HostCall = { method: string; args: unknown[]; at: number }
+
+export type FakeV2Options = {
+  now?: () => number
+  version?: "2.0.16" | "2.0.22"
+  directory?: string
+  options?: unknown
+  server?: { url: string; password?: string } | null
+  inboxEvents?: boolean
+  /** The model every step runs on. */
+  model?: { id: string; providerID: string }
+}
+
+const EPHEMERAL = new Set([
+  "session.usage.updated",
+  "session.text.delta",
+  "session.reasoning.delta",
+  "session.tool.input.delta",
+  "session.tool.progress",
+])
+
+type Subscription = {
+  queue: unknown[]
+  waiting?: { resolve: (r: IteratorResult<unknown>) => void; reject: (e: unknown) => void }
+  closed: boolean
+  error?: unknown
+}
+
+type Run = { assistantID: string; queued: Record<string, unknown>[] }
+
+const MODEL = { id: "gpt-x", providerID: "openai" }
+
+export class FakeV2Host {
+  readonly calls: HostCall[] = []
+  readonly behaviour = new Map<string, Behaviour>()
+  readonly history = new Map<string, Record<string, unknown>[]>()
+  readonly runs = new Map<string, Run>()
+  readonly subscriptions: Subscription[] = []
+  readonly registeredTools: Record<string, unknown>[] = []
+  readonly toolDisposals: number[] = []
+  readonly httpRequests: { url: string; headers: Record<string, string> }[] = []
+  toolList: unknown = { location: {}, data: [{ name: "bash" }, { name: "read" }, { name: "todowrite", options: { codemode: false } }] }
+  pluginList: unknown = { location: {}, data: [{ id: "opencode-auto-resume", source: { type: "package", package: "opencode-auto-resume" } }] }
+  modelList: unknown = { location: {}, data: [{ id: "gpt-x", providerID: "openai", limit: { context: 200_000, output: 32_000 } }] }
+  /** Refuse the next subscriptions: "throw" from subscribe itself. */
+  subscribeBehaviour: "ok" | "throw" = "ok"
+  readonly ctx: Record<string, unknown>
+  private seq = 0
+  private readonly now: () => number
+  private readonly directory: string
+  private readonly inboxEvents: boolean
+  private readonly model: { id: string; providerID: string }
+  readonly server?: { url: string; password?: string }
+
+  constructor(opts: FakeV2Options = {}) {
+    this.now = opts.now ?? (() => Date.now())
+    this.directory = opts.directory ?? "/work/project"
+    this.inboxEvents = opts.inboxEvents ?? true
+    this.model = opts.model ?? MODEL
+    const later = (opts.version ?? "2.0.22") !== "2.0.16"
+    this.server = opts.server === null || !later ? undefined : (opts.server ?? { url: "http://127.0.0.1:4123", password: "s3cret" })
+    const rec = (method: string, fn: (...args: any[]) => unknown) => (...args: unknown[]) => this.invoke(method, args, fn)
+    const noop = () => undefined
+
+    const session: Record<string, unknown> = {
+      create: rec("session.create", () => ({ id: this.id("ses") })),
+      get: rec("session.get", noop),
+      switchAgent: rec("session.switchAgent", noop),
+      switchModel: rec("session.switchModel", noop),
+      prompt: rec("session.prompt", (a) => this.admit("user", a)),
+      generate: rec("session.generate", noop),
+      command: rec("session.command", noop),
+      synthetic: rec("session.synthetic", (a) => this.admit("synthetic", a)),
+      interrupt: rec("session.interrupt", (a) => this.interrupt(a)),
+      update: rec("session.update", noop),
+      move: rec("session.move", noop),
+      wait: rec("session.wait", noop),
+      context: rec("session.context", (a) => [...(this.history.get(a?.sessionID) ?? [])]),
+      hook: rec("session.hook", noop),
+    }
+    if (later) {
+      session.compact = rec("session.compact", noop)
+      session.remove = rec("session.remove", noop)
+    }
+    this.ctx = {
+      app: { name: "opencode", version: opts.version ?? "2.0.22", channel: "latest", ...(this.server ? { server: this.server } : {}) },
+      location: { directory: this.directory },
+      options: opts.options ?? {},
+      agent: {},
+      aisdk: {},
+      command: { transform: rec("command.transform", (cb) => this.transform(cb, "command")) },
+      event: { subscribe: rec("event.subscribe", (a) => this.subscribe(a)) },
+      experimental: {},
+      integration: {},
+      mcp: {},
+      model: {
+        list: rec("model.list", () => this.modelList),
+        default: rec("model.default", () => ({ location: {}, data: (this.modelList as { data: unknown[] }).data[0] })),
+      },
+      generate: {},
+      permission: {},
+      plugin: { list: rec("plugin.list", () => this.pluginList) },
+      provider: {},
+      reference: {},
+      rpc: {},
+      session,
+      shell: {},
+      skill: {},
+      storage: {},
+      tool: { list: rec("tool.list", () => this.toolList), transform: rec("tool.transform", (cb) => this.transform(cb, "tool")) },
+      vcs: {},
+      websearch: {},
+      worktree: {},
+    }
+  }
+
+  // ---- knobs -------------------------------------------------------------------------------
+
+  /** Makes `ctx.<area>.<name>` absent, as on a release that lacks it. */
+  remove(method: string): void {
+    const [area, name] = method.split(".") as [string, string]
+    delete (this.ctx[area] as Record<string, unknown>)[name]
+  }
+
+  set(method: string, behaviour: Behaviour): void {
+    this.behaviour.set(method, behaviour)
+  }
+
+  callsTo(method: string): HostCall[] {
+    return this.calls.filter((c) => c.method === method)
+  }
+
+  private invoke(method: string, args: unknown[], fn: (...args: any[]) => unknown): unknown {
+    this.calls.push({ method, args, at: this.now() })
+    const b = this.behaviour.get(method) ?? "ok"
+    if (b === "throw") throw new Error(`${method}: synchronous host failure`)
+    if (b === "reject") return Promise.reject(new Error(`${method}: host rejected`))
+    if (b === "hang") return new Promise(() => {})
+    if (method === "event.subscribe") return fn(...args) // not a promise: an AsyncIterable
+    return Promise.resolve().then(() => fn(...args))
+  }
+
+  private id(prefix: string): string {
+    return `${prefix}_${String(++this.seq).padStart(4, "0")}`
+  }
+
+  // ---- events ------------------------------------------------------------------------------
+
+  emit(
+    type: string,
+    data: Record<string, unknown>,
+    opts: { location?: { directory: string } | null; durable?: boolean; aggregateID?: string } = {},
+  ): void {
+    const event: Record<string, unknown> = { id: this.id("evt"), created: this.now(), type, data }
+    if (opts.location !== null) event.location = opts.location ?? { directory: this.directory }
+    const aggregateID = opts.aggregateID ?? (data.sessionID as string | undefined)
+    if ((opts.durable ?? !EPHEMERAL.has(type)) && aggregateID) event.durable = { aggregateID, seq: this.seq, version: 1 }
+    for (const sub of this.subscriptions) this.deliver(sub, event)
+  }
+
+  /** Delivers anything at all as an event (malformed-event tests). */
+  emitRaw(event: unknown): void {
+    for (const sub of this.subscriptions) this.deliver(sub, event)
+  }
+
+  /** Sends an event with the session only in `durable.aggregateID` (the documented fallback). */
+  emitDurableOnly(type: string, sessionID: string, data: Record<string, unknown> = {}): void {
+    this.emit(type, data, { durable: true, aggregateID: sessionID })
+  }
+
+  private deliver(sub: Subscription, event: unknown): void {
+    if (sub.closed) return
+    if (sub.waiting) {
+      const w = sub.waiting
+      sub.waiting = undefined
+      w.resolve({ value: event, done: false })
+    } else sub.queue.push(event)
+  }
+
+  get openSubscriptions(): number {
+    return this.subscriptions.filter((s) => !s.closed).length
+  }
+
+  /** Ends every open stream normally (the iterator reports done). */
+  endStreams(): void {
+    for (const sub of this.subscriptions) this.close(sub)
+  }
+
+  /** Makes every open stream throw. */
+  failStreams(message = "event bus lost"): void {
+    for (const sub of this.subscriptions) {
+      if (sub.closed) continue
+      sub.error = new Error(message)
+      sub.closed = true
+      const w = sub.waiting
+      sub.waiting = undefined
+      w?.reject(sub.error)
+    }
+  }
+
+  private close(sub: Subscription): void {
+    if (sub.closed) return
+    sub.closed = true
+    const w = sub.waiting
+    sub.waiting = undefined
+    w?.resolve({ value: undefined, done: true })
+  }
+
+  private subscribe(args: { signal?: AbortSignal } | undefined): AsyncIterable<unknown> {
+    if (this.subscribeBehaviour === "throw") throw new Error("event.subscribe: bus unavailable")
+    const sub: Subscription = { queue: [], closed: false }
+    this.subscriptions.push(sub)
+    args?.signal?.addEventListener("abort", () => this.close(sub))
+    if (args?.signal?.aborted) this.close(sub)
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: (): Promise<IteratorResult<unknown>> => {
+          if (sub.queue.length > 0) return Promise.resolve({ value: sub.queue.shift(), done: false })
+          if (sub.error) return Promise.reject(sub.error)
+          if (sub.closed) return Promise.resolve({ value: undefined, done: true })
+          return new Promise((resolve, reject) => {
+            sub.waiting = { resolve, reject }
+          })
+        },
+        return: (): Promise<IteratorResult<unknown>> => {
+          this.close(sub)
+          return Promise.resolve({ value: undefined, done: true })
+        },
+      }),
+    }
+  }
+
+  // ---- the plugin's calls --------------------------------------------------------------------
+
+  private admit(type: "user" | "synthetic", args: Record<string, any>): Record<string, unknown> {
+    const sessionID = args?.sessionID as string
+    const payload: Record<string, unknown> = { text: args?.text }
+    if (args?.metadata) payload.metadata = args.metadata
+    if (args?.description) payload.description = args.description
+    const item = { id: args?.id ?? this.id("msg"), sessionID, type, payload, delivery: args?.delivery ?? "steer" }
+    const message = { id: item.id, type, text: args?.text, ...(args?.metadata ? { metadata: args.metadata } : {}), time: { created: this.now() } }
+    if (this.inboxEvents) this.emit("session.inbox.enqueued", { sessionID, inboxID: item.id, item })
+    const run = this.runs.get(sessionID)
+    if (run) run.queued.push(message)
+    else {
+      this.push(sessionID, message)
+      if (type === "user" || args?.resume !== false) this.startRun(sessionID)
+    }
+    return item
+  }
+
+  private interrupt(args: { sessionID?: string }): { interrupted: boolean } {
+    const sessionID = args?.sessionID ?? ""
+    if (!this.runs.has(sessionID)) return { interrupted: false }
+    this.endRun(sessionID, "interrupted", "user")
+    return { interrupted: true }
+  }
+
+  private transform(cb: (editor: unknown) => void, kind: "tool" | "command"): Promise<{ dispose(): void }> {
+    const added: Record<string, unknown>[] = []
+    const editor =
+      kind === "tool"
+        ? {
+            list: () => [...this.registeredTools],
+            get: (id: string) => this.registeredTools.find((t) => t.name === id),
+            namespace: () => undefined,
+            add: (info: Record<string, unknown>) => {
+              if (this.registeredTools.some((t) => t.name === info.name)) throw new Error(`tool ${String(info.name)} already exists`)
+              added.push(info)
+              this.registeredTools.push(info)
+            },
+            update: () => undefined,
+            remove: () => undefined,
+          }
+        : { add: (info: Record<string, unknown>) => added.push(info) }
+    cb(editor)
+    const index = this.toolDisposals.length
+    this.toolDisposals.push(0)
+    return Promise.resolve({
+      dispose: () => {
+        this.toolDisposals[index]!++
+        for (const info of added) {
+          const at = this.registeredTools.indexOf(info)
+          if (at >= 0) this.registeredTools.splice(at, 1)
+        }
+      },
+    })
+  }
+
+  // ---- what the user and the model do --------------------------------------------------------
+
+  private push(sessionID: string, message: Record<string, unknown>): void {
+    const list = this.history.get(sessionID) ?? []
+    list.push(message)
+    this.history.set(sessionID, list)
+  }
+
+  isBusy(sessionID: string): boolean {
+    return this.runs.has(sessionID)
+  }
+
+  /**
+   * The user types a message: stored, announced, and a run starts (or it queues).
+   * `firstStep: false` plays a provider that hangs before its first step.
+   */
+  userTurn(sessionID: string, text = "please do the task", opts: { firstStep?: boolean } = {}): string {
+    const id = this.id("msg")
+    const message = { id, type: "user", text, time: { created: this.now() } }
+    if (this.inboxEvents) {
+      this.emit("session.inbox.enqueued", { sessionID, inboxID: id, item: { id, sessionID, type: "user", payload: { text }, delivery: "steer" } })
+    }
+    const run = this.runs.get(sessionID)
+    if (run) run.queued.push(message)
+    else {
+      this.push(sessionID, message)
+      this.startRun(sessionID, opts)
+    }
+    return id
+  }
+
+  startRun(sessionID: string, opts: { firstStep?: boolean } = {}): void {
+    const run: Run = { assistantID: "", queued: [] }
+    this.runs.set(sessionID, run)
+    this.emit("session.execution.started", { sessionID })
+    if (opts.firstStep !== false) this.nextStep(sessionID, run)
+  }
+
+  private nextStep(sessionID: string, run: Run): void {
+    run.assistantID = this.id("msg")
+    this.push(sessionID, { id: run.assistantID, type: "assistant", agent: "build", model: this.model, content: [], time: { created: this.now() } })
+    this.emit("session.step.started", { sessionID, assistantMessageID: run.assistantID, agent: "build", model: this.model, started: this.now() })
+  }
+
+  private assistant(sessionID: string): Record<string, any> | undefined {
+    const run = this.runs.get(sessionID)
+    return run && this.history.get(sessionID)?.find((m) => m.id === run.assistantID)
+  }
+
+  textDelta(sessionID: string, delta = "working on it "): void {
+    const msg = this.assistant(sessionID)
+    if (msg) {
+      const last = msg.content.at(-1)
+      if (last?.type === "text") last.text += delta
+      else msg.content.push({ type: "text", text: delta })
+    }
+    this.emit("session.text.delta", { sessionID, assistantMessageID: msg?.id, delta })
+  }
+
+  toolStart(sessionID: string, id: string, name: string, input: unknown = {}): void {
+    const msg = this.assistant(sessionID)
+    msg?.content.push({ type: "tool", id, name, state: { status: "running", input }, time: { start: this.now() } })
+    this.emit("session.tool.input.started", { sessionID, assistantMessageID: msg?.id, id, name })
+    this.emit("session.tool.input.ended", { sessionID, assistantMessageID: msg?.id, id })
+    this.emit("session.tool.called", { sessionID, assistantMessageID: msg?.id, id, input, executed: false })
+  }
+
+  toolProgress(sessionID: string, id: string): void {
+    this.emit("session.tool.progress", { sessionID, assistantMessageID: this.assistant(sessionID)?.id, id, metadata: { output: "..." } })
+  }
+
+  toolEnd(sessionID: string, id: string, content = "done"): void {
+    const msg = this.assistant(sessionID)
+    const part = msg?.content.find((p: Record<string, unknown>) => p.id === id)
+    if (part) part.state = { status: "completed", input: part.state.input, content: [{ type: "text", text: content }] }
+    this.emit("session.tool.success", { sessionID, assistantMessageID: msg?.id, id, content: [{ type: "text", text: content }], executed: true })
+  }
+
+  finishRun(sessionID: string): void {
+    this.endRun(sessionID, "succeeded")
+  }
+
+  userEsc(sessionID: string): void {
+    this.endRun(sessionID, "interrupted", "user")
+  }
+
+  /**
+   * Ends the run. Items queued in its inbox are promoted at the provider-turn boundary: on a
+   * normal end they become messages and the same run carries on with a new step (no idle in
+   * between); an interruption drops them.
+   */
+  private endRun(sessionID: string, outcome: "succeeded" | "failed" | "interrupted", reason?: string): void {
+    const run = this.runs.get(sessionID)
+    if (!run) return
+    const msg = this.history.get(sessionID)?.find((m) => m.id === run.assistantID)
+    if (msg) (msg.time as Record<string, number>).completed = this.now()
+    if (outcome === "succeeded" && run.queued.length > 0) {
+      for (const q of run.queued.splice(0)) {
+        this.push(sessionID, q)
+        if (this.inboxEvents) this.emit("session.inbox.delivered", { sessionID, inboxID: q.id })
+      }
+      this.nextStep(sessionID, run)
+      return
+    }
+    this.runs.delete(sessionID)
+    this.emit(`session.execution.${outcome}`, outcome === "interrupted" ? { sessionID, reason } : { sessionID })
+    this.push(sessionID, { id: this.id("idl"), type: "idle", outcome })
+    for (const q of run.queued) if (this.inboxEvents) this.emit("session.inbox.cancelled", { sessionID, inboxID: q.id })
+  }
+
+  askPermission(sessionID: string, id: string): void {
+    this.emit("permission.asked", { id, sessionID, permission: "bash", patterns: ["rm -rf build"] })
+  }
+
+  replyPermission(sessionID: string, id: string): void {
+    this.emit("permission.replied", { sessionID, requestID: id, reply: "once" })
+  }
+
+  // ---- HTTP ----------------------------------------------------------------------------------
+
+  /** A fetch that answers only at `app.server.url`, checking the Basic credentials. */
+  readonly fetch: FetchLike = async (url, init) => {
+    this.httpRequests.push({ url, headers: { ...init.headers } })
+    const answer = (status: number, body: unknown): FetchResponse => ({ ok: status < 300, status, json: async () => body })
+    if (!this.server || !url.startsWith(this.server.url)) throw new Error(`connection refused: ${url}`)
+    if (this.server.password) {
+      const expected = `Basic ${Buffer.from(`opencode:${this.server.password}`).toString("base64")}`
+      if (init.headers.authorization !== expected) return answer(401, { error: "unauthorized" })
+    }
+    const u = new URL(url)
+    const path = u.pathname.slice(new URL(this.server.url).pathname.replace(/\/+$/, "").length)
+    if (path === "/api/session/active") {
+      const data: Record<string, unknown> = {}
+      for (const id of this.runs.keys()) data[id] = { type: "running" }
+      return answer(200, { data })
+    }
+    const m = /^\/api\/session\/([^/]+)\/message$/.exec(path)
+    if (m) {
+      const limit = Math.min(Number(u.searchParams.get("limit") ?? 50), 200)
+      const list = [...(this.history.get(decodeURIComponent(m[1]!)) ?? [])].reverse().slice(0, limit)
+      return answer(200, { data: list, cursor: null })
+    }
+    return answer(404, { error: "not found" })
+  }
+}

@@ -1,0 +1,180 @@
+/** OpenCode 2.x event shapes (per the host document) -> core signals, both spellings of every renamed field. */
+import { describe, expect, test } from "bun:test"
+import { belongsHere, decodeV2Event, interruptedByUser, mapV2Event, ToolNames } from "../../../src/host/v2/events.ts"
+
+const ev = (type: string, data: unknown, extra: Record<string, unknown> = {}) => ({ id: "evt_1", created: 1, type, data, ...extra })
+const map = (event: unknown, tools = new ToolNames(), now = 0) => mapV2Event(event, tools, now)
+const types = (event: unknown, tools?: ToolNames) => map(event, tools).map((s) => s.type)
+
+describe("run lifecycle", () => {
+  test("busy and idle come from session.execution.*", () => {
+    expect(map(ev("session.execution.started", { sessionID: "s" }))).toEqual([{ type: "busy", sessionID: "s" }])
+    expect(map(ev("session.execution.succeeded", { sessionID: "s" }))).toEqual([{ type: "idle", sessionID: "s" }])
+  })
+
+  test("a failed run reports its error (type/message/status) and goes idle", () => {
+    const signals = map(
+      ev("session.execution.failed", { sessionID: "s", error: { type: "APIError", message: "Rate limit exceeded", status: 429, response: { headers: { "retry-after": "7" } } } }),
+    )
+    expect(signals).toEqual([
+      { type: "error", sessionID: "s", name: "APIError", message: "Rate limit exceeded", status: 429, retryAfterMs: 7000 },
+      { type: "idle", sessionID: "s" },
+    ])
+  })
+
+  test("error fields under their other spellings: name, statusCode, data.message, response.status, retry-after-ms", () => {
+    const [err] = map(ev("session.step.failed", { sessionID: "s", error: { name: "ProviderError", data: { message: "boom" }, statusCode: 503 } }))
+    expect(err).toEqual({ type: "error", sessionID: "s", name: "ProviderError", message: "boom", status: 503 })
+    const [err2] = map(ev("session.step.failed", { sessionID: "s", error: { type: "x", message: "m", response: { status: 500, headers: { "Retry-After-Ms": "250" } } } }))
+    expect(err2).toMatchObject({ status: 500, retryAfterMs: 250 })
+    const [bare] = map(ev("session.step.failed", { sessionID: "s", error: "socket hang up" }))
+    expect(bare).toEqual({ type: "error", sessionID: "s", name: "UnknownError", message: "socket hang up" })
+  })
+
+  test("a step failure is an error but not the end of the run", () => {
+    expect(types(ev("session.step.failed", { sessionID: "s", error: { type: "e", message: "m" } }))).toEqual(["error"])
+  })
+
+  test("interrupted is always terminal; only reason user (or none) can be a user stop", () => {
+    expect(map(ev("session.execution.interrupted", { sessionID: "s", reason: "user" }))).toEqual([
+      { type: "interrupted", sessionID: "s", byUser: undefined },
+      { type: "idle", sessionID: "s" },
+    ])
+    for (const reason of ["shutdown", "superseded", "inactivity"]) {
+      const [interrupted, idle] = map(ev("session.execution.interrupted", { sessionID: "s", reason }))
+      expect(interrupted).toEqual({ type: "interrupted", sessionID: "s", byUser: false })
+      expect(idle).toEqual({ type: "idle", sessionID: "s" })
+    }
+    expect(interruptedByUser({ type: "user" })).toBeUndefined()
+    expect(interruptedByUser({ type: "shutdown" })).toBe(false)
+    expect(interruptedByUser(undefined)).toBeUndefined()
+  })
+
+  test("the declared session.status / session.idle are read too, should a release emit them", () => {
+    expect(types(ev("session.status", { sessionID: "s", status: { type: "busy" } }))).toEqual(["busy"])
+    expect(types(ev("session.status", { sessionID: "s", status: "idle" }))).toEqual(["idle"])
+    expect(types(ev("session.status", { sessionID: "s", status: { type: "retry" } }))).toEqual(["busy", "retryScheduled"])
+    expect(types(ev("session.idle", { sessionID: "s" }))).toEqual(["idle"])
+  })
+
+  test("retries scheduled by the host are not stalls", () => {
+    expect(map(ev("session.retry.scheduled", { sessionID: "s", attempt: 2, at: 5, error: {} }))).toEqual([{ type: "retryScheduled", sessionID: "s" }])
+  })
+})
+
+describe("session id and location", () => {
+  test("data.sessionID first, durable.aggregateID as the fallback", () => {
+    expect(map(ev("session.execution.started", {}, { durable: { aggregateID: "agg", seq: 1, version: 1 } }))).toEqual([{ type: "busy", sessionID: "agg" }])
+    expect(map(ev("session.execution.started", { sessionID: "s" }, { durable: { aggregateID: "agg", seq: 1, version: 1 } }))).toEqual([
+      { type: "busy", sessionID: "s" },
+    ])
+  })
+
+  test("events are kept only when their location matches the host's (trailing slash ignored), or either is unknown", () => {
+    const here = decodeV2Event(ev("x", { sessionID: "s" }, { location: { directory: "/p/a/" } }))!
+    expect(belongsHere(here, "/p/a")).toBe(true)
+    expect(belongsHere(here, "/p/b")).toBe(false)
+    expect(belongsHere(here, undefined)).toBe(true)
+    expect(belongsHere(decodeV2Event(ev("x", { sessionID: "s" }))!, "/p/b")).toBe(true)
+  })
+
+  test("malformed events are skipped, never thrown on", () => {
+    const bad = [null, undefined, 42, "x", {}, { type: 5 }, { type: "session.execution.started" }, ev("session.execution.started", []), ev("session.execution.started", {}), { type: "session.idle", properties: { sessionID: "s" } }]
+    for (const event of bad) {
+      expect(() => map(event)).not.toThrow()
+      expect(map(event)).toEqual([])
+    }
+  })
+
+  test("events without a session (plugin.added, catalog updates) map to nothing", () => {
+    expect(map(ev("plugin.added", { id: "x" }))).toEqual([])
+  })
+})
+
+describe("liveness and output", () => {
+  test("text and reasoning deltas are model output", () => {
+    for (const type of ["session.text.started", "session.text.delta", "session.text.ended", "session.reasoning.delta"]) {
+      expect(types(ev(type, { sessionID: "s", assistantMessageID: "a", delta: "x" }))).toEqual(["modelOutput"])
+    }
+  })
+
+  test("tool progress is a heartbeat (activity), as is every event we do not model", () => {
+    expect(types(ev("session.tool.progress", { sessionID: "s", id: "c", metadata: {} }))).toEqual(["activity"])
+    for (const type of ["session.step.started", "session.step.ended", "session.compaction.delta", "session.inbox.enqueued", "session.shell.started", "session.brand.new"]) {
+      expect(types(ev(type, { sessionID: "s" }))).toEqual(["activity"])
+    }
+  })
+
+  test("usage carries output + reasoning tokens keyed by the assistant message (the core counts growth only)", () => {
+    expect(map(ev("session.usage.updated", { sessionID: "s", assistantMessageID: "a", cost: 0, tokens: { input: 900, output: 10, reasoning: 5, cache: { read: 0, write: 0 } } }))).toEqual([
+      { type: "usage", sessionID: "s", tokens: 15, messageID: "a" },
+    ])
+    expect(map(ev("session.usage.updated", { sessionID: "s", tokens: 42 }))).toEqual([{ type: "usage", sessionID: "s", tokens: 42 }])
+  })
+})
+
+describe("tools", () => {
+  test("the name from input.started joins the call from tool.called (id spelling), with its input as args", () => {
+    const tools = new ToolNames()
+    expect(types(ev("session.tool.input.started", { sessionID: "s", assistantMessageID: "a", id: "c1", name: "bash" }), tools)).toEqual(["modelOutput"])
+    expect(types(ev("session.tool.input.delta", { sessionID: "s", id: "c1", delta: "{" }), tools)).toEqual(["modelOutput"])
+    expect(map(ev("session.tool.called", { sessionID: "s", id: "c1", input: { command: "ls" }, executed: false }), tools)).toEqual([
+      { type: "toolStart", sessionID: "s", callID: "c1", tool: "bash", args: { command: "ls" } },
+    ])
+    expect(map(ev("session.tool.success", { sessionID: "s", id: "c1", content: [], executed: true }), tools)).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c1" }])
+    expect(tools.size).toBe(0)
+  })
+
+  test("the older callID spelling, and a failed tool", () => {
+    const tools = new ToolNames()
+    map(ev("session.tool.input.started", { sessionID: "s", callID: "c2", name: "read" }), tools)
+    expect(map(ev("session.tool.called", { sessionID: "s", callID: "c2", input: {} }), tools)[0]).toMatchObject({ type: "toolStart", callID: "c2", tool: "read" })
+    expect(map(ev("session.tool.failed", { sessionID: "s", callID: "c2", error: "x" }), tools)).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c2" }])
+  })
+
+  test("a call whose name we never saw is still a tool call; one without an id is only output", () => {
+    expect(map(ev("session.tool.called", { sessionID: "s", id: "c3" }))).toEqual([{ type: "toolStart", sessionID: "s", callID: "c3", tool: "unknown" }])
+    expect(map(ev("session.tool.called", { sessionID: "s", id: "c4", name: "grep" }))[0]).toMatchObject({ tool: "grep" })
+    expect(types(ev("session.tool.called", { sessionID: "s" }))).toEqual(["modelOutput"])
+  })
+
+  test("the tool-name memory is bounded", () => {
+    const tools = new ToolNames()
+    for (let i = 0; i < 5000; i++) tools.remember("s", `c${i}`, "bash")
+    expect(tools.size).toBeLessThanOrEqual(2000)
+    expect(tools.lookup("s", "c4999")).toBe("bash")
+    expect(tools.lookup("s", "c0")).toBeUndefined()
+  })
+})
+
+describe("waiting on the user", () => {
+  test("permission.asked opens a gate; permission.replied closes it whichever field names the request", () => {
+    expect(map(ev("permission.asked", { id: "p1", sessionID: "s" }))).toEqual([{ type: "awaitingUser", sessionID: "s", key: "p1", open: true }])
+    expect(map(ev("permission.replied", { sessionID: "s", requestID: "p1", reply: "once" }))).toEqual([{ type: "awaitingUser", sessionID: "s", key: "p1", open: false }])
+    const closes = map(ev("permission.replied", { sessionID: "s", id: "r9", permissionID: "p1" }))
+    expect(closes.map((s) => (s as { key: string }).key)).toEqual(["r9", "p1"])
+  })
+
+  test("forms (1.x questions) open and close the same gate; the old question.* names still work", () => {
+    expect(map(ev("form.created", { sessionID: "s", form: { id: "f1" } }))).toEqual([{ type: "awaitingUser", sessionID: "s", key: "f1", open: true }])
+    expect(map(ev("form.replied", { sessionID: "s", formID: "f1" }))[0]).toMatchObject({ key: "f1", open: false })
+    expect(map(ev("form.cancelled", { sessionID: "s", id: "f1" }))[0]).toMatchObject({ key: "f1", open: false })
+    expect(map(ev("question.asked", { sessionID: "s", id: "q1" }))[0]).toMatchObject({ key: "q1", open: true })
+    expect(map(ev("question.rejected", { sessionID: "s", requestID: "q1" }))[0]).toMatchObject({ key: "q1", open: false })
+  })
+
+  test("a request without any id opens and closes by its family", () => {
+    expect(map(ev("form.created", { sessionID: "s" }))[0]).toMatchObject({ key: "form", open: true })
+    expect(map(ev("form.replied", { sessionID: "s" }))[0]).toMatchObject({ key: "form", open: false })
+  })
+})
+
+describe("sessions", () => {
+  test("created and forked sessions report their parent; deleted ends tracking", () => {
+    expect(map(ev("session.created", { sessionID: "c", projectID: "p", parentID: "par" }))).toEqual([{ type: "sessionCreated", sessionID: "c", parentID: "par" }])
+    expect(map(ev("session.forked", { sessionID: "c2", parentID: "par" }))).toEqual([{ type: "sessionCreated", sessionID: "c2", parentID: "par" }])
+    expect(map(ev("session.created", { sessionID: "top" }))).toEqual([{ type: "sessionCreated", sessionID: "top" }])
+    expect(map(ev("session.created", { info: { id: "c3", parentID: "par" } }))).toEqual([{ type: "sessionCreated", sessionID: "c3", parentID: "par" }])
+    expect(map(ev("session.deleted", { sessionID: "c" }))).toEqual([{ type: "sessionDeleted", sessionID: "c" }])
+  })
+})
