@@ -190,7 +190,7 @@ const TUNABLE_SPECS = {
     scope: "process",
   }),
   debug: withDefault(flag(), false, {
-    description: "Write extra diagnostic lines to the console.",
+    description: "Add debug-level lines to the plugin's log (the host log on v1, the log file on v2); nothing is ever printed to the console.",
     scope: "process",
     env: "AUTO_RESUME_DEBUG",
   }),
@@ -259,7 +259,7 @@ const TUNABLE_SPECS = {
     },
   ),
   activeUserWindowMs: withDefault(ms("zeroOk"), 300_000, {
-    description: "Idle nudges hold off for this long after the user's last message, since they may still be typing.",
+    description: "After the user's last message, nudges for a model that stopped by choice (todo reminder, done claim, ready, action intent) hold off this long, since the user may be about to answer; malfunction recoveries do not wait.",
     hostNote: "The v1 plugin used a shorter default; five minutes applies on both hosts here.",
   }),
   stopPatterns: withDefault(stringList(), [], {
@@ -300,7 +300,7 @@ const TUNABLE_SPECS = {
   }),
   stuckToolAgeMs: withDefault(ms("positive"), 60_000, {
     description:
-      "A tool call still without a result after this long counts as stuck, so an idle session is nudged at once instead of after the stall timeout.",
+      "A tool call still without a result after this long is reported as stuck (log and status); it is still never interrupted before the 30-minute wedge ceiling.",
     hostNote: "Added with the v2 build.",
   }),
   neverInterruptTools: withDefault(stringList(), ["compress"], {
