@@ -1,6 +1,7 @@
 /**
- * The recovery engine: per-session state, signal routing and housekeeping.
- * Adapters feed it `Signal`s; it acts only through the `HostPort`. It owns no real time.
+ * The recovery engine: the session table, the recovery modules, discovery and housekeeping.
+ * Adapters feed it `Signal`s (applied to a session's state in apply-signal.ts); it acts only
+ * through the `HostPort`. It owns no real time.
  */
 import type { HostPort, Signal } from "../host/port.ts"
 import { effectiveOptions } from "../options/index.ts"
@@ -14,10 +15,10 @@ import type { EngineModule, ModuleFactory } from "./module.ts"
 import { defaultModules } from "./modules/index.ts"
 import { ToolNames } from "./tool-names.ts"
 import { runTaskComplete, type TaskCompleteResult } from "./task-complete-flow.ts"
-import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
-import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
+import type { SessionState } from "./session-state.ts"
+import { applySignal } from "./apply-signal.ts"
 import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
 import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { stallBudgetMs } from "./watchdog.ts"
@@ -182,153 +183,8 @@ export class RecoveryEngine {
     const now = this.ctx.time.now()
     state.lastSeenAt = now
 
-    switch (signal.type) {
-      case "activity":
-      case "retryScheduled":
-      case "error":
-        this.touch(state, now)
-        break
-      case "modelOutput":
-        this.noteModelOutput(state, now)
-        break
-      case "usage":
-        this.noteUsage(state, signal.tokens, signal.messageID, now)
-        break
-      case "busy":
-        if (!state.busy) this.markBusy(state, now)
-        this.touch(state, now)
-        break
-      case "idle":
-        this.markIdle(state)
-        break
-      case "toolStart":
-        if (!state.busy) this.markBusy(state, now)
-        if (signal.tool !== TASK_COMPLETE_TOOL) state.taskCompleteRepeats = 0
-        if (!state.openTools.has(signal.callID)) {
-          boundedSet(state.openTools, signal.callID, { tool: signal.tool, startedAt: now }, MAX_OPEN_TOOLS_PER_SESSION)
-        }
-        this.noteModelOutput(state, now)
-        break
-      case "toolEnd":
-        state.openTools.delete(signal.callID)
-        this.touch(state, now)
-        break
-      case "userMessage":
-        if (signal.genuine) this.genuineUserTurn(state, signal.setup)
-        this.touch(state, now)
-        break
-      case "interrupted":
-        this.interrupted(state, signal.byUser, now)
-        break
-      case "turnSetup":
-        state.setup = mergeSetup(state.setup, signal.setup)
-        break
-      case "sessionCreated":
-        if (signal.parentID) state.parentID = signal.parentID
-        break
-      case "todos":
-        state.todos = signal.todos.slice(0, 200)
-        this.touch(state, now)
-        break
-      case "awaitingUser":
-        if (signal.open) {
-          if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) state.awaiting.add(signal.key)
-        } else state.awaiting.delete(signal.key)
-        this.touch(state, now)
-        break
-    }
+    applySignal(this.ctx, this.idle, state, signal, now)
     return state
-  }
-
-  private touch(state: SessionState, now: number): void {
-    state.lastActivityAt = now
-    ensureWatchdog(this.ctx, state)
-  }
-
-  private noteModelOutput(state: SessionState, now: number): void {
-    state.lastModelOutputAt = now
-    // The model is producing again: the current stall episode is over.
-    state.episodeRetries = 0
-    state.lastHeldReason = undefined
-    this.touch(state, now)
-  }
-
-  /** Token growth is progress; a repeated, flat total is not even liveness. */
-  private noteUsage(state: SessionState, tokens: number, messageID: string | undefined, now: number): void {
-    if (!Number.isFinite(tokens)) return
-    if (messageID !== undefined && messageID !== state.tokenMessageID) {
-      state.tokenMessageID = messageID
-      state.tokenHighWater = tokens
-      this.touch(state, now)
-      return
-    }
-    if (tokens > state.tokenHighWater) {
-      state.tokenHighWater = tokens
-      this.noteModelOutput(state, now)
-    }
-  }
-
-  private markBusy(state: SessionState, now: number): void {
-    state.busy = true
-    state.busySince = now
-    state.idleEpoch++
-    state.turnFeatureCounts.clear()
-    this.idle.cancel(state)
-  }
-
-  private markIdle(state: SessionState): void {
-    if (state.busy) {
-      state.idleEpoch++
-      state.toolsInFlightAtIdle = state.openTools.size
-    }
-    state.busy = false
-    state.busySince = 0
-    cancelWatchdog(state)
-    // A lost tool.execute.after must not pin the next turn to the tool budget.
-    if (state.openTools.size > 0) {
-      this.ctx.logger.log("debug", `session ${state.id}: idle with ${state.openTools.size} open tool call(s); reconciled`)
-      state.openTools.clear()
-    }
-    state.awaiting.clear()
-    // A stall recovery in progress (abort, then continue) owns this idle; judging it too
-    // would stack a second prompt on the first.
-    if (!state.pendingAction) this.idle.start(state)
-  }
-
-  private genuineUserTurn(state: SessionState, setup: SessionState["setup"] | undefined): void {
-    if (state.cancelledByUser || state.completed || state.lifetimeContinues > 0) {
-      this.ctx.logger.log("debug", `session ${state.id}: genuine user message; budgets and latches re-armed`)
-    }
-    state.lastGenuineUserAt = this.ctx.time.now()
-    state.taskCompleteRepeats = 0
-    state.taskCompleteRefusals = 0
-    state.featureCounts.clear()
-    state.cancelledByUser = false
-    state.completed = false
-    state.episodeRetries = 0
-    state.lifetimeContinues = 0
-    state.recentContinues = []
-    state.lastRecovery = undefined
-    state.lastHeldReason = undefined
-    state.awaiting.clear()
-    if (setup) state.setup = mergeSetup(state.setup, setup)
-    cancelPendingAction(state)
-  }
-
-  private interrupted(state: SessionState, byUser: boolean | undefined, now: number): void {
-    const ours = byUser === false || (byUser === undefined && now <= state.ownAbortUntil)
-    // One abort, one error: the window is consumed so a later ESC is never mistaken for ours.
-    state.ownAbortUntil = 0
-    state.openTools.clear()
-    if (ours) {
-      this.ctx.logger.log("debug", `session ${state.id}: abort observed (ours)`)
-      return
-    }
-    state.cancelledByUser = true
-    cancelPendingAction(state)
-    this.idle.cancel(state)
-    cancelWatchdog(state)
-    this.ctx.logger.log("info", `session ${state.id}: cancelled by the user; standing down until the next user message`)
   }
 
   private scheduleSweep(): void {
@@ -374,9 +230,4 @@ export class RecoveryEngine {
       }
     }
   }
-}
-
-/** Newer agent/model facts win; a missing one never erases what is known. */
-function mergeSetup(known: SessionState["setup"], update: SessionState["setup"]): SessionState["setup"] {
-  return { agent: update.agent ?? known.agent, model: update.model ?? known.model }
 }

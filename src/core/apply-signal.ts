@@ -1,0 +1,166 @@
+/**
+ * How one signal changes a session's state: busy/idle transitions, liveness, model output,
+ * tools, the user's messages and aborts. Kept apart from the engine so the engine is only
+ * lifecycle and routing; the rules each recovery path adds live in their modules.
+ */
+import type { Signal } from "../host/port.ts"
+import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
+import type { EngineContext } from "./context.ts"
+import type { IdlePipeline } from "./idle.ts"
+import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
+import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
+
+export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Signal, now: number): void {
+  switch (signal.type) {
+    case "activity":
+    case "retryScheduled":
+    case "error":
+      touch(ctx, state, now)
+      break
+    case "modelOutput":
+      noteModelOutput(ctx, state, now)
+      break
+    case "usage":
+      noteUsage(ctx, state, signal.tokens, signal.messageID, now)
+      break
+    case "busy":
+      if (!state.busy) markBusy(idle, state, now)
+      touch(ctx, state, now)
+      break
+    case "idle":
+      markIdle(ctx, idle, state)
+      break
+    case "toolStart":
+      if (!state.busy) markBusy(idle, state, now)
+      if (signal.tool !== TASK_COMPLETE_TOOL) state.taskCompleteRepeats = 0
+      if (!state.openTools.has(signal.callID)) {
+        boundedSet(state.openTools, signal.callID, { tool: signal.tool, startedAt: now }, MAX_OPEN_TOOLS_PER_SESSION)
+      }
+      noteModelOutput(ctx, state, now)
+      break
+    case "toolEnd":
+      state.openTools.delete(signal.callID)
+      touch(ctx, state, now)
+      break
+    case "userMessage":
+      if (signal.genuine) genuineUserTurn(ctx, state, signal.setup)
+      touch(ctx, state, now)
+      break
+    case "interrupted":
+      interrupted(ctx, idle, state, signal.byUser, now)
+      break
+    case "turnSetup":
+      state.setup = mergeSetup(state.setup, signal.setup)
+      break
+    case "sessionCreated":
+      if (signal.parentID) state.parentID = signal.parentID
+      break
+    case "todos":
+      state.todos = signal.todos.slice(0, 200)
+      touch(ctx, state, now)
+      break
+    case "awaitingUser":
+      if (signal.open) {
+        if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) state.awaiting.add(signal.key)
+      } else state.awaiting.delete(signal.key)
+      touch(ctx, state, now)
+      break
+  }
+}
+
+
+export function touch(ctx: EngineContext, state: SessionState, now: number): void {
+  state.lastActivityAt = now
+  ensureWatchdog(ctx, state)
+}
+
+function noteModelOutput(ctx: EngineContext, state: SessionState, now: number): void {
+  state.lastModelOutputAt = now
+  // The model is producing again: the current stall episode is over.
+  state.episodeRetries = 0
+  state.lastHeldReason = undefined
+  touch(ctx, state, now)
+}
+
+/** Token growth is progress; a repeated, flat total is not even liveness. */
+function noteUsage(ctx: EngineContext, state: SessionState, tokens: number, messageID: string | undefined, now: number): void {
+  if (!Number.isFinite(tokens)) return
+  if (messageID !== undefined && messageID !== state.tokenMessageID) {
+    state.tokenMessageID = messageID
+    state.tokenHighWater = tokens
+    touch(ctx, state, now)
+    return
+  }
+  if (tokens > state.tokenHighWater) {
+    state.tokenHighWater = tokens
+    noteModelOutput(ctx, state, now)
+  }
+}
+
+function markBusy(idle: IdlePipeline, state: SessionState, now: number): void {
+  state.busy = true
+  state.busySince = now
+  state.idleEpoch++
+  state.turnFeatureCounts.clear()
+  idle.cancel(state)
+}
+
+function markIdle(ctx: EngineContext, idle: IdlePipeline, state: SessionState): void {
+  if (state.busy) {
+    state.idleEpoch++
+    state.toolsInFlightAtIdle = state.openTools.size
+  }
+  state.busy = false
+  state.busySince = 0
+  cancelWatchdog(state)
+  // A lost tool.execute.after must not pin the next turn to the tool budget.
+  if (state.openTools.size > 0) {
+    ctx.logger.log("debug", `session ${state.id}: idle with ${state.openTools.size} open tool call(s); reconciled`)
+    state.openTools.clear()
+  }
+  state.awaiting.clear()
+  // A stall recovery in progress (abort, then continue) owns this idle; judging it too
+  // would stack a second prompt on the first.
+  if (!state.pendingAction) idle.start(state)
+}
+
+function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: SessionState["setup"] | undefined): void {
+  if (state.cancelledByUser || state.completed || state.lifetimeContinues > 0) {
+    ctx.logger.log("debug", `session ${state.id}: genuine user message; budgets and latches re-armed`)
+  }
+  state.lastGenuineUserAt = ctx.time.now()
+  state.taskCompleteRepeats = 0
+  state.taskCompleteRefusals = 0
+  state.featureCounts.clear()
+  state.cancelledByUser = false
+  state.completed = false
+  state.episodeRetries = 0
+  state.lifetimeContinues = 0
+  state.recentContinues = []
+  state.lastRecovery = undefined
+  state.lastHeldReason = undefined
+  state.awaiting.clear()
+  if (setup) state.setup = mergeSetup(state.setup, setup)
+  cancelPendingAction(state)
+}
+
+function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState, byUser: boolean | undefined, now: number): void {
+  const ours = byUser === false || (byUser === undefined && now <= state.ownAbortUntil)
+  // One abort, one error: the window is consumed so a later ESC is never mistaken for ours.
+  state.ownAbortUntil = 0
+  state.openTools.clear()
+  if (ours) {
+    ctx.logger.log("debug", `session ${state.id}: abort observed (ours)`)
+    return
+  }
+  state.cancelledByUser = true
+  cancelPendingAction(state)
+  idle.cancel(state)
+  cancelWatchdog(state)
+  ctx.logger.log("info", `session ${state.id}: cancelled by the user; standing down until the next user message`)
+}
+
+/** Newer agent/model facts win; a missing one never erases what is known. */
+function mergeSetup(known: SessionState["setup"], update: SessionState["setup"]): SessionState["setup"] {
+  return { agent: update.agent ?? known.agent, model: update.model ?? known.model }
+}
