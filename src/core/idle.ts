@@ -1,8 +1,9 @@
 /**
  * What happens when a turn ends: the idle pipeline.
  *
- * `session.idle` decides nothing by itself. The turn is judged in two passes: at once (rules
- * that never read the closing text: dead stream, hand-off to the user, user busy), and after
+ * `session.idle` decides nothing by itself. The turn is judged in two passes: as soon as the
+ * session has been quiet for `minActivityGapMs` (rules that never read the closing text: dead
+ * stream, hand-off to the user, user busy), and after
  * `toolTextCheckDelayMs` (rules that read the closing text, which may still be landing in the
  * history when idle fires). Each pass reads the last few messages once. A new turn voids a
  * pending pass; a second idle replaces it instead of stacking a second judgement.
@@ -66,10 +67,13 @@ export class IdlePipeline {
   /** Called on every idle transition; replaces any judgement still pending. */
   start(state: SessionState): void {
     this.cancel(state)
-    const epoch = state.idleEpoch
-    state.pendingJudgement = this.ctx.time.schedule(0, () => {
+    this.schedulePass(state, state.idleEpoch, "first", this.ctx.effective(state).minActivityGapMs)
+  }
+
+  private schedulePass(state: SessionState, epoch: number, pass: Pass, delayMs: number): void {
+    state.pendingJudgement = this.ctx.time.schedule(delayMs, () => {
       state.pendingJudgement = undefined
-      void this.runPass(state, epoch, "first")
+      void this.runPass(state, epoch, pass)
     })
   }
 
@@ -84,6 +88,14 @@ export class IdlePipeline {
 
   private async runPass(state: SessionState, epoch: number, pass: Pass): Promise<void> {
     if (!this.stillCurrent(state, epoch)) return
+    // The host keeps reporting on a turn for a moment after idle (message updates, a second
+    // idle): judge only once the session has been quiet for minActivityGapMs.
+    const gap = this.ctx.effective(state).minActivityGapMs
+    const quietFor = this.ctx.time.now() - state.lastActivityAt
+    if (quietFor < gap) {
+      this.schedulePass(state, epoch, pass, gap - quietFor)
+      return
+    }
     const held = holdReason(this.ctx, state)
     if (held) {
       this.ctx.logger.log("debug", `session ${state.id}: idle judgement skipped: ${held}`)
@@ -111,10 +123,7 @@ export class IdlePipeline {
   }
 
   private scheduleSecondPass(state: SessionState, epoch: number, options: Options): void {
-    state.pendingJudgement = this.ctx.time.schedule(options.toolTextCheckDelayMs, () => {
-      state.pendingJudgement = undefined
-      void this.runPass(state, epoch, "second")
-    })
+    this.schedulePass(state, epoch, "second", options.toolTextCheckDelayMs)
   }
 
   private async gatherFacts(state: SessionState, options: Options, pass: Pass): Promise<IdleFacts | undefined> {

@@ -19,12 +19,18 @@ function recorder(pass: "first" | "second", answer?: (f: IdleFacts) => ReturnTyp
 const nudge = { kind: "send", text: "nudge", sendKind: "correction", feature: "probe", reason: "test" } as const
 
 describe("idle pipeline", () => {
-  test("the first pass runs at once, the second after toolTextCheckDelayMs, each with one history read", async () => {
+  test("the first pass runs once the session is quiet for minActivityGapMs, the second after toolTextCheckDelayMs, each with one history read", async () => {
     const first = recorder("first")
     const second = recorder("second")
-    const h = makeHarness({ toolTextCheckDelayMs: 3000 }, {}, [first.rule, second.rule])
+    const h = makeHarness({ toolTextCheckDelayMs: 3000, minActivityGapMs: 1000 }, {}, [first.rule, second.rule])
     h.emit(...userTurn, { type: "idle" })
-    await h.advance(10)
+    await h.advance(500)
+    expect(first.seen).toHaveLength(0)
+    // Late host events about the finished turn push the judgement back.
+    h.emit({ type: "activity" })
+    await h.advance(700)
+    expect(first.seen).toHaveLength(0)
+    await h.advance(300)
     expect(first.seen).toHaveLength(1)
     expect(second.seen).toHaveLength(0)
     expect(h.port.reads).toBe(2) // history + todos (no list pushed by the host yet)
@@ -56,13 +62,13 @@ describe("idle pipeline", () => {
     const first = recorder("first", () => nudge)
     const h = makeHarness({}, {}, [first.rule])
     h.emit(...userTurn, { type: "idle" }, { type: "idle" })
-    await h.advance(100)
+    await h.advance(1000)
     h.emit({ type: "idle" })
     await h.advance(5000)
     expect(h.port.sends).toHaveLength(1)
     // A real new turn re-arms it.
     h.emit({ type: "busy" }, { type: "idle" })
-    await h.advance(100)
+    await h.advance(1000)
     expect(h.port.sends).toHaveLength(2)
   })
 
@@ -85,7 +91,7 @@ describe("idle pipeline", () => {
     const next = recorder("first", () => nudge)
     const h = makeHarness({}, {}, [broken, next.rule])
     h.emit(...userTurn, { type: "idle" })
-    await h.advance(100)
+    await h.advance(1000)
     expect(h.port.sends).toHaveLength(1)
     expect(h.port.logs.filter((l) => /rule broken failed/.test(l.message))).toHaveLength(1)
   })
@@ -96,12 +102,12 @@ describe("idle pipeline", () => {
     h.emit(...userTurn)
     for (let i = 0; i < 4; i++) {
       h.emit({ type: "idle" })
-      await h.advance(100)
+      await h.advance(1000)
       h.emit({ type: "busy" })
     }
     expect(h.port.sends).toHaveLength(2)
     h.emit(...userTurn, { type: "idle" })
-    await h.advance(100)
+    await h.advance(1000)
     expect(h.port.sends).toHaveLength(3)
   })
 
@@ -119,20 +125,20 @@ describe("idle pipeline", () => {
     const first = recorder("first")
     const h = makeHarness({}, {}, [first.rule])
     h.emit(...userTurn, { type: "todos", todos: [{ content: "a", status: "pending" }] }, { type: "idle" })
-    await h.advance(10)
+    await h.advance(1000)
     expect(first.seen[0]?.todos).toEqual([{ content: "a", status: "pending" }])
 
     const none = recorder("first")
     const h2 = makeHarness({}, {}, [none.rule])
     h2.emit(...userTurn, { type: "idle" })
-    await h2.advance(10)
+    await h2.advance(1000)
     expect(none.seen[0]?.todos).toBe("none")
 
     const broken = recorder("first")
     const h3 = makeHarness({}, {}, [broken.rule])
     h3.port.todosBehaviour = "reject"
     h3.emit(...userTurn, { type: "idle" })
-    await h3.advance(10)
+    await h3.advance(1000)
     expect(broken.seen[0]?.todos).toBe("unreadable")
 
     const fromLog = recorder("first")
@@ -142,7 +148,7 @@ describe("idle pipeline", () => {
       { id: "a1", role: "assistant", parts: [{ kind: "tool", callID: "t", tool: "todowrite", status: "completed", input: { todos: [{ content: "x", status: "in_progress" }] } }] },
     ])
     h4.emit(...userTurn, { type: "idle" })
-    await h4.advance(10)
+    await h4.advance(1000)
     expect(fromLog.seen[0]?.todos).toEqual([{ content: "x", status: "in_progress" }])
   })
 
