@@ -9,7 +9,8 @@
  * Exit status: 0 done, 1 the marker file could not be read or written, 2 bad usage (one line
  * on stderr saying why). `main` does not exit the process; bin/auto-resume-toggle.mjs does.
  */
-import { PauseMarkerFile, pauseFilePath, type PauseState } from "../pause/marker-file.ts"
+import { PauseMarkerFile } from "../pause/marker-file.ts"
+import { pauseFilePath, type PauseState } from "../pause/marker-format.ts"
 import { printable, sessionIdProblem } from "../pause/session-id.ts"
 
 export const EXIT_OK = 0

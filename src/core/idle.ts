@@ -15,7 +15,7 @@
 import type { SendKind } from "../host/port.ts"
 import type { Options } from "../options/index.ts"
 import { holdReason, type EngineContext } from "./context.ts"
-import { exclusiveHostCall } from "./host-calls.ts"
+import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
 import { readTodosFromTranscript } from "../todos/v2-reader.ts"
@@ -127,22 +127,28 @@ export class IdlePipeline {
   }
 
   private async gatherFacts(state: SessionState, options: Options, pass: Pass): Promise<IdleFacts | undefined> {
+    // Reads are bounded but do not take the session's one-call slot: that slot serialises
+    // effects (sends, aborts), and a read must never make a recovery prompt lose its turn.
     const timeout = options.sendTimeoutMs
-    let messages: TranscriptMessage[] = []
-    const read = await exclusiveHostCall(state, this.ctx.time, timeout, "read history", async () => {
-      messages = await this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT)
-    }, this.report(state))
-    if (read !== "ok") return undefined
+    const read = <T>(label: string, call: () => Promise<T>): Promise<T | undefined> =>
+      withTimeout(this.ctx.time, timeout, label, call).catch((error: unknown) => {
+        this.report(state)(label, error instanceof TimeoutError ? "timeout" : "failed", error)
+        return undefined
+      })
+    const history = await read("read history", () => this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT))
+    if (history === undefined) return undefined
+    let messages: TranscriptMessage[] = history
     if (!Array.isArray(messages)) messages = []
     // Where the list comes from, best first: the host's own todo events (v1), the newest
     // todowrite call in the history just read (v2, and v1 too), the host's todo API (v1).
     let todos: TodoSnapshot = state.todos ?? readTodosFromTranscript(messages)
     if (todos === "none") {
-      let fetched: unknown
-      const got = await exclusiveHostCall(state, this.ctx.time, timeout, "read todos", async () => {
-        fetched = await this.ctx.port.readTodos(state.id)
-      }, this.report(state))
-      todos = got !== "ok" ? "unreadable" : Array.isArray(fetched) ? fetched : "none"
+      let failed = false
+      const fetched = await withTimeout(this.ctx.time, timeout, "read todos", () => this.ctx.port.readTodos(state.id)).catch(() => {
+        failed = true
+        return undefined
+      })
+      todos = failed ? "unreadable" : Array.isArray(fetched) ? fetched : "none"
     }
     return { state, options, now: this.ctx.time.now(), pass, messages, todos }
   }

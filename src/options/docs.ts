@@ -3,7 +3,8 @@
  * schema for editors. Both come from `schema.ts`, so they cannot drift from the code.
  */
 import { z } from "zod"
-import { OPTION_SPECS, PROFILE_SECTION_INFO, SECTION_NAMES, TUNABLE_NAMES, optionsSchema } from "./schema.ts"
+import { PROFILE_SECTION_INFO } from "./option-table.ts"
+import { OPTION_SPECS, SECTION_NAMES, TUNABLE_NAMES, optionsSchema } from "./schema.ts"
 
 export type OptionDoc = {
   name: string

@@ -1,14 +1,6 @@
 /** Public surface of the options module; everything else imports from here. */
-export {
-  MAX_TIMER_MS,
-  OPTION_DEFAULTS,
-  optionsSchema,
-  overridesSchema,
-  type OptionInfo,
-  type OptionName,
-  type Options,
-  type Overrides,
-} from "./schema.ts"
+export { OPTION_DEFAULTS, optionsSchema, overridesSchema, type OptionName, type Options, type Overrides } from "./schema.ts"
+export { MAX_TIMER_MS, type OptionInfo } from "./spec-builders.ts"
 export * from "./constants.ts"
 export { resolveOptions, type ResolvedOptions } from "./resolve.ts"
 export { PROFILE_DEFAULTS, effectiveOptions, isLocalProvider, profileOf, type Profile } from "./profiles.ts"

@@ -12,7 +12,8 @@
  *   rewritten. A pause that cannot be written is still kept in memory for this run.
  */
 import type { PauseSource } from "../core/pauses.ts"
-import { PauseMarkerFile, emptyPauseState, type PauseState } from "./marker-file.ts"
+import { PauseMarkerFile } from "./marker-file.ts"
+import { emptyPauseState, type PauseState } from "./marker-format.ts"
 import { printable, sessionIdProblem } from "./session-id.ts"
 
 export type PauseLog = (level: "info" | "warn", message: string) => void

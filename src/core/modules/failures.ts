@@ -10,24 +10,19 @@ import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
 import { abortThenPrompt, sendPrompt, withinLifetimeCap, type PromptRequest } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
+import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
+import { INITIAL_FAILURE_STATE, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
+import { explainFailure } from "../provider-failure.ts"
 import {
-  INITIAL_FAILURE_STATE,
   INITIAL_RATE_LIMIT_STATE,
-  UNLOCKED_CONTEXT,
   clearRateLimit,
-  explainFailure,
-  nextContextLock,
-  nextFailureStep,
   rateLimitGate,
   rateLimitResumed,
   registerRateLimitHit,
-  type ContextLock,
-  type FailureEvent,
-  type FailureState,
   type RateLimitState,
-} from "../provider-failure.ts"
+} from "../rate-limit.ts"
 import type { SessionState } from "../session-state.ts"
 
 type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; timer?: CancelTimer }

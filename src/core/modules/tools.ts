@@ -3,7 +3,8 @@
  * calls to tools that do not exist. Detection is in detect/tool-loop.ts and
  * detect/unknown-tool.ts; this module decides when to act and acts.
  */
-import { ToolFingerprints, detectIdleToolLoop } from "../../detect/tool-loop.ts"
+import { ToolFingerprints } from "../../detect/tool-loop-live.ts"
+import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
 import { detectUnknownTool } from "../../detect/unknown-tool.ts"
 import { buildToolLoopPrompt } from "../../prompts/loops.ts"
 import { buildUnknownToolPrompt } from "../../prompts/unknown-tool.ts"

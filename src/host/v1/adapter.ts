@@ -16,7 +16,7 @@ import { MessageRoles, mapV1Event } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
 import { FilePauses, isPauseControl } from "../../pause/file-pauses.ts"
-import { pauseFilePath } from "../../pause/marker-file.ts"
+import { pauseFilePath } from "../../pause/marker-format.ts"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
 
 export type V1Plugin = { hooks: Hooks; engine: RecoveryEngine }

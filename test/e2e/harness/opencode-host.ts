@@ -324,14 +324,13 @@ export function eventSessionID(e: any): string | undefined {
 // startOpencode
 // ---------------------------------------------------------------------------------------------
 
-export async function startOpencode(opts: StartOpencodeOptions): Promise<OpencodeHost> {
-  installExitHook()
-  const bin = resolveOpencodeBinary()
-  const startTimeout = opts.startTimeoutMs ?? 30_000
-  const keepTemp = opts.keepTemp ?? process.env.E2E_KEEP_TEMP === "1"
-  const maxLines = opts.maxLogLines ?? 20_000
-
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "oc-e2e-"))
+/**
+ * A fresh, isolated OpenCode home: its own HOME and XDG folders, the npm folders seeded so
+ * OpenCode installs nothing at start, the project's opencode.json, and the environment to
+ * run it with. Shared by `opencode serve` and `opencode run`.
+ */
+export function prepareSandbox(prefix: string, opts: StartOpencodeOptions) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
   const dirs = {
     home: path.join(root, "home"),
     config: path.join(root, "config"),
@@ -344,8 +343,6 @@ export async function startOpencode(opts: StartOpencodeOptions): Promise<Opencod
   seedNpmFolder(path.join(dirs.config, "opencode"))
   seedNpmFolder(path.join(dirs.project, ".opencode"))
   fs.writeFileSync(path.join(dirs.project, "opencode.json"), JSON.stringify(buildConfig(opts), null, 2))
-
-  const port = await freePort()
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     LANG: process.env.LANG ?? "C.UTF-8",
@@ -361,6 +358,18 @@ export async function startOpencode(opts: StartOpencodeOptions): Promise<Opencod
     OPENCODE_DISABLE_SHARE: "1",
     ...opts.env,
   }
+  return { root, dirs, env }
+}
+
+export async function startOpencode(opts: StartOpencodeOptions): Promise<OpencodeHost> {
+  installExitHook()
+  const bin = resolveOpencodeBinary()
+  const startTimeout = opts.startTimeoutMs ?? 30_000
+  const keepTemp = opts.keepTemp ?? process.env.E2E_KEEP_TEMP === "1"
+  const maxLines = opts.maxLogLines ?? 20_000
+
+  const { root, dirs, env } = prepareSandbox("oc-e2e-", opts)
+  const port = await freePort()
   const args = ["serve", "--hostname", "127.0.0.1", "--port", String(port), "--print-logs"]
   if (opts.logLevel) args.push("--log-level", opts.logLevel)
 

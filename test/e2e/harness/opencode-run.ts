@@ -11,7 +11,7 @@ import { spawn } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { buildConfig, descendantPids, parseLogLine, resolveOpencodeBinary, type StartOpencodeOptions } from "./opencode-host.ts"
+import { descendantPids, parseLogLine, prepareSandbox, resolveOpencodeBinary, type StartOpencodeOptions } from "./opencode-host.ts"
 
 const PLUGIN_VERSION = "1.18.33"
 
@@ -38,16 +38,6 @@ export type RunOpencodeResult = {
   root: string
 }
 
-/** Same seeding as opencode-host.ts: an installed-looking npm folder, so nothing is fetched. */
-function seedNpmFolder(dir: string) {
-  fs.mkdirSync(path.join(dir, "node_modules"), { recursive: true })
-  const deps = { "@opencode-ai/plugin": PLUGIN_VERSION }
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ dependencies: deps }, null, 2))
-  fs.writeFileSync(
-    path.join(dir, "package-lock.json"),
-    JSON.stringify({ lockfileVersion: 3, packages: { "": { dependencies: deps } } }, null, 2),
-  )
-}
 
 /** Start time of a process (field 22 of /proc/<pid>/stat), to tell it from a later one reusing its pid. */
 function startTime(pid: number): string | undefined {
@@ -92,35 +82,7 @@ export async function runOpencode(opts: RunOpencodeOptions): Promise<RunOpencode
   installExitHook()
   const bin = resolveOpencodeBinary()
   const keepTemp = opts.keepTemp ?? process.env.E2E_KEEP_TEMP === "1"
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "oc-run-"))
-  const dirs = {
-    home: path.join(root, "home"),
-    config: path.join(root, "config"),
-    data: path.join(root, "data"),
-    cache: path.join(root, "cache"),
-    state: path.join(root, "state"),
-    project: path.join(root, "project"),
-  }
-  for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true })
-  seedNpmFolder(path.join(dirs.config, "opencode"))
-  seedNpmFolder(path.join(dirs.project, ".opencode"))
-  fs.writeFileSync(path.join(dirs.project, "opencode.json"), JSON.stringify(buildConfig(opts), null, 2))
-
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-    LANG: process.env.LANG ?? "C.UTF-8",
-    TMPDIR: os.tmpdir(),
-    HOME: dirs.home,
-    XDG_CONFIG_HOME: dirs.config,
-    XDG_DATA_HOME: dirs.data,
-    XDG_CACHE_HOME: dirs.cache,
-    XDG_STATE_HOME: dirs.state,
-    OPENCODE_DISABLE_MODELS_FETCH: "1",
-    OPENCODE_DISABLE_AUTOUPDATE: "1",
-    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-    OPENCODE_DISABLE_SHARE: "1",
-    ...opts.env,
-  }
+  const { root, dirs, env } = prepareSandbox("oc-run-", opts)
   const args = ["run", "--print-logs", "--model", opts.model ?? "fake/fake-model"]
   if (opts.logLevel) args.push("--log-level", opts.logLevel)
   if (opts.format) args.push("--format", opts.format)

@@ -1,22 +1,23 @@
 import { describe, expect, test } from "bun:test"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
+import { nextContextLock, UNLOCKED_CONTEXT } from "../../../src/core/context-lock.ts"
 import {
-  classifyFailure,
-  explainFailure,
   FAILURE_WATCHDOG_MIN_MS,
   INITIAL_FAILURE_STATE,
-  isStreamingFailure,
-  looksSuperLinear,
-  nextContextLock,
   nextFailureStep,
-  UNLOCKED_CONTEXT,
-  type ErrorSignal,
   type FailureBudgets,
-  type FailureClassifierOptions,
   type FailureEvent,
   type FailureState,
   type FailureStep,
+} from "../../../src/core/failure-chain.ts"
+import {
+  classifyFailure,
+  explainFailure,
+  isStreamingFailure,
+  looksSuperLinear,
+  type ErrorSignal,
+  type FailureClassifierOptions,
 } from "../../../src/core/provider-failure.ts"
 import { abortResumeReason, streamingFailureReason } from "../../../src/prompts/failures.ts"
 

@@ -1,17 +1,16 @@
 import { describe, expect, test } from "bun:test"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
+import { INITIAL_FAILURE_STATE, nextFailureStep } from "../../../src/core/failure-chain.ts"
 import {
   clearRateLimit,
-  INITIAL_FAILURE_STATE,
   INITIAL_RATE_LIMIT_STATE,
-  nextFailureStep,
   rateLimitGate,
   rateLimitResumed,
   registerRateLimitHit,
   retryAfterFromHeaders,
   RETRY_AFTER_MAX_MS,
   type RateLimitState,
-} from "../../../src/core/provider-failure.ts"
+} from "../../../src/core/rate-limit.ts"
 import { rateLimitResumeReason } from "../../../src/prompts/failures.ts"
 
 const ladder = [100, 200, 400]

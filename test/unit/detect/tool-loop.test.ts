@@ -1,17 +1,14 @@
 import { describe, expect, test } from "bun:test"
 import type { TranscriptMessage, TranscriptPart } from "../../../src/core/transcript.ts"
+import { fingerprintArgs, FINGERPRINT_MAX_CHARS } from "../../../src/detect/tool-fingerprint.ts"
+import { detectIdleToolLoop, episodeToolCalls, IDLE_SCAN_MAX_CALLS } from "../../../src/detect/tool-loop.ts"
 import {
-  detectIdleToolLoop,
   detectLiveLoop,
-  episodeToolCalls,
-  fingerprintArgs,
-  FINGERPRINT_MAX_CHARS,
-  IDLE_SCAN_MAX_CALLS,
   LIVE_RING_SIZE,
   nearIdenticalCall,
   ToolFingerprints,
   type ToolCallPrint,
-} from "../../../src/detect/tool-loop.ts"
+} from "../../../src/detect/tool-loop-live.ts"
 import { buildToolLoopPrompt } from "../../../src/prompts/loops.ts"
 
 let seq = 0

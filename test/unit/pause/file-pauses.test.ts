@@ -5,7 +5,8 @@ import os from "node:os"
 import path from "node:path"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
 import { FilePauses, isPauseControl } from "../../../src/pause/file-pauses.ts"
-import { PauseMarkerFile, type MarkerFs } from "../../../src/pause/marker-file.ts"
+import { PauseMarkerFile } from "../../../src/pause/marker-file.ts"
+import type { MarkerFs } from "../../../src/pause/marker-io.ts"
 
 const dirs: string[] = []
 afterEach(() => {

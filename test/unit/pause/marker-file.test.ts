@@ -4,15 +4,9 @@ import { spawn, spawnSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import {
-  MAX_PAUSED_SESSIONS,
-  PauseFileError,
-  PauseMarkerFile,
-  parsePauseFile,
-  pauseFilePath,
-  serializePauseState,
-  type MarkerFs,
-} from "../../../src/pause/marker-file.ts"
+import { PauseMarkerFile } from "../../../src/pause/marker-file.ts"
+import { MAX_PAUSED_SESSIONS, parsePauseFile, pauseFilePath, serializePauseState } from "../../../src/pause/marker-format.ts"
+import { PauseFileError, type MarkerFs } from "../../../src/pause/marker-io.ts"
 import { MAX_SESSION_ID_LENGTH, sessionIdProblem } from "../../../src/pause/session-id.ts"
 
 const BUN = process.execPath

@@ -1,0 +1,178 @@
+/**
+ * The recovery chain for a broken stream, as one pure reducer: backoff, recovery prompts,
+ * then abort + resume, then giving up, with a latch when recoveries keep bringing nothing.
+ * No clock, no timers: every step takes `now` and says when a `tick` is next worth making
+ * (`wakeAt`). Only failures classified "streaming" (provider-failure.ts) are fed in.
+ */
+import type { Options } from "../options/index.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../options/constants.ts"
+import { backoffDelay } from "./ladder.ts"
+
+/**
+ * clear          nothing to do
+ * armed          a streaming failure was seen; waiting for idle and `notBefore` (backoff)
+ * prompted       a recovery prompt went out at `sentAt`; the watchdog expects busy soon
+ * abort-resumed  retries ran out; abort + resume went out at `sentAt`
+ * gave-up        abort + resume did not revive the session either
+ * loop-latched   `failureLoopLimit` recoveries in a row with no model output between them:
+ *                the endpoint is down for good, stop cycling
+ * gave-up and loop-latched are lifted by model output or a genuine user turn.
+ */
+export type FailurePhase = "clear" | "armed" | "prompted" | "abort-resumed" | "gave-up" | "loop-latched"
+
+export type FailureState = {
+  phase: FailurePhase
+  /** Last busy/idle status seen. */
+  busy: boolean
+  /** Error name of the current incident. */
+  reason: string
+  /** Recovery prompts sent in the current incident. */
+  attempts: number
+  notBefore: number
+  sentAt: number
+  /** Failure recoveries started with no model output since. */
+  consecutive: number
+}
+
+export const INITIAL_FAILURE_STATE: FailureState = {
+  phase: "clear",
+  busy: false,
+  reason: "",
+  attempts: 0,
+  notBefore: 0,
+  sentAt: 0,
+  consecutive: 0,
+}
+
+export type FailureEvent =
+  | { type: "failure"; name: string }
+  | { type: "idle" }
+  | { type: "busy" }
+  | { type: "modelOutput" }
+  | { type: "tick" }
+  | { type: "genuineUser" }
+  | { type: "cancelled" }
+
+export type FailureAction =
+  | { type: "none" }
+  | { type: "prompt"; attempt: number; maxAttempts: number; reason: string }
+  | { type: "abort-resume"; reason: string }
+  | { type: "give-up"; reason: string }
+
+export type FailureBudgets = Pick<Options, "maxRetries" | "baseBackoffMs" | "maxBackoffMs" | "toolTextCheckDelayMs"> & {
+  /** Recoveries in a row without model output before the failure loop latches (default 3). */
+  failureLoopLimit?: number
+}
+
+export type FailureStep = {
+  state: FailureState
+  action: FailureAction
+  /** When a `tick` could next change something (the engine's one watchdog deadline). */
+  wakeAt?: number
+}
+
+export const DEFAULT_FAILURE_LOOP_LIMIT = 3
+/** The watchdog never judges "still not busy" sooner than this, even with toolTextCheckDelayMs 0. */
+export const FAILURE_WATCHDOG_MIN_MS = 1_000
+
+const NONE: FailureAction = { type: "none" }
+
+function watchdogMs(budgets: FailureBudgets): number {
+  return Math.max(budgets.toolTextCheckDelayMs, FAILURE_WATCHDOG_MIN_MS)
+}
+
+/**
+ * One step of the chain. The engine feeds:
+ *  - `failure` for a `session.error` classified "streaming" (nothing else);
+ *  - `busy` / `idle` for status changes; `modelOutput` for any new text, reasoning or tool call;
+ *  - `genuineUser` for a real user message; `cancelled` for the user's ESC;
+ *  - `tick` at `wakeAt` (and on its periodic sweep).
+ * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
+ * `abort-resume` -> own abort, then a continue after ABORT_CONTINUE_DELAY_MS;
+ * `give-up` -> one log line. It must check its guards (cancelled, paused, awaiting the user,
+ * completed, the out-of-context lock, the rate-limit gate) before `tick`/`idle`, and feed
+ * nothing while they refuse: the chain then just waits.
+ */
+export function nextFailureStep(state: FailureState, event: FailureEvent, now: number, budgets: FailureBudgets): FailureStep {
+  switch (event.type) {
+    case "genuineUser":
+      return { state: { ...INITIAL_FAILURE_STATE, busy: state.busy }, action: NONE }
+    case "cancelled":
+      return { state: { ...state, phase: "clear", attempts: 0 }, action: NONE }
+    case "modelOutput":
+      return { state: { ...state, phase: "clear", attempts: 0, consecutive: 0 }, action: NONE }
+    case "busy":
+      // Whatever made it busy (our prompt, the host, the user), nothing is pending any more.
+      if (state.phase === "armed" || state.phase === "prompted" || state.phase === "abort-resumed") {
+        return { state: { ...state, busy: true, phase: "clear", attempts: 0 }, action: NONE }
+      }
+      return { state: { ...state, busy: true }, action: NONE }
+    case "failure": {
+      if (state.phase === "gave-up" || state.phase === "loop-latched") return { state, action: NONE }
+      const limit = budgets.failureLoopLimit ?? DEFAULT_FAILURE_LOOP_LIMIT
+      if (state.consecutive >= limit) {
+        return {
+          state: { ...state, phase: "loop-latched", reason: event.name },
+          action: { type: "give-up", reason: `failure loop: ${state.consecutive} recoveries in a row brought no model output (${event.name})` },
+        }
+      }
+      const notBefore = now + backoffDelay(0, budgets.baseBackoffMs, budgets.maxBackoffMs)
+      const next: FailureState = { ...state, phase: "armed", reason: event.name, attempts: 0, notBefore, sentAt: 0 }
+      return state.busy ? { state: next, action: NONE } : { state: next, action: NONE, wakeAt: notBefore }
+    }
+    case "idle":
+      return evaluate({ ...state, busy: false }, now, budgets)
+    case "tick":
+      return evaluate(state, now, budgets)
+  }
+}
+
+function evaluate(state: FailureState, now: number, budgets: FailureBudgets): FailureStep {
+  const maxAttempts = Math.max(0, budgets.maxRetries)
+  switch (state.phase) {
+    case "armed": {
+      if (state.busy) return { state, action: NONE }
+      if (now < state.notBefore) return { state, action: NONE, wakeAt: state.notBefore }
+      if (maxAttempts === 0) {
+        return { state: { ...state, phase: "gave-up" }, action: { type: "give-up", reason: `retry budget is 0 (${state.reason})` } }
+      }
+      const attempt = state.attempts + 1
+      return {
+        state: {
+          ...state,
+          phase: "prompted",
+          attempts: attempt,
+          sentAt: now,
+          consecutive: state.attempts === 0 ? state.consecutive + 1 : state.consecutive,
+        },
+        action: { type: "prompt", attempt, maxAttempts, reason: state.reason },
+        wakeAt: now + watchdogMs(budgets),
+      }
+    }
+    case "prompted": {
+      if (state.busy) return { state, action: NONE }
+      const due = state.sentAt + watchdogMs(budgets)
+      if (now < due) return { state, action: NONE, wakeAt: due }
+      if (state.attempts < maxAttempts) {
+        const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)
+        return evaluate({ ...state, phase: "armed", notBefore }, now, budgets)
+      }
+      return {
+        state: { ...state, phase: "abort-resumed", sentAt: now },
+        action: { type: "abort-resume", reason: `${state.attempts} recovery prompt(s) did not restart the session (${state.reason})` },
+        wakeAt: now + ABORT_CONTINUE_DELAY_MS + watchdogMs(budgets),
+      }
+    }
+    case "abort-resumed": {
+      if (state.busy) return { state, action: NONE }
+      const due = state.sentAt + ABORT_CONTINUE_DELAY_MS + watchdogMs(budgets)
+      if (now < due) return { state, action: NONE, wakeAt: due }
+      return {
+        state: { ...state, phase: "gave-up" },
+        action: { type: "give-up", reason: `abort + resume did not restart the session (${state.reason})` },
+      }
+    }
+    default:
+      return { state, action: NONE }
+  }
+}

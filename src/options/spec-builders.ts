@@ -1,0 +1,99 @@
+/**
+ * The vocabulary the option table is written in: what an option's description carries
+ * (`OptionInfo`), the two ways a spec is made (with a default, or optional), and the value
+ * shapes (milliseconds, counts, flags, prompt text, string lists) with error texts a user can
+ * act on. Kept apart from the table so the table reads as data.
+ */
+import { z } from "zod"
+
+/**
+ * Longest delay a platform timer honours. Node and Bun silently turn a larger delay into
+ * 1 ms, so an over-generous timeout would fire at once instead of never.
+ */
+export const MAX_TIMER_MS = 2_147_483_647
+
+/** How a list option treats its entries (see check-value.ts). */
+export type ListKind =
+  /** Every entry must compile as a RegExp; the rest are dropped with a warning. */
+  | "regex"
+  /** Entries only need to be non-blank strings (names, or patterns with a plain-text fallback). */
+  | "strings"
+
+export type OptionInfo = {
+  /** One line, for the README table and the JSON schema. */
+  description: string
+  /** How the option behaves differently between OpenCode v1 and v2, when it does. */
+  hostNote?: string
+  /** Set for string-array options: selects per-entry validation instead of all-or-nothing. */
+  list?: ListKind
+  /**
+   * "process" options steer plugin-wide machinery (one poll timer, one registry), so a
+   * per-profile or per-provider override could never take effect and is refused.
+   */
+  scope?: "process"
+  /** The canonical option this key is an old name for. */
+  aliasOf?: string
+  /** Environment variable that can set the option when the config does not. */
+  env?: string
+  /** Display text for the default where the raw value would mislead (unset, per profile). */
+  defaultText?: string
+}
+
+export type Spec<Inner extends z.ZodType, Field extends z.ZodType> = {
+  /** Validates a value the user supplied (no default applied). */
+  inner: Inner
+  /** `inner` plus its default (or `.optional()`), as it appears in `optionsSchema`. */
+  field: Field
+  /** `undefined` for options whose absence means "use the built-in behaviour". */
+  default: z.output<Inner> | undefined
+  info: OptionInfo
+}
+
+export function withDefault<Inner extends z.ZodType>(
+  inner: Inner,
+  def: z.output<Inner>,
+  info: OptionInfo,
+): Spec<Inner, z.ZodDefault<Inner>> {
+  const field = inner.default(def as z.util.NoUndefined<z.output<Inner>>).describe(info.description)
+  return { inner, field: field as z.ZodDefault<Inner>, default: def, info }
+}
+
+export function optional<Inner extends z.ZodType>(inner: Inner, info: OptionInfo): Spec<Inner, z.ZodOptional<Inner>> {
+  return { inner, field: inner.optional().describe(info.description), default: undefined, info }
+}
+
+// ---- value shapes --------------------------------------------------------------------------
+// The error texts below end up in startup warnings, so they say what a valid value looks like.
+
+/**
+ * A delay or budget in milliseconds. `positive` rejects 0 for values where 0 would make a
+ * timer fire at once or a window empty (e.g. a stall timeout of 0 declares every session
+ * stalled); `zeroOk` is for delays where 0 means "straight away" and is a real choice.
+ */
+export function ms(floor: "positive" | "zeroOk") {
+  const base = z.number({ error: "expected a finite number of milliseconds" })
+  const bounded =
+    floor === "positive" ? base.positive("must be greater than 0") : base.min(0, "must not be negative")
+  return bounded.max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} (about 24.8 days)`)
+}
+
+/** A count of attempts or tokens. Fractions are rejected rather than rounded: 2.5 retries is a typo. */
+export function count() {
+  return z
+    .number({ error: "expected a whole number" })
+    .int("expected a whole number")
+    .min(0, "must not be negative")
+}
+
+export function flag() {
+  return z.boolean({ error: "expected true or false" })
+}
+
+/** Prompt-like text; a blank prompt would send an empty message, so it is refused. */
+export function text() {
+  return z.string({ error: "expected a string" }).regex(/\S/, "must not be blank")
+}
+
+export function stringList() {
+  return z.array(z.string(), { error: "expected a list of strings" })
+}
