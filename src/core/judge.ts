@@ -130,8 +130,9 @@ function budgeted(input: JudgeInput, feature: NudgeFeature, prompt: string, send
   return { kind: "send", prompt, sendKind, reason, feature }
 }
 
+/** Holds only this judge's own nudges: other finished-turn rules (loops, unknown tools) still run. */
 function recentUser(): Verdict {
-  return { kind: "none", reason: "the user was active within activeUserWindowMs", standDown: true }
+  return { kind: "none", reason: "the user was active within activeUserWindowMs" }
 }
 
 function userRecentlyActive(input: JudgeInput): boolean {

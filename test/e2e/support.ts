@@ -52,3 +52,58 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await sleep(everyMs)
   }
 }
+
+// ---- Helpers for judge.e2e.test.ts and failures.e2e.test.ts -------------------------------------
+// (An import at the end of a module is hoisted like any other; kept here so the lines above stay as they were.)
+import { buildConfig, createSession as createHostSession, promptAsync as promptHost, waitForIdle as waitForHostIdle } from "./harness/opencode-host.ts"
+
+/** Requests from `since` on whose newest user turn contains `needle` (for prompts without the "auto-resume" marker). */
+export function requestsWithUserText(provider: FakeProvider, needle: string, since = 0): RecordedRequest[] {
+  return provider.requests.slice(since).filter((r) => r.lastUserText.includes(needle))
+}
+
+/** Every tool part of a session, oldest first. */
+export async function toolParts(host: OpencodeHost, sessionID: string): Promise<any[]> {
+  return (await messages(host, sessionID)).flatMap((m) => m.parts).filter((p: any) => p.type === "tool")
+}
+
+/**
+ * `configExtra` for startOpencode that adds a second provider, `twinID`, served by the same
+ * fake provider. With the plugin's `modelProfiles: { [twinID]: {...} }` a session prompted on
+ * the twin runs with other options than one on `fake`, so one server can show both settings.
+ */
+export function twinProviderConfig(providerUrl: string, twinID: string): Record<string, unknown> {
+  const base = buildConfig({ providerUrl }) as { provider: Record<string, any> }
+  const fake = base.provider.fake
+  return {
+    provider: { fake, [twinID]: { ...fake, name: `Fake (${twinID})` } },
+    enabled_providers: ["fake", twinID],
+  }
+}
+
+/**
+ * Runs one throwaway turn so the scenarios do not pay the instance's lazy start (the first
+ * prompt of a fresh server takes ~3 s or more before its request, longer than SHORT_BUDGETS'
+ * stall budget, so the stall watchdog may answer it with a continue). Returns once the
+ * provider has seen no request for `quietMs`, so nothing of the warm-up is left to consume a
+ * later scenario's script.
+ */
+export async function warmUp(host: OpencodeHost, provider: FakeProvider, quietMs = 1500): Promise<void> {
+  provider.setFallback({ kind: "text", content: "warm." })
+  const sessionID = await createHostSession(host)
+  await promptHost(host, sessionID, "warm up")
+  await waitForHostIdle(host, sessionID, 45_000)
+  await quiet(provider, quietMs, 20_000)
+  await host.client.session.delete({ path: { id: sessionID } })
+}
+
+/** Waits until the provider has seen no new request for `quietMs` (bounded by `timeoutMs`). */
+export async function quiet(provider: FakeProvider, quietMs: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const seen = provider.requests.length
+    await sleep(quietMs)
+    if (provider.requests.length === seen) return true
+    if (Date.now() > deadline) return false
+  }
+}

@@ -2,7 +2,8 @@
  * Provider failures the host gave up on (OpenCode retries 429/5xx and dropped streams itself;
  * we only see the `session.error` it emits when it stops): the streaming-failure chain,
  * rate-limit gates and the out-of-context lock, fed by signals, acting through the shared
- * actions. Decisions live in provider-failure.ts; this file sequences them in time.
+ * actions. Decisions live in provider-failure.ts, failure-chain.ts, rate-limit.ts and
+ * context-lock.ts; this file sequences them in time.
  */
 import type { Signal } from "../../host/port.ts"
 import { buildContinuePrompt } from "../../prompts/continue.ts"
@@ -60,7 +61,15 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     if (holdReason(ctx, state)) return
     // Quota waits never spend the continue budget: the ladder itself is the bound.
     ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}); one continue`)
-    void sendPrompt(ctx, state, continueText(ctx, state, rateLimitResumeReason(t.rate.hits, Math.max(0, waited))))
+    const resumed = t.rate
+    void sendPrompt(ctx, state, continueText(ctx, state, rateLimitResumeReason(resumed.hits, Math.max(0, waited)))).then((outcome) => {
+      if (outcome === "ok" || outcome === "held" || t.rate !== resumed) return
+      // Refused (another call in flight, the send spacing) or failed: the rung is not spent;
+      // try again shortly rather than leave the session waiting for nothing.
+      const retryAt = ctx.time.now() + Math.max(1000, ctx.effective(state).injectIntervalMs)
+      t.rate = { ...resumed, phase: "waiting", allowedAt: retryAt }
+      wakeAt(state, t, retryAt)
+    })
   }
 
   /** Feeds the streaming chain, unless a hold says the session must be left alone. */

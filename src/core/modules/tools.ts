@@ -1,7 +1,7 @@
 /**
  * Tool misuse: loops (at idle over the recent history, and live on every tool start) and
- * calls to tools that do not exist. Detection is in detect/tool-loop.ts and
- * detect/unknown-tool.ts; this module decides when to act and acts.
+ * calls to tools that do not exist. Detection is in detect/tool-loop.ts, tool-loop-live.ts
+ * and detect/unknown-tool.ts; this module decides when to act and acts.
  */
 import { ToolFingerprints } from "../../detect/tool-loop-live.ts"
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
@@ -33,7 +33,9 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
         pass: "second",
         priority: TOOL_RULES_PRIORITY,
         decide(facts) {
-          const loop = detectIdleToolLoop(facts.messages)
+          // Only calls made since the plugin's last prompt: a loop it already answered (live or
+          // at an earlier idle) must form again before it is answered again.
+          const loop = detectIdleToolLoop(sinceLastOwnPrompt(facts.messages))
           if (!loop) return undefined
           return {
             kind: "send",
@@ -103,4 +105,9 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
       suggestedUpTo.delete(state.id)
     },
   }
+}
+
+function sinceLastOwnPrompt<T extends { role: string; own?: boolean }>(messages: readonly T[]): readonly T[] {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user" && messages[i]!.own) return messages.slice(i + 1)
+  return messages
 }
