@@ -2,7 +2,7 @@
 import path from "node:path"
 import { pathToFileURL } from "node:url"
 import type { FakeProvider, RecordedRequest } from "./harness/fake-provider.ts"
-import { messages, pluginLogs, type OpencodeHost } from "./harness/opencode-host.ts"
+import { buildConfig, createSession as createHostSession, messages, pluginLogs, promptAsync as promptHost, waitForIdle as waitForHostIdle, type OpencodeHost } from "./harness/opencode-host.ts"
 
 /** The plugin as OpenCode loads it from this checkout: the TypeScript entry, via file://. */
 export const PLUGIN_URL = pathToFileURL(path.join(import.meta.dir, "..", "..", "src", "index.ts")).href
@@ -54,8 +54,6 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 }
 
 // ---- Helpers for judge.e2e.test.ts and failures.e2e.test.ts -------------------------------------
-// (An import at the end of a module is hoisted like any other; kept here so the lines above stay as they were.)
-import { buildConfig, createSession as createHostSession, promptAsync as promptHost, waitForIdle as waitForHostIdle } from "./harness/opencode-host.ts"
 
 /** Requests from `since` on whose newest user turn contains `needle` (for prompts without the "auto-resume" marker). */
 export function requestsWithUserText(provider: FakeProvider, needle: string, since = 0): RecordedRequest[] {
