@@ -177,12 +177,12 @@ export const TUNABLE_SPECS = {
   }),
   injectIntervalMs: withDefault(ms("zeroOk"), 5_000, {
     description: "Least time between two recovery messages sent to the same session.",
-    hostNote: "Added with the v2 build; v1 had no such spacing.",
+    hostNote: "Both hosts; the spacing is shared by every instance in the process.",
   }),
   visibleContinue: withDefault(flag(), true, {
     description:
       "Send stall continues as an ordinary user message shown in the history rather than through the hidden resume channel. The option beats AUTO_RESUME_VISIBLE_CONTINUE, which beats the default.",
-    hostNote: "The hidden resume channel exists only on v2.",
+    hostNote: "v1: false sends the continue as hidden (synthetic) text; v2: false uses session.synthetic({ resume: true }).",
     env: "AUTO_RESUME_VISIBLE_CONTINUE",
   }),
   richContinuePrompt: withDefault(flag(), true, {
@@ -217,18 +217,18 @@ export const TUNABLE_SPECS = {
   shareWatchState: withDefault(flag(), false, {
     description: "Keep session watch state in a process-wide store so it survives the plugin being set up again.",
     scope: "process",
-    hostNote: "Added with the v2 build.",
+    hostNote: "Both hosts: on v1 per directory, on v2 per process.",
   }),
   registryScope: optional(text(), {
     description: "Which process-wide store slot to use; meant for tests, production leaves it unset.",
     scope: "process",
-    hostNote: "Added with the v2 build.",
+    hostNote: "Both hosts.",
     defaultText: "unset (process-wide slot)",
   }),
   quietCorrections: withDefault(flag(), true, {
     description:
       "Send correction nudges (unknown tool, stuck tool, pattern fixes) through the hidden channel; stall continues stay visible regardless.",
-    hostNote: "The hidden channel exists only on v2; elsewhere corrections are ordinary prompts.",
+    hostNote: "v1: hidden means synthetic text the terminal UI does not show; v2: session.synthetic, falling back to session.prompt.",
   }),
 }
 

@@ -39,6 +39,7 @@ describe("universal entry", () => {
       "chat.message",
       "command.execute.before",
       "config",
+      "dispose",
       "event",
       "experimental.chat.messages.transform",
       "tool",

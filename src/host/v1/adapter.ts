@@ -1,6 +1,13 @@
 /**
  * The OpenCode 1.x adapter: hooks and events in, signals to the core; the SDK client out.
  * Every hook is wrapped so that nothing we do can throw into the host.
+ *
+ * One live engine per (registry scope, directory) (registry.ts): a later `server()` for the
+ * same directory (the plugin listed twice, or the host re-creating the instance) supersedes
+ * this one. A superseded instance's hooks do nothing (the live instance gets the same calls),
+ * except the task_complete tool, which the host may have taken from either hook set and which
+ * therefore answers through the live engine. With `shareWatchState` the new engine takes over
+ * the old one's sessions. The `dispose` hook stops the engine and frees the slot.
  */
 import type { Hooks } from "@opencode-ai/plugin"
 import type { TimeSource } from "../../core/clock.ts"
@@ -18,16 +25,34 @@ import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/tas
 import { FilePauses, isPauseControl } from "../../pause/file-pauses.ts"
 import { pauseFilePath } from "../../pause/marker-format.ts"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
+import { claimSlot, nextSerial, releaseSlot } from "../registry.ts"
+import { exportWatchState, importWatchState } from "../v2/watch-state.ts"
+import { getV1Slot, type V1Holder, type V1Slot } from "./registry.ts"
 
-export type V1Plugin = { hooks: Hooks; engine: RecoveryEngine }
+export type V1Plugin = {
+  hooks: Hooks
+  engine: RecoveryEngine
+  readonly serial: number
+  readonly slot: V1Slot
+  readonly stopped: boolean
+  /** Stops the engine and frees the slot (what the `dispose` hook does). Idempotent. */
+  stop(reason?: string): void
+}
 
 /** What tests may inject; production uses the real clock and in-memory pauses. */
 export type V1Deps = { time?: TimeSource; pauses?: PauseSource }
 
-export function startV1(input: { client: unknown }, rawOptions: unknown, env: Record<string, string | undefined>, deps: V1Deps = {}): V1Plugin {
-  const port = createV1Port(input.client as V1Client)
+export function startV1(
+  input: { client: unknown; directory?: unknown },
+  rawOptions: unknown,
+  env: Record<string, string | undefined>,
+  deps: V1Deps = {},
+): V1Plugin {
   const resolved = resolveOptions(rawOptions, env)
   const time = deps.time ?? realTime()
+  const slot = getV1Slot(resolved.options.registryScope, str(get(input, "directory")))
+  const serial = nextSerial()
+  const port = createV1Port(input.client as V1Client, { resolved, time, sendLog: slot.sendLog })
   // The marker file the CLI writes; reset once per process, so a restart clears every pause.
   const filePauses = deps.pauses
     ? undefined
@@ -39,8 +64,40 @@ export function startV1(input: { client: unknown }, rawOptions: unknown, env: Re
       })
   void filePauses?.start()
   const engine = new RecoveryEngine({ port, time, options: resolved, pauses: deps.pauses ?? filePauses })
-  port.log("info", startupLine("v1", resolved))
+  port.log("info", `${startupLine("v1", resolved)}; instance #${serial}`)
   for (const warning of resolved.warnings) port.log("warn", warning)
+
+  // Claimed once everything that could throw is built: a start that fails leaves the running
+  // instance alone. The previous holder stops inside claimSlot and leaves its sessions behind.
+  let stopped = false
+  const holder: V1Holder = { serial, engine, stop: (reason) => stop(reason) }
+  claimSlot(slot, holder)
+  adoptWatchState()
+
+  function adoptWatchState(): void {
+    const snapshot = slot.watch
+    slot.watch = undefined
+    if (!resolved.options.shareWatchState || !snapshot) return
+    const taken = importWatchState(engine, snapshot, time.now())
+    if (taken > 0) port.log("info", `shareWatchState: took over ${taken} session(s) from the previous instance`)
+  }
+
+  function stop(reason = "cleanup"): void {
+    if (stopped) return
+    stopped = true
+    // Left for the next instance before the engine forgets it; it takes it only with shareWatchState.
+    try {
+      slot.watch = exportWatchState(engine, time.now())
+    } catch (error) {
+      port.log("warn", `could not keep session state for the next instance: ${errorText(error)}`)
+    }
+    port.log("info", `instance #${serial} stopped (${reason})`)
+    engine.dispose()
+    releaseSlot(slot, holder)
+  }
+
+  /** The engine that answers for this instance: its own, or the live one once superseded. */
+  const liveEngine = (): RecoveryEngine | undefined => (stopped ? slot.holder?.engine : engine)
 
   const roles = new MessageRoles()
   const guard = <A extends unknown[]>(name: string, fn: (...args: A) => void) => {
@@ -60,8 +117,9 @@ export function startV1(input: { client: unknown }, rawOptions: unknown, env: Re
         args: {},
         async execute(_args: unknown, context: { sessionID?: string }) {
           const sessionID = str(get(context, "sessionID"))
-          if (!sessionID) return "Noted."
-          const result = await engine.taskComplete(sessionID)
+          const target = liveEngine()
+          if (!sessionID || !target) return "Noted."
+          const result = await target.taskComplete(sessionID)
           // A failing result is the tool's own error, the one way to stop a model that keeps calling it.
           if (!result.ok) throw new Error(result.text)
           return result.text
@@ -98,7 +156,44 @@ export function startV1(input: { client: unknown }, rawOptions: unknown, env: Re
   const all = control
     ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now() }))
     : hooks
-  return { hooks: all, engine }
+  const live = silencedWhenStopped(all, () => stopped)
+  live.dispose = async () => {
+    try {
+      stop("disposed by the host")
+    } catch {
+      // Disposal must never throw into the host.
+    }
+  }
+  return {
+    hooks: live,
+    engine,
+    serial,
+    slot,
+    get stopped() {
+      return stopped
+    },
+    stop,
+  }
+}
+
+/**
+ * Every function hook of `hooks`, turned into a no-op once `stopped()`; tools are left as they
+ * are (their own code decides). A stopped instance must not act: its successor gets the same
+ * calls from the host.
+ */
+function silencedWhenStopped(hooks: Hooks, stopped: () => boolean): Hooks {
+  const out: Record<string, unknown> = {}
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (typeof hook !== "function") {
+      out[name] = hook
+      continue
+    }
+    out[name] = async (...args: unknown[]) => {
+      if (stopped()) return
+      return (hook as (...a: unknown[]) => unknown)(...args)
+    }
+  }
+  return out as Hooks
 }
 
 /** Agent and model of a genuine user turn, from the hook input or the stored message. */

@@ -2,8 +2,20 @@
  * The Host port on OpenCode 1.x: the SDK client the host hands to `server()`.
  * The SDK reports HTTP failures as `{ error }` rather than throwing; we turn them into
  * rejections so the core's bounded-call wrapper sees every failure the same way.
+ *
+ * Sends. 1.x has one channel, `session.promptAsync`; what differs is whether the text part is
+ * `synthetic`, which the 1.18 TUI does not show (the model still gets the text, and the part
+ * keeps its metadata either way). A stall continue is shown unless `visibleContinue` is off; a
+ * correction is hidden unless `quietCorrections` is off. Every part carries
+ * `metadata.autoResume`, which is how the plugin knows its own prompts (isOwnPromptPart).
+ * Two sends to one session are never closer than `injectIntervalMs` (the send log is shared
+ * by every instance in the registry slot).
  */
+import type { TimeSource } from "../../core/clock.ts"
+import { effectiveOptions, resolveOptions, type ResolvedOptions } from "../../options/index.ts"
 import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../port.ts"
+import { realTime } from "../real-time.ts"
+import { reserveSend, SendLog } from "../send-log.ts"
 import { asObj, get, num, str } from "../shape.ts"
 import { normalizeTodos, normalizeV1Messages } from "./messages.ts"
 
@@ -48,16 +60,35 @@ export function isOwnPromptPart(part: unknown): boolean {
   return get(part, "metadata", "autoResume") === true
 }
 
-export function createV1Port(client: V1Client): HostPort {
+export type V1PortDeps = {
+  /** The plugin's options; defaults when absent. */
+  resolved?: ResolvedOptions
+  time?: TimeSource
+  /** The registry slot's send log; a private one when absent. */
+  sendLog?: SendLog
+}
+
+/** Whether a send goes out as a hidden (synthetic) part under these options. */
+export function isHiddenSend(kind: SendRequest["kind"], options: { visibleContinue: boolean; quietCorrections: boolean }): boolean {
+  return kind === "continue" ? !options.visibleContinue : options.quietCorrections
+}
+
+export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort {
   let pendingLogs = 0
   const session = client.session
   const path = (id: string) => ({ path: { id } })
+  const resolved = deps.resolved ?? resolveOptions(undefined, {})
+  const time = deps.time ?? realTime()
+  const sendLog = deps.sendLog ?? new SendLog()
 
   return {
     async send(request: SendRequest) {
-      const body: Record<string, unknown> = {
-        parts: [{ type: "text", text: request.text, synthetic: true, metadata: { ...OWN_PROMPT_METADATA, kind: request.kind } }],
-      }
+      const options = effectiveOptions(resolved, request.setup?.model?.providerID)
+      // Booked before the call is made, so an instance racing this one is refused.
+      reserveSend(sendLog, request.sessionID, time.now(), options.injectIntervalMs)
+      const part: Record<string, unknown> = { type: "text", text: request.text, metadata: { ...OWN_PROMPT_METADATA, kind: request.kind } }
+      if (isHiddenSend(request.kind, options)) part.synthetic = true
+      const body: Record<string, unknown> = { parts: [part] }
       if (request.setup?.agent) body.agent = request.setup.agent
       if (request.setup?.model) body.model = request.setup.model
       await unwrap(session.promptAsync({ ...path(request.sessionID), body }), "prompt")

@@ -24,37 +24,16 @@ import { HostHttp, MESSAGE_ROUTE_CAP, type FetchLike } from "./http.ts"
 import { readTodosFromTranscript } from "../../todos/v2-reader.ts"
 import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from "./messages.ts"
 import type { OwnSends } from "./user-turns.ts"
+import { reserveSend, type SendLog } from "../send-log.ts"
+
+// The send log moved to ../send-log.ts (both hosts use it); re-exported for existing importers.
+export { SendLog, SendRefusedError } from "../send-log.ts"
 
 const MAX_SEND_LOG_SESSIONS = 1000
 /** Messages looked at before a send to find the same recovery still pending. */
 const DUPLICATE_LOOKBACK = 6
 /** Messages read to find the newest todo list. */
 const TODO_LOOKBACK = 60
-
-/** When each session last got something from us, across every instance in this process. */
-export class SendLog {
-  private readonly last = new Map<string, number>()
-
-  lastSendAt(sessionID: string): number | undefined {
-    return this.last.get(sessionID)
-  }
-
-  record(sessionID: string, at: number): void {
-    this.last.delete(sessionID)
-    if (this.last.size >= MAX_SEND_LOG_SESSIONS) {
-      const oldest = this.last.keys().next()
-      if (!oldest.done) this.last.delete(oldest.value)
-    }
-    this.last.set(sessionID, at)
-  }
-}
-
-export class SendRefusedError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = "SendRefusedError"
-  }
-}
 
 /** Process-wide state the port shares with other instances (see registry.ts). */
 export type V2PortShared = {
@@ -158,14 +137,8 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     async send(request) {
       const options = optionsFor(request)
       const now = time.now()
-      const last = shared.sendLog.lastSendAt(request.sessionID)
-      if (last !== undefined && now - last < options.injectIntervalMs) {
-        throw new SendRefusedError(
-          `send refused: ${now - last}ms after the previous one to this session (injectIntervalMs=${options.injectIntervalMs})`,
-        )
-      }
-      // Reserved before anything is awaited, so a second instance racing us is refused above.
-      shared.sendLog.record(request.sessionID, now)
+      // Reserved before anything is awaited, so a second instance racing us is refused.
+      reserveSend(shared.sendLog, request.sessionID, now, options.injectIntervalMs)
       shared.own.rememberText(request.sessionID, request.text, now)
       if (await alreadyPending(request)) {
         deps.writeLog("info", `session ${request.sessionID}: ${request.kind} not sent: the same message is already waiting in the session`)

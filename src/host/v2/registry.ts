@@ -1,32 +1,26 @@
 /**
- * One live instance per process.
- *
- * 2.x hot reload re-runs `setup` without always disposing the previous instance, and two live
- * instances send the same prompt milliseconds apart. Every instance therefore claims a
- * process-wide slot (on `globalThis`, under a registered symbol, so even two copies of this
- * module loaded from different paths find the same registry): claiming stops the previous
- * holder, timers, subscription and all. The slot is keyed by pid unless `registryScope` picks
- * another one (tests use that to run isolated instances side by side).
+ * The 2.x adapter's slots in the process-wide registry (../registry.ts): one live instance
+ * per slot. 2.x hot reload re-runs `setup` without always disposing the previous instance,
+ * and two live instances send the same prompt milliseconds apart, so claiming a slot stops
+ * the previous holder, timers, subscription and all. The slot is keyed by pid unless
+ * `registryScope` picks another one (tests use that to run isolated instances side by side).
  *
  * The slot also holds what must outlive an instance: the record of our own sends, the send
  * log behind `injectIntervalMs`, the user messages already classified, and (for
  * `shareWatchState`) the last instance's session watch state.
  */
-import { SendLog } from "./port.ts"
+import { MAX_SLOTS, processTable, slotIn, type HeldSlot } from "../registry.ts"
+import { SendLog } from "../send-log.ts"
 import { OwnSends, SeenMessages } from "./user-turns.ts"
 import type { WatchSnapshot } from "./watch-state.ts"
 import type { TurnSetup } from "../port.ts"
 import type { FileLog } from "./file-log.ts"
 
-const REGISTRY_KEY = Symbol.for("opencode-auto-resume/v2-registry")
-const MAX_SLOTS = 64
+export { claimSlot, nextSerial, releaseSlot, slotKey, type SlotHolder } from "../registry.ts"
+
 const MAX_STEP_SETUPS = 1000
 
-export type SlotHolder = { readonly serial: number; stop(reason: string): void }
-
-export type Slot = {
-  readonly key: string
-  holder?: SlotHolder
+export type Slot = HeldSlot & {
   readonly own: OwnSends
   readonly sendLog: SendLog
   readonly syntheticRefused: Set<string>
@@ -37,66 +31,17 @@ export type Slot = {
   watch?: WatchSnapshot
 }
 
-type Registry = { slots: Map<string, Slot>; serial: number; logs: Map<string, FileLog> }
-
-function registry(): Registry {
-  const store = globalThis as unknown as Record<symbol, Registry | undefined>
-  let reg = store[REGISTRY_KEY]
-  if (!reg || !(reg.slots instanceof Map)) {
-    reg = { slots: new Map(), serial: 0, logs: new Map() }
-    store[REGISTRY_KEY] = reg
-  }
-  return reg
-}
-
-export function slotKey(scope: string | undefined): string {
-  return scope === undefined ? `pid:${process.pid}` : `scope:${scope}`
-}
+const slots = () => processTable<Slot>("v2-slots")
 
 export function getSlot(key: string): Slot {
-  const reg = registry()
-  let slot = reg.slots.get(key)
-  if (slot) return slot
-  if (reg.slots.size >= MAX_SLOTS) {
-    for (const [k, s] of reg.slots) {
-      if (!s.holder) {
-        reg.slots.delete(k)
-        break
-      }
-    }
-  }
-  slot = {
+  return slotIn(slots(), key, () => ({
     key,
     own: new OwnSends(),
     sendLog: new SendLog(),
-    syntheticRefused: new Set(),
+    syntheticRefused: new Set<string>(),
     seen: new SeenMessages(),
-    stepSetups: new Map(),
-  }
-  reg.slots.set(key, slot)
-  return slot
-}
-
-export function nextSerial(): number {
-  return ++registry().serial
-}
-
-/** Makes `holder` the live instance of `slot`, stopping whoever held it before. */
-export function claimSlot(slot: Slot, holder: SlotHolder): void {
-  const previous = slot.holder
-  slot.holder = holder
-  if (previous && previous !== holder) {
-    try {
-      previous.stop(`superseded by instance #${holder.serial}`)
-    } catch {
-      // A broken old instance must not keep the new one from starting.
-    }
-  }
-}
-
-/** Frees the slot if `holder` still owns it. */
-export function releaseSlot(slot: Slot, holder: SlotHolder): void {
-  if (slot.holder === holder) slot.holder = undefined
+    stepSetups: new Map<string, TurnSetup>(),
+  }))
 }
 
 export function rememberStepSetup(slot: Slot, sessionID: string, setup: TurnSetup): void {
@@ -110,7 +55,7 @@ export function rememberStepSetup(slot: Slot, sessionID: string, setup: TurnSetu
 
 /** One writer per log file per process, however many instances come and go. */
 export function sharedFileLog(path: string, make: () => FileLog): FileLog {
-  const logs = registry().logs
+  const logs = processTable<FileLog>("v2-file-logs")
   let log = logs.get(path)
   if (!log) {
     log = make()
@@ -121,5 +66,5 @@ export function sharedFileLog(path: string, make: () => FileLog): FileLog {
 
 /** Test helper: forgets a slot entirely (its holder is not stopped). */
 export function dropSlot(key: string): void {
-  registry().slots.delete(key)
+  slots().delete(key)
 }

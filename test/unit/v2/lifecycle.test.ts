@@ -38,11 +38,12 @@ describe("the universal entry on 2.x", () => {
     }
   })
 
-  test("accepted-but-inert on v2 lists only what the core does not apply yet; the adapter's own options are never in it", () => {
+  test("accepted-but-inert on v2 is empty: every option in the spec is read and applied", () => {
     const r = makeV2()
     const line = r.logs.find((l) => l.message.includes("host=v2"))!.message
     const inert = /accepted-but-inert=([^;]*)/.exec(line)![1]!
     expect(inert.split(",").filter(Boolean)).toEqual([...INERT_OPTIONS.v2])
+    expect(inert).toBe("")
     for (const name of ["visibleContinue", "quietCorrections", "injectIntervalMs", "shareWatchState", "registryScope"]) {
       expect(INERT_OPTIONS.v2).not.toContain(name)
     }

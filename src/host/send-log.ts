@@ -1,0 +1,52 @@
+/**
+ * `injectIntervalMs` on both hosts: when each session last got a message from us, and the
+ * check that refuses a send coming too soon after the previous one.
+ *
+ * The log lives in the process-wide registry slot (registry.ts), so it spans every instance
+ * that shares the slot: a reloaded or duplicated plugin cannot send twice in quick succession
+ * to the same session either.
+ */
+
+const MAX_SEND_LOG_SESSIONS = 1000
+
+/** When each session last got something from us; bounded, the oldest entry goes first. */
+export class SendLog {
+  private readonly last = new Map<string, number>()
+
+  lastSendAt(sessionID: string): number | undefined {
+    return this.last.get(sessionID)
+  }
+
+  record(sessionID: string, at: number): void {
+    this.last.delete(sessionID)
+    if (this.last.size >= MAX_SEND_LOG_SESSIONS) {
+      const oldest = this.last.keys().next()
+      if (!oldest.done) this.last.delete(oldest.value)
+    }
+    this.last.set(sessionID, at)
+  }
+}
+
+/** A send the port turned down on purpose (today: too soon after the previous one). */
+export class SendRefusedError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = "SendRefusedError"
+  }
+}
+
+/**
+ * Books a send to `sessionID` at `now`, or throws SendRefusedError when the previous one was
+ * less than `intervalMs` ago. Call it before anything is awaited, so that a second instance
+ * racing this one is refused. A previous send dated in the future (the wall clock was set
+ * back) does not block: the gap cannot be known, and refusing until the clock caught up
+ * could silence a session for hours.
+ */
+export function reserveSend(log: SendLog, sessionID: string, now: number, intervalMs: number): void {
+  const last = log.lastSendAt(sessionID)
+  const gap = last === undefined ? undefined : now - last
+  if (gap !== undefined && gap >= 0 && gap < intervalMs) {
+    throw new SendRefusedError(`send refused: ${gap}ms after the previous one to this session (injectIntervalMs=${intervalMs})`)
+  }
+  log.record(sessionID, now)
+}

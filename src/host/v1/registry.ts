@@ -1,0 +1,49 @@
+/**
+ * The 1.x adapter's slots in the process-wide registry (../registry.ts).
+ *
+ * OpenCode 1.x calls `server()` once per plugin entry for every directory it serves: a plugin
+ * listed twice is started twice, and both hook sets get every event, so each stall would be
+ * answered twice. It also starts the plugin again when it re-creates a directory's instance.
+ * So there is one live engine per (registry scope, directory): a later `server()` for the same
+ * directory claims the slot and the earlier instance stops.
+ *
+ * The slot keeps what must outlive an instance: the send log behind `injectIntervalMs` and,
+ * for `shareWatchState`, the session watch state the last instance left behind.
+ */
+import type { RecoveryEngine } from "../../core/engine.ts"
+import { processTable, slotIn, slotKey, type HeldSlot, type SlotHolder } from "../registry.ts"
+import { SendLog } from "../send-log.ts"
+import type { WatchSnapshot } from "../v2/watch-state.ts"
+
+/** A live 1.x instance; its engine answers the task_complete calls of superseded instances. */
+export type V1Holder = SlotHolder & { readonly engine: RecoveryEngine }
+
+export type V1Slot = HeldSlot & {
+  holder?: V1Holder
+  readonly sendLog: SendLog
+  /** Left by the previous holder when it stopped; taken by the next one. */
+  watch?: WatchSnapshot
+}
+
+const slots = () => processTable<V1Slot>("v1-slots")
+
+export function v1SlotKey(scope: string | undefined, directory: string): string {
+  return `${slotKey(scope)}|dir:${directory}`
+}
+
+/**
+ * The slot for this scope and directory. Without a directory (not a real 1.x input: the host
+ * always passes one) two calls cannot be told to be the same project, so the instance gets a
+ * slot of its own that nothing else can claim.
+ */
+export function getV1Slot(scope: string | undefined, directory: string | undefined): V1Slot {
+  const make = (key: string): V1Slot => ({ key, sendLog: new SendLog() })
+  if (directory === undefined || directory === "") return make(`${slotKey(scope)}|standalone`)
+  const key = v1SlotKey(scope, directory)
+  return slotIn(slots(), key, () => make(key))
+}
+
+/** Test helper: forgets a slot entirely (its holder is not stopped). */
+export function dropV1Slot(scope: string | undefined, directory: string): void {
+  slots().delete(v1SlotKey(scope, directory))
+}
