@@ -4,7 +4,7 @@
  * one-at-a-time host call, and reports failures once per kind.
  */
 import type { SendKind } from "../host/port.ts"
-import { ABORT_CONTINUE_DELAY_MS } from "../options/index.ts"
+import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
@@ -27,9 +27,27 @@ export function withinLifetimeCap(ctx: EngineContext, state: SessionState, what:
 
 export type PromptRequest = { text: string | (() => string); kind: SendKind; label: string }
 
+/**
+ * A tool call younger than the wedged ceiling is running: no prompt and no abort may reach the
+ * session, whatever decided it earlier (a recovery decided before the tool started must not be
+ * carried out while it runs). The one exception, a proven live tool loop, passes `allowOpenTools`.
+ */
+function runningTool(ctx: EngineContext, state: SessionState): string | undefined {
+  const now = ctx.time.now()
+  for (const open of state.openTools.values()) {
+    if (now - open.startedAt < TOOL_WEDGED_CEILING_MS) return `tool "${open.tool}" is running`
+  }
+  return undefined
+}
+
+function actionHold(ctx: EngineContext, state: SessionState, allowOpenTools: boolean): string | undefined {
+  if (state.dropped) return "the session is no longer tracked"
+  return holdReason(ctx, state) ?? (allowOpenTools ? undefined : runningTool(ctx, state))
+}
+
 /** Sends one prompt unless the session must be left alone right now. */
 export async function sendPrompt(ctx: EngineContext, state: SessionState, request: PromptRequest): Promise<CallOutcome | "held"> {
-  const held = holdReason(ctx, state)
+  const held = actionHold(ctx, state, false)
   if (held) {
     ctx.logger.log("debug", `session ${state.id}: ${request.label} not sent: ${held}`)
     return "held"
@@ -50,7 +68,13 @@ export async function abortThenPrompt(
   state: SessionState,
   request: PromptRequest,
   onSent?: () => void,
+  allowOpenTools = false,
 ): Promise<void> {
+  const held = actionHold(ctx, state, allowOpenTools)
+  if (held) {
+    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${held}`)
+    return
+  }
   const options = ctx.effective(state)
   const abortAt = ctx.time.now()
   state.ownAbortUntil = abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS
@@ -61,6 +85,9 @@ export async function abortThenPrompt(
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", () => ctx.port.abort(state.id), reporter(ctx, state))
   if (outcome !== "ok" || !state.pendingAction) {
     state.pendingAction = undefined
+    // An abort that failed produces no interruption of ours: close the window, so the user's
+    // own ESC is never taken for its echo.
+    if (outcome !== "ok") state.ownAbortUntil = 0
     return
   }
   ctx.logger.log("info", `session ${state.id}: aborted the run (${request.label}); prompting in ${ABORT_CONTINUE_DELAY_MS}ms`)

@@ -14,7 +14,11 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
   switch (signal.type) {
     case "activity":
     case "retryScheduled":
+      touch(ctx, state, now)
+      break
     case "error":
+      // A failed run's tool calls are over: a next run reusing a call id must not inherit them.
+      state.openTools.clear()
       touch(ctx, state, now)
       break
     case "modelOutput":

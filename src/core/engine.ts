@@ -176,7 +176,7 @@ export class RecoveryEngine {
     if (!signal || typeof signal.sessionID !== "string" || signal.sessionID === "") return undefined
     if (signal.type === "sessionDeleted") {
       const state = this.sessions.get(signal.sessionID)
-      if (state) this.sessions.drop(state)
+      if (state) this.sessions.drop(state, true)
       return undefined
     }
     const state = this.sessions.touch(signal.sessionID, this.ctx.time.now())
@@ -203,6 +203,7 @@ export class RecoveryEngine {
     return {
       running: (id: string) => {
         const known = this.sessions.get(id)
+        if (known) known.discoveryMisses = 0
         if (known?.busy) return
         this.ctx.logger.log("info", `session ${id}: found running by discovery; watching it`)
         this.handle({ type: "busy", sessionID: id })
@@ -210,8 +211,12 @@ export class RecoveryEngine {
       believedBusy: () => [...this.sessions.values()].filter((s) => s.busy).map((s) => s.id),
       stopped: (id: string) => {
         const state = this.sessions.get(id)
-        // Only a session that has been quiet for a while: an idle event may still be on its way.
+        // Only a session that has been quiet for a while (an idle event may still be on its
+        // way) and that two listings in a row no longer show: one late or empty answer is not
+        // enough to wipe a running session's open tools and questions.
         if (!state || this.ctx.time.now() - state.lastActivityAt < 2 * this.resolved.options.checkIntervalMs) return
+        state.discoveryMisses = (state.discoveryMisses ?? 0) + 1
+        if (state.discoveryMisses < 2) return
         this.ctx.logger.log("debug", `session ${id}: no longer running per discovery; marked idle`)
         this.handle({ type: "idle", sessionID: id })
       },
@@ -219,6 +224,7 @@ export class RecoveryEngine {
   }
 
   private forget(state: SessionState): void {
+    state.dropped = true
     cancelWatchdog(state)
     cancelPendingAction(state)
     this.idle?.cancel(state)

@@ -68,6 +68,10 @@ export type SessionState = {
   /** task_complete calls answered since a user message or another tool ran; refusals since the user. */
   taskCompleteRepeats: number
   taskCompleteRefusals: number
+  /** Consecutive discovery listings that did not show this busy session. */
+  discoveryMisses?: number
+  /** Set when the session leaves the table: a recovery still in flight must not act on it. */
+  dropped?: boolean
   /** Log-once memory so a held stall does not flood the log. */
   lastHeldReason?: string
   lastSeenAt: number

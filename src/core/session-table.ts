@@ -9,8 +9,13 @@ import { newSessionState, type SessionState } from "./session-state.ts"
 /** Busy sessions are not capped by MAX_IDLE_SESSIONS; this is the hard ceiling on all of them. */
 export const MAX_TRACKED_SESSIONS = 1000
 
+/** What outlives a swept session, so it comes back with its latches and spent budget. */
+type Tombstone = Pick<SessionState, "cancelledByUser" | "completed" | "lifetimeContinues" | "parentID">
+const MAX_TOMBSTONES = 500
+
 export class SessionTable {
   private readonly sessions = new Map<string, SessionState>()
+  private readonly tombstones = new Map<string, Tombstone>()
 
   /** `onDrop` runs for every session that leaves the table, so its timers can be cancelled. */
   constructor(private readonly onDrop: (state: SessionState) => void) {}
@@ -36,19 +41,37 @@ export class SessionTable {
       return state
     }
     state = newSessionState(id, now)
+    const remembered = this.tombstones.get(id)
+    if (remembered) {
+      // A session swept while idle runs again without a genuine user message reaching us (a
+      // late event, discovery, our own continue): ESC, completion and the spent budget hold.
+      Object.assign(state, remembered)
+      this.tombstones.delete(id)
+    }
     if (this.sessions.size >= MAX_TRACKED_SESSIONS) this.evictOne()
     this.sessions.set(id, state)
     return state
   }
 
-  drop(state: SessionState): void {
+  /** `forever`: the session was deleted by the host; nothing of it is kept. */
+  drop(state: SessionState, forever = false): void {
     if (this.sessions.get(state.id) !== state) return
     this.sessions.delete(state.id)
+    this.tombstones.delete(state.id)
+    if (!forever && (state.cancelledByUser || state.completed || state.lifetimeContinues > 0)) {
+      if (this.tombstones.size >= MAX_TOMBSTONES) {
+        const oldest = this.tombstones.keys().next()
+        if (!oldest.done) this.tombstones.delete(oldest.value)
+      }
+      const { cancelledByUser, completed, lifetimeContinues, parentID } = state
+      this.tombstones.set(state.id, { cancelledByUser, completed, lifetimeContinues, parentID })
+    }
     this.onDrop(state)
   }
 
   clear(): void {
-    for (const state of [...this.sessions.values()]) this.drop(state)
+    for (const state of [...this.sessions.values()]) this.drop(state, true)
+    this.tombstones.clear()
   }
 
   /** Drops idle sessions that are old, or beyond the idle cap (oldest first). */

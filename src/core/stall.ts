@@ -29,7 +29,7 @@ export function watchdogBudgets(o: Options): WatchdogBudgets {
 
 /** Arms the session's single deadline timer if it has none (cheap: called on every event). */
 export function ensureWatchdog(ctx: EngineContext, state: SessionState, delayMs?: number): void {
-  if (!state.busy || state.watchdogTimer) return
+  if (!state.busy || state.watchdogTimer || state.dropped) return
   const wait = delayMs ?? stallBudgetMs(ctx.effective(state))
   state.watchdogTimer = ctx.time.schedule(wait, () => onDeadline(ctx, state))
 }
@@ -106,7 +106,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   state.pendingAction = ctx.time.schedule(decision.delayMs, () => {
     state.pendingAction = undefined
     // The stream may have come back while we waited out the backoff.
-    if (!state.busy || state.lastActivityAt > detectedAt) {
+    if (!state.busy || state.lastActivityAt > detectedAt || state.dropped) {
       ctx.logger.log("info", `session ${state.id}: activity resumed before recovery; nothing sent`)
       ensureWatchdog(ctx, state)
       return

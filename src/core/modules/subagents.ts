@@ -24,11 +24,14 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
   const parents = new Map<string, ParentTrack>()
   /** Children whose last turn ended in an error (cleared when they run again). */
   const errored = new Set<string>()
+  /** Children seen busy at least once. */
+  const started = new Set<string>()
 
   function childFacts(child: SessionState): ChildFacts {
     return {
       id: child.id,
-      status: child.busy ? "busy" : errored.has(child.id) ? "error" : "idle",
+      // A child that never ran yet is starting, not finished: its parent is not an orphan.
+      status: child.busy || !started.has(child.id) ? "busy" : errored.has(child.id) ? "error" : "idle",
       lastOutputAt: child.lastModelOutputAt || child.firstSeenAt,
       toolInProgress: child.openTools.size > 0,
       awaitingUser: child.awaiting.size > 0,
@@ -92,7 +95,10 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     onSignal(state, signal) {
       if (!RELEVANT.has(signal.type)) return
       if (signal.type === "error") errored.add(state.id)
-      else if (signal.type === "busy" || signal.type === "toolStart") errored.delete(state.id)
+      else if (signal.type === "busy" || signal.type === "toolStart") {
+        errored.delete(state.id)
+        if (state.parentID) started.add(state.id)
+      }
       if (signal.type === "sessionCreated" && state.parentID) {
         let kids = children.get(state.parentID)
         if (!kids) children.set(state.parentID, (kids = new Set()))
@@ -106,6 +112,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       parents.delete(state.id)
       children.delete(state.id)
       errored.delete(state.id)
+      started.delete(state.id)
       if (state.parentID) children.get(state.parentID)?.delete(state.id)
     },
     dispose() {

@@ -97,7 +97,7 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
       state.lastRecovery = { kind: "abort+continue", reason: "live tool loop", at: ctx.time.now() }
       ctx.logger.log("info", `session ${state.id}: live tool loop: ${loop.calls} calls repeating ${loop.tools.join(" -> ")}${loop.near ? " (near-identical arguments)" : ""}; aborting before the next call`)
       // The only abort while a tool is open: six repeats prove the loop, and this call has not run yet.
-      void abortThenPrompt(ctx, state, { kind: "correction", label: "send tool-loop recovery", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }) })
+      void abortThenPrompt(ctx, state, { kind: "correction", label: "send tool-loop recovery", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }) }, undefined, true)
     },
     forget(state) {
       fingerprints.delete(state.id)

@@ -120,7 +120,8 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
     },
     async listBusySessions() {
       const data = asObj(await unwrap(session.status?.(), "status"))
-      if (!data) return []
+      // A malformed answer says nothing about what runs; "nothing runs" would be a guess.
+      if (!data) throw new Error("session status answer is not an object")
       return Object.entries(data)
         .filter(([, status]) => {
           const type = str(get(status, "type"))

@@ -181,3 +181,29 @@ describe("bounded state", () => {
     expect(h.engine.status("s1")).toBeUndefined()
   })
 })
+
+describe("sweeping keeps what protects the user", () => {
+  test("a swept idle session that runs again without a user message keeps its ESC latch", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn, { type: "interrupted" }, { type: "idle" })
+    await h.advance(IDLE_CLEANUP_MS + 120_000, 60_000)
+    expect(h.engine.status("s1")).toBeUndefined()
+    h.emit({ type: "busy" })
+    await h.advance(5 * 60_000, 5000)
+    expect(h.port.calls).toHaveLength(0)
+    // Negative control: a genuine user message re-arms it as always.
+    h.emit(...userTurn)
+    await h.advance(190_000, 1000)
+    expect(h.port.sends).toHaveLength(1)
+  })
+
+  test("a tool that starts while a continue waits out its backoff blocks that continue", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn)
+    await h.advance(BUDGET + 100, 100) // stall found; continue due 1 s later
+    h.time.jump(0)
+    h.engine.handle({ type: "toolStart", sessionID: "s1", callID: "late", tool: "bash" })
+    await h.advance(5000)
+    expect(h.port.calls).toHaveLength(0)
+  })
+})
