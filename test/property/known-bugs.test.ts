@@ -1,0 +1,266 @@
+/**
+ * Strict reproductions of the bugs the property runs found, each the shrunk timeline, trimmed
+ * by hand. While a bug is open (listed in KNOWN_BUGS) its reproduction is `test.failing`;
+ * when a fix lands that test starts failing: remove the entry from KNOWN_BUGS and add its id
+ * to FIXED below, which turns the reproduction into a plain regression test (no violation of
+ * any kind on that timeline).
+ */
+import { describe, expect, test } from "bun:test"
+import type { HostEvent } from "./events.ts"
+import type { CallScript, Scenario, Step } from "./model.ts"
+import { KNOWN_BUGS } from "./known-bugs.ts"
+import { runScenario, type DriverKind } from "./runner.ts"
+
+/** Found by the property runs and fixed since: their timelines are now regression tests. */
+const FIXED = new Set([
+  "K1-late-tool-not-rechecked",
+  "K3-sweep-forgets-protection",
+  "K6-orphan-parent-unstarted-child",
+  "K8-deleted-session-call-in-flight",
+  "K9-stuck-subagent-nudged-mid-tool",
+  "K11-discovery-trusts-one-listing",
+  "K13-error-keeps-dead-tools",
+])
+
+const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }
+
+const ev = (e: HostEvent): Step => ({ k: "ev", ev: e, how: "once" })
+const wait = (ms: number): Step => ({ k: "wait", ms })
+const ok = (echoDelayMs = 0, idleAfterAbort = false): CallScript => ({ outcome: "ok", lateMs: 0, echoDelayMs, idleAfterAbort })
+
+/** The known-bug ids a scenario hits (new violations fail the test outright). */
+async function knownHits(sc: Scenario, kind: DriverKind = "core"): Promise<string[]> {
+  const r = await runScenario(sc, kind, { stopAtFirst: false })
+  expect(r.violations.map((v) => `${v.invariant}: ${v.detail}`)).toEqual([])
+  return [...r.known.counts.keys()]
+}
+
+const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind[] }> = [
+  {
+    id: "K1-late-tool-not-rechecked",
+    title: "a tool that starts in the millisecond of the stall decision does not stop the continue",
+    sc: {
+      options: { ...FAST, baseBackoffMs: 1000, maxBackoffMs: 8000, maxRetries: 1, lifetimeMaxContinues: 1, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue" },
+      calls: [],
+      steps: [ev({ t: "toolStart", s: 2, call: 1, tool: "bash" }), wait(1_800_000), ev({ t: "toolStart", s: 2, call: 0, tool: "bash" }), wait(3000)],
+    },
+  },
+  {
+    id: "K1-late-tool-not-rechecked",
+    title: "a tool that starts after our abort does not stop the continue 2 s later",
+    sc: {
+      options: { ...FAST, maxRetries: 1, lifetimeMaxContinues: 1, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "abort" },
+      calls: [ok(1)],
+      steps: [ev({ t: "user", s: 1 }), ev({ t: "busy", s: 1 }), wait(300), ev({ t: "toolStart", s: 1, call: 0, tool: "bash" }), wait(2000)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    id: "K2-reabort-before-abort-reported",
+    title: "abort, failed continue, abort again before the host reported the first abort",
+    sc: {
+      options: { ...FAST, maxRetries: 3, lifetimeMaxContinues: 3, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue" },
+      calls: [ok(201), { outcome: "junk", lateMs: 0, echoDelayMs: 2202, idleAfterAbort: false }, { outcome: "reject", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }],
+      steps: [ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }), wait(1), ev({ t: "toolEnd", s: 0, call: 0 }), wait(3000)],
+    },
+  },
+  {
+    id: "K11-discovery-trusts-one-listing",
+    title: "a session listing taken just before a tool started, answered late, makes the running session idle",
+    sc: {
+      options: { ...FAST, sendTimeoutMs: 30_000, maxRetries: 1, lifetimeMaxContinues: 1, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue" },
+      calls: [{ outcome: "late", lateMs: 4684, echoDelayMs: 0, idleAfterAbort: false }],
+      steps: [ev({ t: "ask", s: 0, key: 0 }), wait(5000), ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }), wait(70_000)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    id: "K12-failure-retry-clock-starts-at-send",
+    title: "a slow but successful recovery prompt is followed at once by the next one",
+    sc: {
+      options: {
+        ...FAST,
+        sendTimeoutMs: 1000,
+        maxRetries: 2,
+        lifetimeMaxContinues: 2,
+        loopMaxContinues: 1,
+        loopWindowMs: 1000,
+        busyStallStrategy: "continue",
+        activeUserWindowMs: 0,
+        warmupMs: 0,
+        toolTextCheckDelayMs: 0,
+        minActivityGapMs: 0,
+        injectIntervalMs: 0,
+        subagentWaitMs: 1000,
+      },
+      calls: [{ outcome: "late", lateMs: 994, echoDelayMs: 6, idleAfterAbort: false }],
+      steps: [ev({ t: "error", s: 0, name: "APIError" }), wait(3000)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    id: "K13-error-keeps-dead-tools",
+    title: "after an error a new call with a reused id inherits the dead call's 30-minute age",
+    sc: {
+      options: { ...FAST, maxRetries: 1, lifetimeMaxContinues: 1, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue" },
+      calls: [],
+      steps: [
+        { k: "pause", s: 3 },
+        ev({ t: "toolStart", s: 3, call: 1, tool: "bash" }),
+        wait(1_800_001),
+        ev({ t: "error", s: 3, name: "APIError" }),
+        ev({ t: "toolStart", s: 3, call: 1, tool: "bash" }),
+        { k: "resume", s: 3 },
+        wait(3500),
+      ],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    id: "K14-idle-judgement-spins-after-clock-step-back",
+    title: "an idle after a 1 ms step back of the clock re-arms the judgement at zero delay forever",
+    sc: {
+      options: { ...FAST, maxRetries: 1, lifetimeMaxContinues: 1, activeUserWindowMs: 0, warmupMs: 0, toolTextCheckDelayMs: 0, minActivityGapMs: 0 },
+      calls: [],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), { k: "jump", ms: -1 }, ev({ t: "idle", s: 0 }), wait(1)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    id: "K3-sweep-forgets-protection",
+    title: "an ESC-latched session swept after 10 idle minutes is continued when it runs again",
+    sc: {
+      options: { ...FAST, maxRetries: 1, lifetimeMaxContinues: 1, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue" },
+      calls: [],
+      steps: [ev({ t: "esc", s: 0 }), wait(660_000), ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }), wait(1), ev({ t: "toolEnd", s: 0, call: 0 }), wait(300)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    id: "K4-esc-taken-for-own-abort",
+    title: "the user's ESC while our abort hangs is taken for the abort's echo; the session is continued",
+    sc: {
+      options: { ...FAST, sendTimeoutMs: 30_000, maxRetries: 2, lifetimeMaxContinues: 3, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue" },
+      calls: [ok(0), { outcome: "hang", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }],
+      steps: [
+        ev({ t: "user", s: 0 }),
+        ev({ t: "busy", s: 0 }),
+        wait(3000),
+        ev({ t: "esc", s: 0 }),
+        wait(300),
+        ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }),
+        wait(2000),
+        ev({ t: "toolEnd", s: 0, call: 0 }),
+        wait(70_000),
+      ],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    id: "K5-subagent-nudge-repeats",
+    title: "a stuck subagent is nudged again on the parent's next busy period with nothing from the child between",
+    sc: {
+      options: {},
+      calls: [],
+      steps: [
+        ev({ t: "created", s: 2, parent: 0 }),
+        ev({ t: "user", s: 2 }),
+        ev({ t: "busy", s: 2 }),
+        ev({ t: "user", s: 0 }),
+        ev({ t: "busy", s: 0 }),
+        wait(61_000),
+        ev({ t: "idle", s: 0 }),
+        ev({ t: "user", s: 0 }),
+        ev({ t: "busy", s: 0 }),
+        wait(1000),
+      ],
+    },
+  },
+  {
+    id: "K6-orphan-parent-unstarted-child",
+    title: "a child that was created but never ran counts as finished; the parent's task call is aborted",
+    sc: { options: {}, calls: [], steps: [ev({ t: "created", s: 1, parent: 0 }), ev({ t: "toolStart", s: 0, call: 0, tool: "task" }), wait(70_000)] },
+  },
+  {
+    id: "K7-clock-step-back",
+    title: "after the clock steps back the ladder repeats a plain continue instead of escalating",
+    sc: {
+      options: {},
+      calls: [],
+      steps: [
+        ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }),
+        wait(3000),
+        ev({ t: "esc", s: 0 }),
+        { k: "jump", ms: -187_001 },
+        ev({ t: "user", s: 0 }),
+        ev({ t: "busy", s: 0 }),
+        wait(369_000),
+      ],
+    },
+  },
+  {
+    id: "K8-deleted-session-call-in-flight",
+    title: "a session deleted while its continue is in flight keeps a zombie watchdog that acts beside the new state",
+    sc: {
+      options: { ...FAST, sendTimeoutMs: 30_000, maxRetries: 2, lifetimeMaxContinues: 2, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue" },
+      calls: [{ outcome: "late", lateMs: 500, echoDelayMs: 1, idleAfterAbort: false }],
+      steps: [ev({ t: "toolStart", s: 2, call: 0, tool: "bash" }), wait(1), ev({ t: "toolEnd", s: 2, call: 0 }), wait(300), ev({ t: "deleted", s: 2 }), wait(70_000)],
+    },
+  },
+  {
+    id: "K9-stuck-subagent-nudged-mid-tool",
+    title: "a subagent whose tool has run 180 s without output is prompted while the tool is open",
+    sc: {
+      options: {},
+      calls: [],
+      steps: [
+        ev({ t: "created", s: 3, parent: 0 }),
+        ev({ t: "user", s: 3 }),
+        ev({ t: "busy", s: 3 }),
+        ev({ t: "toolStart", s: 3, call: 0, tool: "bash" }),
+        wait(1),
+        ev({ t: "user", s: 0 }),
+        ev({ t: "busy", s: 0 }),
+        wait(200_000),
+      ],
+    },
+  },
+]
+
+describe("known bugs (expected to fail until fixed)", () => {
+  for (const c of CASES.filter((c) => !FIXED.has(c.id))) {
+    for (const kind of c.kinds ?? ["core"]) {
+      test.failing(`${c.id} [${kind}]: ${c.title}`, async () => {
+        expect(await knownHits(c.sc, kind)).not.toContain(c.id)
+      })
+    }
+  }
+})
+
+describe("known-bug reproductions are not vacuous", () => {
+  // Guards the `test.failing` cases above: each must fail for its own bug, not for any reason.
+  for (const c of CASES.filter((c) => !FIXED.has(c.id))) {
+    for (const kind of c.kinds ?? ["core"]) {
+      test(`${c.id} [${kind}] reproduces`, async () => {
+        const hits = await knownHits(c.sc, kind)
+        if (!hits.includes(c.id)) console.log(`[known-bugs] ${c.id} [${kind}] no longer reproduces: fixed? Move it to FIXED. hits=${hits.join(",") || "none"}`)
+        expect(hits).toContain(c.id)
+      })
+    }
+  }
+})
+
+describe("fixed bugs stay fixed (timelines the property runs once failed on)", () => {
+  test("FIXED and KNOWN_BUGS do not overlap", () => {
+    expect(KNOWN_BUGS.map((k) => k.id).filter((id) => FIXED.has(id))).toEqual([])
+  })
+  for (const c of CASES.filter((c) => FIXED.has(c.id))) {
+    for (const kind of c.kinds ?? ["core"]) {
+      test(`${c.id} [${kind}]: ${c.title}`, async () => {
+        // No known-bug entry covers it any more: any violation on this timeline is new.
+        const r = await runScenario(c.sc, kind, { stopAtFirst: false })
+        expect(r.violations.map((v) => `${v.invariant}: ${v.detail}`)).toEqual([])
+      })
+    }
+  }
+})

@@ -1,0 +1,152 @@
+/**
+ * Invariant violations the property runs have found and that are not fixed yet. A violation
+ * matching one of these is counted and reported, but does not fail the CI property: every
+ * other violation still does. Each entry has a strict reproduction in known-bugs.test.ts
+ * (marked `test.failing`); when the bug is fixed that test starts failing: delete the entry
+ * here and turn the reproduction into a plain test.
+ */
+import type { Violation } from "./oracle.ts"
+
+export type KnownBug = {
+  id: string
+  summary: string
+  matches(v: Violation): boolean
+}
+
+export const KNOWN_BUGS: KnownBug[] = [
+  {
+    id: "K2-reabort-before-abort-reported",
+    summary:
+      "After our abort was accepted and the continue that follows it failed, the next stall aborts again although the host " +
+      "has not yet reported the first interruption and nothing else happened: two aborts with no turn between (low " +
+      "severity: only when the host reports the abort more than ~2 s late; the second abort hits a run that is over).",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "abort" && v.facts.ownAbortUnreported === true,
+  },
+  {
+    id: "K12-failure-retry-clock-starts-at-send",
+    summary:
+      "The streaming-failure chain times its next step from the moment it decided to send (failure-chain.ts: " +
+      "wakeAt = now + max(1 s, ...)), not from the send's completion: when the host takes most of sendTimeoutMs to accept " +
+      "recovery prompt 1, prompt 2 follows it within milliseconds, before the host could show any effect: two identical " +
+      "continues with no turn between.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K14-idle-judgement-spins-after-clock-step-back",
+    summary:
+      "With minActivityGapMs 0, a session that goes idle after the wall clock stepped back has quietFor < 0 = gap, so " +
+      "idle.ts reschedules its judgement with delay min(gap, gap - quietFor) = 0, forever: a zero-delay timer loop that, " +
+      "on real timers, spins the host's CPU until the clock catches up with the step.",
+    matches: (v) => v.invariant === "6-bounds" && /timer storm/.test(v.detail) && v.facts.clockWentBack === true,
+  },
+  {
+    id: "K4-esc-taken-for-own-abort",
+    summary:
+      "A user ESC that arrives while our own abort is still unanswered (hanging until sendTimeoutMs, or accepted but not " +
+      "yet reported by the host) falls inside ownAbortUntil and is consumed as the abort's echo: the ESC latch is never " +
+      "set, and the ladder later continues the session the user just stopped. 6454ec1 closes the window once the abort " +
+      "has failed, which is after the ESC was already consumed.",
+    matches: (v) => v.invariant === "2-after-esc" && v.facts.escDuringOwnAbortWindow === true,
+  },
+  {
+    id: "K5-subagent-nudge-repeats",
+    summary:
+      "A stuck subagent is nudged again every time its parent starts a new busy period (the orphan state machine forgets " +
+      "`nudged` when the parent goes idle), with nothing from the child in between: two identical nudges to the child with " +
+      "no turn between (bounded by the child's lifetime cap).",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(correction)" && /nudging the subagent/.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K10-overdue-answer-repeated",
+    summary:
+      "A host answer that lands after sendTimeoutMs counts as failed, so the next stall repeats the same recovery while the " +
+      "first is still on its way: both land (two aborts, or two prompts) with no turn between. Only in the soak: CI " +
+      "scenarios answer within sendTimeoutMs.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.earlierOutcome === "overdue",
+  },
+  {
+    id: "K7-clock-step-back",
+    summary:
+      "The ladder compares wall-clock stamps (lastRecovery.at >= busySince): after the clock steps backwards a continue " +
+      "stamped before the step looks older than the busy period, so the next stall sends the same plain continue again " +
+      "instead of escalating. realTime().now() is Date.now(); a monotonic source would remove the whole class.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && v.facts.clockWentBack === true,
+  },
+]
+
+/** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
+export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K1-late-tool-not-rechecked",
+    summary:
+      "A recovery decided before a tool call started is still carried out while that tool runs (a continue, or the abort " +
+      "of abort+continue): the backoff re-check in stall.ts compares lastActivityAt > detectedAt (an event in the same " +
+      "millisecond passes), and the continue 2 s after our own abort checks neither activity nor open tools (a run the " +
+      "host starts from its queue keeps busy, so busySince does not move).",
+    matches: (v) =>
+      v.invariant === "1-tool-open" &&
+      (v.facts.call?.startsWith("send") === true || v.facts.call === "abort") &&
+      v.facts.youngTools !== undefined &&
+      v.facts.lastDecisionSeq !== undefined &&
+      v.facts.lastDecisionSeq >= 0 &&
+      v.facts.youngTools.every((t) => t.startSeq > v.facts.lastDecisionSeq!),
+  },
+  {
+    id: "K11-discovery-trusts-one-listing",
+    summary:
+      "Session discovery marks a busy session idle as soon as one listing omits it (a listing taken before a run started " +
+      "and answered late, an empty answer, or on v1 any malformed status answer, which the port turns into 'nothing is " +
+      "running'); markIdle then wipes the open tools and questions. The next listing adopts the session again as busy with " +
+      "no tool, and the stall ladder continues and aborts a session whose tool is still running.",
+    matches: (v) => (v.invariant === "1-tool-open" && v.facts.rediscoveredMidTool === true) || (v.invariant === "5-awaiting" && v.facts.rediscoveredMidAsk === true),
+  },
+  {
+    id: "K13-error-keeps-dead-tools",
+    summary:
+      "A session error ends the run, but the engine keeps the run's open tool calls (only idle and interruptions clear " +
+      "them). If the next run starts a call with the same id (providers that number calls call_0, call_1... per turn) " +
+      "and the idle was lost, the new call inherits the dead one's start time: past the 30-minute ceiling it no longer " +
+      "protects the session, and a fresh tool gets a continue or an abort.",
+    matches: (v) => v.invariant === "1-tool-open" && v.facts.youngTools !== undefined && v.facts.youngTools.every((t) => t.reopenedAfterError),
+  },
+  {
+    id: "K3-sweep-forgets-protection",
+    summary:
+      "The idle sweep (and eviction) drops a session together with its ESC latch, its lifetime continue count and its open " +
+      "questions. When that session runs again without a genuine user message the plugin sees it reach it (a lost or late " +
+      "user event, a run started by discovery, or our own continue landing just after the sweep: the sweep judges age by " +
+      "lastSeenAt, which our own sends do not refresh), it is a fresh session: continues after ESC, past lifetimeMaxContinues, " +
+      "or while a question is open.",
+    matches: (v) => (v.invariant === "2-after-esc" || v.invariant === "4-lifetime" || v.invariant === "5-awaiting") && v.facts.forgotten === true,
+  },
+  {
+    id: "K6-orphan-parent-unstarted-child",
+    summary:
+      "The orphan-parent check counts a child that was created but never ran (no busy yet) as finished, and aborts the " +
+      "parent's open task call subagentWaitMs + gracePeriodMs later. A finished child should have run at least once.",
+    matches: (v) => v.invariant === "1-tool-open" && v.facts.call === "abort" && /orphan parent/.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K9-stuck-subagent-nudged-mid-tool",
+    summary:
+      "A subagent running a tool with no output for 180 s (STUCK_CHILD_TOOL_MS) is sent a recovery prompt while that tool " +
+      "is still open, far below the 30-minute ceiling that protects every other session's tool (invariant 1); the parent " +
+      "need not even hold a task call.",
+    matches: (v) => v.invariant === "1-tool-open" && v.facts.call === "send(correction)" && /nudging the subagent/.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K8-deleted-session-call-in-flight",
+    summary:
+      "A dropped session state keeps acting: when a session is deleted (or evicted) while a recovery of it is in flight, " +
+      "the recovery's continuation re-arms the watchdog of the dropped state (stall.ts: ensureWatchdog after the send), " +
+      "which goes on detecting stalls and sending beside the fresh state that later events create: two calls in flight " +
+      "for one session, and a second set of budgets.",
+    // Any invariant: the zombie state acts on stale facts (old tools, no ESC latch, its own slot).
+    matches: (v) => v.facts.droppedMidCall === true,
+  },
+]
+
+/** The id of the known bug a violation matches, or undefined for a new finding. */
+export function classify(v: Violation): string | undefined {
+  return KNOWN_BUGS.find((k) => k.matches(v))?.id
+}

@@ -1,0 +1,96 @@
+/**
+ * The long soak, for local use (not part of `bun test`):
+ *
+ *   bun test/property/soak.ts [--events 1000000] [--seed 1] [--adapter both|core|v1] [--strict]
+ *
+ * Plays generated scenarios until the event budget is spent, through both adapters by
+ * default, with every fault the generators know (answers that land after the plugin gave
+ * up, bursts of sessions) and prints counts: events, timers, host calls, ESCs, and invariant
+ * violations by kind, known bugs apart. A new (unknown) violation is shrunk with fast-check
+ * and printed like a CI failure; `--strict` exits 1 on known bugs too. `--junk-reads` also
+ * lets history and session-list reads answer with junk (known to fool the v1 port).
+ */
+import fc from "fast-check"
+import { cpus } from "node:os"
+import { scenarioArb } from "./arbitraries.ts"
+import { checkInvariants } from "./check.ts"
+import { showViolation, runScenario, type DriverKind } from "./runner.ts"
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback
+}
+const flag = (name: string) => process.argv.includes(`--${name}`)
+
+const budget = Number(arg("events", "1000000"))
+const seed = Number(arg("seed", "1"))
+const adapters: DriverKind[] = arg("adapter", "both") === "both" ? ["core", "v1"] : [arg("adapter", "core") as DriverKind]
+const strict = flag("strict")
+const junkReads = flag("junk-reads")
+
+const shapes = [
+  { name: "timelines", arb: scenarioArb({ overdue: true }), weight: 9 },
+  { name: "floods", arb: scenarioArb({ overdue: true, floods: true, maxChunks: 12, size: "small" }), weight: 1 },
+]
+
+type Count = { runs: number; events: number; timers: number; sends: number; aborts: number; escs: number; maxTracked: number }
+const counts = new Map<DriverKind, Count>()
+const violations = new Map<string, number>()
+const known = new Map<string, number>()
+/** The first (shrunk) report per invariant kind. */
+const firstNew = new Map<string, string>()
+const started = performance.now()
+let events = 0
+let batch = 0
+
+console.log(`soak: ${budget.toLocaleString()} events, seed ${seed}, adapters ${adapters.join("+")}${junkReads ? ", junk reads" : ""}; ${cpus()[0]?.model ?? "?"} x${cpus().length}, Bun ${Bun.version}`)
+
+outer: while (events < budget) {
+  const shape = batch % 10 < shapes[0]!.weight ? shapes[0]! : shapes[1]!
+  const batchSeed = seed * 100_003 + batch
+  const scenarios = fc.sample(shape.arb, { seed: batchSeed, numRuns: 20 })
+  for (const [index, sc] of scenarios.entries()) {
+    for (const kind of adapters) {
+      const r = await runScenario(sc, kind, { stopAtFirst: false, junkReads })
+      const c = counts.get(kind) ?? { runs: 0, events: 0, timers: 0, sends: 0, aborts: 0, escs: 0, maxTracked: 0 }
+      c.runs++
+      c.events += r.stats.events
+      c.timers += r.stats.timers
+      c.sends += r.stats.sends
+      c.aborts += r.stats.aborts
+      c.escs += r.stats.escs
+      c.maxTracked = Math.max(c.maxTracked, r.stats.maxTracked)
+      counts.set(kind, c)
+      events += r.stats.events
+      for (const [id, n] of r.known.counts) known.set(id, (known.get(id) ?? 0) + n)
+      for (const v of r.violations) {
+        violations.set(v.invariant, (violations.get(v.invariant) ?? 0) + 1)
+        if (!firstNew.has(v.invariant) && firstNew.size < 6) {
+          // fast-check replays this very scenario (its index in the batch) and shrinks it.
+          const shrunk = await checkInvariants(kind, batchSeed, 20, shape.arb, String(index))
+          firstNew.set(v.invariant, shrunk.ok ? showViolation(v) : shrunk.report)
+        }
+      }
+      if (events >= budget) break outer
+    }
+  }
+  batch++
+  if (batch % 25 === 0) {
+    const s = (performance.now() - started) / 1000
+    console.log(`  ${events.toLocaleString()} events in ${s.toFixed(0)} s (${Math.round(events / s).toLocaleString()}/s); new violations ${[...violations.values()].reduce((a, b) => a + b, 0)}, known-bug hits ${[...known.values()].reduce((a, b) => a + b, 0)}`)
+  }
+}
+
+const seconds = (performance.now() - started) / 1000
+console.log(`\nsoak done: ${events.toLocaleString()} events in ${seconds.toFixed(1)} s`)
+console.log("adapter  runs     events      timers      sends    aborts   escs    max tracked")
+for (const [kind, c] of counts) {
+  console.log(
+    `${kind.padEnd(8)} ${String(c.runs).padEnd(8)} ${String(c.events).padEnd(11)} ${String(c.timers).padEnd(11)} ${String(c.sends).padEnd(8)} ${String(c.aborts).padEnd(8)} ${String(c.escs).padEnd(7)} ${c.maxTracked}`,
+  )
+}
+console.log(`invariant checks: every host call (1, 2, 3a, 3b, 4, 5), every timer and step (3a release, 6 bounds)`)
+console.log(`new violations: ${violations.size === 0 ? "none" : [...violations].map(([k, n]) => `${k}=${n}`).join(" ")}`)
+console.log(`known-bug hits: ${known.size === 0 ? "none" : [...known].map(([k, n]) => `${k}=${n}`).join(" ")}`)
+for (const report of firstNew.values()) console.log(`\n${report}`)
+process.exit(violations.size > 0 || (strict && known.size > 0) ? 1 : 0)
