@@ -54,8 +54,16 @@ export async function sendPrompt(ctx: EngineContext, state: SessionState, reques
   }
   const text = typeof request.text === "function" ? request.text() : request.text
   const options = ctx.effective(state)
-  return exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () =>
+  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () =>
     ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup }), reporter(ctx, state))
+  if (outcome === "ok") state.lastSendAt = ctx.time.now()
+  return outcome
+}
+
+/** How long a prompt must wait so that it keeps `injectIntervalMs` from the previous one. */
+function spacingWait(ctx: EngineContext, state: SessionState): number {
+  if (state.lastSendAt === undefined) return 0
+  return Math.max(0, state.lastSendAt + ctx.effective(state).injectIntervalMs - ctx.time.now())
 }
 
 /**
@@ -90,8 +98,11 @@ export async function abortThenPrompt(
     if (outcome !== "ok") state.ownAbortUntil = 0
     return
   }
-  ctx.logger.log("info", `session ${state.id}: aborted the run (${request.label}); prompting in ${ABORT_CONTINUE_DELAY_MS}ms`)
-  state.pendingAction = ctx.time.schedule(ABORT_CONTINUE_DELAY_MS, () => {
+  // The prompt after the abort must also respect the send spacing, or the host refuses it and
+  // the aborted session is left idle with nothing on its way.
+  const delay = Math.max(ABORT_CONTINUE_DELAY_MS, spacingWait(ctx, state))
+  ctx.logger.log("info", `session ${state.id}: aborted the run (${request.label}); prompting in ${delay}ms`)
+  state.pendingAction = ctx.time.schedule(delay, () => {
     state.pendingAction = undefined
     // The abort ended the run; a busy period that began since then is a run the host started by
     // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.

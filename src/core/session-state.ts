@@ -68,6 +68,8 @@ export type SessionState = {
   /** task_complete calls answered since a user message or another tool ran; refusals since the user. */
   taskCompleteRepeats: number
   taskCompleteRefusals: number
+  /** When the host last accepted a prompt of ours (the send spacing counts from here). */
+  lastSendAt?: number
   /** Consecutive discovery listings that did not show this busy session. */
   discoveryMisses?: number
   /** Set when the session leaves the table: a recovery still in flight must not act on it. */

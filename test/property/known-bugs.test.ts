@@ -59,7 +59,9 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
     id: "K2-reabort-before-abort-reported",
     title: "abort, failed continue, abort again before the host reported the first abort",
     sc: {
-      options: { ...FAST, maxRetries: 3, lifetimeMaxContinues: 3, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue" },
+      // injectIntervalMs 0: the continue after the abort goes out 2 s later, as when this was found
+      // (with the default spacing it waits longer, which only moves the window).
+      options: { ...FAST, maxRetries: 3, lifetimeMaxContinues: 3, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue", injectIntervalMs: 0 },
       calls: [ok(201), { outcome: "junk", lateMs: 0, echoDelayMs: 2202, idleAfterAbort: false }, { outcome: "reject", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }],
       steps: [ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }), wait(1), ev({ t: "toolEnd", s: 0, call: 0 }), wait(3000)],
     },
@@ -123,6 +125,17 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
       options: { ...FAST, maxRetries: 1, lifetimeMaxContinues: 1, activeUserWindowMs: 0, warmupMs: 0, toolTextCheckDelayMs: 0, minActivityGapMs: 0 },
       calls: [],
       steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), { k: "jump", ms: -1 }, ev({ t: "idle", s: 0 }), wait(1)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    id: "K15-slot-lost-on-delete",
+    title: "a session deleted while its continue is pending and brought back by a late event gets a second call",
+    sc: {
+      // injectIntervalMs 0: on v1 the port's send spacing (kept per id across the delete) would refuse it otherwise.
+      options: { ...FAST, sendTimeoutMs: 30_000, maxRetries: 1, lifetimeMaxContinues: 1, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue", injectIntervalMs: 0 },
+      calls: [{ outcome: "hang", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }],
+      steps: [ev({ t: "busy", s: 2 }), wait(300), ev({ t: "deleted", s: 2 }), ev({ t: "busy", s: 2 }), wait(1000)],
     },
     kinds: ["core", "v1"],
   },

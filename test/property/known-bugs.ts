@@ -65,6 +65,14 @@ export const KNOWN_BUGS: KnownBug[] = [
     matches: (v) => v.invariant === "3b-duplicate" && v.facts.earlierOutcome === "overdue",
   },
   {
+    id: "K15-slot-lost-on-delete",
+    summary:
+      "The one-call-per-session slot lives in the session state. When the host deletes a session while a call to it is " +
+      "still pending and a late event brings the id back, the new state starts with a free slot and a second call goes " +
+      "out beside the first (low severity: both go to a deleted session; residue of the dropped-state fix in 6454ec1).",
+    matches: (v) => v.invariant === "3a-one-in-flight" && v.facts.droppedMidCall === true,
+  },
+  {
     id: "K7-clock-step-back",
     summary:
       "The ladder compares wall-clock stamps (lastRecovery.at >= busySince): after the clock steps backwards a continue " +
