@@ -92,8 +92,8 @@ export class IdlePipeline {
     // idle): judge only once the session has been quiet for minActivityGapMs.
     const gap = this.ctx.effective(state).minActivityGapMs
     const quietFor = this.ctx.time.now() - state.lastActivityAt
-    // (A clock set back makes quietFor negative: wait one gap, not the size of the jump.)
-    if (quietFor < gap) {
+    // (A clock set back makes quietFor negative: judge now rather than wait out the jump.)
+    if (quietFor >= 0 && quietFor < gap) {
       this.schedulePass(state, epoch, pass, Math.min(gap, gap - quietFor))
       return
     }

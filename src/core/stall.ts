@@ -44,9 +44,10 @@ export function cancelPendingAction(state: SessionState): void {
   state.pendingAction = undefined
 }
 
-function logHeld(ctx: EngineContext, state: SessionState, reason: string): void {
-  if (state.lastHeldReason === reason) return
-  state.lastHeldReason = reason
+/** Logs a held stall once per reason; `key` names the reason when its text changes (an age). */
+function logHeld(ctx: EngineContext, state: SessionState, reason: string, key = reason): void {
+  if (state.lastHeldReason === key) return
+  state.lastHeldReason = key
   ctx.logger.log("info", `session ${state.id}: stall recovery held: ${reason}`)
 }
 
@@ -65,7 +66,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   if (assessment.kind === "tool-phase") {
     const t = assessment.oldest
     const note = t.stuck ? "looks stuck, still not interrupted" : "not interrupting"
-    logHeld(ctx, state, `tool phase: tool "${t.tool}" (${t.callID}) in flight for ${formatDuration(t.ageMs)}, ${note}`)
+    logHeld(ctx, state, `tool phase: tool "${t.tool}" (${t.callID}) in flight for ${formatDuration(t.ageMs)}, ${note}`, `tool:${t.callID}:${t.stuck}`)
     ensureWatchdog(ctx, state, assessment.recheckInMs)
     return
   }

@@ -20,6 +20,7 @@ const FIXED = new Set([
   "K9-stuck-subagent-nudged-mid-tool",
   "K11-discovery-trusts-one-listing",
   "K13-error-keeps-dead-tools",
+  "K14-idle-judgement-spins-after-clock-step-back",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }

@@ -31,14 +31,7 @@ export const KNOWN_BUGS: KnownBug[] = [
       "continues with no turn between.",
     matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
   },
-  {
-    id: "K14-idle-judgement-spins-after-clock-step-back",
-    summary:
-      "With minActivityGapMs 0, a session that goes idle after the wall clock stepped back has quietFor < 0 = gap, so " +
-      "idle.ts reschedules its judgement with delay min(gap, gap - quietFor) = 0, forever: a zero-delay timer loop that, " +
-      "on real timers, spins the host's CPU until the clock catches up with the step.",
-    matches: (v) => v.invariant === "6-bounds" && /timer storm/.test(v.detail) && v.facts.clockWentBack === true,
-  },
+
   {
     id: "K4-esc-taken-for-own-abort",
     summary:
@@ -85,6 +78,13 @@ export const KNOWN_BUGS: KnownBug[] = [
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
   {
+    id: "K14-idle-judgement-spins-after-clock-step-back",
+    summary:
+      "With minActivityGapMs 0, a session that goes idle after the wall clock stepped back has quietFor < 0 = gap, so " +
+      "idle.ts reschedules its judgement with delay min(gap, gap - quietFor) = 0, forever: a zero-delay timer loop that, " +
+      "on real timers, spins the host's CPU until the clock catches up with the step.",
+    matches: (v) => v.invariant === "6-bounds" && /timer storm/.test(v.detail) && v.facts.clockWentBack === true,
+  },  {
     id: "K1-late-tool-not-rechecked",
     summary:
       "A recovery decided before a tool call started is still carried out while that tool runs (a continue, or the abort " +
