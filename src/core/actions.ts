@@ -5,6 +5,7 @@
  */
 import type { SendKind } from "../host/port.ts"
 import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
+import { buildContinuePrompt } from "../prompts/continue.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
@@ -114,4 +115,33 @@ export async function abortThenPrompt(
       if (sent === "ok") onSent?.()
     })
   })
+}
+
+/**
+ * A continue prompt for any recovery path: built at send time, so the counts it quotes are the
+ * ones in force when it goes out. `attempt` defaults to 1 (paths without an episode ladder).
+ */
+export function continueRequest(
+  ctx: EngineContext,
+  state: SessionState,
+  c: { reason: string; label: string; silentMs?: number; attempt?: () => number },
+): PromptRequest {
+  return {
+    kind: "continue",
+    label: c.label,
+    text: () => {
+      const options = ctx.effective(state)
+      return buildContinuePrompt(
+        {
+          reason: c.reason,
+          attempt: c.attempt?.() ?? 1,
+          maxRetries: options.maxRetries,
+          episodeContinue: state.lifetimeContinues,
+          silentMs: c.silentMs ?? 0,
+          now: ctx.time.now(),
+        },
+        options,
+      )
+    },
+  }
 }

@@ -15,6 +15,7 @@
 import type { SendKind } from "../host/port.ts"
 import type { Options } from "../options/index.ts"
 import { holdReason, type EngineContext } from "./context.ts"
+import { reporter } from "./actions.ts"
 import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
@@ -133,7 +134,7 @@ export class IdlePipeline {
     const timeout = options.sendTimeoutMs
     const read = <T>(label: string, call: () => Promise<T>): Promise<T | undefined> =>
       withTimeout(this.ctx.time, timeout, label, call).catch((error: unknown) => {
-        this.report(state)(label, error instanceof TimeoutError ? "timeout" : "failed", error)
+        reporter(this.ctx, state)(label, error instanceof TimeoutError ? "timeout" : "failed", error)
         return undefined
       })
     const history = await read("read history", () => this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT))
@@ -190,7 +191,7 @@ export class IdlePipeline {
     state.lastRecovery = { kind: "continue", reason: `${action.feature}: ${action.reason}`, at: this.ctx.time.now() }
 
     const timeout = options.sendTimeoutMs
-    const report = this.report(state)
+    const report = reporter(this.ctx, state)
     switch (action.kind) {
       case "send":
         await exclusiveHostCall(state, this.ctx.time, timeout, `send ${action.feature}`, () =>
@@ -205,12 +206,5 @@ export class IdlePipeline {
         break
     }
     this.afterSend(state)
-  }
-
-  private report(state: SessionState) {
-    return (label: string, outcome: string, error?: unknown) => {
-      if (outcome === "ok") return
-      this.ctx.logger.fault(`${label}:${outcome}`, `session ${state.id}: ${label} ${outcome}${error ? `: ${errorText(error)}` : ""}`)
-    }
   }
 }

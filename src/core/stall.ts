@@ -5,10 +5,9 @@
  */
 import { TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
 import type { Options } from "../options/index.ts"
-import { buildContinuePrompt } from "../prompts/continue.ts"
 import { formatDuration } from "../prompts/format.ts"
 import { holdReason, type EngineContext } from "./context.ts"
-import { abortThenPrompt, sendPrompt, type PromptRequest } from "./actions.ts"
+import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "./actions.ts"
 import { decideStallRecovery } from "./ladder.ts"
 import type { RecoveryKind, SessionState } from "./session-state.ts"
 import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
@@ -136,28 +135,18 @@ async function runRecovery(ctx: EngineContext, state: SessionState, kind: Recove
   }
   recordContinue(ctx, state, kind, reason)
   if (kind === "continue") {
-    const sent = await sendPrompt(ctx, state, continueRequest(ctx, state, reason, silentMs))
+    const sent = await sendPrompt(ctx, state, stallContinue(ctx, state, reason, silentMs))
     if (sent === "ok") afterContinue(ctx, state)
     else if (sent === "held") logHeld(ctx, state, holdReason(ctx, state) ?? "held")
     ensureWatchdog(ctx, state)
     return
   }
-  await abortThenPrompt(ctx, state, continueRequest(ctx, state, reason, silentMs), () => afterContinue(ctx, state))
+  await abortThenPrompt(ctx, state, stallContinue(ctx, state, reason, silentMs), () => afterContinue(ctx, state))
 }
 
-function continueRequest(ctx: EngineContext, state: SessionState, reason: string, silentMs: number): PromptRequest {
-  return {
-    kind: "continue",
-    label: "send continue",
-    // Built at send time, so the attempt numbers are the ones in force when it goes out.
-    text: () => {
-      const options = ctx.effective(state)
-      return buildContinuePrompt(
-        { reason, attempt: state.episodeRetries, maxRetries: options.maxRetries, episodeContinue: state.lifetimeContinues, silentMs, now: ctx.time.now() },
-        options,
-      )
-    },
-  }
+/** The stall continue quotes the episode's attempt number. */
+function stallContinue(ctx: EngineContext, state: SessionState, reason: string, silentMs: number): PromptRequest {
+  return continueRequest(ctx, state, { reason, label: "send continue", silentMs, attempt: () => state.episodeRetries })
 }
 
 function afterContinue(ctx: EngineContext, state: SessionState): void {

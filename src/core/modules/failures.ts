@@ -6,10 +6,9 @@
  * context-lock.ts; this file sequences them in time.
  */
 import type { Signal } from "../../host/port.ts"
-import { buildContinuePrompt } from "../../prompts/continue.ts"
 import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
-import { abortThenPrompt, sendPrompt, withinLifetimeCap, type PromptRequest } from "../actions.ts"
+import { abortThenPrompt, continueRequest, sendPrompt, withinLifetimeCap, type PromptRequest } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
 import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
@@ -62,7 +61,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     // Quota waits never spend the continue budget: the ladder itself is the bound.
     ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}); one continue`)
     const resumed = t.rate
-    void sendPrompt(ctx, state, continueText(ctx, state, rateLimitResumeReason(resumed.hits, Math.max(0, waited)))).then((outcome) => {
+    void sendPrompt(ctx, state, failureContinue(ctx, state, rateLimitResumeReason(resumed.hits, Math.max(0, waited)))).then((outcome) => {
       if (outcome === "ok" || outcome === "held" || t.rate !== resumed) return
       // Refused (another call in flight, the send spacing) or failed: the rung is not spent;
       // try again shortly rather than leave the session waiting for nothing.
@@ -90,10 +89,10 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     state.lastRecovery = { kind: action.type === "prompt" ? "continue" : "abort+continue", reason: `provider failure (${t.failure.reason})`, at: ctx.time.now() }
     if (action.type === "prompt") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
-      void sendPrompt(ctx, state, continueText(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts)))
+      void sendPrompt(ctx, state, failureContinue(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts)))
     } else {
       ctx.logger.log("info", `session ${state.id}: ${action.reason}; abort + resume`)
-      void abortThenPrompt(ctx, state, continueText(ctx, state, abortResumeReason(t.failure.reason)))
+      void abortThenPrompt(ctx, state, failureContinue(ctx, state, abortResumeReason(t.failure.reason)))
     }
   }
 
@@ -184,16 +183,6 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
   }
 }
 
-function continueText(ctx: EngineContext, state: SessionState, reason: string): PromptRequest {
-  return {
-    kind: "continue",
-    label: "send failure recovery",
-    text: () => {
-      const options = ctx.effective(state)
-      return buildContinuePrompt(
-        { reason, attempt: 1, maxRetries: options.maxRetries, episodeContinue: state.lifetimeContinues, silentMs: 0, now: ctx.time.now() },
-        options,
-      )
-    },
-  }
+function failureContinue(ctx: EngineContext, state: SessionState, reason: string): PromptRequest {
+  return continueRequest(ctx, state, { reason, label: "send failure recovery" })
 }

@@ -4,9 +4,8 @@
  * facts from the session table, keeps one state and one timer per parent, and acts.
  */
 import type { Signal } from "../../host/port.ts"
-import { buildContinuePrompt } from "../../prompts/continue.ts"
 import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../prompts/subagents.ts"
-import { abortThenPrompt, sendPrompt, withinLifetimeCap } from "../actions.ts"
+import { abortThenPrompt, continueRequest, sendPrompt, withinLifetimeCap } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
 import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
@@ -82,11 +81,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       parent.lastRecovery = { kind: "abort+continue", reason: `orphan parent: ${action.reason}`, at: ctx.time.now() }
       ctx.logger.log("info", `session ${parentID}: orphan parent (${action.reason}); abort + resume`)
       const reason = orphanParentReason(action.reason)
-      void abortThenPrompt(ctx, parent, {
-        kind: "continue",
-        label: "send orphan-parent continue",
-        text: () => buildContinuePrompt({ reason, attempt: 1, maxRetries: options.maxRetries, episodeContinue: parent.lifetimeContinues, silentMs: 0, now: ctx.time.now() }, options),
-      })
+      void abortThenPrompt(ctx, parent, continueRequest(ctx, parent, { reason, label: "send orphan-parent continue" }))
     }
   }
 
