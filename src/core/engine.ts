@@ -66,7 +66,7 @@ export class RecoveryEngine {
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
     this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => make({ ctx: this.ctx, sessions: this.sessions }))
     const moduleRules = this.modules.flatMap((m) => m.idleRules ?? [])
-    this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? defaultIdleRules(() => toolNames.peek(), moduleRules), () => undefined)
+    this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? defaultIdleRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, this.discoveryTarget(), this.resolved.options)
     this.discovery.start()
     this.scheduleSweep()

@@ -62,7 +62,6 @@ export class IdlePipeline {
   constructor(
     private readonly ctx: EngineContext,
     private readonly rules: readonly IdleRule[],
-    private readonly afterSend: (state: SessionState) => void,
   ) {}
 
   /** Called on every idle transition; replaces any judgement still pending. */
@@ -205,6 +204,5 @@ export class IdlePipeline {
         await exclusiveHostCall(state, this.ctx.time, timeout, "compact", () => this.ctx.port.compact(state.id, state.setup), report)
         break
     }
-    this.afterSend(state)
   }
 }
