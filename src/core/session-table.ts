@@ -16,6 +16,8 @@ const MAX_TOMBSTONES = 500
 export class SessionTable {
   private readonly sessions = new Map<string, SessionState>()
   private readonly tombstones = new Map<string, Tombstone>()
+  /** The last entry of `sessions` (the most recently seen), to skip a no-op re-insert. */
+  private newest?: SessionState
 
   /** `onDrop` runs for every session that leaves the table, so its timers can be cancelled. */
   constructor(private readonly onDrop: (state: SessionState) => void) {}
@@ -36,8 +38,12 @@ export class SessionTable {
   touch(id: string, now: number): SessionState {
     let state = this.sessions.get(id)
     if (state) {
-      this.sessions.delete(id)
-      this.sessions.set(id, state)
+      // Streaming events mostly repeat the newest session: skip the re-insert then (hot path).
+      if (this.newest !== state) {
+        this.sessions.delete(id)
+        this.sessions.set(id, state)
+        this.newest = state
+      }
       return state
     }
     state = newSessionState(id, now)
@@ -50,6 +56,7 @@ export class SessionTable {
     }
     if (this.sessions.size >= MAX_TRACKED_SESSIONS) this.evictOne()
     this.sessions.set(id, state)
+    this.newest = state
     return state
   }
 
@@ -57,6 +64,7 @@ export class SessionTable {
   drop(state: SessionState, forever = false): void {
     if (this.sessions.get(state.id) !== state) return
     this.sessions.delete(state.id)
+    if (this.newest === state) this.newest = undefined
     this.tombstones.delete(state.id)
     if (!forever && (state.cancelledByUser || state.completed || state.lifetimeContinues > 0)) {
       if (this.tombstones.size >= MAX_TOMBSTONES) {
