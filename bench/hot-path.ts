@@ -78,7 +78,7 @@ export async function hotPath(events = EVENTS, runs = RUNS) {
     return guardLike(input)
   }
   const roles = new MessageRoles()
-  roles.set("msg_a", "assistant")
+  roles.set("msg_a", "assistant", SESSION)
   const signals: Signal[] = stream.flatMap((e) => mapV1Event(e.event, roles, Date.now()))
   const engine = plugin.engine
   const wrapperUs: number[] = []

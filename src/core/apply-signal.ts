@@ -105,12 +105,13 @@ function markBusy(idle: IdlePipeline, state: SessionState, now: number): void {
   state.busy = true
   state.busySince = now
   state.idleEpoch++
-  state.turnFeatureCounts.clear()
+  if (state.turnFeatureCounts.size > 0) state.turnFeatureCounts = new Map()
   idle.cancel(state)
 }
 
 function markIdle(ctx: EngineContext, idle: IdlePipeline, state: SessionState): void {
-  if (state.busy) {
+  const wasBusy = state.busy
+  if (wasBusy) {
     state.idleEpoch++
     state.toolsInFlightAtIdle = state.openTools.size
   }
@@ -120,9 +121,11 @@ function markIdle(ctx: EngineContext, idle: IdlePipeline, state: SessionState): 
   // A lost tool.execute.after must not pin the next turn to the tool budget.
   if (state.openTools.size > 0) {
     ctx.logger.log("debug", `session ${state.id}: idle with ${state.openTools.size} open tool call(s); reconciled`)
-    state.openTools.clear()
   }
-  state.awaiting.clear()
+  // Fresh collections rather than clear(): a Map or Set that held entries keeps its storage
+  // after clear(), and idle sessions are what the table keeps by the hundred (bench/memory.ts).
+  if (wasBusy || state.openTools.size > 0) state.openTools = new Map()
+  if (state.awaiting.size > 0) state.awaiting = new Set()
   // A stall recovery in progress (abort, then continue) owns this idle; judging it too
   // would stack a second prompt on the first.
   if (!state.pendingAction) idle.start(state)
@@ -135,7 +138,7 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
   state.lastGenuineUserAt = ctx.time.now()
   state.taskCompleteRepeats = 0
   state.taskCompleteRefusals = 0
-  state.featureCounts.clear()
+  if (state.featureCounts.size > 0) state.featureCounts = new Map()
   state.cancelledByUser = false
   state.completed = false
   state.episodeRetries = 0
@@ -143,7 +146,7 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
   state.recentContinues = []
   state.lastRecovery = undefined
   state.lastHeldReason = undefined
-  state.awaiting.clear()
+  if (state.awaiting.size > 0) state.awaiting = new Set()
   if (setup) state.setup = mergeSetup(state.setup, setup)
   cancelPendingAction(state)
 }

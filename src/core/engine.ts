@@ -3,7 +3,7 @@
  * Adapters feed it `Signal`s (applied to a session's state in apply-signal.ts); it acts only
  * through the `HostPort`. It owns no real time.
  */
-import type { HostPort, Signal } from "../host/port.ts"
+import { ALL_SIGNAL_TYPES, type HostPort, type Signal, type SignalType } from "../host/port.ts"
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
@@ -38,6 +38,8 @@ export type EngineDeps = {
   idleRules?: readonly IdleRule[]
   /** Recovery paths beyond stall recovery, each a module (see module.ts). */
   modules?: readonly ModuleFactory[]
+  /** A session left the table (swept, evicted, deleted): adapters drop what they keep for it. */
+  onSessionDropped?: (sessionID: string) => void
 }
 
 export class RecoveryEngine {
@@ -47,12 +49,16 @@ export class RecoveryEngine {
   private readonly idle: IdlePipeline
   private readonly discovery: SessionDiscovery
   private readonly modules: EngineModule[]
+  /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
+  private readonly listeners = new Map<SignalType, EngineModule[]>()
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
+  private readonly onSessionDropped?: (sessionID: string) => void
 
   constructor(deps: EngineDeps) {
     this.resolved = deps.options
+    this.onSessionDropped = deps.onSessionDropped
     this.pauses = deps.pauses ?? new MemoryPauses()
     const logger = new CoreLogger(deps.port, () => this.resolved.options.debug)
     this.ctx = {
@@ -65,6 +71,14 @@ export class RecoveryEngine {
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
     this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => make({ ctx: this.ctx, sessions: this.sessions }))
+    for (const module of this.modules) {
+      if (!module.onSignal) continue
+      for (const type of module.signals ?? ALL_SIGNAL_TYPES) {
+        const list = this.listeners.get(type)
+        if (list) list.push(module)
+        else this.listeners.set(type, [module])
+      }
+    }
     const moduleRules = this.modules.flatMap((m) => m.idleRules ?? [])
     this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? defaultIdleRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, this.discoveryTarget(), this.resolved.options)
@@ -76,17 +90,22 @@ export class RecoveryEngine {
     return this.ctx.logger
   }
 
-  /** Feeds one normalized host signal. Never throws. */
-  handle(signal: Signal): void {
+  /**
+   * Feeds one normalized host signal. Never throws. `now` lets an adapter that already read
+   * the clock for this event pass it on (one clock read per event on the streaming path).
+   */
+  handle(signal: Signal, now?: number): void {
     if (this.disposed) return
     let state: SessionState | undefined
     try {
-      state = this.route(signal)
+      state = this.route(signal, now ?? this.ctx.time.now())
     } catch (error) {
       this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
     }
     if (!state) return
-    for (const module of this.modules) {
+    const modules = this.listeners.get(signal.type)
+    if (!modules) return
+    for (const module of modules) {
       try {
         module.onSignal?.(state, signal)
       } catch (error) {
@@ -172,15 +191,14 @@ export class RecoveryEngine {
   }
 
   /** Applies a signal to its session's state; returns the state when modules should see it. */
-  private route(signal: Signal): SessionState | undefined {
+  private route(signal: Signal, now: number): SessionState | undefined {
     if (!signal || typeof signal.sessionID !== "string" || signal.sessionID === "") return undefined
     if (signal.type === "sessionDeleted") {
       const state = this.sessions.get(signal.sessionID)
       if (state) this.sessions.drop(state, true)
       return undefined
     }
-    const state = this.sessions.touch(signal.sessionID, this.ctx.time.now())
-    const now = this.ctx.time.now()
+    const state = this.sessions.touch(signal.sessionID, now)
     state.lastSeenAt = now
 
     applySignal(this.ctx, this.idle, state, signal, now)
@@ -234,6 +252,11 @@ export class RecoveryEngine {
       } catch (error) {
         this.ctx.logger.fault(`module:${module.name}`, `${module.name} cleanup failed: ${errorText(error)}`)
       }
+    }
+    try {
+      this.onSessionDropped?.(state.id)
+    } catch (error) {
+      this.ctx.logger.fault("engine", `session cleanup callback failed: ${errorText(error)}`)
     }
   }
 }

@@ -4,7 +4,7 @@
  * may contribute finished-turn rules. Each path (failures, loops, subagents, saturation...)
  * is one module in its own file; the engine only iterates them.
  */
-import type { Signal } from "../host/port.ts"
+import type { Signal, SignalType } from "../host/port.ts"
 import type { EngineContext } from "./context.ts"
 import type { IdleRule } from "./idle.ts"
 import type { SessionState } from "./session-state.ts"
@@ -23,6 +23,11 @@ export type PrioritizedRule = IdleRule & { priority: number }
 
 export interface EngineModule {
   readonly name: string
+  /**
+   * The signal types `onSignal` wants; omitted means every type. The engine hands a module
+   * only these, so a streaming delta never visits a module that ignores it (the hot path).
+   */
+  readonly signals?: readonly SignalType[]
   onSignal?(state: SessionState, signal: Signal): void
   holdReason?(state: SessionState): string | undefined
   idleRules?: readonly PrioritizedRule[]

@@ -80,8 +80,21 @@ export type SessionState = {
 }
 
 export function newSessionState(id: string, now: number): SessionState {
+  // Every field, optional ones included, is present from the start: one object shape for all
+  // sessions keeps the per-event property reads monomorphic (the streaming hot path).
   return {
     id,
+    parentID: undefined,
+    tokenMessageID: undefined,
+    lastRecovery: undefined,
+    watchdogTimer: undefined,
+    pendingAction: undefined,
+    todos: undefined,
+    pendingJudgement: undefined,
+    lastSendAt: undefined,
+    discoveryMisses: undefined,
+    dropped: undefined,
+    lastHeldReason: undefined,
     busy: false,
     busySince: 0,
     lastActivityAt: now,

@@ -29,10 +29,16 @@ type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number;
 
 export function failuresModule({ ctx }: ModuleEnv): EngineModule {
   const tracked = new Map<string, Tracked>()
-  const get = (state: SessionState): Tracked => {
+  /**
+   * A session gets an entry at its first provider error, not before: until then every chain,
+   * gate and lock is in its initial state and nothing needs feeding, so a healthy session
+   * costs this module neither memory nor time. The chain starts from the session's busy state,
+   * the one fact it would otherwise have learnt from earlier signals.
+   */
+  const trackFailure = (state: SessionState): Tracked => {
     let t = tracked.get(state.id)
     if (!t) {
-      t = { failure: INITIAL_FAILURE_STATE, rate: INITIAL_RATE_LIMIT_STATE, rateHitAt: 0, context: UNLOCKED_CONTEXT }
+      t = { failure: { ...INITIAL_FAILURE_STATE, busy: state.busy }, rate: INITIAL_RATE_LIMIT_STATE, rateHitAt: 0, context: UNLOCKED_CONTEXT }
       tracked.set(state.id, t)
     }
     return t
@@ -132,11 +138,14 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
 
   return {
     name: "failures",
+    signals: ["error", "idle", "busy", "modelOutput", "toolStart", "usage", "userMessage", "interrupted"],
     onSignal(state, signal) {
-      const t = get(state)
+      if (signal.type === "error") return onError(state, trackFailure(state), signal)
+      // Most of the time no session has ever failed: skip even the lookup (streaming path).
+      if (tracked.size === 0) return
+      const t = tracked.get(state.id)
+      if (!t) return
       switch (signal.type) {
-        case "error":
-          return onError(state, t, signal)
         case "idle":
           return feed(state, t, { type: "idle" })
         case "busy":

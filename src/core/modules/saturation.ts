@@ -38,6 +38,7 @@ export function saturationModule({ ctx }: ModuleEnv): EngineModule {
 
   return {
     name: "saturation",
+    signals: ["usage"],
     idleRules: [
       {
         name: "context-saturation",

@@ -13,7 +13,7 @@ import type { SessionState } from "../session-state.ts"
 import { INITIAL_ORPHAN_STATE, nextOrphanStep, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
 
 /** Signals that can change a parent's verdict; streaming deltas are deliberately not among them. */
-const RELEVANT: ReadonlySet<Signal["type"]> = new Set(["busy", "idle", "toolStart", "toolEnd", "error", "interrupted", "awaitingUser", "sessionCreated"])
+const RELEVANT: readonly Signal["type"][] = ["busy", "idle", "toolStart", "toolEnd", "error", "interrupted", "awaitingUser", "sessionCreated"]
 const MAX_CHILDREN_PER_PARENT = 64
 
 type ParentTrack = { state: OrphanState; timer?: CancelTimer }
@@ -87,8 +87,8 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
 
   return {
     name: "subagents",
+    signals: RELEVANT,
     onSignal(state, signal) {
-      if (!RELEVANT.has(signal.type)) return
       if (signal.type === "error") errored.add(state.id)
       else if (signal.type === "busy" || signal.type === "toolStart") {
         errored.delete(state.id)

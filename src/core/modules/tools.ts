@@ -27,6 +27,7 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
 
   return {
     name: "tools",
+    signals: ["userMessage", "toolStart", "idle"],
     idleRules: [
       {
         name: "tool-loop",
@@ -68,6 +69,12 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
       },
     ],
     onSignal(state, signal) {
+      // The turn's calls are over: their ids need no memory (and some providers reuse
+      // call_0, call_1... in the next turn, which must be fingerprinted again).
+      if (signal.type === "idle") {
+        recorded.delete(state.id)
+        return
+      }
       if (signal.type === "userMessage" && signal.genuine) {
         fingerprints.get(state.id)?.reset()
         suggestedUpTo.delete(state.id)

@@ -63,7 +63,14 @@ export function startV1(
         log: (level, message) => port.log(level, message),
       })
   void filePauses?.start()
-  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: deps.pauses ?? filePauses })
+  const roles = new MessageRoles()
+  const engine = new RecoveryEngine({
+    port,
+    time,
+    options: resolved,
+    pauses: deps.pauses ?? filePauses,
+    onSessionDropped: (sessionID) => roles.forgetSession(sessionID),
+  })
   port.log("info", `${startupLine("v1", resolved)}; instance #${serial}`)
   for (const warning of resolved.warnings) port.log("warn", warning)
 
@@ -99,15 +106,33 @@ export function startV1(
   /** The engine that answers for this instance: its own, or the live one once superseded. */
   const liveEngine = (): RecoveryEngine | undefined => (stopped ? slot.holder?.engine : engine)
 
-  const roles = new MessageRoles()
+  // Plain functions, not async ones: the host awaits whatever a hook returns, and a shared
+  // settled promise spares the event hook a promise per streaming event (the hot path).
   const guard = <A extends unknown[]>(name: string, fn: (...args: A) => void) => {
-    return async (...args: A): Promise<void> => {
+    return (...args: A): Promise<void> => {
       try {
         fn(...args)
       } catch (error) {
         engine.logger.fault(`hook:${name}`, `${name} hook failed: ${errorText(error)}`)
       }
+      return DONE
     }
+  }
+
+  /**
+   * The streaming path, every event the host has: one plain function with no wrapper layers
+   * (it does its own stopped check and its own catch) and one clock read per event.
+   */
+  function onEvent(input: { event: unknown }): Promise<void> {
+    if (stopped) return DONE
+    try {
+      const now = time.now()
+      const signals = mapV1Event((input as { event?: unknown } | undefined)?.event, roles, now)
+      for (let i = 0; i < signals.length; i++) engine.handle(signals[i]!, now)
+    } catch (error) {
+      engine.logger.fault("hook:event", `event hook failed: ${errorText(error)}`)
+    }
+    return DONE
   }
 
   const hooks: Hooks = {
@@ -126,16 +151,14 @@ export function startV1(
         },
       },
     } as Hooks["tool"],
-    event: guard("event", ({ event }: { event: unknown }) => {
-      for (const signal of mapV1Event(event, roles, time.now())) engine.handle(signal)
-    }),
+    event: onEvent,
     "chat.message": guard("chat.message", (hookInput: unknown, output: unknown) => {
       const sessionID = str(get(hookInput, "sessionID"))
       if (!sessionID) return
       const parts = get(output, "parts")
       const own = Array.isArray(parts) && parts.some(isOwnPromptPart)
       const messageID = str(get(output, "message", "id")) ?? str(get(hookInput, "messageID"))
-      if (messageID) roles.set(messageID, "user")
+      if (messageID) roles.set(messageID, "user", sessionID)
       engine.handle({ type: "userMessage", sessionID, genuine: !own, setup: own ? undefined : turnSetup(hookInput, output) })
     }),
     "tool.execute.before": guard("tool.execute.before", (hookInput: unknown, output: unknown) => {
@@ -157,6 +180,7 @@ export function startV1(
     ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now() }))
     : hooks
   const live = silencedWhenStopped(all, () => stopped)
+  live.event = onEvent
   live.dispose = async () => {
     try {
       stop("disposed by the host")
@@ -176,6 +200,9 @@ export function startV1(
   }
 }
 
+/** What every hook of ours returns when it has nothing to wait for. */
+const DONE: Promise<void> = Promise.resolve()
+
 /**
  * Every function hook of `hooks`, turned into a no-op once `stopped()`; tools are left as they
  * are (their own code decides). A stopped instance must not act: its successor gets the same
@@ -188,9 +215,14 @@ function silencedWhenStopped(hooks: Hooks, stopped: () => boolean): Hooks {
       out[name] = hook
       continue
     }
-    out[name] = async (...args: unknown[]) => {
-      if (stopped()) return
-      return (hook as (...a: unknown[]) => unknown)(...args)
+    out[name] = (...args: unknown[]) => {
+      if (stopped()) return DONE
+      try {
+        return (hook as (...a: unknown[]) => unknown)(...args)
+      } catch (error) {
+        // A hook that throws synchronously still reaches the host as a rejection, as an async one would.
+        return Promise.reject(error)
+      }
     }
   }
   return out as Hooks

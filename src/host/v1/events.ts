@@ -7,26 +7,54 @@ import { normalizeTodos } from "./messages.ts"
 import { asObj, get, num, retryAfterMs, str } from "../shape.ts"
 
 const MAX_REMEMBERED_MESSAGES = 2000
+/** Part updates concern a session's latest messages; older ones need no role. */
+const MAX_MESSAGES_PER_SESSION = 8
 
-/** messageID -> role, bounded (oldest forgotten first). */
+/**
+ * messageID -> role, bounded (oldest forgotten first), with each session's ids indexed so
+ * that a session the engine forgets takes its messages along: after cleanup nothing is left.
+ */
 export class MessageRoles {
   private readonly roles = new Map<string, "user" | "assistant">()
+  private readonly bySession = new Map<string, string[]>()
 
-  set(messageID: string, role: "user" | "assistant"): void {
+  set(messageID: string, role: "user" | "assistant", sessionID: string): void {
     if (this.roles.has(messageID)) return
     if (this.roles.size >= MAX_REMEMBERED_MESSAGES) {
       const oldest = this.roles.keys().next()
       if (!oldest.done) this.roles.delete(oldest.value)
     }
     this.roles.set(messageID, role)
+    let ids = this.bySession.get(sessionID)
+    if (!ids) {
+      if (this.bySession.size >= MAX_REMEMBERED_MESSAGES) {
+        const oldest = this.bySession.keys().next()
+        if (!oldest.done) this.forgetSession(oldest.value)
+      }
+      this.bySession.set(sessionID, (ids = []))
+    }
+    ids.push(messageID)
+    if (ids.length > MAX_MESSAGES_PER_SESSION) this.roles.delete(ids.shift()!)
   }
 
   get(messageID: string | undefined): "user" | "assistant" | undefined {
     return messageID === undefined ? undefined : this.roles.get(messageID)
   }
 
+  /** The session left the engine's table: its messages' roles go with it. */
+  forgetSession(sessionID: string): void {
+    const ids = this.bySession.get(sessionID)
+    if (!ids) return
+    for (const id of ids) this.roles.delete(id)
+    this.bySession.delete(sessionID)
+  }
+
   get size(): number {
     return this.roles.size
+  }
+
+  get sessions(): number {
+    return this.bySession.size
   }
 }
 
@@ -43,26 +71,40 @@ export function eventSessionID(props: unknown): string | undefined {
   )
 }
 
-export function mapV1Event(event: unknown, roles: MessageRoles, now: number): Signal[] {
-  const type = str(get(event, "type"))
-  const props = get(event, "properties")
-  if (!type || !asObj(props)) return []
+const NO_SIGNALS: readonly Signal[] = []
+
+export function mapV1Event(event: unknown, roles: MessageRoles, now: number): readonly Signal[] {
+  if (typeof event !== "object" || event === null) return NO_SIGNALS
+  const type = str((event as { type?: unknown }).type)
+  const props = (event as { properties?: unknown }).properties
+  if (!type || !asObj(props)) return NO_SIGNALS
+
+  // The streaming path (most events by far): read the one field it needs directly.
+  if (type === "message.part.delta") {
+    const sessionID = str((props as { sessionID?: unknown }).sessionID) ?? eventSessionID(props)
+    return sessionID ? [{ type: "modelOutput", sessionID }] : NO_SIGNALS
+  }
+  if (type === "message.part.updated") {
+    const part = (props as { part?: unknown }).part
+    const sessionID = (typeof part === "object" && part !== null ? str((part as { sessionID?: unknown }).sessionID) : undefined) ?? eventSessionID(props)
+    return sessionID ? mapPart(part, sessionID, roles) : NO_SIGNALS
+  }
 
   switch (type) {
     case "session.created":
     case "session.updated": {
       const sessionID = str(get(props, "info", "id"))
-      if (!sessionID) return []
+      if (!sessionID) return NO_SIGNALS
       return [{ type: "sessionCreated", sessionID, parentID: str(get(props, "info", "parentID")) }]
     }
     case "session.deleted": {
       const sessionID = str(get(props, "info", "id"))
-      return sessionID ? [{ type: "sessionDeleted", sessionID }] : []
+      return sessionID ? [{ type: "sessionDeleted", sessionID }] : NO_SIGNALS
     }
   }
 
   const sessionID = eventSessionID(props)
-  if (!sessionID) return []
+  if (!sessionID) return NO_SIGNALS
 
   switch (type) {
     case "session.status": {
@@ -92,7 +134,7 @@ export function mapV1Event(event: unknown, roles: MessageRoles, now: number): Si
     case "message.updated": {
       const role = str(get(props, "info", "role"))
       const messageID = str(get(props, "info", "id"))
-      if (messageID && (role === "user" || role === "assistant")) roles.set(messageID, role)
+      if (messageID && (role === "user" || role === "assistant")) roles.set(messageID, role, sessionID)
       if (role !== "assistant") return [{ type: "activity", sessionID }]
       const tokens = get(props, "info", "tokens")
       const output = (num(get(tokens, "output")) ?? 0) + (num(get(tokens, "reasoning")) ?? 0)
@@ -103,10 +145,6 @@ export function mapV1Event(event: unknown, roles: MessageRoles, now: number): Si
       const todos = normalizeTodos(get(props, "todos"))
       return todos ? [{ type: "todos", sessionID, todos }] : [{ type: "activity", sessionID }]
     }
-    case "message.part.delta":
-      return [{ type: "modelOutput", sessionID }]
-    case "message.part.updated":
-      return mapPart(get(props, "part"), sessionID, roles)
   }
 
   if (AWAITING_OPEN.has(type) || AWAITING_CLOSED.has(type)) {
@@ -118,9 +156,14 @@ export function mapV1Event(event: unknown, roles: MessageRoles, now: number): Si
   return [{ type: "activity", sessionID }]
 }
 
-function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal[] {
-  const kind = str(get(part, "type"))
-  const role = roles.get(str(get(part, "messageID")))
+function mapPart(part: unknown, sessionID: string, roles: MessageRoles): readonly Signal[] {
+  if (typeof part !== "object" || part === null) return [{ type: "activity", sessionID }]
+  // Direct reads: text part updates are half the streaming traffic.
+  const kind = str((part as { type?: unknown }).type)
+  if (kind === "text" || kind === "reasoning") {
+    const role = roles.get(str((part as { messageID?: unknown }).messageID))
+    return [{ type: role === "assistant" ? "modelOutput" : "activity", sessionID }]
+  }
   if (kind === "tool") {
     const callID = str(get(part, "callID")) ?? str(get(part, "id"))
     const tool = str(get(part, "tool")) ?? "unknown"
@@ -130,6 +173,5 @@ function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal[
     if (status === "completed" || status === "error") return [{ type: "toolEnd", sessionID, callID }]
     return [{ type: "modelOutput", sessionID }]
   }
-  if ((kind === "text" || kind === "reasoning") && role === "assistant") return [{ type: "modelOutput", sessionID }]
   return [{ type: "activity", sessionID }]
 }

@@ -16,6 +16,16 @@ describe("streaming failure", () => {
     expect(h.port.logged(/streaming failure .*recovery armed/)).toBe(true)
   })
 
+  test("a streaming failure while the run is still busy waits for its idle (the chain starts from the session's busy state)", async () => {
+    const h = makeHarness({ chunkTimeoutMs: 600_000 })
+    h.emit(...userTurn, streamError)
+    await h.advance(30_000, 1000)
+    expect(h.port.sends).toHaveLength(0)
+    h.emit({ type: "idle" })
+    await h.advance(500, 100)
+    expect(h.port.sends).toHaveLength(1)
+  })
+
   test("negative control: a non-transient error (400) is not retried", async () => {
     const h = makeHarness()
     h.emit(...userTurn, { type: "error", name: "APIError", message: "Bad request: invalid schema", status: 400 }, { type: "idle" })

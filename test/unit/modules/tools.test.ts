@@ -79,6 +79,16 @@ describe("live tool loops", () => {
     expect(h.engine.status("s1")?.cancelledByUser).toBe(false)
   })
 
+  test("a provider that numbers calls per turn (call_0, call_1...): the next turn's calls are new calls", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn)
+    for (let i = 0; i < 3; i++) h.emit({ type: "toolStart", callID: `call_${i}`, tool: "read", args: { path: "a.ts" } }, { type: "toolEnd", callID: `call_${i}` })
+    h.emit({ type: "idle" }, { type: "userMessage", genuine: false }, { type: "busy" })
+    for (let i = 0; i < 3; i++) h.emit({ type: "toolStart", callID: `call_${i}`, tool: "read", args: { path: "a.ts" } }, { type: "toolEnd", callID: `call_${i}` })
+    await h.advance(100)
+    expect(h.port.actions).toEqual(["abort"])
+  })
+
   test("negative controls: paging through a file is not a loop; re-announced calls are not new calls; ESC wins", async () => {
     const paging = makeHarness()
     paging.emit(...userTurn)

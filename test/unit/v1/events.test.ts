@@ -39,8 +39,8 @@ describe("mapV1Event", () => {
 
   test("text parts are model output only on assistant messages", () => {
     const roles = new MessageRoles()
-    roles.set("a1", "assistant")
-    roles.set("u1", "user")
+    roles.set("a1", "assistant", "s")
+    roles.set("u1", "user", "s")
     expect(map(ev("message.part.updated", { part: { type: "text", sessionID: "s", messageID: "a1" } }), roles)[0]?.type).toBe("modelOutput")
     expect(map(ev("message.part.updated", { part: { type: "text", sessionID: "s", messageID: "u1" } }), roles)[0]?.type).toBe("activity")
     expect(map(ev("message.part.delta", { sessionID: "s", messageID: "a1", delta: "x" }), roles)[0]?.type).toBe("modelOutput")
@@ -76,11 +76,39 @@ describe("mapV1Event", () => {
     }
   })
 
-  test("the role memory is bounded", () => {
+  test("the role memory is bounded, in messages and in sessions", () => {
     const roles = new MessageRoles()
-    for (let i = 0; i < 5000; i++) roles.set(`m${i}`, "user")
+    for (let i = 0; i < 5000; i++) roles.set(`m${i}`, "user", `s${i % 3}`)
     expect(roles.size).toBeLessThanOrEqual(2000)
     expect(roles.get("m4999")).toBe("user")
     expect(roles.get("m0")).toBeUndefined()
+    const many = new MessageRoles()
+    for (let i = 0; i < 5000; i++) many.set(`m${i}`, "user", `s${i}`)
+    expect(many.size).toBeLessThanOrEqual(2000)
+    expect(many.sessions).toBeLessThanOrEqual(2000)
+    expect(many.get("m4999")).toBe("user")
+  })
+
+  test("a session keeps only its latest messages' roles", () => {
+    const roles = new MessageRoles()
+    for (let i = 0; i < 20; i++) roles.set(`m${i}`, "assistant", "s")
+    expect(roles.get("m19")).toBe("assistant")
+    expect(roles.get("m0")).toBeUndefined()
+    expect(roles.size).toBe(8)
+  })
+
+  test("forgetting a session forgets its messages and only its messages", () => {
+    const roles = new MessageRoles()
+    roles.set("a1", "assistant", "s")
+    roles.set("u1", "user", "s")
+    roles.set("b1", "assistant", "t")
+    roles.forgetSession("s")
+    expect(roles.get("a1")).toBeUndefined()
+    expect(roles.get("u1")).toBeUndefined()
+    expect(roles.get("b1")).toBe("assistant")
+    expect(roles.size).toBe(1)
+    expect(roles.sessions).toBe(1)
+    roles.forgetSession("unknown")
+    expect(roles.size).toBe(1)
   })
 })

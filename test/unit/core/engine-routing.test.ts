@@ -1,0 +1,70 @@
+/** How the engine hands signals to modules, and tells adapters about sessions it forgets. */
+import { describe, expect, test } from "bun:test"
+import { SimulatedTime } from "../../../src/core/clock.ts"
+import { CLEANUP_SWEEP_MS, RecoveryEngine } from "../../../src/core/engine.ts"
+import type { ModuleFactory } from "../../../src/core/module.ts"
+import type { Signal, SignalType } from "../../../src/host/port.ts"
+import { IDLE_CLEANUP_MS, resolveOptions } from "../../../src/options/index.ts"
+import { RecordingPort } from "../../support/recording-port.ts"
+
+function engineWith(modules: ModuleFactory[], onSessionDropped?: (id: string) => void) {
+  const time = new SimulatedTime()
+  const engine = new RecoveryEngine({ port: new RecordingPort(() => time.now()), time, options: resolveOptions({}, {}), modules, onSessionDropped })
+  const emit = (...signals: Array<Partial<Signal> & { type: SignalType }>) => {
+    for (const s of signals) engine.handle({ sessionID: "s1", ...s } as Signal)
+  }
+  return { time, engine, emit }
+}
+
+describe("module routing", () => {
+  test("a module that names its signals sees only those; one that names none sees every type", () => {
+    const picky: SignalType[] = []
+    const all: SignalType[] = []
+    const { emit } = engineWith([
+      () => ({ name: "picky", signals: ["toolStart", "idle"], onSignal: (_s, signal) => void picky.push(signal.type) }),
+      () => ({ name: "all", onSignal: (_s, signal) => void all.push(signal.type) }),
+    ])
+    emit({ type: "busy" }, { type: "modelOutput" }, { type: "toolStart", callID: "c", tool: "bash" }, { type: "activity" }, { type: "idle" })
+    expect(picky).toEqual(["toolStart", "idle"])
+    expect(all).toEqual(["busy", "modelOutput", "toolStart", "activity", "idle"])
+  })
+
+  test("the time an adapter passes is the time the session is stamped with", () => {
+    const { engine, time } = engineWith([])
+    const start = time.now()
+    time.advance(5000)
+    engine.handle({ type: "busy", sessionID: "s1" }, start + 1234)
+    expect(engine.exportSessions()[0]?.lastActivityAt).toBe(start + 1234)
+    engine.handle({ type: "activity", sessionID: "s1" })
+    expect(engine.exportSessions()[0]?.lastActivityAt).toBe(start + 5000)
+  })
+})
+
+describe("sessions leaving the table", () => {
+  test("a deleted or swept session is reported to the adapter once; a live one is not", () => {
+    const dropped: string[] = []
+    const { engine, time } = engineWith([], (id) => dropped.push(id))
+    engine.handle({ type: "busy", sessionID: "deleted" })
+    engine.handle({ type: "sessionDeleted", sessionID: "deleted" })
+    expect(dropped).toEqual(["deleted"])
+
+    engine.handle({ type: "busy", sessionID: "old" })
+    engine.handle({ type: "idle", sessionID: "old" })
+    engine.handle({ type: "busy", sessionID: "running" })
+    for (let t = 0; t < IDLE_CLEANUP_MS + 2 * CLEANUP_SWEEP_MS; t += CLEANUP_SWEEP_MS) {
+      time.advance(CLEANUP_SWEEP_MS)
+      engine.handle({ type: "activity", sessionID: "running" })
+    }
+    expect(dropped).toEqual(["deleted", "old"])
+    expect(engine.status("running")).toBeDefined()
+  })
+
+  test("a callback that throws is contained", () => {
+    const { engine } = engineWith([], () => {
+      throw new Error("adapter bug")
+    })
+    engine.handle({ type: "busy", sessionID: "x" })
+    expect(() => engine.handle({ type: "sessionDeleted", sessionID: "x" })).not.toThrow()
+    expect(engine.trackedSessions).toBe(0)
+  })
+})
