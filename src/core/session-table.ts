@@ -36,6 +36,8 @@ export class SessionTable {
 
   /** The session's state, created if new; marks it as the most recently seen. */
   touch(id: string, now: number): SessionState {
+    // Streaming events mostly repeat the newest session: a string compare beats a hash lookup.
+    if (this.newest !== undefined && this.newest.id === id) return this.newest
     let state = this.sessions.get(id)
     if (state) {
       // Streaming events mostly repeat the newest session: skip the re-insert then (hot path).
