@@ -128,7 +128,8 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     if (RUN_ENDED.has(type)) firstStepPending.delete(sessionID)
     if (type === "session.step.started") noteStepSetup(sessionID, data)
 
-    for (const signal of mapDecoded(event, sessionID, tools, time.now())) handle(signal)
+    const now = time.now()
+    for (const signal of mapDecoded(event, sessionID, tools, now)) engine.handle(signal, now)
 
     if (type === "session.execution.started") {
       if (firstStepPending.size < 1000) firstStepPending.add(sessionID)
