@@ -19,12 +19,14 @@ import { runOpencode, runPluginLogs, type RunOpencodeResult } from "./harness/op
 import { PLUGIN_URL, pluginPromptRequests, SHORT_BUDGETS } from "./support.ts"
 
 /**
- * SHORT_BUDGETS with room for the host: after its chunk timeout OpenCode waits about 2.4 s
- * before asking again, and the run's first request comes about 4 s after the session turns
- * busy. Both silences must fit in the plugin's budget (chunkTimeoutMs + gracePeriodMs = 5 s)
- * or the plugin would step in while the host is still on it.
+ * SHORT_BUDGETS with room for the host. A run's session turns busy about 4 s (6 s and more on
+ * a loaded machine) before its first request, with no event in between, and after its chunk
+ * timeout OpenCode waits about 2.4 s before asking again. Both silences must fit in the
+ * plugin's budget (chunkTimeoutMs + gracePeriodMs = 10 s), or the plugin steps in while the
+ * host is still busy with the turn (a run can be given no warm-up turn). The host's chunk
+ * timeout is chunkTimeoutMs alone, 3 s.
  */
-const HEADLESS_BUDGETS = { ...SHORT_BUDGETS, chunkTimeoutMs: 3000, gracePeriodMs: 2000 }
+const HEADLESS_BUDGETS = { ...SHORT_BUDGETS, chunkTimeoutMs: 3000, gracePeriodMs: 7000 }
 const ANSWER = "Recovered: the answer is 42."
 const QUESTION = "what is the answer?"
 
