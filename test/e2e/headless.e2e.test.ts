@@ -65,7 +65,7 @@ function startupLines(run: Run): string[] {
   return runPluginLogs(run.result, "auto-resume").filter((l) => l.startsWith("info opencode-auto-resume ") && l.includes("host=v1"))
 }
 
-const CHUNK_TIMEOUT_LINE = /headless run: provider chunkTimeout set to the stall budget \(fake=3000ms\)/
+const CHUNK_TIMEOUT_LINE = /headless run: provider chunkTimeout set to chunkTimeoutMs \(fake=3000ms\)/
 
 describe("headless `opencode run` with no chunkTimeout in the config", () => {
   let run: Run

@@ -57,7 +57,7 @@ export function applyHeadlessChunkTimeouts(config: unknown, deps: HeadlessTimeou
       cfg.provider = providers
       const what = plan.set.map((s) => `${s.providerID}=${s.ms}ms`).join(", ")
       const kept = plan.kept.length > 0 ? `; kept the configured value for ${plan.kept.join(", ")}` : ""
-      deps.log("info", `headless run: provider chunkTimeout set to the stall budget (${what}) so OpenCode retries a hung stream itself${kept}`)
+      deps.log("info", `headless run: provider chunkTimeout set to chunkTimeoutMs (${what}) so OpenCode retries a hung stream itself${kept}`)
     } else if (plan.kept.length > 0) {
       deps.log("debug", `headless run: provider chunkTimeout left as configured for ${plan.kept.join(", ")}`)
     }

@@ -27,7 +27,7 @@ describe("applyHeadlessChunkTimeouts", () => {
     const { set, info } = apply(config, RUN)
     expect(set).toEqual(["fake"])
     expect(config.provider.fake.options).toEqual({ baseURL: "http://127.0.0.1:1/v1", chunkTimeout: 2000 })
-    expect(info).toEqual([expect.stringContaining("provider chunkTimeout set to the stall budget (fake=2000ms)")])
+    expect(info).toEqual([expect.stringContaining("provider chunkTimeout set to chunkTimeoutMs (fake=2000ms)")])
   })
 
   test("the user's chunkTimeout wins, whatever its value (negative control)", () => {
