@@ -1,65 +1,133 @@
 /**
  * Headless use: `opencode run --model fake/fake-model "<message>"` on a real OpenCode 1.18.33,
- * with the plugin loaded from this checkout and a fake model that hangs once. One run for the
- * file (harness/opencode-run.ts gives it the same isolated sandbox a server gets).
+ * with the plugin loaded from this checkout and a fake model that hangs once. Each describe
+ * is one run (harness/opencode-run.ts gives it the same isolated sandbox a server gets).
  *
- * Known gap (see the test marked `failing`): `opencode run` 1.18.33 waits for the session's
- * first `idle` and exits 1 when the session reported any `session.error`. Reviving a hung
- * stream takes an abort on this host (a continue sent into a live run only joins its inbox),
- * and an abort emits MessageAbortedError followed by idle, so the run ends before the
- * plugin's continue can answer. The first test pins down what does work headless today; the
- * second states the goal and starts failing (so must be turned into a plain test) as soon as
- * a headless run ends with the recovered answer.
+ * `opencode run` 1.18.33 waits for the session's first idle and exits 1 when the session
+ * reported any `session.error`. The plugin's own cure for a hung stream is abort + continue,
+ * and the abort's MessageAbortedError and idle end such a run before the continue lands. So in
+ * a headless run the plugin's `config` hook gives each provider without a `chunkTimeout` of
+ * its own the plugin's stall budget as `chunkTimeout`: OpenCode then retries the silent stream
+ * itself (a `retry` status and a second request, no error), before the plugin's watchdog
+ * would act. The first run shows that; the second keeps a `chunkTimeout` in the config (the
+ * harness default, 10 minutes), which the plugin must leave alone, and shows what happens
+ * then: the plugin's abort, which ends the run with exit 1.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { runOpencode, runPluginLogs, type RunOpencodeResult } from "./harness/opencode-run.ts"
-import { PLUGIN_URL, SHORT_BUDGETS } from "./support.ts"
+import { PLUGIN_URL, pluginPromptRequests, SHORT_BUDGETS } from "./support.ts"
 
-let provider: FakeProvider
-let result: RunOpencodeResult
-let sessionID: string | undefined
+/**
+ * SHORT_BUDGETS with room for the host. A run's session turns busy about 4 s (6 s and more on
+ * a loaded machine) before its first request, with no event in between, and after its chunk
+ * timeout OpenCode waits about 2.4 s before asking again. Both silences must fit in the
+ * plugin's budget (chunkTimeoutMs + gracePeriodMs = 10 s), or the plugin steps in while the
+ * host is still busy with the turn (a run can be given no warm-up turn). The host's chunk
+ * timeout is chunkTimeoutMs alone, 3 s.
+ */
+const HEADLESS_BUDGETS = { ...SHORT_BUDGETS, chunkTimeoutMs: 3000, gracePeriodMs: 7000 }
+const ANSWER = "Recovered: the answer is 42."
+const QUESTION = "what is the answer?"
 
-afterAll(async () => {
-  await provider?.stop()
-})
+type Run = { provider: FakeProvider; result: RunOpencodeResult; sessionID?: string }
 
-beforeAll(async () => {
-  provider = await startFakeProvider()
+/** One headless run against a model whose first answer hangs after a few words. */
+async function hungRun(chunkTimeoutMs: number | null): Promise<Run> {
+  const provider = await startFakeProvider()
   provider.enqueue(hangAfter("Let me look into"))
-  provider.setFallback(text("Recovered: the answer is 42."))
-  result = await runOpencode({
+  provider.setFallback(text(ANSWER))
+  const result = await runOpencode({
     providerUrl: provider.url,
-    plugins: [[PLUGIN_URL, SHORT_BUDGETS]],
-    message: "what is the answer?",
+    chunkTimeoutMs,
+    plugins: [[PLUGIN_URL, HEADLESS_BUDGETS]],
+    message: QUESTION,
     logLevel: "DEBUG",
-    timeoutMs: 45_000,
+    timeoutMs: 60_000,
   })
-  sessionID = /message=created id=(ses_\w+)/.exec(result.stderr)?.[1]
-}, 60_000)
-
-function describeRun(): string {
-  const log = runPluginLogs(result, "auto-resume").join("\n")
-  return `exit=${result.code} signal=${result.signal} timedOut=${result.timedOut}\n--- stdout ---\n${result.stdout}\n--- plugin log ---\n${log}`
+  return { provider, result, sessionID: /message=created id=(ses_\w+)/.exec(result.stderr)?.[1] }
 }
 
-describe("headless `opencode run`", () => {
-  test("the plugin is loaded once and its watchdog acts on the hung session", () => {
-    const log = runPluginLogs(result, "auto-resume")
-    const check = (ok: boolean, what: string) => {
-      if (!ok) throw new Error(`${what}\n${describeRun()}`)
-    }
-    check(log.filter((l) => l.startsWith("info opencode-auto-resume ") && l.includes("host=v1")).length === 1, "expected exactly one startup line with host=v1")
-    check(sessionID !== undefined, "no session was created")
-    const own = log.filter((l) => l.includes(sessionID!))
-    check(own.some((l) => /stall detected phase=idle/.test(l)), "the stall was not detected")
-    check(own.some((l) => /continue sent|aborted the stalled run/.test(l)), "the plugin neither sent a continue nor aborted the hung run")
-    // The first request is the user's, and it is the one that hung.
-    expect(provider.requests[0]?.lastUserText).toContain("what is the answer?")
+function describeRun(run: Run): string {
+  const { result } = run
+  const log = runPluginLogs(result, "auto-resume").join("\n")
+  const requests = run.provider.requests.map((r) => `#${r.index} ${r.step.kind} ${r.outcome} ${JSON.stringify(r.lastUserText.slice(0, 60))}`).join("\n")
+  return `exit=${result.code} signal=${result.signal} timedOut=${result.timedOut}\n--- stdout ---\n${result.stdout}\n--- requests ---\n${requests}\n--- plugin log ---\n${log}`
+}
+
+function checker(run: Run) {
+  return (ok: boolean, what: string) => {
+    if (!ok) throw new Error(`${what}\n${describeRun(run)}`)
+  }
+}
+
+function startupLines(run: Run): string[] {
+  return runPluginLogs(run.result, "auto-resume").filter((l) => l.startsWith("info opencode-auto-resume ") && l.includes("host=v1"))
+}
+
+const CHUNK_TIMEOUT_LINE = /headless run: provider chunkTimeout set to chunkTimeoutMs \(fake=3000ms\)/
+
+describe("headless `opencode run` with no chunkTimeout in the config", () => {
+  let run: Run
+
+  beforeAll(async () => {
+    run = await hungRun(null)
+  }, 75_000)
+  afterAll(async () => {
+    await run?.provider.stop()
   })
 
-  test.failing("the run ends with exit 0 and prints the recovered answer", () => {
-    if (result.code !== 0 || !result.stdout.includes("Recovered: the answer is 42.")) throw new Error(`headless run not recovered\n${describeRun()}`)
-    expect(result.timedOut).toBe(false)
+  test("the plugin hands the fake provider its stall budget as chunkTimeout", () => {
+    const check = checker(run)
+    const log = runPluginLogs(run.result, "auto-resume")
+    check(startupLines(run).length === 1, "expected exactly one startup line with host=v1")
+    check(log.filter((l) => CHUNK_TIMEOUT_LINE.test(l)).length === 1, "expected one info line setting fake's chunkTimeout to chunkTimeoutMs")
+  })
+
+  test("the run ends with exit 0 and prints the recovered answer", () => {
+    const check = checker(run)
+    check(run.result.code === 0 && !run.result.timedOut, "headless run did not exit 0")
+    check(run.result.stdout.includes(ANSWER), "the recovered answer is not on stdout")
+  })
+
+  test("OpenCode retried the hung stream itself; the plugin had nothing to do", () => {
+    const check = checker(run)
+    const [hung, retry, ...more] = run.provider.requests
+    // The hung request was cut off by the client (the host's chunk timeout), and the same
+    // user turn was asked again: no prompt of the plugin's in between.
+    check(hung?.step.kind === "hangAfter" && hung.outcome === "clientAborted", "the first request should be the hung one, aborted by OpenCode")
+    check(retry?.lastUserText.includes(QUESTION) === true && retry.outcome === "completed", "the second request should be the host's retry of the user's turn")
+    check(more.length === 0 && pluginPromptRequests(run.provider).length === 0, "no further request, and none from the plugin")
+    check(!run.result.stderr.includes("MessageAbortedError"), "the run was aborted")
+    const own = runPluginLogs(run.result, "auto-resume").filter((l) => run.sessionID !== undefined && l.includes(run.sessionID))
+    check(run.sessionID !== undefined, "no session was created")
+    check(!own.some((l) => /stall detected|continue sent|aborted the stalled run/.test(l)), "the plugin's watchdog acted on the session")
+    expect(hung?.lastUserText).toContain(QUESTION)
+  })
+})
+
+describe("headless `opencode run` whose config sets chunkTimeout (negative control)", () => {
+  let run: Run
+
+  beforeAll(async () => {
+    run = await hungRun(600_000)
+  }, 75_000)
+  afterAll(async () => {
+    await run?.provider.stop()
+  })
+
+  test("the user's chunkTimeout is kept, so the plugin's watchdog acts and the abort ends the run", () => {
+    const check = checker(run)
+    const log = runPluginLogs(run.result, "auto-resume")
+    check(startupLines(run).length === 1, "expected exactly one startup line with host=v1")
+    check(!log.some((l) => /chunkTimeout set/.test(l)), "the plugin overrode the user's chunkTimeout")
+    check(log.some((l) => /chunkTimeout left as configured for fake/.test(l)), "expected the debug line that fake's chunkTimeout was kept")
+    check(run.sessionID !== undefined, "no session was created")
+    const own = log.filter((l) => l.includes(run.sessionID!))
+    check(own.some((l) => /stall detected phase=idle/.test(l)), "the stall was not detected")
+    check(own.some((l) => /continue sent|aborted the stalled run/.test(l)), "the plugin neither sent a continue nor aborted the hung run")
+    // Still the 1.18.33 limit: the abort's error and idle end the run before the continue.
+    check(run.result.code === 1 && !run.result.stdout.includes(ANSWER), "expected the headless run to end with exit 1 and no answer")
+    expect(run.provider.requests[0]?.lastUserText).toContain(QUESTION)
   })
 })

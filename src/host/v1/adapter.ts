@@ -14,7 +14,7 @@ import type { TimeSource } from "../../core/clock.ts"
 import { RecoveryEngine } from "../../core/engine.ts"
 import type { PauseSource } from "../../core/pauses.ts"
 import { errorText } from "../../core/logger.ts"
-import { resolveOptions } from "../../options/index.ts"
+import { effectiveOptions, resolveOptions } from "../../options/index.ts"
 import { realTime } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import type { HostPort, TurnSetup } from "../port.ts"
@@ -25,6 +25,8 @@ import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/tas
 import { FilePauses, isPauseControl } from "../../pause/file-pauses.ts"
 import { pauseFilePath } from "../../pause/marker-format.ts"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
+import { REPLY_PROVIDER_ID } from "./command-model.ts"
+import { applyHeadlessChunkTimeouts } from "./headless-timeout.ts"
 import { claimSlot, nextSerial, releaseSlot } from "../registry.ts"
 import { exportWatchState, importWatchState } from "../v2/watch-state.ts"
 import { getV1Slot, type V1Holder, type V1Slot } from "./registry.ts"
@@ -39,8 +41,8 @@ export type V1Plugin = {
   stop(reason?: string): void
 }
 
-/** What tests may inject; production uses the real clock and in-memory pauses. */
-export type V1Deps = { time?: TimeSource; pauses?: PauseSource }
+/** What tests may inject; production uses the real clock, in-memory pauses and process.argv. */
+export type V1Deps = { time?: TimeSource; pauses?: PauseSource; argv?: readonly unknown[] }
 
 export function startV1(
   input: { client: unknown; directory?: unknown },
@@ -136,6 +138,15 @@ export function startV1(
   }
 
   const hooks: Hooks = {
+    // Headless `opencode run` only: OpenCode's own hung-stream retry gets our stall budget.
+    config: guard("config", (config: unknown) => {
+      applyHeadlessChunkTimeouts(config, {
+        argv: deps.argv ?? process.argv,
+        budgetMs: (providerID) => effectiveOptions(resolved, providerID).chunkTimeoutMs,
+        log: (level, message) => engine.logger.log(level, message),
+        ownProviders: [REPLY_PROVIDER_ID],
+      })
+    }),
     tool: {
       [TASK_COMPLETE_TOOL]: {
         description: TASK_COMPLETE_DESCRIPTION,

@@ -35,9 +35,10 @@ export type StartOpencodeOptions = {
   env?: Record<string, string>
   /**
    * Provider stream timeouts handed to OpenCode. Large by default so OpenCode's own
-   * hung-stream handling never interferes with what a test is looking at.
+   * hung-stream handling never interferes with what a test is looking at. `null` leaves
+   * `chunkTimeout` out of the config, so OpenCode's default (or a plugin) decides.
    */
-  chunkTimeoutMs?: number
+  chunkTimeoutMs?: number | null
   headerTimeoutMs?: number
   /** `--log-level` for the server (default: OpenCode's default, INFO). */
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR"
@@ -252,7 +253,7 @@ export function buildConfig(opts: StartOpencodeOptions): Record<string, unknown>
         options: {
           baseURL: opts.providerUrl,
           apiKey: "fake-key",
-          chunkTimeout: opts.chunkTimeoutMs ?? 600_000,
+          ...(opts.chunkTimeoutMs === null ? {} : { chunkTimeout: opts.chunkTimeoutMs ?? 600_000 }),
           headerTimeout: opts.headerTimeoutMs ?? 600_000,
         },
         models: {
