@@ -15,6 +15,7 @@ import { runScenario, type DriverKind } from "./runner.ts"
 const FIXED = new Set([
   "K1-late-tool-not-rechecked",
   "K3-sweep-forgets-protection",
+  "K5-subagent-nudge-repeats",
   "K6-orphan-parent-unstarted-child",
   "K8-deleted-session-call-in-flight",
   "K9-stuck-subagent-nudged-mid-tool",

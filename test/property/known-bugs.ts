@@ -42,14 +42,6 @@ export const KNOWN_BUGS: KnownBug[] = [
     matches: (v) => v.invariant === "2-after-esc" && v.facts.escDuringOwnAbortWindow === true,
   },
   {
-    id: "K5-subagent-nudge-repeats",
-    summary:
-      "A stuck subagent is nudged again every time its parent starts a new busy period (the orphan state machine forgets " +
-      "`nudged` when the parent goes idle), with nothing from the child in between: two identical nudges to the child with " +
-      "no turn between (bounded by the child's lifetime cap).",
-    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(correction)" && /nudging the subagent/.test(v.facts.lastLog ?? ""),
-  },
-  {
     id: "K10-overdue-answer-repeated",
     summary:
       "A host answer that lands after sendTimeoutMs counts as failed, so the next stall repeats the same recovery while the " +
@@ -77,6 +69,14 @@ export const KNOWN_BUGS: KnownBug[] = [
 
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K5-subagent-nudge-repeats",
+    summary:
+      "A stuck subagent is nudged again every time its parent starts a new busy period (the orphan state machine forgets " +
+      "`nudged` when the parent goes idle), with nothing from the child in between: two identical nudges to the child with " +
+      "no turn between (bounded by the child's lifetime cap).",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(correction)" && /nudging the subagent/.test(v.facts.lastLog ?? ""),
+  },
   {
     id: "K14-idle-judgement-spins-after-clock-step-back",
     summary:

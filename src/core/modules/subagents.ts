@@ -17,6 +17,17 @@ const RELEVANT: ReadonlySet<Signal["type"]> = new Set(["busy", "idle", "toolStar
 const MAX_CHILDREN_PER_PARENT = 64
 
 type ParentTrack = { state: OrphanState; timer?: CancelTimer }
+/** What a child's turn count is computed from: the count, and the stamps that move on a turn. */
+type TurnTrack = { turns: number; epoch: number; outputAt: number }
+
+/**
+ * Signals that are a turn of the session whatever its state: model output and run starts/ends
+ * are read off the state instead (see countTurn). A session error is left out: the idle that
+ * follows a run-ending error moves the run stamps, and an error alone may be a late repeat.
+ */
+function isTurnSignal(signal: Signal): boolean {
+  return signal.type === "toolEnd" || signal.type === "interrupted" || (signal.type === "userMessage" && signal.genuine)
+}
 
 export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
   const children = new Map<string, Set<string>>()
@@ -25,6 +36,27 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
   const errored = new Set<string>()
   /** Children seen busy at least once. */
   const started = new Set<string>()
+  /** Each child's own turns, so a nudge it has not answered is not repeated (one entry per tracked child). */
+  const turns = new Map<string, TurnTrack>()
+
+  /**
+   * Counts a child's turn: new model output (text, a tool call, token growth: lastModelOutputAt
+   * moves), a run starting or ending (idleEpoch moves), or a turn signal. Our own prompt showing
+   * up is none of these, so the child's answer to a nudge is what counts, not the nudge's echo.
+   */
+  function countTurn(child: SessionState, signal: Signal): void {
+    const seen = turnTrack(child)
+    if (seen.epoch !== child.idleEpoch || seen.outputAt !== child.lastModelOutputAt || isTurnSignal(signal)) seen.turns++
+    seen.epoch = child.idleEpoch
+    seen.outputAt = child.lastModelOutputAt
+  }
+
+  /** The child's turn track; one first made now (a child restored from a snapshot) starts from its current stamps. */
+  function turnTrack(child: SessionState): TurnTrack {
+    let seen = turns.get(child.id)
+    if (!seen) turns.set(child.id, (seen = { turns: 0, epoch: child.idleEpoch, outputAt: child.lastModelOutputAt }))
+    return seen
+  }
 
   function childFacts(child: SessionState): ChildFacts {
     return {
@@ -35,6 +67,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       toolInProgress: child.openTools.size > 0,
       awaitingUser: child.awaiting.size > 0,
       cancelledByUser: child.cancelledByUser,
+      turns: turnTrack(child).turns,
     }
   }
 
@@ -88,6 +121,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
   return {
     name: "subagents",
     onSignal(state, signal) {
+      if (state.parentID) countTurn(state, signal)
       if (!RELEVANT.has(signal.type)) return
       if (signal.type === "error") errored.add(state.id)
       else if (signal.type === "busy" || signal.type === "toolStart") {
@@ -108,6 +142,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       children.delete(state.id)
       errored.delete(state.id)
       started.delete(state.id)
+      turns.delete(state.id)
       if (state.parentID) children.get(state.parentID)?.delete(state.id)
     },
     dispose() {
