@@ -20,6 +20,7 @@ const FIXED = new Set([
   "K8-deleted-session-call-in-flight",
   "K9-stuck-subagent-nudged-mid-tool",
   "K11-discovery-trusts-one-listing",
+  "K12-failure-retry-clock-starts-at-send",
   "K13-error-keeps-dead-tools",
   "K14-idle-judgement-spins-after-clock-step-back",
 ])

@@ -22,15 +22,6 @@ export const KNOWN_BUGS: KnownBug[] = [
       "severity: only when the host reports the abort more than ~2 s late; the second abort hits a run that is over).",
     matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "abort" && v.facts.ownAbortUnreported === true,
   },
-  {
-    id: "K12-failure-retry-clock-starts-at-send",
-    summary:
-      "The streaming-failure chain times its next step from the moment it decided to send (failure-chain.ts: " +
-      "wakeAt = now + max(1 s, ...)), not from the send's completion: when the host takes most of sendTimeoutMs to accept " +
-      "recovery prompt 1, prompt 2 follows it within milliseconds, before the host could show any effect: two identical " +
-      "continues with no turn between.",
-    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
-  },
 
   {
     id: "K4-esc-taken-for-own-abort",
@@ -69,6 +60,15 @@ export const KNOWN_BUGS: KnownBug[] = [
 
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K12-failure-retry-clock-starts-at-send",
+    summary:
+      "The streaming-failure chain times its next step from the moment it decided to send (failure-chain.ts: " +
+      "wakeAt = now + max(1 s, ...)), not from the send's completion: when the host takes most of sendTimeoutMs to accept " +
+      "recovery prompt 1, prompt 2 follows it within milliseconds, before the host could show any effect: two identical " +
+      "continues with no turn between.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
+  },
   {
     id: "K5-subagent-nudge-repeats",
     summary:
