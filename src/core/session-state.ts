@@ -6,7 +6,15 @@ export type OpenTool = { tool: string; startedAt: number }
 
 export type RecoveryKind = "continue" | "abort+continue"
 
-export type RecoveryRecord = { kind: RecoveryKind; reason: string; at: number }
+export type RecoveryRecord = {
+  kind: RecoveryKind
+  reason: string
+  at: number
+  /** The session's idleEpoch when it was made: which run (or idle spell) it belongs to. */
+  epoch: number
+  /** The session's lastModelOutputAt when it was made: still equal means no output since. */
+  outputAt: number
+}
 
 /** Hard caps so that no per-session collection can grow with a misbehaving host. */
 export const MAX_OPEN_TOOLS_PER_SESSION = 64
@@ -107,6 +115,14 @@ export function newSessionState(id: string, now: number): SessionState {
     taskCompleteRefusals: 0,
     lastSeenAt: now,
   }
+}
+
+/**
+ * The record of a recovery made now. It names its run and the model's last output by value,
+ * not by comparing clock stamps, so "this run, nothing since" holds whatever the clock did.
+ */
+export function recoveryRecord(state: SessionState, kind: RecoveryKind, reason: string, at: number): RecoveryRecord {
+  return { kind, reason, at, epoch: state.idleEpoch, outputAt: state.lastModelOutputAt }
 }
 
 /** Adds to a bounded map, evicting the oldest entry first (insertion order). */

@@ -9,7 +9,7 @@ import { formatDuration } from "../prompts/format.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "./actions.ts"
 import { decideStallRecovery } from "./ladder.ts"
-import type { RecoveryKind, SessionState } from "./session-state.ts"
+import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
 
 /** How many continue timestamps to keep: enough to judge any loop window. */
@@ -80,7 +80,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   const decision = decideStallRecovery(
     {
       now,
-      busySince: state.busySince,
+      busyEpoch: state.idleEpoch,
       episodeRetries: state.episodeRetries,
       recentContinues: state.recentContinues,
       lifetimeContinues: state.lifetimeContinues,
@@ -122,7 +122,7 @@ function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryK
   state.lifetimeContinues++
   state.recentContinues = state.recentContinues.filter((t) => now - t < window).slice(-(MAX_RECENT_CONTINUES - 1))
   state.recentContinues.push(now)
-  state.lastRecovery = { kind, reason, at: now }
+  state.lastRecovery = recoveryRecord(state, kind, reason, now)
   // Our own action restarts the silence clock; otherwise the next deadline would fire at once.
   state.lastActivityAt = now
 }

@@ -17,6 +17,7 @@ const FIXED = new Set([
   "K3-sweep-forgets-protection",
   "K5-subagent-nudge-repeats",
   "K6-orphan-parent-unstarted-child",
+  "K7-clock-step-back",
   "K8-deleted-session-call-in-flight",
   "K9-stuck-subagent-nudged-mid-tool",
   "K11-discovery-trusts-one-listing",

@@ -48,6 +48,10 @@ export const KNOWN_BUGS: KnownBug[] = [
       "out beside the first (low severity: both go to a deleted session; residue of the dropped-state fix in 6454ec1).",
     matches: (v) => v.invariant === "3a-one-in-flight" && v.facts.droppedMidCall === true,
   },
+]
+
+/** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
+export const FIXED_BUGS: KnownBug[] = [
   {
     id: "K7-clock-step-back",
     summary:
@@ -56,10 +60,6 @@ export const KNOWN_BUGS: KnownBug[] = [
       "instead of escalating. realTime().now() is Date.now(); a monotonic source would remove the whole class.",
     matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && v.facts.clockWentBack === true,
   },
-]
-
-/** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
-export const FIXED_BUGS: KnownBug[] = [
   {
     id: "K12-failure-retry-clock-starts-at-send",
     summary:

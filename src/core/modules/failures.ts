@@ -23,7 +23,7 @@ import {
   registerRateLimitHit,
   type RateLimitState,
 } from "../rate-limit.ts"
-import type { SessionState } from "../session-state.ts"
+import { recoveryRecord, type SessionState } from "../session-state.ts"
 
 type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; timer?: CancelTimer }
 
@@ -86,7 +86,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     }
     if (!withinLifetimeCap(ctx, state, "failure recovery")) return
     state.lifetimeContinues++
-    state.lastRecovery = { kind: action.type === "prompt" ? "continue" : "abort+continue", reason: `provider failure (${t.failure.reason})`, at: ctx.time.now() }
+    state.lastRecovery = recoveryRecord(state, action.type === "prompt" ? "continue" : "abort+continue", `provider failure (${t.failure.reason})`, ctx.time.now())
     if (action.type === "prompt") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
       // The chain's watchdog starts when the host has taken the prompt (or refused it), not now.

@@ -9,7 +9,7 @@ import { abortThenPrompt, continueRequest, sendPrompt, withinLifetimeCap } from 
 import type { CancelTimer } from "../clock.ts"
 import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
-import type { SessionState } from "../session-state.ts"
+import { recoveryRecord, type SessionState } from "../session-state.ts"
 import { INITIAL_ORPHAN_STATE, nextOrphanStep, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
 
 /** Signals that can change a parent's verdict; streaming deltas are deliberately not among them. */
@@ -111,7 +111,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     } else if (action.type === "abort-resume-parent") {
       if (!withinLifetimeCap(ctx, parent, "orphan-parent recovery")) return
       parent.lifetimeContinues++
-      parent.lastRecovery = { kind: "abort+continue", reason: `orphan parent: ${action.reason}`, at: ctx.time.now() }
+      parent.lastRecovery = recoveryRecord(parent, "abort+continue", `orphan parent: ${action.reason}`, ctx.time.now())
       ctx.logger.log("info", `session ${parentID}: orphan parent (${action.reason}); abort + resume`)
       const reason = orphanParentReason(action.reason)
       void abortThenPrompt(ctx, parent, continueRequest(ctx, parent, { reason, label: "send orphan-parent continue" }))

@@ -136,6 +136,30 @@ describe("the ladder in time", () => {
     expect(h.port.actions).toEqual(["send", "send"])
   })
 
+  test("a clock stepped back during the run does not make the next stall repeat the continue: still abort first", async () => {
+    const stepped = async (answered: boolean) => {
+      const h = makeHarness()
+      h.emit(...userTurn)
+      await h.advance(3000)
+      // ESC (it stops the watchdog), the clock steps back, the user writes again into the same
+      // busy period: the continue below is stamped before the busy period began.
+      h.emit({ type: "interrupted", byUser: true })
+      h.time.jump(-(BUDGET + 60_000))
+      h.emit(userTurn[0]!, { type: "busy" })
+      await h.advance(BUDGET + 1000, 1000)
+      expect(h.port.actions).toEqual(["send"])
+      if (answered) {
+        await h.advance(1000)
+        h.emit({ type: "modelOutput" })
+      }
+      await h.advance(BUDGET + 2000, 1000)
+      return h.port.actions
+    }
+    expect(await stepped(false)).toEqual(["send", "abort"])
+    // Control: the model answered the continue, so the next stall is a plain continue again.
+    expect(await stepped(true)).toEqual(["send", "send"])
+  })
+
   test("after the abort, a run that restarted by itself gets no extra continue", async () => {
     const h = makeHarness()
     h.emit(...userTurn)
