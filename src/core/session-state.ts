@@ -6,6 +6,13 @@ export type OpenTool = { tool: string; startedAt: number }
 
 export type RecoveryKind = "continue" | "abort+continue"
 
+/**
+ * The one-host-call-at-a-time slot of a session id. An object, not a flag on the state: a
+ * session dropped while its call is in flight hands the slot to the state a later event
+ * creates for the same id (session-table.ts), so the call still counts until it settles.
+ */
+export type CallSlot = { busy: boolean }
+
 export type RecoveryRecord = {
   kind: RecoveryKind
   reason: string
@@ -54,7 +61,7 @@ export type SessionState = {
   /** Until when a MessageAbortedError is presumed to be our own abort. */
   ownAbortUntil: number
   /** One host call in flight per session: a second one is refused, never stacked. */
-  hostCallInFlight: boolean
+  callSlot: CallSlot
   /** The single pending watchdog deadline and any pending delayed action. */
   watchdogTimer?: CancelTimer
   pendingAction?: CancelTimer
@@ -104,7 +111,7 @@ export function newSessionState(id: string, now: number): SessionState {
     recentContinues: [],
     lifetimeContinues: 0,
     ownAbortUntil: 0,
-    hostCallInFlight: false,
+    callSlot: { busy: false },
     firstSeenAt: now,
     lastGenuineUserAt: 0,
     featureCounts: new Map(),

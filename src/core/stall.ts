@@ -70,7 +70,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
     return
   }
 
-  const held = holdReason(ctx, state) ?? (state.pendingAction || state.hostCallInFlight ? "a recovery is already under way" : undefined)
+  const held = holdReason(ctx, state) ?? (state.pendingAction || state.callSlot.busy ? "a recovery is already under way" : undefined)
   if (held) {
     logHeld(ctx, state, held)
     ensureWatchdog(ctx, state, options.checkIntervalMs)

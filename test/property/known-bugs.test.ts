@@ -24,6 +24,7 @@ const FIXED = new Set([
   "K12-failure-retry-clock-starts-at-send",
   "K13-error-keeps-dead-tools",
   "K14-idle-judgement-spins-after-clock-step-back",
+  "K15-slot-lost-on-delete",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }

@@ -40,6 +40,10 @@ export const KNOWN_BUGS: KnownBug[] = [
       "scenarios answer within sendTimeoutMs.",
     matches: (v) => v.invariant === "3b-duplicate" && v.facts.earlierOutcome === "overdue",
   },
+]
+
+/** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
+export const FIXED_BUGS: KnownBug[] = [
   {
     id: "K15-slot-lost-on-delete",
     summary:
@@ -48,10 +52,6 @@ export const KNOWN_BUGS: KnownBug[] = [
       "out beside the first (low severity: both go to a deleted session; residue of the dropped-state fix in 6454ec1).",
     matches: (v) => v.invariant === "3a-one-in-flight" && v.facts.droppedMidCall === true,
   },
-]
-
-/** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
-export const FIXED_BUGS: KnownBug[] = [
   {
     id: "K7-clock-step-back",
     summary:
