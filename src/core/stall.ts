@@ -141,7 +141,14 @@ async function runRecovery(ctx: EngineContext, state: SessionState, kind: Recove
     ensureWatchdog(ctx, state)
     return
   }
-  await abortThenPrompt(ctx, state, stallContinue(ctx, state, reason, silentMs), () => afterContinue(ctx, state))
+  const record = state.lastRecovery
+  await abortThenPrompt(ctx, state, stallContinue(ctx, state, reason, silentMs), () => {
+    // The continue went out seconds after the decision: output of the run being aborted in
+    // between does not answer it, so the record takes the output stamp as of now. Its run stays
+    // the decision's: if the abort ended that run, the continue starts a fresh one.
+    if (record && state.lastRecovery === record) state.lastRecovery = { ...record, outputAt: state.lastModelOutputAt }
+    afterContinue(ctx, state)
+  })
 }
 
 /** The stall continue quotes the episode's attempt number. */

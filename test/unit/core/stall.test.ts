@@ -160,6 +160,27 @@ describe("the ladder in time", () => {
     expect(await stepped(true)).toEqual(["send", "send"])
   })
 
+  test("output of the aborted run before the delayed continue does not count as an answer to that continue", async () => {
+    const fast = { chunkTimeoutMs: 200, gracePeriodMs: 0, baseBackoffMs: 0, maxBackoffMs: 0, checkIntervalMs: 500, loopMaxContinues: 1, loopWindowMs: 1000, maxRetries: 5, lifetimeMaxContinues: 5, injectIntervalMs: 0 }
+    const run = async (answered: boolean) => {
+      const h = makeHarness(fast)
+      h.emit(...userTurn)
+      await h.advance(450, 50) // continue, then abort + continue (hallucination loop)
+      expect(h.port.actions).toEqual(["send", "abort"])
+      await h.advance(500, 50)
+      h.emit({ type: "modelOutput" }) // the run being aborted still says something
+      await h.advance(1600, 50) // the continue goes out 2 s after the abort
+      expect(h.port.actions).toEqual(["send", "abort", "send"])
+      if (answered) h.emit({ type: "modelOutput" })
+      await h.advance(300, 50)
+      return h.port.actions
+    }
+    // Nothing after the continue: the next stall escalates, it does not repeat the continue.
+    expect(await run(false)).toEqual(["send", "abort", "send", "abort"])
+    // Control: the model answered the continue, so a plain continue is right.
+    expect(await run(true)).toEqual(["send", "abort", "send", "send"])
+  })
+
   test("after the abort, a run that restarted by itself gets no extra continue", async () => {
     const h = makeHarness()
     h.emit(...userTurn)
