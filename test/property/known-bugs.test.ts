@@ -106,6 +106,29 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
     kinds: ["core", "v1"],
   },
   {
+    id: "K16-failure-retry-before-prompt-shown",
+    title: "a recovery prompt accepted at once but shown 1001 ms later is followed by the next one",
+    sc: {
+      options: {
+        ...FAST,
+        maxRetries: 2,
+        lifetimeMaxContinues: 2,
+        loopMaxContinues: 1,
+        loopWindowMs: 1000,
+        busyStallStrategy: "continue",
+        activeUserWindowMs: 0,
+        warmupMs: 0,
+        toolTextCheckDelayMs: 0,
+        minActivityGapMs: 0,
+        injectIntervalMs: 0,
+        subagentWaitMs: 1000,
+      },
+      calls: [{ outcome: "late", lateMs: 1, echoDelayMs: 1001, idleAfterAbort: false }],
+      steps: [ev({ t: "error", s: 0, name: "APIError" }), wait(3000)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
     id: "K13-error-keeps-dead-tools",
     title: "after an error a new call with a reused id inherits the dead call's 30-minute age",
     sc: {
