@@ -11,7 +11,8 @@ import { backoffDelay } from "./ladder.ts"
 /**
  * clear          nothing to do
  * armed          a streaming failure was seen; waiting for idle and `notBefore` (backoff)
- * prompted       a recovery prompt went out at `sentAt`; the watchdog expects busy soon
+ * prompted       a recovery prompt was decided; once its host call settled (`sentAt`) the
+ *                watchdog expects busy soon
  * abort-resumed  retries ran out; abort + resume went out at `sentAt`
  * gave-up        abort + resume did not revive the session either
  * loop-latched   `failureLoopLimit` recoveries in a row with no model output between them:
@@ -29,7 +30,15 @@ export type FailureState = {
   /** Recovery prompts sent in the current incident. */
   attempts: number
   notBefore: number
+  /** When the recovery went out: for a prompt, when its host call settled (the `sent` event). */
   sentAt: number
+  /**
+   * A recovery prompt's host call has not settled yet (read only in phase prompted). The
+   * watchdog waits for it: a host that takes most of sendTimeoutMs to accept the prompt has
+   * had no time to show its effect, and timing from the decision would send the next prompt
+   * right behind the first.
+   */
+  sending: boolean
   /** Failure recoveries started with no model output since. */
   consecutive: number
 }
@@ -41,6 +50,7 @@ export const INITIAL_FAILURE_STATE: FailureState = {
   attempts: 0,
   notBefore: 0,
   sentAt: 0,
+  sending: false,
   consecutive: 0,
 }
 
@@ -50,6 +60,7 @@ export type FailureEvent =
   | { type: "busy" }
   | { type: "modelOutput" }
   | { type: "tick" }
+  | { type: "sent" }
   | { type: "genuineUser" }
   | { type: "cancelled" }
 
@@ -86,7 +97,9 @@ function watchdogMs(budgets: FailureBudgets): number {
  *  - `failure` for a `session.error` classified "streaming" (nothing else);
  *  - `busy` / `idle` for status changes; `modelOutput` for any new text, reasoning or tool call;
  *  - `genuineUser` for a real user message; `cancelled` for the user's ESC;
- *  - `tick` at `wakeAt` (and on its periodic sweep).
+ *  - `tick` at `wakeAt` (and on its periodic sweep);
+ *  - `sent` when the host call of a `prompt` action settled, however it went (the watchdog
+ *    after a prompt counts from here; until then the chain waits).
  * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
  * `abort-resume` -> own abort, then a continue after ABORT_CONTINUE_DELAY_MS;
  * `give-up` -> one log line. It must check its guards (cancelled, paused, awaiting the user,
@@ -122,6 +135,10 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
     }
     case "idle":
       return evaluate({ ...state, busy: false }, now, budgets)
+    case "sent":
+      // A late settle of an earlier prompt finds the chain elsewhere (or already timing): ignored.
+      if (state.phase !== "prompted" || !state.sending) return { state, action: NONE }
+      return evaluate({ ...state, sending: false, sentAt: now }, now, budgets)
     case "tick":
       return evaluate(state, now, budgets)
   }
@@ -137,20 +154,21 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
         return { state: { ...state, phase: "gave-up" }, action: { type: "give-up", reason: `retry budget is 0 (${state.reason})` } }
       }
       const attempt = state.attempts + 1
+      // No wakeAt: the watchdog is armed by `sent`, when the prompt's host call has settled.
       return {
         state: {
           ...state,
           phase: "prompted",
           attempts: attempt,
           sentAt: now,
+          sending: true,
           consecutive: state.attempts === 0 ? state.consecutive + 1 : state.consecutive,
         },
         action: { type: "prompt", attempt, maxAttempts, reason: state.reason },
-        wakeAt: now + watchdogMs(budgets),
       }
     }
     case "prompted": {
-      if (state.busy) return { state, action: NONE }
+      if (state.busy || state.sending) return { state, action: NONE }
       const due = state.sentAt + watchdogMs(budgets)
       if (now < due) return { state, action: NONE, wakeAt: due }
       if (state.attempts < maxAttempts) {

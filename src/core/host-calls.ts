@@ -57,11 +57,11 @@ export async function exclusiveHostCall(
   call: () => Promise<unknown>,
   report: CallReporter,
 ): Promise<CallOutcome> {
-  if (state.hostCallInFlight) {
+  if (state.callSlot.busy) {
     report(label, "busy")
     return "busy"
   }
-  state.hostCallInFlight = true
+  state.callSlot.busy = true
   try {
     await withTimeout(time, timeoutMs, label, call)
     report(label, "ok")
@@ -71,6 +71,6 @@ export async function exclusiveHostCall(
     report(label, outcome, error)
     return outcome
   } finally {
-    state.hostCallInFlight = false
+    state.callSlot.busy = false
   }
 }

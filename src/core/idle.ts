@@ -18,7 +18,7 @@ import { holdReason, type EngineContext } from "./context.ts"
 import { reporter } from "./actions.ts"
 import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
-import type { SessionState } from "./session-state.ts"
+import { recoveryRecord, type SessionState } from "./session-state.ts"
 import { readTodosFromTranscript } from "../todos/v2-reader.ts"
 import type { TodoSnapshot } from "../todos/open.ts"
 import type { TranscriptMessage } from "./transcript.ts"
@@ -187,7 +187,7 @@ export class IdlePipeline {
     bump(state.turnFeatureCounts, action.feature)
     state.turnFeatureCounts.set(`sent:${action.feature}`, 1)
     state.lifetimeContinues++
-    state.lastRecovery = { kind: "continue", reason: `${action.feature}: ${action.reason}`, at: this.ctx.time.now() }
+    state.lastRecovery = recoveryRecord(state, "continue", `${action.feature}: ${action.reason}`, this.ctx.time.now())
 
     const timeout = options.sendTimeoutMs
     const report = reporter(this.ctx, state)

@@ -25,7 +25,8 @@ export type LadderBudgets = {
 
 export type LadderInput = {
   now: number
-  busySince: number
+  /** The session's idleEpoch: identifies the current run. */
+  busyEpoch: number
   episodeRetries: number
   recentContinues: readonly number[]
   lifetimeContinues: number
@@ -78,9 +79,11 @@ export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets):
   }
   // A continue sent into a live runner only joins its inbox. If the last recovery of this busy
   // period was a continue and the model has said nothing since, the runner is wedged:
-  // the only way out is to abort it first.
+  // the only way out is to abort it first. Both are judged by identity (the run's epoch, the
+  // output stamp unchanged), not by ordering clock stamps: a clock stepped back between the
+  // continue and now must not make the same continue look new and repeat it.
   const last = input.lastRecovery
-  if (last && last.at >= input.busySince && input.lastModelOutputAt <= last.at) {
+  if (last && last.epoch === input.busyEpoch && last.outputAt === input.lastModelOutputAt) {
     return { act: true, kind: "abort+continue", delayMs, reason: "previous continue did not revive the run" }
   }
   return { act: true, kind: "continue", delayMs, reason: "stream stalled" }

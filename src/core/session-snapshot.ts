@@ -9,7 +9,7 @@ import { newSessionState, type SessionState } from "./session-state.ts"
 export type SessionSnapshot = Record<string, unknown> & { id: string }
 
 /** Fields that hold timers or in-flight work: never carried over. */
-const TRANSIENT = new Set(["watchdogTimer", "pendingAction", "pendingJudgement", "hostCallInFlight"])
+const TRANSIENT = new Set(["watchdogTimer", "pendingAction", "pendingJudgement", "callSlot"])
 
 function copyValue(value: unknown): unknown {
   if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, copyValue(v)]))

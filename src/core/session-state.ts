@@ -6,7 +6,22 @@ export type OpenTool = { tool: string; startedAt: number }
 
 export type RecoveryKind = "continue" | "abort+continue"
 
-export type RecoveryRecord = { kind: RecoveryKind; reason: string; at: number }
+/**
+ * The one-host-call-at-a-time slot of a session id. An object, not a flag on the state: a
+ * session dropped while its call is in flight hands the slot to the state a later event
+ * creates for the same id (session-table.ts), so the call still counts until it settles.
+ */
+export type CallSlot = { busy: boolean }
+
+export type RecoveryRecord = {
+  kind: RecoveryKind
+  reason: string
+  at: number
+  /** The session's idleEpoch when it was made: which run (or idle spell) it belongs to. */
+  epoch: number
+  /** The session's lastModelOutputAt when it was made: still equal means no output since. */
+  outputAt: number
+}
 
 /** Hard caps so that no per-session collection can grow with a misbehaving host. */
 export const MAX_OPEN_TOOLS_PER_SESSION = 64
@@ -46,7 +61,7 @@ export type SessionState = {
   /** Until when a MessageAbortedError is presumed to be our own abort. */
   ownAbortUntil: number
   /** One host call in flight per session: a second one is refused, never stacked. */
-  hostCallInFlight: boolean
+  callSlot: CallSlot
   /** The single pending watchdog deadline and any pending delayed action. */
   watchdogTimer?: CancelTimer
   pendingAction?: CancelTimer
@@ -109,7 +124,7 @@ export function newSessionState(id: string, now: number): SessionState {
     recentContinues: [],
     lifetimeContinues: 0,
     ownAbortUntil: 0,
-    hostCallInFlight: false,
+    callSlot: { busy: false },
     firstSeenAt: now,
     lastGenuineUserAt: 0,
     featureCounts: new Map(),
@@ -120,6 +135,14 @@ export function newSessionState(id: string, now: number): SessionState {
     taskCompleteRefusals: 0,
     lastSeenAt: now,
   }
+}
+
+/**
+ * The record of a recovery made now. It names its run and the model's last output by value,
+ * not by comparing clock stamps, so "this run, nothing since" holds whatever the clock did.
+ */
+export function recoveryRecord(state: SessionState, kind: RecoveryKind, reason: string, at: number): RecoveryRecord {
+  return { kind, reason, at, epoch: state.idleEpoch, outputAt: state.lastModelOutputAt }
 }
 
 /** Adds to a bounded map, evicting the oldest entry first (insertion order). */

@@ -4,7 +4,7 @@
  * ceiling, and only when nothing idle is left to drop.
  */
 import { IDLE_CLEANUP_MS, MAX_IDLE_SESSIONS } from "../options/index.ts"
-import { newSessionState, type SessionState } from "./session-state.ts"
+import { newSessionState, type CallSlot, type SessionState } from "./session-state.ts"
 
 /** Busy sessions are not capped by MAX_IDLE_SESSIONS; this is the hard ceiling on all of them. */
 export const MAX_TRACKED_SESSIONS = 1000
@@ -12,10 +12,18 @@ export const MAX_TRACKED_SESSIONS = 1000
 /** What outlives a swept session, so it comes back with its latches and spent budget. */
 type Tombstone = Pick<SessionState, "cancelledByUser" | "completed" | "lifetimeContinues" | "parentID">
 const MAX_TOMBSTONES = 500
+/** Slots of dropped sessions whose host call had not settled yet, kept for a revival of the id. */
+export const MAX_HANDED_SLOTS = 500
 
 export class SessionTable {
   private readonly sessions = new Map<string, SessionState>()
   private readonly tombstones = new Map<string, Tombstone>()
+  /**
+   * The call slot of a session dropped (even deleted by the host) while its host call was in
+   * flight. A late event can bring the id back before that call settles; the new state takes
+   * this slot over, so no second call goes to the id beside the first.
+   */
+  private readonly busySlots = new Map<string, CallSlot>()
   /** The last entry of `sessions` (the most recently seen), to skip a no-op re-insert. */
   private newest?: SessionState
 
@@ -49,6 +57,11 @@ export class SessionTable {
       return state
     }
     state = newSessionState(id, now)
+    const slot = this.busySlots.get(id)
+    if (slot) {
+      this.busySlots.delete(id)
+      if (slot.busy) state.callSlot = slot
+    }
     const remembered = this.tombstones.get(id)
     if (remembered) {
       // A session swept while idle runs again without a genuine user message reaching us (a
@@ -68,6 +81,7 @@ export class SessionTable {
     this.sessions.delete(state.id)
     if (this.newest === state) this.newest = undefined
     this.tombstones.delete(state.id)
+    if (state.callSlot.busy) this.keepSlot(state.id, state.callSlot)
     if (!forever && (state.cancelledByUser || state.completed || state.lifetimeContinues > 0)) {
       if (this.tombstones.size >= MAX_TOMBSTONES) {
         const oldest = this.tombstones.keys().next()
@@ -82,11 +96,22 @@ export class SessionTable {
   clear(): void {
     for (const state of [...this.sessions.values()]) this.drop(state, true)
     this.tombstones.clear()
+    this.busySlots.clear()
+  }
+
+  private keepSlot(id: string, slot: CallSlot): void {
+    // Settled calls free their entries first; only then does the oldest busy one go.
+    for (const [key, kept] of this.busySlots) if (!kept.busy) this.busySlots.delete(key)
+    if (this.busySlots.size >= MAX_HANDED_SLOTS) {
+      const oldest = this.busySlots.keys().next()
+      if (!oldest.done) this.busySlots.delete(oldest.value)
+    }
+    this.busySlots.set(id, slot)
   }
 
   /** Drops idle sessions that are old, or beyond the idle cap (oldest first). */
   sweep(now: number): void {
-    const idle = [...this.sessions.values()].filter((s) => !s.busy && !s.pendingAction && !s.hostCallInFlight && !s.pendingJudgement)
+    const idle = [...this.sessions.values()].filter((s) => !s.busy && !s.pendingAction && !s.callSlot.busy && !s.pendingJudgement)
     for (const state of idle) if (now - state.lastSeenAt > IDLE_CLEANUP_MS) this.drop(state)
     const remaining = idle.filter((s) => this.sessions.has(s.id)).sort((a, b) => a.lastSeenAt - b.lastSeenAt)
     while (remaining.length > MAX_IDLE_SESSIONS) this.drop(remaining.shift()!)

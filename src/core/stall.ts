@@ -9,7 +9,7 @@ import { formatDuration } from "../prompts/format.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "./actions.ts"
 import { decideStallRecovery } from "./ladder.ts"
-import type { RecoveryKind, SessionState } from "./session-state.ts"
+import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
 
 /** How many continue timestamps to keep: enough to judge any loop window. */
@@ -70,7 +70,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
     return
   }
 
-  const held = holdReason(ctx, state) ?? (state.pendingAction || state.hostCallInFlight ? "a recovery is already under way" : undefined)
+  const held = holdReason(ctx, state) ?? (state.pendingAction || state.callSlot.busy ? "a recovery is already under way" : undefined)
   if (held) {
     logHeld(ctx, state, held)
     ensureWatchdog(ctx, state, options.checkIntervalMs)
@@ -80,7 +80,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   const decision = decideStallRecovery(
     {
       now,
-      busySince: state.busySince,
+      busyEpoch: state.idleEpoch,
       episodeRetries: state.episodeRetries,
       recentContinues: state.recentContinues,
       lifetimeContinues: state.lifetimeContinues,
@@ -122,7 +122,7 @@ function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryK
   state.lifetimeContinues++
   state.recentContinues = state.recentContinues.filter((t) => now - t < window).slice(-(MAX_RECENT_CONTINUES - 1))
   state.recentContinues.push(now)
-  state.lastRecovery = { kind, reason, at: now }
+  state.lastRecovery = recoveryRecord(state, kind, reason, now)
   // Our own action restarts the silence clock; otherwise the next deadline would fire at once.
   state.lastActivityAt = now
 }
@@ -141,7 +141,14 @@ async function runRecovery(ctx: EngineContext, state: SessionState, kind: Recove
     ensureWatchdog(ctx, state)
     return
   }
-  await abortThenPrompt(ctx, state, stallContinue(ctx, state, reason, silentMs), () => afterContinue(ctx, state))
+  const record = state.lastRecovery
+  await abortThenPrompt(ctx, state, stallContinue(ctx, state, reason, silentMs), () => {
+    // The continue went out seconds after the decision: output of the run being aborted in
+    // between does not answer it, so the record takes the output stamp as of now. Its run stays
+    // the decision's: if the abort ended that run, the continue starts a fresh one.
+    if (record && state.lastRecovery === record) state.lastRecovery = { ...record, outputAt: state.lastModelOutputAt }
+    afterContinue(ctx, state)
+  })
 }
 
 /** The stall continue quotes the episode's attempt number. */

@@ -19,7 +19,10 @@
  *      resumed       abort + resume the parent, once per busy period.
  *
  *  - STUCK SUBAGENT. A busy child with no new output for 60 s (180 s while it runs a tool)
- *    gets one recovery prompt (child-nudged) before anything is done to the parent. A quiet
+ *    gets one recovery prompt (child-nudged) before anything is done to the parent. Each child
+ *    is nudged at most once per busy period of the parent, and never again before it has shown
+ *    a turn of its own since the last nudge (the parent going idle and busy again says nothing
+ *    about the child: a second identical prompt would only queue behind the first). A quiet
  *    child is then waited on until it has been silent for `subagentDeadMs`; only then does it
  *    read as dead, and a parent blocked on it is aborted and resumed. A child waiting on the
  *    user (question, permission) is never nudged and never reads as stuck.
@@ -50,6 +53,11 @@ export type ChildFacts = {
   awaitingUser: boolean
   /** The user stopped this child (ESC): never nudged. */
   cancelledByUser: boolean
+  /**
+   * Counts the child's own turns (output, a tool, a run starting or ending, an interruption, a
+   * user message). Only its changes matter: a nudge stays unanswered until it moves.
+   */
+  turns: number
 }
 
 export type ParentFacts = {
@@ -81,9 +89,14 @@ export type OrphanState = {
   deadline: number
   /** Children already nudged during this busy period of the parent (each at most once). */
   nudged: readonly string[]
+  /** Nudges the child has not answered with a turn yet; kept across the parent's busy periods. */
+  unanswered: readonly Nudge[]
 }
 
-export const INITIAL_ORPHAN_STATE: OrphanState = { phase: "watching", since: 0, deadline: 0, nudged: [] }
+/** A nudge and the child's turn count when it went out. */
+export type Nudge = { id: string; turns: number }
+
+export const INITIAL_ORPHAN_STATE: OrphanState = { phase: "watching", since: 0, deadline: 0, nudged: [], unanswered: [] }
 
 export type OrphanAction =
   | { type: "none"; why: string }
@@ -114,15 +127,36 @@ function watching(state: OrphanState): OrphanState {
   return state.phase === "watching" ? state : { ...state, phase: "watching", since: 0, deadline: 0 }
 }
 
-function withNudged(state: OrphanState, childId: string): readonly string[] {
-  const list = [...state.nudged, childId]
+function capped<T>(list: T[]): T[] {
   return list.length > MAX_NUDGED ? list.slice(list.length - MAX_NUDGED) : list
 }
 
-export function nextOrphanStep(state: OrphanState, facts: ParentFacts, now: number, budgets: OrphanBudgets): OrphanStep {
-  // A parent that is idle (or one the plugin may not touch) starts over; its nudges are forgotten.
-  if (!facts.busy) return none(INITIAL_ORPHAN_STATE, "parent is not busy")
-  if (facts.blocked) return none(INITIAL_ORPHAN_STATE, "parent is cancelled, paused or completed")
+/** The state after nudging `child`: remembered for this busy period and until the child answers. */
+function withNudged(state: OrphanState, child: ChildFacts): Pick<OrphanState, "nudged" | "unanswered"> {
+  return {
+    nudged: capped([...state.nudged, child.id]),
+    unanswered: capped([...state.unanswered.filter((n) => n.id !== child.id), { id: child.id, turns: child.turns }]),
+  }
+}
+
+/** A child nudged this busy period, or nudged earlier and silent (no turn of its own) since. */
+function alreadyNudged(state: OrphanState, child: ChildFacts): boolean {
+  return state.nudged.includes(child.id) || state.unanswered.some((n) => n.id === child.id && n.turns === child.turns)
+}
+
+/** Drops the nudges their child has answered (or that belong to a child no longer listed). */
+function stillUnanswered(state: OrphanState, children: readonly ChildFacts[]): OrphanState {
+  const kept = state.unanswered.filter((n) => children.some((c) => c.id === n.id && c.turns === n.turns))
+  return kept.length === state.unanswered.length ? state : { ...state, unanswered: kept }
+}
+
+export function nextOrphanStep(prev: OrphanState, facts: ParentFacts, now: number, budgets: OrphanBudgets): OrphanStep {
+  const state = stillUnanswered(prev, facts.children)
+  // A parent that is idle (or one the plugin may not touch) starts over, but the nudges its
+  // children have not answered yet stay: only the child's own turn makes another one worth it.
+  const restart: OrphanState = { ...INITIAL_ORPHAN_STATE, unanswered: state.unanswered }
+  if (!facts.busy) return none(restart, "parent is not busy")
+  if (facts.blocked) return none(restart, "parent is cancelled, paused or completed")
   if (state.phase !== "watching" && facts.lastActivityAt > state.since) {
     return nextOrphanStep({ ...state, phase: "watching", since: 0, deadline: 0 }, facts, now, budgets)
   }
@@ -149,11 +183,11 @@ export function nextOrphanStep(state: OrphanState, facts: ParentFacts, now: numb
 
   // 2. A stuck child gets one recovery prompt before anything happens to the parent.
   const stuck = verdicts.filter((v) => v.verdict === "stuck")
-  const toNudge = stuck.find((v) => !state.nudged.includes(v.child.id))
+  const toNudge = stuck.find((v) => !alreadyNudged(state, v.child))
   if (toNudge) {
     const quiet = now - toNudge.child.lastOutputAt
     return {
-      state: { phase: "child-nudged", since: now, deadline: toNudge.child.lastOutputAt + budgets.subagentDeadMs, nudged: withNudged(state, toNudge.child.id) },
+      state: { phase: "child-nudged", since: now, deadline: toNudge.child.lastOutputAt + budgets.subagentDeadMs, ...withNudged(state, toNudge.child) },
       action: {
         type: "nudge-child",
         childId: toNudge.child.id,
@@ -193,11 +227,11 @@ export function nextOrphanStep(state: OrphanState, facts: ParentFacts, now: numb
   }
   if (now < state.deadline) return none(state, "waiting for the parent to pick up", state.deadline)
   if (state.phase === "orphan-wait") {
-    const crashed = verdicts.find((v) => v.verdict === "crashed" && !state.nudged.includes(v.child.id))
+    const crashed = verdicts.find((v) => v.verdict === "crashed" && !alreadyNudged(state, v.child))
     if (crashed) {
       const deadline = now + budgets.subagentWaitMs
       return {
-        state: { ...state, phase: "child-probed", deadline, nudged: withNudged(state, crashed.child.id) },
+        state: { ...state, phase: "child-probed", deadline, ...withNudged(state, crashed.child) },
         action: { type: "nudge-child", childId: crashed.child.id, cause: "crashed", reason: "subagent ended in an error and the parent is still waiting" },
         wakeAt: deadline,
       }

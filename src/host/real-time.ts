@@ -1,9 +1,57 @@
-/** The production clock: wall time and platform timers, behind the core's TimeSource. */
+/**
+ * The production clock: wall time that never goes backwards, read as epoch milliseconds, and
+ * platform timers, behind the core's TimeSource.
+ *
+ * Not plain Date.now(): the wall clock can step backwards (an NTP correction, a manual change,
+ * a restored VM), and the engine compares stamps taken at different moments (how long a session
+ * has been quiet, whether a recovery belongs to the current run). Across a backward step a
+ * recent stamp looks like the future: quiet times go negative, old work looks new.
+ */
 import type { TimeSource } from "../core/clock.ts"
 
+/**
+ * A clock that never goes backwards, from the wall clock alone. Forward it follows the wall
+ * (a laptop resumed from sleep reads as time that passed, and shown times stay right); a
+ * backward step is absorbed into an offset, so the clock carries on from where it was and then
+ * runs ahead of the wall by the step's size. One wall read per call: this is read once per
+ * host event, and on some virtual machines a clock read costs as much as an empty event hook
+ * (bench/hot-path.ts), so a second, monotonic source would double it. Whole milliseconds: the
+ * core compares stamps for equality.
+ */
+export function forwardOnlyClock(wall: () => number): () => number {
+  let offset = 0
+  let last = -Infinity
+  return () => {
+    let t = Math.floor(wall()) + offset
+    if (t < last) {
+      offset += last - t
+      t = last
+    }
+    last = t
+    return t
+  }
+}
+
+/**
+ * One clock per process, kept on globalThis: plugin instances hand stamps to each other (the
+ * watch state a reloaded instance takes over, the process-wide record of our own prompts), so
+ * they must all read the same clock, whichever copy of this module each one loaded.
+ */
+const PROCESS_CLOCK = Symbol.for("opencode-auto-resume.forward-only-clock")
+
+function processClock(): () => number {
+  const g = globalThis as Record<symbol, unknown>
+  const known = g[PROCESS_CLOCK]
+  if (typeof known === "function") return known as () => number
+  const clock = forwardOnlyClock(() => Date.now())
+  g[PROCESS_CLOCK] = clock
+  return clock
+}
+
 export function realTime(): TimeSource {
+  const now = processClock()
   return {
-    now: () => Date.now(),
+    now,
     schedule(delayMs, fn) {
       const delay = Number.isFinite(delayMs) && delayMs > 0 ? Math.min(delayMs, 2_147_483_647) : 0
       const handle = setTimeout(() => {

@@ -78,10 +78,16 @@ export const waitMs: fc.Arbitrary<number> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(2_000, 1_000, TOOL_WEDGED_CEILING_MS, TOOL_WEDGED_CEILING_MS + 1) },
 )
 
+/**
+ * Clock jumps as the core can meet them: forward only. The production clock
+ * (src/host/real-time.ts) never goes back and follows the wall clock forward (a laptop resumed
+ * from sleep, a forward NTP step) but never back, so a step back of the wall clock never
+ * reaches the engine; generating one would only find failures that cannot happen. The core
+ * still copes with a clock that goes back (hand-written timelines in known-bugs.test.ts).
+ */
 const jumpMs: fc.Arbitrary<number> = fc.oneof(
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 600_000 }) },
   { weight: 1, arbitrary: fc.integer({ min: 600_000, max: 2 * TOOL_WEDGED_CEILING_MS }) },
-  { weight: 2, arbitrary: fc.integer({ min: -600_000, max: -1 }) },
 )
 
 type Chunk = fc.Arbitrary<Step[]>

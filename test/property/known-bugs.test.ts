@@ -15,12 +15,16 @@ import { runScenario, type DriverKind } from "./runner.ts"
 const FIXED = new Set([
   "K1-late-tool-not-rechecked",
   "K3-sweep-forgets-protection",
+  "K5-subagent-nudge-repeats",
   "K6-orphan-parent-unstarted-child",
+  "K7-clock-step-back",
   "K8-deleted-session-call-in-flight",
   "K9-stuck-subagent-nudged-mid-tool",
   "K11-discovery-trusts-one-listing",
+  "K12-failure-retry-clock-starts-at-send",
   "K13-error-keeps-dead-tools",
   "K14-idle-judgement-spins-after-clock-step-back",
+  "K15-slot-lost-on-delete",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }
@@ -97,6 +101,29 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
         subagentWaitMs: 1000,
       },
       calls: [{ outcome: "late", lateMs: 994, echoDelayMs: 6, idleAfterAbort: false }],
+      steps: [ev({ t: "error", s: 0, name: "APIError" }), wait(3000)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    id: "K16-failure-retry-before-prompt-shown",
+    title: "a recovery prompt accepted at once but shown 1001 ms later is followed by the next one",
+    sc: {
+      options: {
+        ...FAST,
+        maxRetries: 2,
+        lifetimeMaxContinues: 2,
+        loopMaxContinues: 1,
+        loopWindowMs: 1000,
+        busyStallStrategy: "continue",
+        activeUserWindowMs: 0,
+        warmupMs: 0,
+        toolTextCheckDelayMs: 0,
+        minActivityGapMs: 0,
+        injectIntervalMs: 0,
+        subagentWaitMs: 1000,
+      },
+      calls: [{ outcome: "late", lateMs: 1, echoDelayMs: 1001, idleAfterAbort: false }],
       steps: [ev({ t: "error", s: 0, name: "APIError" }), wait(3000)],
     },
     kinds: ["core", "v1"],

@@ -22,16 +22,17 @@ export const KNOWN_BUGS: KnownBug[] = [
       "severity: only when the host reports the abort more than ~2 s late; the second abort hits a run that is over).",
     matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "abort" && v.facts.ownAbortUnreported === true,
   },
-  {
-    id: "K12-failure-retry-clock-starts-at-send",
-    summary:
-      "The streaming-failure chain times its next step from the moment it decided to send (failure-chain.ts: " +
-      "wakeAt = now + max(1 s, ...)), not from the send's completion: when the host takes most of sendTimeoutMs to accept " +
-      "recovery prompt 1, prompt 2 follows it within milliseconds, before the host could show any effect: two identical " +
-      "continues with no turn between.",
-    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
-  },
 
+  {
+    id: "K16-failure-retry-before-prompt-shown",
+    summary:
+      "The streaming-failure chain judges a recovery prompt by busy within max(toolTextCheckDelayMs, 1 s) of the host " +
+      "accepting it. A host that accepted the prompt but shows it (own user message, busy) later than that gets the next " +
+      "identical prompt first: two continues with no turn between (low severity: OpenCode starts the run within " +
+      "milliseconds of accepting a prompt; the K12 residue once the chain timed from the settled send).",
+    matches: (v) =>
+      v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && v.facts.ownPromptUnseen === true && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
+  },
   {
     id: "K4-esc-taken-for-own-abort",
     summary:
@@ -42,14 +43,6 @@ export const KNOWN_BUGS: KnownBug[] = [
     matches: (v) => v.invariant === "2-after-esc" && v.facts.escDuringOwnAbortWindow === true,
   },
   {
-    id: "K5-subagent-nudge-repeats",
-    summary:
-      "A stuck subagent is nudged again every time its parent starts a new busy period (the orphan state machine forgets " +
-      "`nudged` when the parent goes idle), with nothing from the child in between: two identical nudges to the child with " +
-      "no turn between (bounded by the child's lifetime cap).",
-    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(correction)" && /nudging the subagent/.test(v.facts.lastLog ?? ""),
-  },
-  {
     id: "K10-overdue-answer-repeated",
     summary:
       "A host answer that lands after sendTimeoutMs counts as failed, so the next stall repeats the same recovery while the " +
@@ -57,6 +50,10 @@ export const KNOWN_BUGS: KnownBug[] = [
       "scenarios answer within sendTimeoutMs.",
     matches: (v) => v.invariant === "3b-duplicate" && v.facts.earlierOutcome === "overdue",
   },
+]
+
+/** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
+export const FIXED_BUGS: KnownBug[] = [
   {
     id: "K15-slot-lost-on-delete",
     summary:
@@ -73,10 +70,23 @@ export const KNOWN_BUGS: KnownBug[] = [
       "instead of escalating. realTime().now() is Date.now(); a monotonic source would remove the whole class.",
     matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && v.facts.clockWentBack === true,
   },
-]
-
-/** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
-export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K12-failure-retry-clock-starts-at-send",
+    summary:
+      "The streaming-failure chain times its next step from the moment it decided to send (failure-chain.ts: " +
+      "wakeAt = now + max(1 s, ...)), not from the send's completion: when the host takes most of sendTimeoutMs to accept " +
+      "recovery prompt 1, prompt 2 follows it within milliseconds, before the host could show any effect: two identical " +
+      "continues with no turn between.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K5-subagent-nudge-repeats",
+    summary:
+      "A stuck subagent is nudged again every time its parent starts a new busy period (the orphan state machine forgets " +
+      "`nudged` when the parent goes idle), with nothing from the child in between: two identical nudges to the child with " +
+      "no turn between (bounded by the child's lifetime cap).",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(correction)" && /nudging the subagent/.test(v.facts.lastLog ?? ""),
+  },
   {
     id: "K14-idle-judgement-spins-after-clock-step-back",
     summary:

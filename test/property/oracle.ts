@@ -53,6 +53,8 @@ export type ViolationFacts = {
   laterOutcome?: string
   /** An abort of ours had been made and the host had not yet reported the interruption. */
   ownAbortUnreported?: boolean
+  /** For 3b: a prompt of ours the host accepted had not shown up in the session yet. */
+  ownPromptUnseen?: boolean
   /** For 2: the user's ESC arrived while an abort of ours was unanswered or had just failed. */
   escDuringOwnAbortWindow?: boolean
   /** The engine dropped the session (sweep, eviction) while it held ESC, budget or question state. */
@@ -129,6 +131,8 @@ type OracleSession = {
   /** Our calls the host accepted, in total and per identity. */
   landedTotal: number
   landed: Map<string, number>
+  /** Prompts of ours the host accepted whose own user message has not reached the plugin yet. */
+  unseenPrompts: number
   tokenHigh: Map<string, number>
   lastDelivered: Map<string, CallRecord>
 }
@@ -204,6 +208,7 @@ export class Oracle {
         continues: 0,
         turn: 0,
         landedTotal: 0,
+        unseenPrompts: 0,
         landed: new Map(),
         lastDelivered: new Map(),
         lastDecisionSeq: -1,
@@ -322,6 +327,7 @@ export class Oracle {
       this.stats.escs++
     }
     if (e.t === "esc" || e.t === "abortEcho") s.ownAbortUnreported = false
+    if (e.t === "ownEcho") s.unseenPrompts = Math.max(0, s.unseenPrompts - 1)
     if (f.genuineUser) {
       s.forgotten = false
       s.escInOwnAbortWindow = false
@@ -429,6 +435,7 @@ export class Oracle {
         earlierOutcome: prev.script.outcome,
         laterOutcome: script.outcome,
         ownAbortUnreported: s.ownAbortUnreported,
+        ownPromptUnseen: s.unseenPrompts > 0,
       })
     }
     // 4. lifetime cap
@@ -499,6 +506,8 @@ export class Oracle {
     const identity = identityOf(record)
     s.landedTotal++
     s.landed.set(identity, (s.landed.get(identity) ?? 0) + 1)
+    // The host shows every prompt it accepted as an own user message (host.ts, echo).
+    if (record.method === "send" || record.method === "command") s.unseenPrompts++
     if (record.method === "abort") s.tools.clear()
   }
 

@@ -23,7 +23,7 @@ import {
   registerRateLimitHit,
   type RateLimitState,
 } from "../rate-limit.ts"
-import type { SessionState } from "../session-state.ts"
+import { recoveryRecord, type SessionState } from "../session-state.ts"
 
 type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; timer?: CancelTimer }
 
@@ -92,10 +92,14 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     }
     if (!withinLifetimeCap(ctx, state, "failure recovery")) return
     state.lifetimeContinues++
-    state.lastRecovery = { kind: action.type === "prompt" ? "continue" : "abort+continue", reason: `provider failure (${t.failure.reason})`, at: ctx.time.now() }
+    state.lastRecovery = recoveryRecord(state, action.type === "prompt" ? "continue" : "abort+continue", `provider failure (${t.failure.reason})`, ctx.time.now())
     if (action.type === "prompt") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
-      void sendPrompt(ctx, state, failureContinue(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts)))
+      // The chain's watchdog starts when the host has taken the prompt (or refused it), not now.
+      const settled = () => {
+        if (tracked.get(state.id) === t) feed(state, t, { type: "sent" })
+      }
+      void sendPrompt(ctx, state, failureContinue(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts))).then(settled, settled)
     } else {
       ctx.logger.log("info", `session ${state.id}: ${action.reason}; abort + resume`)
       void abortThenPrompt(ctx, state, failureContinue(ctx, state, abortResumeReason(t.failure.reason)))

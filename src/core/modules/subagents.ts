@@ -9,14 +9,29 @@ import { abortThenPrompt, continueRequest, sendPrompt, withinLifetimeCap } from 
 import type { CancelTimer } from "../clock.ts"
 import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
-import type { SessionState } from "../session-state.ts"
+import { recoveryRecord, type SessionState } from "../session-state.ts"
 import { INITIAL_ORPHAN_STATE, nextOrphanStep, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
 
-/** Signals that can change a parent's verdict; streaming deltas are deliberately not among them. */
-const RELEVANT: readonly Signal["type"][] = ["busy", "idle", "toolStart", "toolEnd", "error", "interrupted", "awaitingUser", "sessionCreated"]
+/**
+ * Signals that can change a parent's verdict, plus the user message that counts as a child's
+ * turn; streaming deltas are deliberately not among them (a child's output is read off its
+ * stamps when its facts are taken).
+ */
+const RELEVANT: readonly Signal["type"][] = ["busy", "idle", "toolStart", "toolEnd", "error", "interrupted", "awaitingUser", "sessionCreated", "userMessage"]
 const MAX_CHILDREN_PER_PARENT = 64
 
 type ParentTrack = { state: OrphanState; timer?: CancelTimer }
+/** What a child's turn count is computed from: the count, and the stamps that move on a turn. */
+type TurnTrack = { turns: number; epoch: number; outputAt: number }
+
+/**
+ * Signals that are a turn of the session whatever its state: model output and run starts/ends
+ * are read off the state instead (see countTurn). A session error is left out: the idle that
+ * follows a run-ending error moves the run stamps, and an error alone may be a late repeat.
+ */
+function isTurnSignal(signal: Signal): boolean {
+  return signal.type === "toolEnd" || signal.type === "interrupted" || (signal.type === "userMessage" && signal.genuine)
+}
 
 export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
   const children = new Map<string, Set<string>>()
@@ -25,6 +40,27 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
   const errored = new Set<string>()
   /** Children seen busy at least once. */
   const started = new Set<string>()
+  /** Each child's own turns, so a nudge it has not answered is not repeated (one entry per tracked child). */
+  const turns = new Map<string, TurnTrack>()
+
+  /**
+   * Counts a child's turn: new model output (text, a tool call, token growth: lastModelOutputAt
+   * moves), a run starting or ending (idleEpoch moves), or a turn signal. Our own prompt showing
+   * up is none of these, so the child's answer to a nudge is what counts, not the nudge's echo.
+   */
+  function countTurn(child: SessionState, signal?: Signal): void {
+    const seen = turnTrack(child)
+    if (seen.epoch !== child.idleEpoch || seen.outputAt !== child.lastModelOutputAt || (signal !== undefined && isTurnSignal(signal))) seen.turns++
+    seen.epoch = child.idleEpoch
+    seen.outputAt = child.lastModelOutputAt
+  }
+
+  /** The child's turn track; one first made now (a child restored from a snapshot) starts from its current stamps. */
+  function turnTrack(child: SessionState): TurnTrack {
+    let seen = turns.get(child.id)
+    if (!seen) turns.set(child.id, (seen = { turns: 0, epoch: child.idleEpoch, outputAt: child.lastModelOutputAt }))
+    return seen
+  }
 
   function childFacts(child: SessionState): ChildFacts {
     return {
@@ -35,6 +71,8 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       toolInProgress: child.openTools.size > 0,
       awaitingUser: child.awaiting.size > 0,
       cancelledByUser: child.cancelledByUser,
+      // Output and runs are read off the stamps here, so streaming deltas need not visit this module.
+      turns: (countTurn(child), turnTrack(child).turns),
     }
   }
 
@@ -78,7 +116,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     } else if (action.type === "abort-resume-parent") {
       if (!withinLifetimeCap(ctx, parent, "orphan-parent recovery")) return
       parent.lifetimeContinues++
-      parent.lastRecovery = { kind: "abort+continue", reason: `orphan parent: ${action.reason}`, at: ctx.time.now() }
+      parent.lastRecovery = recoveryRecord(parent, "abort+continue", `orphan parent: ${action.reason}`, ctx.time.now())
       ctx.logger.log("info", `session ${parentID}: orphan parent (${action.reason}); abort + resume`)
       const reason = orphanParentReason(action.reason)
       void abortThenPrompt(ctx, parent, continueRequest(ctx, parent, { reason, label: "send orphan-parent continue" }))
@@ -89,6 +127,9 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     name: "subagents",
     signals: RELEVANT,
     onSignal(state, signal) {
+      if (state.parentID) countTurn(state, signal)
+      // A user message only counts as a child's turn; it does not change a parent's verdict.
+      if (signal.type === "userMessage") return
       if (signal.type === "error") errored.add(state.id)
       else if (signal.type === "busy" || signal.type === "toolStart") {
         errored.delete(state.id)
@@ -108,6 +149,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       children.delete(state.id)
       errored.delete(state.id)
       started.delete(state.id)
+      turns.delete(state.id)
       if (state.parentID) children.get(state.parentID)?.delete(state.id)
     },
     dispose() {

@@ -12,6 +12,7 @@ import { abortThenPrompt, withinLifetimeCap } from "../actions.ts"
 import { holdReason } from "../context.ts"
 import { bump } from "../idle.ts"
 import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
+import { recoveryRecord } from "../session-state.ts"
 import type { ToolNames } from "../tool-names.ts"
 
 /** After the judge: its guards (the user's turn, an open question) have had their say. */
@@ -101,7 +102,7 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
       if (!withinLifetimeCap(ctx, state, "tool-loop recovery")) return
       state.lifetimeContinues++
       bump(state.featureCounts, "live-tool-loop")
-      state.lastRecovery = { kind: "abort+continue", reason: "live tool loop", at: ctx.time.now() }
+      state.lastRecovery = recoveryRecord(state, "abort+continue", "live tool loop", ctx.time.now())
       ctx.logger.log("info", `session ${state.id}: live tool loop: ${loop.calls} calls repeating ${loop.tools.join(" -> ")}${loop.near ? " (near-identical arguments)" : ""}; aborting before the next call`)
       // The only abort while a tool is open: six repeats prove the loop, and this call has not run yet.
       void abortThenPrompt(ctx, state, { kind: "correction", label: "send tool-loop recovery", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }) }, undefined, true)

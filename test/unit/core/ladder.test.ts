@@ -10,7 +10,9 @@ const budgets: LadderBudgets = {
   loopWindowMs: 600_000,
   lifetimeMaxContinues: 9,
 }
-const fresh: LadderInput = { now: 1_000_000, busySince: 900_000, episodeRetries: 0, recentContinues: [], lifetimeContinues: 0, lastModelOutputAt: 950_000 }
+const fresh: LadderInput = { now: 1_000_000, busyEpoch: 3, episodeRetries: 0, recentContinues: [], lifetimeContinues: 0, lastModelOutputAt: 950_000 }
+/** A continue made in the current run (epoch 3) after the model's last output at 950_000. */
+const continued = { kind: "continue" as const, reason: "x", at: 960_000, epoch: 3, outputAt: 950_000 }
 
 describe("backoff", () => {
   test.each([
@@ -44,7 +46,7 @@ describe("decideStallRecovery", () => {
   })
 
   test("a continue that brought no model output back escalates to abort + continue", () => {
-    const afterContinue = { ...fresh, episodeRetries: 1, lastRecovery: { kind: "continue" as const, reason: "x", at: 960_000 } }
+    const afterContinue = { ...fresh, episodeRetries: 1, lastRecovery: continued }
     const d = decideStallRecovery(afterContinue, budgets)
     expect(d.act && d.kind).toBe("abort+continue")
     // Negative control: the model spoke after the continue, so a plain continue is still right.
@@ -52,9 +54,21 @@ describe("decideStallRecovery", () => {
     const d2 = decideStallRecovery(revived, budgets)
     expect(d2.act && d2.kind).toBe("continue")
     // A recovery from an earlier busy period does not count against this one.
-    const earlier = { ...afterContinue, busySince: 980_000 }
+    const earlier = { ...afterContinue, busyEpoch: 5 }
     const d3 = decideStallRecovery(earlier, budgets)
     expect(d3.act && d3.kind).toBe("continue")
+  })
+
+  test("the escalation does not depend on the order of clock stamps (a clock stepped back)", () => {
+    // The clock went back 10 minutes after the continue: the continue now looks "in the future"
+    // and newer than the run's start and the model's output; it is still this run's, unanswered.
+    const stepped = { ...fresh, now: 400_000, episodeRetries: 1, lastRecovery: { ...continued, at: 960_000 } }
+    const d = decideStallRecovery(stepped, budgets)
+    expect(d.act && d.kind).toBe("abort+continue")
+    // Control: output after the step, stamped earlier than the continue, still counts as output.
+    const spoke = { ...stepped, lastModelOutputAt: 390_000 }
+    const d2 = decideStallRecovery(spoke, budgets)
+    expect(d2.act && d2.kind).toBe("continue")
   })
 
   test("loopMaxContinues continues inside the window is a hallucination loop", () => {
@@ -81,7 +95,7 @@ describe("decideStallRecovery", () => {
   })
 
   test("backoff grows with the episode's retries", () => {
-    const d = decideStallRecovery({ ...fresh, episodeRetries: 2, lastModelOutputAt: 999_999, lastRecovery: { kind: "continue", reason: "", at: 990_000 } }, budgets)
+    const d = decideStallRecovery({ ...fresh, episodeRetries: 2, lastModelOutputAt: 999_999, lastRecovery: { ...continued, at: 990_000 } }, budgets)
     expect(d.act && d.delayMs).toBe(4000)
   })
 })

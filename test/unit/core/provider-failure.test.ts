@@ -163,6 +163,8 @@ const IDLE: FailureEvent = { type: "idle" }
 const BUSY: FailureEvent = { type: "busy" }
 const TICK: FailureEvent = { type: "tick" }
 const OUTPUT: FailureEvent = { type: "modelOutput" }
+/** The host call of the recovery prompt settled. */
+const SENT: FailureEvent = { type: "sent" }
 
 describe("streaming-failure chain", () => {
   test("armed -> prompt once idle and past the base backoff", () => {
@@ -170,12 +172,53 @@ describe("streaming-failure chain", () => {
       [0, F],
       [10, IDLE], // idle, but the backoff (1 s) is not over
       [1_000, TICK],
+      [1_000, SENT],
     ])
     expect(steps[0]!.state.phase).toBe("armed")
     expect(steps[0]!.wakeAt).toBe(1_000)
-    expect(actions(steps)).toEqual(["none", "none", "prompt"])
+    expect(actions(steps)).toEqual(["none", "none", "prompt", "none"])
     expect(steps[2]!.action).toEqual({ type: "prompt", attempt: 1, maxAttempts: 3, reason: "APIError" })
-    expect(steps[2]!.wakeAt).toBe(1_000 + 3_000)
+    expect(steps[3]!.wakeAt).toBe(1_000 + 3_000)
+  })
+
+  test("the watchdog after a prompt counts from the settled send, not from the decision", () => {
+    // The host takes 3.5 s to accept prompt 1: the watchdog (3 s) runs from then.
+    const slow = run([
+      [0, F],
+      [1_000, IDLE], // prompt 1 decided
+      [4_000, TICK], // 3 s after the decision: the send is still on its way, nothing
+      [4_500, SENT],
+      [7_499, TICK],
+      [7_500, TICK], // 3 s after the send settled: re-armed with backoff(1) = 2000
+    ])
+    expect(actions(slow)).toEqual(["none", "prompt", "none", "none", "none", "none"])
+    expect(slow[1]!.wakeAt).toBeUndefined()
+    expect(slow[2]!.state).toMatchObject({ phase: "prompted", sending: true })
+    expect(slow[2]!.wakeAt).toBeUndefined()
+    expect(slow[3]!.wakeAt).toBe(7_500)
+    expect(slow[4]!.state.phase).toBe("prompted")
+    expect(slow[5]!.state.phase).toBe("armed")
+    expect(slow[5]!.wakeAt).toBe(9_500)
+    // Control: a send that settles at once leaves the decision's timing as it was.
+    const quick = run([
+      [0, F],
+      [1_000, IDLE],
+      [1_000, SENT],
+      [4_000, TICK],
+    ])
+    expect(quick[2]!.wakeAt).toBe(4_000)
+    expect(quick[3]!.state.phase).toBe("armed")
+  })
+
+  test("a settle that arrives after the chain moved on changes nothing", () => {
+    const steps = run([
+      [0, F],
+      [1_000, IDLE], // prompt decided
+      [1_200, BUSY], // the prompt worked
+      [1_300, SENT],
+    ])
+    expect(steps[3]!.state.phase).toBe("clear")
+    expect(steps[3]!.wakeAt).toBeUndefined()
   })
 
   test("never prompts while busy (negative control)", () => {
@@ -214,22 +257,25 @@ describe("streaming-failure chain", () => {
     const steps = run([
       [0, F],
       [t0, IDLE], // prompt 1 at 1000
+      [t0, SENT],
       [t0 + 2_999, TICK], // watchdog not due
       [t0 + 3_000, TICK], // due: re-armed with backoff(1) = 2000
       [t0 + 4_999, TICK],
       [t0 + 5_000, TICK], // prompt 2 at 6000
+      [6_000, SENT],
       [6_000 + 3_000, TICK], // re-armed with backoff(2) = 4000
       [9_000 + 4_000, TICK], // prompt 3 at 13000
+      [13_000, SENT],
       [13_000 + 3_000, TICK], // attempts exhausted -> abort + resume
       [16_000 + ABORT_CONTINUE_DELAY_MS + 3_000 - 1, TICK],
       [16_000 + ABORT_CONTINUE_DELAY_MS + 3_000, TICK], // still nothing -> give up
       [99_000, TICK],
     ])
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "prompt", "none", "prompt", "abort-resume", "none", "give-up", "none"])
-    expect(steps[3]!.wakeAt).toBe(t0 + 3_000 + 2_000)
-    expect(steps[5]!.action).toMatchObject({ attempt: 2 })
-    expect(steps[7]!.action).toMatchObject({ attempt: 3 })
-    expect(steps[10]!.state.phase).toBe("gave-up")
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "none", "prompt", "none", "none", "prompt", "none", "abort-resume", "none", "give-up", "none"])
+    expect(steps[4]!.wakeAt).toBe(t0 + 3_000 + 2_000)
+    expect(steps[6]!.action).toMatchObject({ attempt: 2 })
+    expect(steps[9]!.action).toMatchObject({ attempt: 3 })
+    expect(steps[13]!.state.phase).toBe("gave-up")
   })
 
   test("retry budget 1: one prompt, then abort+resume", () => {
@@ -237,12 +283,13 @@ describe("streaming-failure chain", () => {
       [
         [0, F],
         [1_000, IDLE],
+        [1_000, SENT],
         [4_000, TICK],
       ],
       INITIAL_FAILURE_STATE,
       { ...budgets, maxRetries: 1 },
     )
-    expect(actions(steps)).toEqual(["none", "prompt", "abort-resume"])
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "abort-resume"])
   })
 
   test("retry budget 0: no prompt at all, just a logged give-up", () => {
@@ -252,17 +299,17 @@ describe("streaming-failure chain", () => {
 
   test("toolTextCheckDelayMs 0 still leaves the host a moment to go busy", () => {
     const b = { ...budgets, toolTextCheckDelayMs: 0 }
-    const steps = run([[0, F], [1_000, IDLE], [1_000, TICK], [1_000 + FAILURE_WATCHDOG_MIN_MS, TICK]], INITIAL_FAILURE_STATE, b)
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none"])
-    expect(steps[2]!.state.phase).toBe("prompted") // a tick in the same instant is not the watchdog
-    expect(steps[2]!.wakeAt).toBe(1_000 + FAILURE_WATCHDOG_MIN_MS)
-    expect(steps[3]!.state.phase).toBe("armed")
+    const steps = run([[0, F], [1_000, IDLE], [1_000, SENT], [1_000, TICK], [1_000 + FAILURE_WATCHDOG_MIN_MS, TICK]], INITIAL_FAILURE_STATE, b)
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none"])
+    expect(steps[3]!.state.phase).toBe("prompted") // a tick in the same instant is not the watchdog
+    expect(steps[3]!.wakeAt).toBe(1_000 + FAILURE_WATCHDOG_MIN_MS)
+    expect(steps[4]!.state.phase).toBe("armed")
   })
 
   test("zero backoff: the watchdog retries in the same step", () => {
     const b = { ...budgets, baseBackoffMs: 0, maxBackoffMs: 0 }
-    const steps = run([[0, F], [0, IDLE], [3_000, TICK]], INITIAL_FAILURE_STATE, b)
-    expect(actions(steps)).toEqual(["none", "prompt", "prompt"])
+    const steps = run([[0, F], [0, IDLE], [0, SENT], [3_000, TICK]], INITIAL_FAILURE_STATE, b)
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "prompt"])
   })
 
   test("endpoint permanently down: consecutive recoveries without output latch a failure loop", () => {

@@ -109,6 +109,32 @@ describe("host calls", () => {
     expect(h.port.sends).toHaveLength(2)
   })
 
+  test("a session deleted while its send hangs and revived by a late event does not get a second call beside it", async () => {
+    // A stall budget well under sendTimeoutMs, so the revived session stalls while the first send still hangs.
+    const fast = { chunkTimeoutMs: 1000, gracePeriodMs: 0, baseBackoffMs: 0, checkIntervalMs: 500, sendTimeoutMs: 30_000 }
+    const revived = async (deleted: boolean) => {
+      const h = makeHarness(fast)
+      h.port.sendBehaviour = "hang"
+      h.emit(...userTurn)
+      await h.advance(1500, 100)
+      expect(h.port.sends).toHaveLength(1)
+      if (deleted) h.emit({ type: "sessionDeleted" })
+      h.emit({ type: "busy" }) // a late event for the id
+      await h.advance(5000, 100)
+      const during = h.port.calls.length
+      const held = h.port.logged(/stall recovery held: a recovery is already under way/)
+      // Once the first send is abandoned (sendTimeoutMs), the slot is free again.
+      await h.advance(30_000, 100)
+      return { during, held, after: h.port.calls.length }
+    }
+    // The revived session stalls and is held by the first call's slot, then acts once it frees.
+    const afterDelete = await revived(true)
+    expect(afterDelete).toMatchObject({ during: 1, held: true })
+    expect(afterDelete.after).toBeGreaterThan(1)
+    // Control: without the delete the same session is held the same way.
+    expect(await revived(false)).toMatchObject({ during: 1, held: true })
+  })
+
   test("a port that throws synchronously or rejects never throws out of the engine", async () => {
     for (const behaviour of ["throw", "reject"] as const) {
       const h = makeHarness({ busyStallStrategy: "abort" })

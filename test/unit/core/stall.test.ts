@@ -136,6 +136,51 @@ describe("the ladder in time", () => {
     expect(h.port.actions).toEqual(["send", "send"])
   })
 
+  test("a clock stepped back during the run does not make the next stall repeat the continue: still abort first", async () => {
+    const stepped = async (answered: boolean) => {
+      const h = makeHarness()
+      h.emit(...userTurn)
+      await h.advance(3000)
+      // ESC (it stops the watchdog), the clock steps back, the user writes again into the same
+      // busy period: the continue below is stamped before the busy period began.
+      h.emit({ type: "interrupted", byUser: true })
+      h.time.jump(-(BUDGET + 60_000))
+      h.emit(userTurn[0]!, { type: "busy" })
+      await h.advance(BUDGET + 1000, 1000)
+      expect(h.port.actions).toEqual(["send"])
+      if (answered) {
+        await h.advance(1000)
+        h.emit({ type: "modelOutput" })
+      }
+      await h.advance(BUDGET + 2000, 1000)
+      return h.port.actions
+    }
+    expect(await stepped(false)).toEqual(["send", "abort"])
+    // Control: the model answered the continue, so the next stall is a plain continue again.
+    expect(await stepped(true)).toEqual(["send", "send"])
+  })
+
+  test("output of the aborted run before the delayed continue does not count as an answer to that continue", async () => {
+    const fast = { chunkTimeoutMs: 200, gracePeriodMs: 0, baseBackoffMs: 0, maxBackoffMs: 0, checkIntervalMs: 500, loopMaxContinues: 1, loopWindowMs: 1000, maxRetries: 5, lifetimeMaxContinues: 5, injectIntervalMs: 0 }
+    const run = async (answered: boolean) => {
+      const h = makeHarness(fast)
+      h.emit(...userTurn)
+      await h.advance(450, 50) // continue, then abort + continue (hallucination loop)
+      expect(h.port.actions).toEqual(["send", "abort"])
+      await h.advance(500, 50)
+      h.emit({ type: "modelOutput" }) // the run being aborted still says something
+      await h.advance(1600, 50) // the continue goes out 2 s after the abort
+      expect(h.port.actions).toEqual(["send", "abort", "send"])
+      if (answered) h.emit({ type: "modelOutput" })
+      await h.advance(300, 50)
+      return h.port.actions
+    }
+    // Nothing after the continue: the next stall escalates, it does not repeat the continue.
+    expect(await run(false)).toEqual(["send", "abort", "send", "abort"])
+    // Control: the model answered the continue, so a plain continue is right.
+    expect(await run(true)).toEqual(["send", "abort", "send", "send"])
+  })
+
   test("after the abort, a run that restarted by itself gets no extra continue", async () => {
     const h = makeHarness()
     h.emit(...userTurn)

@@ -22,6 +22,7 @@ const child = (patch: Partial<ChildFacts> = {}): ChildFacts => ({
   toolInProgress: false,
   awaitingUser: false,
   cancelledByUser: false,
+  turns: 0,
   ...patch,
 })
 
@@ -234,13 +235,35 @@ describe("stuck subagent", () => {
     expect(steps[1]!.state.phase).toBe("watching")
   })
 
-  test("the parent going idle forgets the nudges", () => {
-    const steps = drive([
+  test("the parent going idle keeps the nudge until the child shows a turn of its own", () => {
+    // The child went quiet again after a turn of its own: a new nudge is worth it.
+    const answered = drive([
       [60_000, busyChild(0)],
       [61_000, orphan({ busy: false })],
-      [200_000, busyChild(100_000)],
+      [200_000, busyChild(100_000, { turns: 1 })],
     ])
-    expect(kinds(steps)).toEqual(["nudge-child", "none", "nudge-child"])
+    expect(kinds(answered)).toEqual(["nudge-child", "none", "nudge-child"])
+    // Nothing from the child in between: the parent's new busy period is no reason to repeat it.
+    const silent = drive([
+      [60_000, busyChild(0)],
+      [61_000, orphan({ busy: false })],
+      [62_000, busyChild(0)],
+      [200_000, busyChild(0)],
+    ])
+    expect(kinds(silent)).toEqual(["nudge-child", "none", "none", "none"])
+    expect(silent[1]!.state.unanswered).toEqual([{ id: "child", turns: 0 }])
+  })
+
+  test("an unanswered nudge also survives the parent being blocked (ESC, pause) and a crash probe", () => {
+    const crashed = orphan({ children: [child({ status: "error" })] })
+    const steps = drive([
+      [0, crashed],
+      [18_000, crashed], // probe: nudge the crashed child
+      [19_000, orphan({ blocked: true, children: [child({ status: "error" })] })],
+      [20_000, crashed], // a new wait, no second probe: straight to the parent
+      [38_000, crashed],
+    ])
+    expect(kinds(steps)).toEqual(["none", "nudge-child", "none", "none", "abort-resume-parent"])
   })
 
   test("two stuck children are nudged one per step", () => {

@@ -49,6 +49,28 @@ describe("streaming failure", () => {
     expect(dead.port.logged(/gave up/)).toBe(true)
   })
 
+  test("a recovery prompt the host is slow to accept: the next one waits the full watchdog after it was taken", async () => {
+    const gap = async (acceptMs: number) => {
+      const h = makeHarness()
+      // The host records the prompt at once but answers the call acceptMs later (under sendTimeoutMs).
+      const send = h.port.send.bind(h.port)
+      h.port.send = (request) => {
+        void send(request)
+        return new Promise<void>((resolve) => h.time.schedule(acceptMs, resolve))
+      }
+      h.emit(...userTurn, streamError, { type: "idle" })
+      await h.advance(20_000, 100)
+      const at = h.port.calls.map((c) => c.at)
+      expect(at.length).toBeGreaterThanOrEqual(2)
+      return at[1]! - at[0]!
+    }
+    // Watchdog toolTextCheckDelayMs (3 s), then the second backoff (2 s): counted from the
+    // moment the host took prompt 1, not from the decision to send it.
+    expect(await gap(2_900)).toBe(2_900 + 3_000 + 2_000)
+    // Control: a prompt taken at once keeps the timing it always had.
+    expect(await gap(0)).toBe(3_000 + 2_000)
+  })
+
   test("ESC during the chain stops it", async () => {
     const h = makeHarness()
     h.emit(...userTurn, streamError, { type: "interrupted" }, { type: "idle" })

@@ -41,7 +41,7 @@ export function sampleStatus(over: Partial<SessionStatus> = {}): SessionStatus {
     lifetimeContinues: 4,
     lifetimeMaxContinues: 20,
     profile: "fast",
-    lastRecovery: { kind: "continue", reason: "no output for 3m 5s", at: NOW - 125_000 },
+    lastRecovery: { kind: "continue", reason: "no output for 3m 5s", at: NOW - 125_000, epoch: 1, outputAt: 0 },
     ...over,
   }
 }

@@ -1,0 +1,51 @@
+/** Subagents through the whole engine, on the simulated clock. */
+import { describe, expect, test } from "bun:test"
+import type { Signal } from "../../../src/host/port.ts"
+import { makeHarness, type Harness } from "../../support/harness.ts"
+
+type Sig = Partial<Signal> & { type: Signal["type"] }
+const on = (h: Harness, sessionID: string, ...signals: Sig[]) => h.emit(...signals.map((s) => ({ ...s, sessionID })))
+const nudges = (h: Harness) => h.port.sends.filter((s) => s.sessionID === "child" && s.kind === "correction").length
+const genuine: Sig = { type: "userMessage", genuine: true }
+
+/** A running child that goes quiet under a busy parent; 61 s later it has had its one nudge. */
+async function nudgedChild(): Promise<Harness> {
+  const h = makeHarness()
+  on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" })
+  on(h, "parent", genuine, { type: "busy" })
+  await h.advance(61_000, 1000)
+  expect(nudges(h)).toBe(1)
+  return h
+}
+
+/** The parent finishes its turn and the user starts another one: a new busy period. */
+function parentNewBusyPeriod(h: Harness): void {
+  on(h, "parent", { type: "idle" }, genuine, { type: "busy" })
+}
+
+describe("stuck subagent nudge across the parent's busy periods", () => {
+  test("a child that showed nothing since its nudge is not nudged again when the parent runs again", async () => {
+    const h = await nudgedChild()
+    // The nudge's own echo is not a turn of the child.
+    on(h, "child", { type: "userMessage", genuine: false })
+    parentNewBusyPeriod(h)
+    await h.advance(120_000, 1000)
+    expect(nudges(h)).toBe(1)
+  })
+
+  test("control: a child that answered (new output) and went quiet again is nudged again", async () => {
+    const h = await nudgedChild()
+    on(h, "child", { type: "modelOutput" })
+    parentNewBusyPeriod(h)
+    await h.advance(61_000, 1000)
+    expect(nudges(h)).toBe(2)
+  })
+
+  test("control: a run of the child ending and starting again also counts as its turn", async () => {
+    const h = await nudgedChild()
+    on(h, "child", { type: "idle" }, { type: "busy" })
+    parentNewBusyPeriod(h)
+    await h.advance(61_000, 1000)
+    expect(nudges(h)).toBe(2)
+  })
+})
