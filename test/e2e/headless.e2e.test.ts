@@ -6,15 +6,16 @@
  * `opencode run` 1.18.33 waits for the session's first idle and exits 1 when the session
  * reported any `session.error`. The plugin's own cure for a hung stream is abort + continue,
  * and the abort's MessageAbortedError and idle end such a run before the continue lands. So in
- * a headless run the plugin's `config` hook gives each provider without a `chunkTimeout` of
- * its own the plugin's stall budget as `chunkTimeout`: OpenCode then retries the silent stream
- * itself (a `retry` status and a second request, no error), before the plugin's watchdog
- * would act. The first run shows that; the second keeps a `chunkTimeout` in the config (the
- * harness default, 10 minutes), which the plugin must leave alone, and shows what happens
- * then: the plugin's abort, which ends the run with exit 1.
+ * a headless run the plugin's `config` hook gives each provider its stall budget as
+ * `chunkTimeout` and `headerTimeout`, wherever the config sets none: OpenCode then retries the
+ * silent request itself (a `retry` status and a second request, no error), before the plugin's
+ * watchdog would act. The first run shows that for a stream that hangs after a few words, the
+ * second for a request that never gets its response headers; the third keeps both timeouts in
+ * the config (the harness default, 10 minutes), which the plugin must leave alone, and shows
+ * what happens then: the plugin's abort, which ends the run with exit 1.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
+import { hangAfter, hangBeforeHeaders, startFakeProvider, text, type FakeProvider, type Step } from "./harness/fake-provider.ts"
 import { runOpencode, runPluginLogs, type RunOpencodeResult } from "./harness/opencode-run.ts"
 import { PLUGIN_URL, pluginPromptRequests, SHORT_BUDGETS } from "./support.ts"
 
@@ -27,20 +28,30 @@ import { PLUGIN_URL, pluginPromptRequests, SHORT_BUDGETS } from "./support.ts"
  * timeout is chunkTimeoutMs alone, 3 s.
  */
 const HEADLESS_BUDGETS = { ...SHORT_BUDGETS, chunkTimeoutMs: 3000, gracePeriodMs: 7000 }
+/**
+ * A hang before the headers sends no words, so the plugin sees the start-up silence and the
+ * host's 3 s header timeout as one: up to 9 s and more on a loaded machine. More grace keeps the
+ * host first; what the host is given (chunkTimeoutMs, 3 s) stays the same.
+ */
+const HEADER_HANG_BUDGETS = { ...HEADLESS_BUDGETS, gracePeriodMs: 12_000 }
 const ANSWER = "Recovered: the answer is 42."
 const QUESTION = "what is the answer?"
 
 type Run = { provider: FakeProvider; result: RunOpencodeResult; sessionID?: string }
 
-/** One headless run against a model whose first answer hangs after a few words. */
-async function hungRun(chunkTimeoutMs: number | null): Promise<Run> {
+/**
+ * One headless run against a model whose first answer hangs (`hang`). `configuredMs` is the
+ * `chunkTimeout` and `headerTimeout` the config sets; null leaves both out.
+ */
+async function hungRun(hang: Step, configuredMs: number | null, budgets = HEADLESS_BUDGETS): Promise<Run> {
   const provider = await startFakeProvider()
-  provider.enqueue(hangAfter("Let me look into"))
+  provider.enqueue(hang)
   provider.setFallback(text(ANSWER))
   const result = await runOpencode({
     providerUrl: provider.url,
-    chunkTimeoutMs,
-    plugins: [[PLUGIN_URL, HEADLESS_BUDGETS]],
+    chunkTimeoutMs: configuredMs,
+    headerTimeoutMs: configuredMs,
+    plugins: [[PLUGIN_URL, budgets]],
     message: QUESTION,
     logLevel: "DEBUG",
     timeoutMs: 60_000,
@@ -65,63 +76,85 @@ function startupLines(run: Run): string[] {
   return runPluginLogs(run.result, "auto-resume").filter((l) => l.startsWith("info opencode-auto-resume ") && l.includes("host=v1"))
 }
 
-const CHUNK_TIMEOUT_LINE = /headless run: provider chunkTimeout set to chunkTimeoutMs \(fake=3000ms\)/
+const TIMEOUTS_LINE = /^info headless run: provider timeouts set to chunkTimeoutMs .*: fake chunkTimeout\+headerTimeout=3000ms$/
 
-describe("headless `opencode run` with no chunkTimeout in the config", () => {
+/** The plugin handed the fake provider its budget for both timeouts, and said so once. */
+function checkTimeoutsSet(run: Run) {
+  const check = checker(run)
+  const log = runPluginLogs(run.result, "auto-resume")
+  check(startupLines(run).length === 1, "expected exactly one startup line with host=v1")
+  check(log.filter((l) => TIMEOUTS_LINE.test(l)).length === 1, "expected one info line setting fake's chunkTimeout and headerTimeout to chunkTimeoutMs")
+}
+
+/**
+ * The run exited 0 with the answer; the hung request was cut by OpenCode and asked again, and
+ * the plugin did nothing. `cutBy`: the host's log line naming the timeout, where it writes one
+ * (1.18.33 logs a `stream error` for the header timeout, nothing for the chunk timeout).
+ */
+function checkHostRetried(run: Run, hang: Step["kind"], cutBy?: RegExp) {
+  const check = checker(run)
+  check(run.result.code === 0 && !run.result.timedOut, "headless run did not exit 0")
+  check(run.result.stdout.includes(ANSWER), "the recovered answer is not on stdout")
+  const [hung, retry, ...more] = run.provider.requests
+  // The hung request was cut off by the client (the host's timeout), and the same user turn
+  // was asked again: no prompt of the plugin's in between.
+  check(hung?.step.kind === hang && hung.outcome === "clientAborted", `the first request should be the ${hang} one, aborted by OpenCode`)
+  check(retry?.lastUserText.includes(QUESTION) === true && retry.outcome === "completed", "the second request should be the host's retry of the user's turn")
+  check(more.length === 0 && pluginPromptRequests(run.provider).length === 0, "no further request, and none from the plugin")
+  check(cutBy?.test(run.result.stderr) ?? true, `OpenCode's log does not name the timeout that cut the request (${cutBy})`)
+  check(!run.result.stderr.includes("MessageAbortedError"), "the run was aborted")
+  const own = runPluginLogs(run.result, "auto-resume").filter((l) => run.sessionID !== undefined && l.includes(run.sessionID))
+  check(run.sessionID !== undefined, "no session was created")
+  check(!own.some((l) => /stall detected|continue sent|aborted the stalled run/.test(l)), "the plugin's watchdog acted on the session")
+  expect(hung?.lastUserText).toContain(QUESTION)
+}
+
+describe("headless `opencode run` with no stream timeouts in the config: a stream that hangs mid-answer", () => {
   let run: Run
 
   beforeAll(async () => {
-    run = await hungRun(null)
+    run = await hungRun(hangAfter("Let me look into"), null)
   }, 75_000)
   afterAll(async () => {
     await run?.provider.stop()
   })
 
-  test("the plugin hands the fake provider its stall budget as chunkTimeout", () => {
-    const check = checker(run)
-    const log = runPluginLogs(run.result, "auto-resume")
-    check(startupLines(run).length === 1, "expected exactly one startup line with host=v1")
-    check(log.filter((l) => CHUNK_TIMEOUT_LINE.test(l)).length === 1, "expected one info line setting fake's chunkTimeout to chunkTimeoutMs")
-  })
+  test("the plugin hands the fake provider its stall budget as chunkTimeout and headerTimeout", () => checkTimeoutsSet(run))
 
-  test("the run ends with exit 0 and prints the recovered answer", () => {
-    const check = checker(run)
-    check(run.result.code === 0 && !run.result.timedOut, "headless run did not exit 0")
-    check(run.result.stdout.includes(ANSWER), "the recovered answer is not on stdout")
-  })
-
-  test("OpenCode retried the hung stream itself; the plugin had nothing to do", () => {
-    const check = checker(run)
-    const [hung, retry, ...more] = run.provider.requests
-    // The hung request was cut off by the client (the host's chunk timeout), and the same
-    // user turn was asked again: no prompt of the plugin's in between.
-    check(hung?.step.kind === "hangAfter" && hung.outcome === "clientAborted", "the first request should be the hung one, aborted by OpenCode")
-    check(retry?.lastUserText.includes(QUESTION) === true && retry.outcome === "completed", "the second request should be the host's retry of the user's turn")
-    check(more.length === 0 && pluginPromptRequests(run.provider).length === 0, "no further request, and none from the plugin")
-    check(!run.result.stderr.includes("MessageAbortedError"), "the run was aborted")
-    const own = runPluginLogs(run.result, "auto-resume").filter((l) => run.sessionID !== undefined && l.includes(run.sessionID))
-    check(run.sessionID !== undefined, "no session was created")
-    check(!own.some((l) => /stall detected|continue sent|aborted the stalled run/.test(l)), "the plugin's watchdog acted on the session")
-    expect(hung?.lastUserText).toContain(QUESTION)
-  })
+  test("OpenCode retried the hung stream itself (chunkTimeout); the run ends with exit 0 and the answer", () => checkHostRetried(run, "hangAfter"))
 })
 
-describe("headless `opencode run` whose config sets chunkTimeout (negative control)", () => {
+describe("headless `opencode run` with no stream timeouts in the config: a request that never gets its headers", () => {
   let run: Run
 
   beforeAll(async () => {
-    run = await hungRun(600_000)
+    run = await hungRun(hangBeforeHeaders(), null, HEADER_HANG_BUDGETS)
   }, 75_000)
   afterAll(async () => {
     await run?.provider.stop()
   })
 
-  test("the user's chunkTimeout is kept, so the plugin's watchdog acts and the abort ends the run", () => {
+  test("the plugin hands the fake provider its stall budget as chunkTimeout and headerTimeout", () => checkTimeoutsSet(run))
+
+  test("OpenCode retried the request itself (headerTimeout); the run ends with exit 0 and the answer", () => checkHostRetried(run, "hangBeforeHeaders", /ProviderHeaderTimeoutError: Provider response headers timed out after 3000ms/))
+})
+
+describe("headless `opencode run` whose config sets both stream timeouts (negative control)", () => {
+  let run: Run
+
+  beforeAll(async () => {
+    run = await hungRun(hangAfter("Let me look into"), 600_000)
+  }, 75_000)
+  afterAll(async () => {
+    await run?.provider.stop()
+  })
+
+  test("the user's timeouts are kept, so the plugin's watchdog acts and the abort ends the run", () => {
     const check = checker(run)
     const log = runPluginLogs(run.result, "auto-resume")
     check(startupLines(run).length === 1, "expected exactly one startup line with host=v1")
-    check(!log.some((l) => /chunkTimeout set/.test(l)), "the plugin overrode the user's chunkTimeout")
-    check(log.some((l) => /chunkTimeout left as configured for fake/.test(l)), "expected the debug line that fake's chunkTimeout was kept")
+    check(!log.some((l) => /provider timeouts set/.test(l)), "the plugin overrode the user's timeouts")
+    check(log.some((l) => /provider timeouts left as configured: fake chunkTimeout\+headerTimeout$/.test(l)), "expected the debug line that fake's timeouts were kept")
     check(run.sessionID !== undefined, "no session was created")
     const own = log.filter((l) => l.includes(run.sessionID!))
     check(own.some((l) => /stall detected phase=idle/.test(l)), "the stall was not detected")

@@ -1,16 +1,17 @@
 /**
- * The `config` hook that lets OpenCode itself retry a hung stream in a headless `opencode run`
- * (why: core/host-chunk-timeout.ts). It writes `provider[id].options.chunkTimeout` for every
- * provider the config lists and for the provider of the run's model (`--model`, else
- * `config.model`), never where the user's config already sets `chunkTimeout`. Any other
- * process (`opencode serve`, the TUI) is left untouched: there the plugin's own recovery works.
+ * The `config` hook that lets OpenCode itself retry a hung request in a headless `opencode run`
+ * (why: core/host-stream-timeouts.ts). It writes `provider[id].options.chunkTimeout` and
+ * `.headerTimeout` for every provider the config lists and for the provider of the run's model
+ * (`--model`, else `config.model`), each option only where the user's config sets none for that
+ * provider. Any other process (`opencode serve`, the TUI) is left untouched: there the plugin's
+ * own recovery works.
  *
  * Measured on 1.18.33: an entry created here for a built-in provider (`anthropic`, `opencode`)
  * merges with OpenCode's own entry (models, headers and the key from the environment stay);
  * an entry for a provider id OpenCode does not know is dropped silently, as a config-file
  * entry without models would be. See test/e2e/HOST-NOTES.md.
  */
-import { planChunkTimeouts, type ProviderTimeoutFacts } from "../../core/host-chunk-timeout.ts"
+import { HOST_TIMEOUT_OPTIONS, planHostTimeouts, type HostTimeoutOption, type ProviderTimeoutFacts } from "../../core/host-stream-timeouts.ts"
 import type { LogLevel } from "../port.ts"
 import { asObj, get, str } from "../shape.ts"
 import { providerOf, readRunArgv } from "./run-argv.ts"
@@ -25,7 +26,7 @@ export type HeadlessTimeoutDeps = {
 }
 
 /** Applies the plan to `config` (mutating it); returns the providers that were given a value. Never throws. */
-export function applyHeadlessChunkTimeouts(config: unknown, deps: HeadlessTimeoutDeps): string[] {
+export function applyHeadlessStreamTimeouts(config: unknown, deps: HeadlessTimeoutDeps): string[] {
   try {
     const run = readRunArgv(deps.argv)
     if (!run.headless) return []
@@ -42,32 +43,43 @@ export function applyHeadlessChunkTimeouts(config: unknown, deps: HeadlessTimeou
       if (entry !== undefined && !asObj(entry)) continue
       const options = get(entry, "options")
       if (options !== undefined && !asObj(options)) continue
-      facts.push({ providerID: id, userValue: asObj(options)?.chunkTimeout !== undefined })
+      const userOptions = asObj(options)
+      facts.push({ providerID: id, userSet: HOST_TIMEOUT_OPTIONS.filter((o) => userOptions?.[o] !== undefined) })
     }
-    const plan = planChunkTimeouts(facts, deps.budgetMs)
+    const plan = planHostTimeouts(facts, deps.budgetMs)
     if (plan.set.length > 0) {
       const providers = listed ?? {}
-      for (const { providerID, ms } of plan.set) {
+      for (const { providerID, option, ms } of plan.set) {
         const entry = asObj(providers[providerID]) ?? {}
         const options = asObj(entry.options) ?? {}
-        options.chunkTimeout = ms
+        options[option] = ms
         entry.options = options
         providers[providerID] = entry
       }
       cfg.provider = providers
-      const what = plan.set.map((s) => `${s.providerID}=${s.ms}ms`).join(", ")
-      const kept = plan.kept.length > 0 ? `; kept the configured value for ${plan.kept.join(", ")}` : ""
-      deps.log("info", `headless run: provider chunkTimeout set to chunkTimeoutMs (${what}) so OpenCode retries a hung stream itself${kept}`)
+      const kept = plan.kept.length > 0 ? `; kept as configured: ${byProvider(plan.kept)}` : ""
+      deps.log("info", `headless run: provider timeouts set to chunkTimeoutMs so OpenCode retries a hung request itself: ${byProvider(plan.set)}${kept}`)
     } else if (plan.kept.length > 0) {
-      deps.log("debug", `headless run: provider chunkTimeout left as configured for ${plan.kept.join(", ")}`)
+      deps.log("debug", `headless run: provider timeouts left as configured: ${byProvider(plan.kept)}`)
     }
-    return plan.set.map((s) => s.providerID)
+    return [...new Set(plan.set.map((s) => s.providerID))]
   } catch (error) {
     try {
-      deps.log("warn", `headless run: could not set provider chunkTimeout: ${error instanceof Error ? error.message : String(error)}`)
+      deps.log("warn", `headless run: could not set provider timeouts: ${error instanceof Error ? error.message : String(error)}`)
     } catch {
       // Logging must not throw into the host either.
     }
     return []
   }
+}
+
+/** "fake chunkTimeout+headerTimeout=3000ms, anthropic headerTimeout=45000ms": a plan lists one provider's entries together, with one budget. */
+function byProvider(entries: ReadonlyArray<{ providerID: string; option: HostTimeoutOption; ms?: number }>): string {
+  const groups: Array<{ providerID: string; options: string[]; ms?: number }> = []
+  for (const e of entries) {
+    const last = groups.at(-1)
+    if (last?.providerID === e.providerID) last.options.push(e.option)
+    else groups.push({ providerID: e.providerID, options: [e.option], ms: e.ms })
+  }
+  return groups.map((g) => `${g.providerID} ${g.options.join("+")}${g.ms === undefined ? "" : `=${g.ms}ms`}`).join(", ")
 }

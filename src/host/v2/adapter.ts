@@ -7,7 +7,7 @@
  * state. The returned cleanup stops every timer, the subscription and the tool registration.
  *
  * Unlike v1 (host/v1/headless-timeout.ts) nothing here shortens the host's provider stream
- * timeout for a headless run: the documented 2.x context has no config hook and no way to set
+ * timeouts for a headless run: the documented 2.x context has no config hook and no way to set
  * provider options, so there is no surface to do it through.
  */
 import type { TimeSource } from "../../core/clock.ts"

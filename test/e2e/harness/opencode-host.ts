@@ -36,10 +36,11 @@ export type StartOpencodeOptions = {
   /**
    * Provider stream timeouts handed to OpenCode. Large by default so OpenCode's own
    * hung-stream handling never interferes with what a test is looking at. `null` leaves
-   * `chunkTimeout` out of the config, so OpenCode's default (or a plugin) decides.
+   * `chunkTimeout` out of the config, so OpenCode's default (or a plugin) decides; the same
+   * for `headerTimeoutMs` and `headerTimeout`.
    */
   chunkTimeoutMs?: number | null
-  headerTimeoutMs?: number
+  headerTimeoutMs?: number | null
   /** `--log-level` for the server (default: OpenCode's default, INFO). */
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR"
   /** Bound for boot (listening line + health + event stream). Default 30 s. */
@@ -254,7 +255,7 @@ export function buildConfig(opts: StartOpencodeOptions): Record<string, unknown>
           baseURL: opts.providerUrl,
           apiKey: "fake-key",
           ...(opts.chunkTimeoutMs === null ? {} : { chunkTimeout: opts.chunkTimeoutMs ?? 600_000 }),
-          headerTimeout: opts.headerTimeoutMs ?? 600_000,
+          ...(opts.headerTimeoutMs === null ? {} : { headerTimeout: opts.headerTimeoutMs ?? 600_000 }),
         },
         models: {
           "fake-model": {

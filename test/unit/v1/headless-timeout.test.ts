@@ -1,10 +1,10 @@
-/** The v1 `config` hook that hands OpenCode's hung-stream retry the stall budget in `opencode run`. */
+/** The v1 `config` hook that hands OpenCode's hung-request retry the stall budget in `opencode run`. */
 import { afterEach, describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../../src/core/clock.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
 import { startV1, type V1Plugin } from "../../../src/host/v1/adapter.ts"
 import { REPLY_PROVIDER_ID } from "../../../src/host/v1/command-model.ts"
-import { applyHeadlessChunkTimeouts, type HeadlessTimeoutDeps } from "../../../src/host/v1/headless-timeout.ts"
+import { applyHeadlessStreamTimeouts, type HeadlessTimeoutDeps } from "../../../src/host/v1/headless-timeout.ts"
 import { freshDirectory } from "./rig.ts"
 
 const HEAD = ["bun", "/$bunfs/root/src/index.js"]
@@ -17,27 +17,42 @@ function fakeProvider(options: Record<string, unknown> = { baseURL: "http://127.
 
 function apply(config: unknown, argv: readonly unknown[], extra: Partial<HeadlessTimeoutDeps> = {}) {
   const logs: string[] = []
-  const set = applyHeadlessChunkTimeouts(config, { argv, budgetMs: () => 2000, log: (l, m) => logs.push(`${l} ${m}`), ...extra })
+  const set = applyHeadlessStreamTimeouts(config, { argv, budgetMs: () => 2000, log: (l, m) => logs.push(`${l} ${m}`), ...extra })
   return { set, logs, info: logs.filter((l) => l.startsWith("info ")) }
 }
 
-describe("applyHeadlessChunkTimeouts", () => {
-  test("headless: a listed provider without chunkTimeout gets the budget, with one info line", () => {
+describe("applyHeadlessStreamTimeouts", () => {
+  test("headless: a listed provider without either timeout gets the budget for both, with one info line", () => {
     const config = { model: "fake/fake-model", provider: { fake: fakeProvider() } }
     const { set, info } = apply(config, RUN)
     expect(set).toEqual(["fake"])
-    expect(config.provider.fake.options).toEqual({ baseURL: "http://127.0.0.1:1/v1", chunkTimeout: 2000 })
-    expect(info).toEqual([expect.stringContaining("provider chunkTimeout set to chunkTimeoutMs (fake=2000ms)")])
+    expect(config.provider.fake.options).toEqual({ baseURL: "http://127.0.0.1:1/v1", chunkTimeout: 2000, headerTimeout: 2000 })
+    expect(info).toEqual([expect.stringContaining("provider timeouts set to chunkTimeoutMs so OpenCode retries a hung request itself: fake chunkTimeout+headerTimeout=2000ms")])
   })
 
-  test("the user's chunkTimeout wins, whatever its value (negative control)", () => {
+  test("the user's timeouts win, whatever their value (negative control)", () => {
     for (const value of [600_000, 1, false]) {
-      const config = { provider: { fake: fakeProvider({ chunkTimeout: value }) } }
+      const config = { provider: { fake: fakeProvider({ chunkTimeout: value, headerTimeout: value }) } }
       const { set, info, logs } = apply(config, RUN)
       expect(set).toEqual([])
-      expect(config.provider.fake.options).toEqual({ chunkTimeout: value })
+      expect(config.provider.fake.options).toEqual({ chunkTimeout: value, headerTimeout: value })
       expect(info).toEqual([])
-      expect(logs).toEqual([expect.stringContaining("left as configured for fake")])
+      expect(logs).toEqual(["debug headless run: provider timeouts left as configured: fake chunkTimeout+headerTimeout"])
+    }
+  })
+
+  test("per option: a user-set headerTimeout stays while chunkTimeout is lowered, and the other way round", () => {
+    for (const [mine, ours] of [
+      ["headerTimeout", "chunkTimeout"],
+      ["chunkTimeout", "headerTimeout"],
+    ] as const) {
+      for (const value of [600_000, false]) {
+        const config = { provider: { fake: fakeProvider({ [mine]: value }) } }
+        const { set, info } = apply(config, RUN)
+        expect(set).toEqual(["fake"])
+        expect(config.provider.fake.options).toEqual({ [mine]: value, [ours]: 2000 })
+        expect(info).toEqual([`info headless run: provider timeouts set to chunkTimeoutMs so OpenCode retries a hung request itself: fake ${ours}=2000ms; kept as configured: fake ${mine}`])
+      }
     }
   })
 
@@ -55,7 +70,7 @@ describe("applyHeadlessChunkTimeouts", () => {
   test("the run's model provider is covered even when the config does not list it", () => {
     const config: Record<string, any> = { provider: { fake: fakeProvider() } }
     apply(config, [...HEAD, "run", "-m", "anthropic/claude-sonnet", "hi"])
-    expect(config.provider.anthropic).toEqual({ options: { chunkTimeout: 2000 } })
+    expect(config.provider.anthropic).toEqual({ options: { chunkTimeout: 2000, headerTimeout: 2000 } })
     expect(config.provider.fake.options.chunkTimeout).toBe(2000)
   })
 
@@ -63,7 +78,7 @@ describe("applyHeadlessChunkTimeouts", () => {
     const config: Record<string, any> = { model: "openai/gpt-x" }
     const { set, info } = apply(config, [...HEAD, "run", "hi"])
     expect(set).toEqual(["openai"])
-    expect(config.provider).toEqual({ openai: { options: { chunkTimeout: 2000 } } })
+    expect(config.provider).toEqual({ openai: { options: { chunkTimeout: 2000, headerTimeout: 2000 } } })
     expect(info).toHaveLength(1)
 
     const untouched: Record<string, any> = {}
@@ -75,8 +90,8 @@ describe("applyHeadlessChunkTimeouts", () => {
     const fetchFn = () => undefined
     const config: Record<string, any> = { provider: { a: {}, b: { options: { apiKey: "k", fetch: fetchFn } } } }
     apply(config, [...HEAD, "run", "hi"])
-    expect(config.provider.a).toEqual({ options: { chunkTimeout: 2000 } })
-    expect(config.provider.b.options).toEqual({ apiKey: "k", fetch: fetchFn, chunkTimeout: 2000 })
+    expect(config.provider.a).toEqual({ options: { chunkTimeout: 2000, headerTimeout: 2000 } })
+    expect(config.provider.b.options).toEqual({ apiKey: "k", fetch: fetchFn, chunkTimeout: 2000, headerTimeout: 2000 })
   })
 
   test("the plugin's own reply provider and malformed entries are left alone", () => {
@@ -92,10 +107,10 @@ describe("applyHeadlessChunkTimeouts", () => {
     }
     const { set, logs } = apply({ provider: { fake: {} } }, RUN, { budgetMs: boom })
     expect(set).toEqual([])
-    expect(logs).toEqual([expect.stringContaining("warn headless run: could not set provider chunkTimeout: boom")])
+    expect(logs).toEqual([expect.stringContaining("warn headless run: could not set provider timeouts: boom")])
     const hostile = Object.defineProperty({}, "provider", { get: boom })
     expect(() => apply(hostile, RUN)).not.toThrow()
-    expect(() => applyHeadlessChunkTimeouts({}, { argv: RUN, budgetMs: () => 2000, log: boom, ownProviders: [] })).not.toThrow()
+    expect(() => applyHeadlessStreamTimeouts({}, { argv: RUN, budgetMs: () => 2000, log: boom, ownProviders: [] })).not.toThrow()
   })
 })
 
@@ -117,8 +132,8 @@ describe("the v1 adapter's config hook", () => {
     const { plugin } = start([...HEAD, "run", "-m", "ollama/qwen3", "hi"], { modelProfiles: { anthropic: { chunkTimeoutMs: 45_000 } } })
     const config: Record<string, any> = { provider: { fake: fakeProvider(), anthropic: {}, ollama: {} } }
     await plugin.hooks.config!(config as never)
-    expect(config.provider.fake.options.chunkTimeout).toBe(180_000) // fast profile default
-    expect(config.provider.anthropic.options.chunkTimeout).toBe(45_000)
+    expect(config.provider.fake.options).toMatchObject({ chunkTimeout: 180_000, headerTimeout: 180_000 }) // fast profile default
+    expect(config.provider.anthropic.options).toEqual({ chunkTimeout: 45_000, headerTimeout: 45_000 })
     // The slow profile's 600 s is longer than the host's own 300 s: left to the host.
     expect(config.provider.ollama).toEqual({})
   })
@@ -127,7 +142,7 @@ describe("the v1 adapter's config hook", () => {
     const { plugin } = start(RUN, { chunkTimeoutMs: 2000, gracePeriodMs: 500 })
     const config: Record<string, any> = { provider: { fake: fakeProvider() } }
     await plugin.hooks.config!(config as never)
-    expect(config.provider.fake.options.chunkTimeout).toBe(2000)
+    expect(config.provider.fake.options).toMatchObject({ chunkTimeout: 2000, headerTimeout: 2000 })
   })
 
   test("under `opencode serve` the hook leaves the config as it was (negative control)", async () => {
