@@ -11,8 +11,8 @@ import { backoffDelay } from "./ladder.ts"
 /**
  * clear          nothing to do
  * armed          a streaming failure was seen; waiting for idle and `notBefore` (backoff)
- * prompted       a recovery prompt was decided; once its host call settled (`sentAt`) the
- *                watchdog expects busy soon
+ * prompted       a recovery prompt was decided; once its host call settled (`sentAt`) and the
+ *                prompt showed up in the session (`seenAt`) the watchdog expects busy soon
  * abort-resumed  retries ran out; abort + resume went out at `sentAt`
  * gave-up        abort + resume did not revive the session either
  * loop-latched   `failureLoopLimit` recoveries in a row with no model output between them:
@@ -39,6 +39,13 @@ export type FailureState = {
    * right behind the first.
    */
   sending: boolean
+  /**
+   * When the current recovery prompt was seen in the session (our own user message), or
+   * undefined while it has not been (read only in phase prompted). Until then the prompt may
+   * simply not have reached the session yet, and judging it "did not revive" would put the
+   * next identical prompt right behind it (K16).
+   */
+  seenAt?: number
   /** Failure recoveries started with no model output since. */
   consecutive: number
 }
@@ -61,6 +68,7 @@ export type FailureEvent =
   | { type: "modelOutput" }
   | { type: "tick" }
   | { type: "sent" }
+  | { type: "ownPromptSeen" }
   | { type: "genuineUser" }
   | { type: "cancelled" }
 
@@ -85,11 +93,30 @@ export type FailureStep = {
 export const DEFAULT_FAILURE_LOOP_LIMIT = 3
 /** The watchdog never judges "still not busy" sooner than this, even with toolTextCheckDelayMs 0. */
 export const FAILURE_WATCHDOG_MIN_MS = 1_000
+/**
+ * How much longer than the watchdog the chain waits for a recovery prompt the host accepted
+ * but has not shown. OpenCode shows an accepted prompt within milliseconds, so this only
+ * matters for a lagging event stream; 5 s covers lags far past that (the property model's
+ * hosts echo up to 3 s late) while a host that never echoes delays each retry by just this
+ * much. A fixed time, not sendTimeoutMs: that budgets a slow answer (30 s by default) and
+ * the answer has already come; a host that drops prompts should not stall 30 s per retry.
+ */
+export const FAILURE_ECHO_GRACE_MS = 5_000
 
 const NONE: FailureAction = { type: "none" }
 
 function watchdogMs(budgets: FailureBudgets): number {
   return Math.max(budgets.toolTextCheckDelayMs, FAILURE_WATCHDOG_MIN_MS)
+}
+
+/**
+ * When a settled, still-unanswered recovery prompt is judged "did not revive": the watchdog
+ * after the later of its settle and its appearance in the session; a prompt never seen gets
+ * the grace on top and then the old verdict, so a host that never echoes cannot wedge the chain.
+ */
+function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
+  if (state.seenAt === undefined) return state.sentAt + watchdogMs(budgets) + FAILURE_ECHO_GRACE_MS
+  return Math.max(state.sentAt, state.seenAt) + watchdogMs(budgets)
 }
 
 /**
@@ -99,7 +126,9 @@ function watchdogMs(budgets: FailureBudgets): number {
  *  - `genuineUser` for a real user message; `cancelled` for the user's ESC;
  *  - `tick` at `wakeAt` (and on its periodic sweep);
  *  - `sent` when the host call of a `prompt` action settled, however it went (the watchdog
- *    after a prompt counts from here; until then the chain waits).
+ *    after a prompt counts from here; until then the chain waits);
+ *  - `ownPromptSeen` when the plugin's own user message shows up in the session (the watchdog
+ *    also waits for this, up to FAILURE_ECHO_GRACE_MS past its usual time).
  * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
  * `abort-resume` -> own abort, then a continue after ABORT_CONTINUE_DELAY_MS;
  * `give-up` -> one log line. It must check its guards (cancelled, paused, awaiting the user,
@@ -139,6 +168,13 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
       // A late settle of an earlier prompt finds the chain elsewhere (or already timing): ignored.
       if (state.phase !== "prompted" || !state.sending) return { state, action: NONE }
       return evaluate({ ...state, sending: false, sentAt: now }, now, budgets)
+    case "ownPromptSeen":
+      // Seen before its call settled counts too (the host may echo before it answers). The
+      // latest sighting counts: a very late echo of an earlier prompt must not stand in for
+      // this one's. Echoes come only from our own prompts (the adapters report each message
+      // once), so this cannot push the verdict out for ever.
+      if (state.phase !== "prompted") return { state, action: NONE }
+      return evaluate({ ...state, seenAt: now }, now, budgets)
     case "tick":
       return evaluate(state, now, budgets)
   }
@@ -162,6 +198,7 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
           attempts: attempt,
           sentAt: now,
           sending: true,
+          seenAt: undefined,
           consecutive: state.attempts === 0 ? state.consecutive + 1 : state.consecutive,
         },
         action: { type: "prompt", attempt, maxAttempts, reason: state.reason },
@@ -169,7 +206,7 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
     }
     case "prompted": {
       if (state.busy || state.sending) return { state, action: NONE }
-      const due = state.sentAt + watchdogMs(budgets)
+      const due = promptVerdictAt(state, budgets)
       if (now < due) return { state, action: NONE, wakeAt: due }
       if (state.attempts < maxAttempts) {
         const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)

@@ -24,16 +24,6 @@ export const KNOWN_BUGS: KnownBug[] = [
   },
 
   {
-    id: "K16-failure-retry-before-prompt-shown",
-    summary:
-      "The streaming-failure chain judges a recovery prompt by busy within max(toolTextCheckDelayMs, 1 s) of the host " +
-      "accepting it. A host that accepted the prompt but shows it (own user message, busy) later than that gets the next " +
-      "identical prompt first: two continues with no turn between (low severity: OpenCode starts the run within " +
-      "milliseconds of accepting a prompt; the K12 residue once the chain timed from the settled send).",
-    matches: (v) =>
-      v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && v.facts.ownPromptUnseen === true && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
-  },
-  {
     id: "K4-esc-taken-for-own-abort",
     summary:
       "A user ESC that arrives while our own abort is still unanswered (hanging until sendTimeoutMs, or accepted but not " +
@@ -54,6 +44,16 @@ export const KNOWN_BUGS: KnownBug[] = [
 
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K16-failure-retry-before-prompt-shown",
+    summary:
+      "The streaming-failure chain judges a recovery prompt by busy within max(toolTextCheckDelayMs, 1 s) of the host " +
+      "accepting it. A host that accepted the prompt but shows it (own user message, busy) later than that gets the next " +
+      "identical prompt first: two continues with no turn between (low severity: OpenCode starts the run within " +
+      "milliseconds of accepting a prompt; the K12 residue once the chain timed from the settled send).",
+    matches: (v) =>
+      v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && v.facts.ownPromptUnseen === true && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
+  },
   {
     id: "K15-slot-lost-on-delete",
     summary:

@@ -165,7 +165,8 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
           }
           return
         case "userMessage":
-          if (!signal.genuine) return
+          // Our own prompt showing up: the chain's watchdog waits for it (K16).
+          if (!signal.genuine) return feed(state, t, { type: "ownPromptSeen" })
           t.rate = clearRateLimit()
           t.context = nextContextLock(t.context, { type: "genuineUser" }, ctx.time.now())
           return feed(state, t, { type: "genuineUser" })

@@ -3,6 +3,7 @@ import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { nextContextLock, UNLOCKED_CONTEXT } from "../../../src/core/context-lock.ts"
 import {
+  FAILURE_ECHO_GRACE_MS,
   FAILURE_WATCHDOG_MIN_MS,
   INITIAL_FAILURE_STATE,
   nextFailureStep,
@@ -146,12 +147,17 @@ describe("streaming patterns", () => {
 
 const budgets: FailureBudgets = { maxRetries: 3, baseBackoffMs: 1_000, maxBackoffMs: 8_000, toolTextCheckDelayMs: 3_000 }
 
-/** Runs events in order; returns every step. */
-function run(events: [number, FailureEvent][], start: FailureState = INITIAL_FAILURE_STATE, b: FailureBudgets = budgets): FailureStep[] {
+/**
+ * Runs events in order; returns every step. Unless `echo` is false the host shows each recovery
+ * prompt in the session the moment it is decided, as OpenCode does (folded into the prompt's
+ * step); with `echo` false only explicit SEEN events show it.
+ */
+function run(events: [number, FailureEvent][], start: FailureState = INITIAL_FAILURE_STATE, b: FailureBudgets = budgets, echo = true): FailureStep[] {
   let state = start
   const steps: FailureStep[] = []
   for (const [now, event] of events) {
-    const step = nextFailureStep(state, event, now, b)
+    let step = nextFailureStep(state, event, now, b)
+    if (echo && step.action.type === "prompt") step = { ...step, state: nextFailureStep(step.state, SEEN, now, b).state }
     steps.push(step)
     state = step.state
   }
@@ -165,6 +171,8 @@ const TICK: FailureEvent = { type: "tick" }
 const OUTPUT: FailureEvent = { type: "modelOutput" }
 /** The host call of the recovery prompt settled. */
 const SENT: FailureEvent = { type: "sent" }
+/** Our own prompt showed up in the session (own user message). */
+const SEEN: FailureEvent = { type: "ownPromptSeen" }
 
 describe("streaming-failure chain", () => {
   test("armed -> prompt once idle and past the base backoff", () => {
@@ -371,6 +379,67 @@ describe("streaming-failure chain", () => {
 
   test("a tick with nothing armed does nothing", () => {
     expect(nextFailureStep(INITIAL_FAILURE_STATE, TICK, 0, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, action: { type: "none" } })
+  })
+})
+
+describe("streaming-failure chain: a recovery prompt the host shows late (K16)", () => {
+  // Prompt 1 is decided and taken by the host at 1000; watchdog 3 s, backoff(1) 2 s.
+  const prompted: [number, FailureEvent][] = [
+    [0, F],
+    [1_000, IDLE],
+    [1_000, SENT],
+  ]
+
+  test("shown after the watchdog: no verdict before it is seen; it starts the run, so no second prompt", () => {
+    const steps = run([...prompted, [4_000, TICK], [5_000, SEEN], [5_000, BUSY], [60_000, TICK]], INITIAL_FAILURE_STATE, budgets, false)
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "none", "none"])
+    expect(steps[3]!.state.phase).toBe("prompted") // the usual verdict time: not yet, the prompt is unseen
+    expect(steps[3]!.wakeAt).toBe(1_000 + 3_000 + FAILURE_ECHO_GRACE_MS)
+    expect(steps[5]!.state.phase).toBe("clear")
+  })
+
+  test("shown late but no run follows: the watchdog counts from the sighting", () => {
+    const steps = run([...prompted, [5_000, SEEN], [7_999, TICK], [8_000, TICK]], INITIAL_FAILURE_STATE, budgets, false)
+    expect(steps[3]!.wakeAt).toBe(8_000)
+    expect(steps[4]!.state.phase).toBe("prompted")
+    expect(steps[5]!.state.phase).toBe("armed")
+    expect(steps[5]!.wakeAt).toBe(10_000)
+  })
+
+  test("shown before its call settled: the watchdog counts from the settle", () => {
+    const steps = run([[0, F], [1_000, IDLE], [1_200, SEEN], [2_500, SENT], [5_499, TICK], [5_500, TICK]], INITIAL_FAILURE_STATE, budgets, false)
+    expect(steps[3]!.wakeAt).toBe(5_500)
+    expect(steps[4]!.state.phase).toBe("prompted")
+    expect(steps[5]!.state.phase).toBe("armed")
+  })
+
+  test("negative control: shown at once and no run follows: the verdict comes at the usual time", () => {
+    const steps = run([...prompted, [1_000, SEEN], [3_999, TICK], [4_000, TICK]], INITIAL_FAILURE_STATE, budgets, false)
+    expect(steps[3]!.wakeAt).toBe(4_000)
+    expect(steps[4]!.state.phase).toBe("prompted")
+    expect(steps[5]!.state.phase).toBe("armed")
+  })
+
+  test("negative control: a host that never shows the prompt gets the old verdict after the grace", () => {
+    const due = 1_000 + 3_000 + FAILURE_ECHO_GRACE_MS
+    const steps = run([...prompted, [due - 1, TICK], [due, TICK], [due + 2_000, TICK]], INITIAL_FAILURE_STATE, budgets, false)
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "prompt"])
+    expect(steps[4]!.state.phase).toBe("armed")
+    expect(steps[5]!.action).toMatchObject({ attempt: 2 })
+  })
+
+  test("each prompt waits for its own sighting: prompt 1's does not count for prompt 2", () => {
+    const b = { ...budgets, baseBackoffMs: 0, maxBackoffMs: 0 }
+    const steps = run([...prompted, [1_000, SEEN], [4_000, TICK], [4_000, SENT], [7_000, TICK]], INITIAL_FAILURE_STATE, b, false)
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "prompt", "none", "none"])
+    expect(steps[6]!.state.phase).toBe("prompted")
+    expect(steps[6]!.wakeAt).toBe(4_000 + 3_000 + FAILURE_ECHO_GRACE_MS)
+  })
+
+  test("a sighting outside a prompted phase changes nothing", () => {
+    expect(nextFailureStep(INITIAL_FAILURE_STATE, SEEN, 5, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, action: { type: "none" } })
+    const armed = run([[0, F], [10, SEEN]])
+    expect(armed[1]!.state).toEqual(armed[0]!.state)
   })
 })
 

@@ -1,5 +1,6 @@
 /** Provider failures through the whole engine, on the simulated clock. */
 import { describe, expect, test } from "bun:test"
+import { FAILURE_ECHO_GRACE_MS } from "../../../src/core/failure-chain.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 
 const streamError = { type: "error", name: "UnknownError", message: "Streaming response failed: connection reset" } as const
@@ -49,26 +50,57 @@ describe("streaming failure", () => {
     expect(dead.port.logged(/gave up/)).toBe(true)
   })
 
-  test("a recovery prompt the host is slow to accept: the next one waits the full watchdog after it was taken", async () => {
-    const gap = async (acceptMs: number) => {
-      const h = makeHarness()
-      // The host records the prompt at once but answers the call acceptMs later (under sendTimeoutMs).
-      const send = h.port.send.bind(h.port)
-      h.port.send = (request) => {
-        void send(request)
-        return new Promise<void>((resolve) => h.time.schedule(acceptMs, resolve))
+  /**
+   * A host that records each recovery prompt at once, answers the call `acceptMs` later and
+   * shows the prompt in the session (our own user message) `echoMs` after recording it, or
+   * never; with `revive` the sighting comes with the run it starts (busy), as in OpenCode.
+   * Returns when each call was made.
+   */
+  const promptTimes = async (host: { acceptMs?: number; echoMs?: number | "never"; revive?: boolean }) => {
+    const { acceptMs = 0, echoMs = 0, revive = false } = host
+    const h = makeHarness()
+    const send = h.port.send.bind(h.port)
+    h.port.send = (request) => {
+      void send(request)
+      if (echoMs !== "never") {
+        h.time.schedule(echoMs, () => h.emit({ type: "userMessage", genuine: false }, ...(revive ? [{ type: "busy" as const }] : [])))
       }
-      h.emit(...userTurn, streamError, { type: "idle" })
-      await h.advance(20_000, 100)
-      const at = h.port.calls.map((c) => c.at)
-      expect(at.length).toBeGreaterThanOrEqual(2)
-      return at[1]! - at[0]!
+      return new Promise<void>((resolve) => h.time.schedule(acceptMs, resolve))
     }
+    h.emit(...userTurn, streamError, { type: "idle" })
+    await h.advance(30_000, 100)
+    return h.port.calls.map((c) => c.at)
+  }
+  const gap = async (host: Parameters<typeof promptTimes>[0]) => {
+    const at = await promptTimes(host)
+    expect(at.length).toBeGreaterThanOrEqual(2)
+    return at[1]! - at[0]!
+  }
+
+  test("a recovery prompt the host is slow to accept: the next one waits the full watchdog after it was taken", async () => {
     // Watchdog toolTextCheckDelayMs (3 s), then the second backoff (2 s): counted from the
     // moment the host took prompt 1, not from the decision to send it.
-    expect(await gap(2_900)).toBe(2_900 + 3_000 + 2_000)
+    expect(await gap({ acceptMs: 2_900 })).toBe(2_900 + 3_000 + 2_000)
     // Control: a prompt taken at once keeps the timing it always had.
-    expect(await gap(0)).toBe(3_000 + 2_000)
+    expect(await gap({ acceptMs: 0 })).toBe(3_000 + 2_000)
+  })
+
+  test("a recovery prompt the host shows late gets no second prompt behind it (K16)", async () => {
+    // Shown (and run) 5.5 s after it was taken: past the watchdog and the backoff, which
+    // would have sent prompt 2 at 5 s; within the grace, so the chain waits for it.
+    expect(await promptTimes({ echoMs: 5_500, revive: true })).toHaveLength(1)
+  })
+
+  test("a recovery prompt shown late that starts nothing: the watchdog counts from the sighting", async () => {
+    expect(await gap({ echoMs: 5_500 })).toBe(5_500 + 3_000 + 2_000)
+  })
+
+  test("negative control: shown at once and nothing runs, the next prompt comes at the usual time", async () => {
+    expect(await gap({ echoMs: 0 })).toBe(3_000 + 2_000)
+  })
+
+  test("negative control: a host that never shows the prompt gets the next one after the grace", async () => {
+    expect(await gap({ echoMs: "never" })).toBe(3_000 + FAILURE_ECHO_GRACE_MS + 2_000)
   })
 
   test("ESC during the chain stops it", async () => {
