@@ -8,6 +8,7 @@ import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import type { EngineContext } from "./context.ts"
 import type { IdlePipeline } from "./idle.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
+import { attributeInterruption } from "./own-abort.ts"
 import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
 
 export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Signal, now: number): void {
@@ -149,12 +150,17 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
 }
 
 function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState, byUser: boolean | undefined, now: number): void {
-  const ours = byUser === false || (byUser === undefined && now <= state.ownAbortUntil)
-  // One abort, one error: the window is consumed so a later ESC is never mistaken for ours.
-  state.ownAbortUntil = 0
+  const whose = attributeInterruption(state, byUser, now)
   state.openTools.clear()
-  if (ours) {
-    ctx.logger.log("debug", `session ${state.id}: abort observed (ours)`)
+  if (whose === "ours" || whose === "other") {
+    ctx.logger.log("debug", `session ${state.id}: abort observed (${whose === "ours" ? "ours" : "not the user's"})`)
+    return
+  }
+  if (whose === "undecided") {
+    // The run is over either way; whether the user stopped it is settled by our abort's answer.
+    idle.cancel(state)
+    cancelWatchdog(state)
+    ctx.logger.log("debug", `session ${state.id}: interrupted while our abort is unanswered; ours if the host accepts it`)
     return
   }
   state.cancelledByUser = true

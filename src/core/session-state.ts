@@ -8,6 +8,12 @@ export type RecoveryKind = "continue" | "abort+continue"
 
 export type RecoveryRecord = { kind: RecoveryKind; reason: string; at: number }
 
+/**
+ * Our latest abort, while its interruption is still awaited (own-abort.ts): the call is
+ * unanswered, or accepted and not yet reported.
+ */
+export type OwnAbort = { phase: "calling" | "accepted"; until: number; interruptedAt?: number }
+
 /** Hard caps so that no per-session collection can grow with a misbehaving host. */
 export const MAX_OPEN_TOOLS_PER_SESSION = 64
 export const MAX_AWAITING_KEYS_PER_SESSION = 32
@@ -43,8 +49,7 @@ export type SessionState = {
   /** Continues since the last genuine user message. */
   lifetimeContinues: number
   lastRecovery?: RecoveryRecord
-  /** Until when a MessageAbortedError is presumed to be our own abort. */
-  ownAbortUntil: number
+  ownAbort?: OwnAbort
   /** One host call in flight per session: a second one is refused, never stacked. */
   hostCallInFlight: boolean
   /** The single pending watchdog deadline and any pending delayed action. */
@@ -95,7 +100,6 @@ export function newSessionState(id: string, now: number): SessionState {
     episodeRetries: 0,
     recentContinues: [],
     lifetimeContinues: 0,
-    ownAbortUntil: 0,
     hostCallInFlight: false,
     firstSeenAt: now,
     lastGenuineUserAt: 0,

@@ -15,6 +15,7 @@ import { runScenario, type DriverKind } from "./runner.ts"
 const FIXED = new Set([
   "K1-late-tool-not-rechecked",
   "K3-sweep-forgets-protection",
+  "K4-esc-taken-for-own-abort",
   "K6-orphan-parent-unstarted-child",
   "K8-deleted-session-call-in-flight",
   "K9-stuck-subagent-nudged-mid-tool",
@@ -60,11 +61,12 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
     id: "K2-reabort-before-abort-reported",
     title: "abort, failed continue, abort again before the host reported the first abort",
     sc: {
-      // injectIntervalMs 0: the continue after the abort goes out 2 s later, as when this was found
-      // (with the default spacing it waits longer, which only moves the window).
+      // injectIntervalMs 0: the continue after the abort goes out ABORT_CONTINUE_DELAY_MS later
+      // (with the default spacing it waits longer, which only moves the window). Found when that
+      // pause was 2 s, with the abort reported 2.2 s late; the 5 s pause moved the window.
       options: { ...FAST, maxRetries: 3, lifetimeMaxContinues: 3, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue", injectIntervalMs: 0 },
-      calls: [ok(201), { outcome: "junk", lateMs: 0, echoDelayMs: 2202, idleAfterAbort: false }, { outcome: "reject", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }],
-      steps: [ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }), wait(1), ev({ t: "toolEnd", s: 0, call: 0 }), wait(3000)],
+      calls: [ok(201), { outcome: "junk", lateMs: 0, echoDelayMs: 5202, idleAfterAbort: false }, { outcome: "reject", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }],
+      steps: [ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }), wait(1), ev({ t: "toolEnd", s: 0, call: 0 }), wait(6000)],
     },
   },
   {

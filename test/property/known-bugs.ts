@@ -33,15 +33,6 @@ export const KNOWN_BUGS: KnownBug[] = [
   },
 
   {
-    id: "K4-esc-taken-for-own-abort",
-    summary:
-      "A user ESC that arrives while our own abort is still unanswered (hanging until sendTimeoutMs, or accepted but not " +
-      "yet reported by the host) falls inside ownAbortUntil and is consumed as the abort's echo: the ESC latch is never " +
-      "set, and the ladder later continues the session the user just stopped. 6454ec1 closes the window once the abort " +
-      "has failed, which is after the ESC was already consumed.",
-    matches: (v) => v.invariant === "2-after-esc" && v.facts.escDuringOwnAbortWindow === true,
-  },
-  {
     id: "K5-subagent-nudge-repeats",
     summary:
       "A stuck subagent is nudged again every time its parent starts a new busy period (the orphan state machine forgets " +
@@ -77,6 +68,15 @@ export const KNOWN_BUGS: KnownBug[] = [
 
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K4-esc-taken-for-own-abort",
+    summary:
+      "A user ESC that arrives while our own abort is still unanswered (hanging until sendTimeoutMs, or accepted but not " +
+      "yet reported by the host) falls inside ownAbortUntil and is consumed as the abort's echo: the ESC latch is never " +
+      "set, and the ladder later continues the session the user just stopped. 6454ec1 closes the window once the abort " +
+      "has failed, which is after the ESC was already consumed.",
+    matches: (v) => v.invariant === "2-after-esc" && v.facts.escDuringOwnAbortWindow === true,
+  },
   {
     id: "K14-idle-judgement-spins-after-clock-step-back",
     summary:
