@@ -9,7 +9,7 @@ import { buildContinuePrompt } from "../prompts/continue.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
-import { openOwnAbort, settleOwnAbort } from "./own-abort.ts"
+import { openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
 import type { SessionState } from "./session-state.ts"
 
 export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
@@ -83,6 +83,10 @@ export async function abortThenPrompt(
   const held = actionHold(ctx, state, allowOpenTools)
   if (held) {
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${held}`)
+    return
+  }
+  if (ownAbortLanding(state)) {
+    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: our previous abort is not reported yet`)
     return
   }
   const options = ctx.effective(state)

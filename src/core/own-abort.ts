@@ -33,7 +33,10 @@ export function openOwnAbort(state: SessionState, until: number): void {
 export function attributeInterruption(state: SessionState, byUser: boolean | undefined, now: number): Attribution {
   const own = state.ownAbort
   // Shutdown, superseded...: the run ended, but neither we nor the user asked for it.
-  if (byUser === false) return "other"
+  if (byUser === false) {
+    runMovedOn(state)
+    return "other"
+  }
   if (own?.phase === "calling" && byUser === undefined && now <= own.until && own.interruptedAt === undefined) {
     own.interruptedAt = now
     return "undecided"
@@ -57,6 +60,22 @@ export function settleOwnAbort(state: SessionState, outcome: CallOutcome, now: n
     return outcome === "ok" && now - own.interruptedAt <= OWN_ABORT_REPORT_SKEW_MS ? undefined : "user"
   }
   if (outcome === "ok") own.phase = "accepted"
+  // A call past sendTimeoutMs may still be carried out: it is awaited like an accepted one,
+  // but its interruption, should it come, is not presumed ours.
+  else if (outcome === "timeout") own.phase = "overdue"
   else state.ownAbort = undefined
   return undefined
+}
+
+/**
+ * An abort of ours was accepted (or may still land) and the host has shown nothing since:
+ * a second abort now would hit a run that is already over.
+ */
+export function ownAbortLanding(state: SessionState): boolean {
+  return state.ownAbort !== undefined && state.ownAbort.phase !== "calling"
+}
+
+/** The session moved on (a run began or ended, the model or the user spoke): stop awaiting. */
+export function runMovedOn(state: SessionState): void {
+  if (ownAbortLanding(state)) state.ownAbort = undefined
 }

@@ -10,9 +10,9 @@ export type RecoveryRecord = { kind: RecoveryKind; reason: string; at: number }
 
 /**
  * Our latest abort, while its interruption is still awaited (own-abort.ts): the call is
- * unanswered, or accepted and not yet reported.
+ * unanswered, accepted and not yet reported, or overdue (timed out: it may still be carried out).
  */
-export type OwnAbort = { phase: "calling" | "accepted"; until: number; interruptedAt?: number }
+export type OwnAbort = { phase: "calling" | "accepted" | "overdue"; until: number; interruptedAt?: number }
 
 /** Hard caps so that no per-session collection can grow with a misbehaving host. */
 export const MAX_OPEN_TOOLS_PER_SESSION = 64

@@ -14,6 +14,7 @@ import { runScenario, type DriverKind } from "./runner.ts"
 /** Found by the property runs and fixed since: their timelines are now regression tests. */
 const FIXED = new Set([
   "K1-late-tool-not-rechecked",
+  "K2-reabort-before-abort-reported",
   "K3-sweep-forgets-protection",
   "K4-esc-taken-for-own-abort",
   "K6-orphan-parent-unstarted-child",

@@ -15,14 +15,6 @@ export type KnownBug = {
 
 export const KNOWN_BUGS: KnownBug[] = [
   {
-    id: "K2-reabort-before-abort-reported",
-    summary:
-      "After our abort was accepted and the continue that follows it failed, the next stall aborts again although the host " +
-      "has not yet reported the first interruption and nothing else happened: two aborts with no turn between (low " +
-      "severity: only when the host reports the abort more than ~2 s late; the second abort hits a run that is over).",
-    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "abort" && v.facts.ownAbortUnreported === true,
-  },
-  {
     id: "K12-failure-retry-clock-starts-at-send",
     summary:
       "The streaming-failure chain times its next step from the moment it decided to send (failure-chain.ts: " +
@@ -68,6 +60,14 @@ export const KNOWN_BUGS: KnownBug[] = [
 
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K2-reabort-before-abort-reported",
+    summary:
+      "After our abort was accepted and the continue that follows it failed, the next stall aborts again although the host " +
+      "has not yet reported the first interruption and nothing else happened: two aborts with no turn between (low " +
+      "severity: only when the host reports the abort more than ~2 s late; the second abort hits a run that is over).",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "abort" && v.facts.ownAbortUnreported === true,
+  },
   {
     id: "K4-esc-taken-for-own-abort",
     summary:

@@ -1,6 +1,7 @@
 /**
- * Our own abort against the user's ESC: both arrive as the same interruption; the core counts
- * one per accepted abort (own-abort.ts). Each case has its negative control.
+ * Our own abort against the user's ESC, and aborts that are accepted but not yet reported.
+ * Both arrive as the same interruption; the core counts one per accepted abort (own-abort.ts).
+ * Each case has its negative control.
  */
 import { describe, expect, test } from "bun:test"
 import { OWN_ABORT_REPORT_SKEW_MS } from "../../../src/core/own-abort.ts"
@@ -93,5 +94,53 @@ describe("our abort's interruption or the user's ESC", () => {
     await h.advance(ABORT_CONTINUE_DELAY_MS)
     expect(h.port.actions).toEqual(["abort", "send"])
     expect(h.engine.status("s1")?.cancelledByUser).toBe(false)
+  })
+})
+
+describe("no second abort before the first is reported", () => {
+  test("an accepted abort the host has not reported holds the next stall until the run moves on", async () => {
+    const h = makeHarness(ABORT_FIRST)
+    h.port.sendBehaviour = "reject"
+    await untilAbort(h)
+    await h.advance(ABORT_CONTINUE_DELAY_MS + 1000, 1000)
+    expect(h.port.actions).toEqual(["abort", "send"])
+    h.emit({ type: "activity" })
+    await h.advance(BUDGET + 2000, 1000)
+    expect(h.port.actions).toEqual(["abort", "send"])
+    expect(h.port.logged(/held: our abort is not reported by the host yet/)).toBe(true)
+    h.emit({ type: "modelOutput" })
+    await h.advance(BUDGET + 2000, 1000)
+    expect(h.port.actions).toEqual(["abort", "send", "abort"])
+  })
+
+  test("negative control: once the host reported the abort, the next stall may abort again", async () => {
+    const h = makeHarness(ABORT_FIRST)
+    h.port.sendBehaviour = "reject"
+    await untilAbort(h)
+    h.emit({ type: "interrupted" })
+    await h.advance(ABORT_CONTINUE_DELAY_MS + 1000, 1000)
+    h.emit({ type: "activity" })
+    await h.advance(BUDGET + 2000, 1000)
+    expect(h.port.actions).toEqual(["abort", "send", "abort"])
+  })
+
+  test("an abort that timed out may still be carried out: no second abort until the run moves on", async () => {
+    const h = makeHarness(ABORT_FIRST)
+    h.port.abortBehaviour = "hang"
+    await untilAbort(h)
+    await h.advance(SEND_TIMEOUT + 1000, 1000)
+    h.emit({ type: "activity" })
+    await h.advance(BUDGET + 2000, 1000)
+    expect(h.port.actions).toEqual(["abort"])
+    expect(h.port.logged(/held: our abort is not reported by the host yet/)).toBe(true)
+  })
+
+  test("negative control: an abort the host refused will never land: the next stall aborts again", async () => {
+    const h = makeHarness(ABORT_FIRST)
+    h.port.abortBehaviour = "reject"
+    await untilAbort(h)
+    h.emit({ type: "activity" })
+    await h.advance(BUDGET + 2000, 1000)
+    expect(h.port.actions).toEqual(["abort", "abort"])
   })
 })
