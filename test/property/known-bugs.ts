@@ -33,14 +33,6 @@ export const KNOWN_BUGS: KnownBug[] = [
     matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(correction)" && /nudging the subagent/.test(v.facts.lastLog ?? ""),
   },
   {
-    id: "K10-overdue-answer-repeated",
-    summary:
-      "A host answer that lands after sendTimeoutMs counts as failed, so the next stall repeats the same recovery while the " +
-      "first is still on its way: both land (two aborts, or two prompts) with no turn between. Only in the soak: CI " +
-      "scenarios answer within sendTimeoutMs.",
-    matches: (v) => v.invariant === "3b-duplicate" && v.facts.earlierOutcome === "overdue",
-  },
-  {
     id: "K15-slot-lost-on-delete",
     summary:
       "The one-call-per-session slot lives in the session state. When the host deletes a session while a call to it is " +
@@ -60,6 +52,14 @@ export const KNOWN_BUGS: KnownBug[] = [
 
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K10-overdue-answer-repeated",
+    summary:
+      "A host answer that lands after sendTimeoutMs counts as failed, so the next stall repeats the same recovery while the " +
+      "first is still on its way: both land (two aborts, or two prompts) with no turn between. Only in the soak: CI " +
+      "scenarios answer within sendTimeoutMs.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.earlierOutcome === "overdue",
+  },
   {
     id: "K2-reabort-before-abort-reported",
     summary:
