@@ -106,7 +106,9 @@ export async function abortThenPrompt(
   if (called && settleOwnAbort(state, outcome, ctx.time.now()) === "user") {
     // The interruption that came while the call was out was not our abort's: the user's ESC.
     state.cancelledByUser = true
-    ctx.logger.log("info", `session ${state.id}: abort ${outcome}, so the interruption meanwhile was the user's; standing down until the next user message`)
+    state.pendingAction = undefined
+    ctx.logger.log("info", `session ${state.id}: the run was stopped while our abort was out (abort ${outcome}): cancelled by the user; standing down until the next user message`)
+    return
   }
   if (outcome !== "ok" || !state.pendingAction) {
     state.pendingAction = undefined

@@ -49,6 +49,8 @@ describe("our abort's interruption or the user's ESC", () => {
     await h.advance(9 * 60_000, 5000) // (an idle session is forgotten after 10 min)
     expect(h.port.actions).toEqual(["abort"])
     expect(h.engine.status("s1")?.cancelledByUser).toBe(true)
+    expect(h.port.logged(/stopped while our abort was out \(abort ok\)/)).toBe(true)
+    expect(h.port.logged(/prompting in/)).toBe(false)
   })
 
   test("an ESC while our abort hangs is the user's once the call times out: nothing follows, even after the run moves on", async () => {
@@ -61,6 +63,7 @@ describe("our abort's interruption or the user's ESC", () => {
     await h.advance(20 * 60_000, 5000)
     expect(h.port.actions).toEqual(["abort"])
     expect(h.engine.status("s1")?.cancelledByUser).toBe(true)
+    expect(h.port.logged(/stopped while our abort was out \(abort timeout\)/)).toBe(true)
   })
 
   test("negative control: the same hang without the ESC is recovered once the run moves on", async () => {
