@@ -9,6 +9,7 @@ import { buildContinuePrompt } from "../prompts/continue.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
+import { openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
 import type { SessionState } from "./session-state.ts"
 
 export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
@@ -84,19 +85,33 @@ export async function abortThenPrompt(
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${held}`)
     return
   }
+  if (ownAbortLanding(state)) {
+    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: our previous abort is not reported yet`)
+    return
+  }
   const options = ctx.effective(state)
   const abortAt = ctx.time.now()
-  state.ownAbortUntil = abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS
   // The host reports the abort (interrupted, idle) before the abort call returns: mark the
   // recovery as under way first, so that idle is not judged as a finished turn meanwhile.
   state.pendingAction?.()
   state.pendingAction = () => undefined
-  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", () => ctx.port.abort(state.id), reporter(ctx, state))
+  // Opened only when the call really goes out: a refused one must not touch another's count.
+  let called = false
+  const abort = () => {
+    called = true
+    openOwnAbort(state, abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS)
+    return ctx.port.abort(state.id)
+  }
+  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", abort, reporter(ctx, state))
+  if (called && settleOwnAbort(state, outcome, ctx.time.now()) === "user") {
+    // The interruption that came while the call was out was not our abort's: the user's ESC.
+    state.cancelledByUser = true
+    state.pendingAction = undefined
+    ctx.logger.log("info", `session ${state.id}: the run was stopped while our abort was out (abort ${outcome}): cancelled by the user; standing down until the next user message`)
+    return
+  }
   if (outcome !== "ok" || !state.pendingAction) {
     state.pendingAction = undefined
-    // An abort that failed produces no interruption of ours: close the window, so the user's
-    // own ESC is never taken for its echo.
-    if (outcome !== "ok") state.ownAbortUntil = 0
     return
   }
   // The prompt after the abort must also respect the send spacing, or the host refuses it and

@@ -8,6 +8,7 @@ import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import type { EngineContext } from "./context.ts"
 import type { IdlePipeline } from "./idle.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
+import { attributeInterruption, runMovedOn } from "./own-abort.ts"
 import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
 
 export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Signal, now: number): void {
@@ -19,6 +20,7 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
     case "error":
       // A failed run's tool calls are over: a next run reusing a call id must not inherit them.
       state.openTools.clear()
+      runMovedOn(state)
       touch(ctx, state, now)
       break
     case "modelOutput":
@@ -44,6 +46,7 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
       break
     case "toolEnd":
       state.openTools.delete(signal.callID)
+      runMovedOn(state)
       touch(ctx, state, now)
       break
     case "userMessage":
@@ -80,6 +83,7 @@ export function touch(ctx: EngineContext, state: SessionState, now: number): voi
 
 function noteModelOutput(ctx: EngineContext, state: SessionState, now: number): void {
   state.lastModelOutputAt = now
+  runMovedOn(state)
   // The model is producing again: the current stall episode is over.
   state.episodeRetries = 0
   state.lastHeldReason = undefined
@@ -104,6 +108,7 @@ function noteUsage(ctx: EngineContext, state: SessionState, tokens: number, mess
 function markBusy(idle: IdlePipeline, state: SessionState, now: number): void {
   state.busy = true
   state.busySince = now
+  runMovedOn(state)
   state.idleEpoch++
   if (state.turnFeatureCounts.size > 0) state.turnFeatureCounts = new Map()
   idle.cancel(state)
@@ -117,6 +122,7 @@ function markIdle(ctx: EngineContext, idle: IdlePipeline, state: SessionState): 
   }
   state.busy = false
   state.busySince = 0
+  runMovedOn(state)
   cancelWatchdog(state)
   // A lost tool.execute.after must not pin the next turn to the tool budget.
   if (state.openTools.size > 0) {
@@ -136,6 +142,7 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
     ctx.logger.log("debug", `session ${state.id}: genuine user message; budgets and latches re-armed`)
   }
   state.lastGenuineUserAt = ctx.time.now()
+  runMovedOn(state)
   state.taskCompleteRepeats = 0
   state.taskCompleteRefusals = 0
   if (state.featureCounts.size > 0) state.featureCounts = new Map()
@@ -152,12 +159,17 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
 }
 
 function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState, byUser: boolean | undefined, now: number): void {
-  const ours = byUser === false || (byUser === undefined && now <= state.ownAbortUntil)
-  // One abort, one error: the window is consumed so a later ESC is never mistaken for ours.
-  state.ownAbortUntil = 0
+  const whose = attributeInterruption(state, byUser, now)
   state.openTools.clear()
-  if (ours) {
-    ctx.logger.log("debug", `session ${state.id}: abort observed (ours)`)
+  if (whose === "ours" || whose === "other") {
+    ctx.logger.log("debug", `session ${state.id}: abort observed (${whose === "ours" ? "ours" : "not the user's"})`)
+    return
+  }
+  if (whose === "undecided") {
+    // The run is over either way; whether the user stopped it is settled by our abort's answer.
+    idle.cancel(state)
+    cancelWatchdog(state)
+    ctx.logger.log("debug", `session ${state.id}: interrupted while our abort is unanswered; ours if the host accepts it`)
     return
   }
   state.cancelledByUser = true

@@ -23,6 +23,12 @@ export type RecoveryRecord = {
   outputAt: number
 }
 
+/**
+ * Our latest abort, while its interruption is still awaited (own-abort.ts): the call is
+ * unanswered, accepted and not yet reported, or overdue (timed out: it may still be carried out).
+ */
+export type OwnAbort = { phase: "calling" | "accepted" | "overdue"; until: number; interruptedAt?: number }
+
 /** Hard caps so that no per-session collection can grow with a misbehaving host. */
 export const MAX_OPEN_TOOLS_PER_SESSION = 64
 export const MAX_AWAITING_KEYS_PER_SESSION = 32
@@ -58,8 +64,7 @@ export type SessionState = {
   /** Continues since the last genuine user message. */
   lifetimeContinues: number
   lastRecovery?: RecoveryRecord
-  /** Until when a MessageAbortedError is presumed to be our own abort. */
-  ownAbortUntil: number
+  ownAbort?: OwnAbort
   /** One host call in flight per session: a second one is refused, never stacked. */
   callSlot: CallSlot
   /** The single pending watchdog deadline and any pending delayed action. */
@@ -123,7 +128,7 @@ export function newSessionState(id: string, now: number): SessionState {
     episodeRetries: 0,
     recentContinues: [],
     lifetimeContinues: 0,
-    ownAbortUntil: 0,
+    ownAbort: undefined,
     callSlot: { busy: false },
     firstSeenAt: now,
     lastGenuineUserAt: 0,

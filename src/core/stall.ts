@@ -9,6 +9,7 @@ import { formatDuration } from "../prompts/format.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "./actions.ts"
 import { decideStallRecovery } from "./ladder.ts"
+import { ownAbortLanding } from "./own-abort.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
 
@@ -70,7 +71,10 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
     return
   }
 
-  const held = holdReason(ctx, state) ?? (state.pendingAction || state.callSlot.busy ? "a recovery is already under way" : undefined)
+  const held =
+    holdReason(ctx, state) ??
+    (state.pendingAction || state.callSlot.busy ? "a recovery is already under way" : undefined) ??
+    (ownAbortLanding(state) ? "our abort is not reported by the host yet" : undefined)
   if (held) {
     logHeld(ctx, state, held)
     ensureWatchdog(ctx, state, options.checkIntervalMs)

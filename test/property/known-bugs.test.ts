@@ -14,12 +14,15 @@ import { runScenario, type DriverKind } from "./runner.ts"
 /** Found by the property runs and fixed since: their timelines are now regression tests. */
 const FIXED = new Set([
   "K1-late-tool-not-rechecked",
+  "K2-reabort-before-abort-reported",
   "K3-sweep-forgets-protection",
+  "K4-esc-taken-for-own-abort",
   "K5-subagent-nudge-repeats",
   "K6-orphan-parent-unstarted-child",
   "K7-clock-step-back",
   "K8-deleted-session-call-in-flight",
   "K9-stuck-subagent-nudged-mid-tool",
+  "K10-overdue-answer-repeated",
   "K11-discovery-trusts-one-listing",
   "K12-failure-retry-clock-starts-at-send",
   "K13-error-keeps-dead-tools",
@@ -65,12 +68,34 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
     id: "K2-reabort-before-abort-reported",
     title: "abort, failed continue, abort again before the host reported the first abort",
     sc: {
-      // injectIntervalMs 0: the continue after the abort goes out 2 s later, as when this was found
-      // (with the default spacing it waits longer, which only moves the window).
+      // injectIntervalMs 0: the continue after the abort goes out ABORT_CONTINUE_DELAY_MS later
+      // (with the default spacing it waits longer, which only moves the window). Found when that
+      // pause was 2 s, with the abort reported 2.2 s late; the 5 s pause moved the window.
       options: { ...FAST, maxRetries: 3, lifetimeMaxContinues: 3, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue", injectIntervalMs: 0 },
-      calls: [ok(201), { outcome: "junk", lateMs: 0, echoDelayMs: 2202, idleAfterAbort: false }, { outcome: "reject", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }],
-      steps: [ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }), wait(1), ev({ t: "toolEnd", s: 0, call: 0 }), wait(3000)],
+      calls: [ok(201), { outcome: "junk", lateMs: 0, echoDelayMs: 5202, idleAfterAbort: false }, { outcome: "reject", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }],
+      steps: [ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }), wait(1), ev({ t: "toolEnd", s: 0, call: 0 }), wait(6000)],
     },
+  },
+  {
+    id: "K10-overdue-answer-repeated",
+    title: "a rate-limit continue answered after sendTimeoutMs is sent again while the first is still on its way",
+    sc: {
+      options: { ...FAST, maxRetries: 1, lifetimeMaxContinues: 3, busyStallStrategy: "continue", injectIntervalMs: 0, rateLimitCooldownsMs: [1000] },
+      calls: [{ outcome: "overdue", lateMs: 5000, echoDelayMs: 0, idleAfterAbort: false }, ok()],
+      steps: [ev({ t: "error", s: 0, name: "APIError", status: 429 }), wait(8000)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
+    // (Classified as K2 when found: an overdue abort is unreported too, and K2 was matched first.)
+    id: "K10-overdue-answer-repeated",
+    title: "an abort answered after sendTimeoutMs is repeated by the next stall while the first is still on its way",
+    sc: {
+      options: { ...FAST, maxRetries: 3, lifetimeMaxContinues: 3, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "abort" },
+      calls: [{ outcome: "overdue", lateMs: 500, echoDelayMs: 0, idleAfterAbort: false }, ok()],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(350), ev({ t: "activity", s: 0 }), wait(3000)],
+    },
+    kinds: ["core", "v1"],
   },
   {
     id: "K11-discovery-trusts-one-listing",

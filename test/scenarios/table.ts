@@ -7,6 +7,8 @@
  * recovery follows after baseBackoffMs = 1 s.
  */
 
+import { ABORT_CONTINUE_DELAY_MS } from "../../src/options/constants.ts"
+
 export type HostCallBehaviour = "ok" | "reject" | "throw" | "hang"
 
 export type Step =
@@ -135,7 +137,7 @@ export const SCENARIOS: Scenario[] = [
     name: "own abort is not ESC",
     why: "the plugin's own abort (reported like a user stop on 2.x) never latches; the continue follows it",
     options: { busyStallStrategy: "abort" },
-    steps: [{ do: "userTurn" }, { do: "streamDelta" }, silence(STALL + 5_000), check(1, 1, false)],
+    steps: [{ do: "userTurn" }, { do: "streamDelta" }, silence(STALL + ABORT_CONTINUE_DELAY_MS + 3_000), check(1, 1, false)],
   },
   {
     name: "healthy",

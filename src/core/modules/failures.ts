@@ -68,7 +68,9 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}); one continue`)
     const resumed = t.rate
     void sendPrompt(ctx, state, failureContinue(ctx, state, rateLimitResumeReason(resumed.hits, Math.max(0, waited)))).then((outcome) => {
-      if (outcome === "ok" || outcome === "held" || t.rate !== resumed) return
+      // A send past sendTimeoutMs may still be carried out: sending it again could deliver the
+      // same continue twice, so it counts as sent.
+      if (outcome === "ok" || outcome === "held" || outcome === "timeout" || t.rate !== resumed) return
       // Refused (another call in flight, the send spacing) or failed: the rung is not spent;
       // try again shortly rather than leave the session waiting for nothing.
       const retryAt = ctx.time.now() + Math.max(1000, ctx.effective(state).injectIntervalMs)

@@ -12,7 +12,7 @@
  * Interruptions: only reason "user" can be a user stop, but the plugin's own
  * `session.interrupt` is reported with that same reason. So "user" (and a missing reason, which
  * no documented release sends) maps to `interrupted` with `byUser` left undefined, and the core
- * decides with the self-abort window it opens before every abort it makes (`ownAbortUntil`).
+ * decides by counting the interruptions its own aborts can account for (core/own-abort.ts).
  * Every other reason (shutdown, superseded, inactivity) is `byUser: false`: never a latch.
  */
 import type { Signal } from "../port.ts"

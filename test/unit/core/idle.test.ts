@@ -1,6 +1,7 @@
 /** The idle pipeline: two passes, one history read each, replaced not stacked, safely executed. */
 import { describe, expect, test } from "bun:test"
 import type { IdleFacts, IdleRule } from "../../../src/core/idle.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 
 function recorder(pass: "first" | "second", answer?: (f: IdleFacts) => ReturnType<IdleRule["decide"]>) {
@@ -159,7 +160,7 @@ describe("idle pipeline", () => {
     await h.advance(184_000, 1000)
     expect(h.port.actions).toEqual(["abort"])
     h.emit({ type: "interrupted" }, { type: "idle" })
-    await h.advance(2000)
+    await h.advance(ABORT_CONTINUE_DELAY_MS)
     expect(first.seen).toHaveLength(0)
     expect(h.port.actions).toEqual(["abort", "send"])
   })

@@ -3,6 +3,7 @@
  * timeline without the trigger must send nothing.
  */
 import { describe, expect, test } from "bun:test"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 
 const BUDGET = 183_000 // chunkTimeoutMs + gracePeriodMs (fast profile defaults)
@@ -112,7 +113,7 @@ describe("tool phase", () => {
 })
 
 describe("the ladder in time", () => {
-  test("a continue that does not revive the run escalates to abort, then continue 2 s later", async () => {
+  test("a continue that does not revive the run escalates to abort, then continue after the pause", async () => {
     const h = makeHarness()
     h.emit(...userTurn)
     await h.advance(BUDGET + 1000, 1000)
@@ -121,7 +122,7 @@ describe("the ladder in time", () => {
     expect(h.port.actions).toEqual(["send", "abort"])
     // Our own abort arrives as an interruption and must not latch ESC.
     h.emit({ type: "interrupted" }, { type: "idle" })
-    await h.advance(2000)
+    await h.advance(ABORT_CONTINUE_DELAY_MS)
     expect(h.port.actions).toEqual(["send", "abort", "send"])
     expect(h.engine.status("s1")?.cancelledByUser).toBe(false)
   })
@@ -169,7 +170,7 @@ describe("the ladder in time", () => {
       expect(h.port.actions).toEqual(["send", "abort"])
       await h.advance(500, 50)
       h.emit({ type: "modelOutput" }) // the run being aborted still says something
-      await h.advance(1600, 50) // the continue goes out 2 s after the abort
+      await h.advance(ABORT_CONTINUE_DELAY_MS - 400, 50) // the continue goes out ABORT_CONTINUE_DELAY_MS after the abort
       expect(h.port.actions).toEqual(["send", "abort", "send"])
       if (answered) h.emit({ type: "modelOutput" })
       await h.advance(300, 50)
@@ -212,7 +213,7 @@ describe("the ladder in time", () => {
     await abort.advance(BUDGET + 1000, 1000)
     expect(abort.port.actions).toEqual(["abort"])
     abort.emit({ type: "interrupted" }, { type: "idle" })
-    await abort.advance(2000)
+    await abort.advance(ABORT_CONTINUE_DELAY_MS)
     expect(abort.port.actions).toEqual(["abort", "send"])
 
     const off = makeHarness({ busyStallStrategy: "off" })

@@ -122,6 +122,26 @@ describe("rate limits", () => {
     expect(h.engine.status("s1")?.lifetimeContinues).toBe(0)
   })
 
+  test("a rung's continue that times out may still be carried out: it is not sent again", async () => {
+    const h = makeHarness({ rateLimitCooldownsMs: [60_000] })
+    h.port.sendBehaviour = "hang"
+    h.emit(...userTurn, rateLimit, { type: "idle" })
+    await h.advance(61_000, 1000)
+    expect(h.port.sends).toHaveLength(1)
+    await h.advance(2 * 60_000, 1000) // well past sendTimeoutMs (30 s)
+    expect(h.port.sends).toHaveLength(1)
+  })
+
+  test("negative control: a rung's continue the host refused is tried again shortly", async () => {
+    const h = makeHarness({ rateLimitCooldownsMs: [60_000] })
+    h.port.sendBehaviour = "reject"
+    h.emit(...userTurn, rateLimit, { type: "idle" })
+    await h.advance(61_000, 1000)
+    expect(h.port.sends).toHaveLength(1)
+    await h.advance(2 * 60_000, 1000)
+    expect(h.port.sends.length).toBeGreaterThan(1)
+  })
+
   test("while the gate is closed, no other path may continue (a stall is held)", async () => {
     const h = makeHarness({ rateLimitCooldownsMs: [10 * 60_000] })
     h.emit(...userTurn, rateLimit, { type: "busy" })

@@ -1,6 +1,7 @@
 /** Tool misuse through the whole engine: unknown tools, idle loops, live loops. */
 import { describe, expect, test } from "bun:test"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 
 const bash = (id: string, command: string): TranscriptMessage => ({
@@ -74,7 +75,7 @@ describe("live tool loops", () => {
     await h.advance(100)
     expect(h.port.actions).toEqual(["abort"])
     h.emit({ type: "interrupted" }, { type: "idle" })
-    await h.advance(2500)
+    await h.advance(ABORT_CONTINUE_DELAY_MS + 500)
     expect(h.port.actions).toEqual(["abort", "send"])
     expect(h.engine.status("s1")?.cancelledByUser).toBe(false)
   })
