@@ -60,7 +60,8 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
       state.setup = mergeSetup(state.setup, signal.setup)
       break
     case "sessionCreated":
-      if (signal.parentID) state.parentID = signal.parentID
+      // A session named as its own parent (a malformed event) is no subagent: it would orphan itself.
+      if (signal.parentID && signal.parentID !== state.id) state.parentID = signal.parentID
       break
     case "todos":
       state.todos = signal.todos.slice(0, 200)
