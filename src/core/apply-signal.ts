@@ -60,8 +60,10 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
       state.setup = mergeSetup(state.setup, signal.setup)
       break
     case "sessionCreated":
-      // A session named as its own parent (a malformed event) is no subagent: it would orphan itself.
-      if (signal.parentID && signal.parentID !== state.id) state.parentID = signal.parentID
+      // A session's parent never changes on the host: the first one named stays, so a malformed
+      // re-parenting cannot put a child under two parents that each nudge it. A session named
+      // as its own parent is no subagent: it would orphan itself.
+      if (signal.parentID && !state.parentID && signal.parentID !== state.id) state.parentID = signal.parentID
       break
     case "todos":
       state.todos = signal.todos.slice(0, 200)

@@ -148,6 +148,12 @@ export function isSanctionedLiveLoopAbort(_call: { method: MutatingMethod; sessi
   return false
 }
 
+/** The engine's latest line about the session says a rate-limit wait just ended with one continue. */
+function isRateLimitResume(sessionID: string, recentLog: readonly string[]): boolean {
+  const last = [...recentLog].reverse().find((l) => l.includes(sessionID))
+  return last !== undefined && /rate-limit wait over .*one continue/.test(last)
+}
+
 /**
  * Documented exception (src/core/subagents.ts): an orphan parent is aborted while it still
  * holds its subagent call (`task`) open, because that call's work is over: every child the
@@ -438,8 +444,10 @@ export class Oracle {
         ownPromptUnseen: s.unseenPrompts > 0,
       })
     }
-    // 4. lifetime cap
-    if (method === "send" && sendKind === "continue") {
+    // 4. lifetime cap. Documented exemption (README, rate limits): the continue that ends a
+    // rate-limit wait spends no budget; its own cooldown ladder bounds it and then goes silent
+    // until the user writes. It is recognised by the engine's log line just before the call.
+    if (method === "send" && sendKind === "continue" && !isRateLimitResume(sessionID, this.recentLog)) {
       s.continues++
       const cap = this.effective(sessionID).lifetimeMaxContinues
       if (s.continues > cap) {

@@ -136,9 +136,6 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
         if (state.parentID) started.add(state.id)
       }
       if (signal.type === "sessionCreated" && state.parentID) {
-        // A child has one parent, the latest one named: a re-parenting event (malformed; the host
-        // never does it) must not leave the child under two parents, each nudging it in turn.
-        for (const [parentID, kids] of children) if (parentID !== state.parentID) kids.delete(state.id)
         let kids = children.get(state.parentID)
         if (!kids) children.set(state.parentID, (kids = new Set()))
         if (kids.size < MAX_CHILDREN_PER_PARENT) kids.add(state.id)
