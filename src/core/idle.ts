@@ -170,6 +170,11 @@ export class IdlePipeline {
       log.log("info", `session ${state.id}: task complete (${action.reason}); no further nudges until the user writes`)
       return
     }
+    // The session left the table while its history was read (deleted, swept): nothing goes out.
+    if (state.dropped) {
+      log.log("debug", `session ${state.id}: ${action.feature} not sent: the session is no longer tracked`)
+      return
+    }
     const options = this.ctx.effective(state)
     const held = holdReason(this.ctx, state)
     if (held) return

@@ -20,6 +20,23 @@ function recorder(pass: "first" | "second", answer?: (f: IdleFacts) => ReturnTyp
 const nudge = { kind: "send", text: "nudge", sendKind: "correction", feature: "probe", reason: "test" } as const
 
 describe("idle pipeline", () => {
+  test("a session deleted while its turn is judged gets nothing; control: the same judgement without the deletion sends", async () => {
+    const judged = async (deleteMidJudgement: boolean) => {
+      let h: ReturnType<typeof makeHarness> | undefined = undefined
+      const first = recorder("first", () => {
+        if (deleteMidJudgement) h!.emit({ type: "sessionDeleted" })
+        return nudge
+      })
+      h = makeHarness({ minActivityGapMs: 0 }, {}, [first.rule])
+      h.emit(...userTurn, { type: "idle" })
+      await h.advance(1000)
+      expect(first.seen).toHaveLength(1)
+      return h.port.sends.length
+    }
+    expect(await judged(true)).toBe(0)
+    expect(await judged(false)).toBe(1)
+  })
+
   test("the first pass runs once the session is quiet for minActivityGapMs, the second after toolTextCheckDelayMs, each with one history read", async () => {
     const first = recorder("first")
     const second = recorder("second")
