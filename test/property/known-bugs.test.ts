@@ -46,6 +46,26 @@ async function knownHits(sc: Scenario, kind: DriverKind = "core"): Promise<strin
 
 const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind[] }> = [
   {
+    id: "K17-rediscovered-run-resets-ladder",
+    title: "a session deleted mid-recovery, revived by our late answers and re-adopted by discovery, gets the same continue again",
+    sc: {
+      options: { ...FAST, maxRetries: 4, lifetimeMaxContinues: 4, loopMaxContinues: 1, loopWindowMs: 1000, sendTimeoutMs: 30_000, busyStallStrategy: "continue" },
+      calls: [{ outcome: "late", lateMs: 19_800, echoDelayMs: 0, idleAfterAbort: true }],
+      steps: [
+        ev({ t: "user", s: 3 }),
+        ev({ t: "busy", s: 3 }),
+        ev({ t: "toolStart", s: 0, call: 0, tool: "bash" }),
+        wait(200),
+        ev({ t: "deleted", s: 3 }),
+        ev({ t: "user", s: 0 }),
+        ev({ t: "busy", s: 0 }),
+        wait(70_000),
+        ev({ t: "esc", s: 0, v: 0 }),
+        wait(114_400),
+      ],
+    },
+  },
+  {
     id: "K1-late-tool-not-rechecked",
     title: "a tool that starts in the millisecond of the stall decision does not stop the continue",
     sc: {

@@ -13,7 +13,19 @@ export type KnownBug = {
   matches(v: Violation): boolean
 }
 
-export const KNOWN_BUGS: KnownBug[] = []
+export const KNOWN_BUGS: KnownBug[] = [
+  {
+    id: "K17-rediscovered-run-resets-ladder",
+    summary:
+      "A session that discovery marked idle (two listings without it) and then finds running again is treated as a new " +
+      "run: markBusy moves idleEpoch, so the ladder's 'this run, nothing since' test no longer sees the continue that went " +
+      "unanswered before, and the next stall repeats the same plain continue instead of escalating: two identical " +
+      "continues with no turn of the host between (low severity: needs listings that disagree with the events for minutes; " +
+      "found after a host deleted a session and answered our calls 20 s late).",
+    matches: (v) =>
+      v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && v.trace.some((l) => /found running by discovery/.test(l)),
+  },
+]
 
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
