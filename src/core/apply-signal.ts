@@ -30,7 +30,7 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
       noteUsage(ctx, state, signal.tokens, signal.messageID, now)
       break
     case "busy":
-      if (!state.busy) markBusy(idle, state, now)
+      if (!state.busy) markBusy(idle, state, now, signal.inferred === true)
       touch(ctx, state, now)
       break
     case "idle":
@@ -108,11 +108,14 @@ function noteUsage(ctx: EngineContext, state: SessionState, tokens: number, mess
   }
 }
 
-function markBusy(idle: IdlePipeline, state: SessionState, now: number): void {
+function markBusy(idle: IdlePipeline, state: SessionState, now: number, inferred = false): void {
   state.busy = true
   state.busySince = now
   runMovedOn(state)
   state.idleEpoch++
+  // Discovery finding a session running again, with no word from the host, is the same run the
+  // host never reported over: the ladder must still see the continue it got as unanswered.
+  if (!inferred) state.runEpoch++
   if (state.turnFeatureCounts.size > 0) state.turnFeatureCounts = new Map()
   idle.cancel(state)
 }

@@ -224,7 +224,7 @@ export class RecoveryEngine {
         if (known) known.discoveryMisses = 0
         if (known?.busy) return
         this.ctx.logger.log("info", `session ${id}: found running by discovery; watching it`)
-        this.handle({ type: "busy", sessionID: id })
+        this.handle({ type: "busy", sessionID: id, inferred: true })
       },
       believedBusy: () => [...this.sessions.values()].filter((s) => s.busy).map((s) => s.id),
       stopped: (id: string) => {

@@ -25,7 +25,7 @@ export type LadderBudgets = {
 
 export type LadderInput = {
   now: number
-  /** The session's idleEpoch: identifies the current run. */
+  /** The session's runEpoch: identifies the current run (as the host reported it). */
   busyEpoch: number
   episodeRetries: number
   recentContinues: readonly number[]

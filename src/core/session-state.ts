@@ -17,7 +17,7 @@ export type RecoveryRecord = {
   kind: RecoveryKind
   reason: string
   at: number
-  /** The session's idleEpoch when it was made: which run (or idle spell) it belongs to. */
+  /** The session's runEpoch when it was made: which run (or idle spell) it belongs to. */
   epoch: number
   /** The session's lastModelOutputAt when it was made: still equal means no output since. */
   outputAt: number
@@ -82,6 +82,8 @@ export type SessionState = {
   turnFeatureCounts: Map<string, number>
   /** Bumped on every busy/idle transition: a pending judgement of an older epoch is void. */
   idleEpoch: number
+  /** Runs the host reported starting (discovery's inferred busy is not one): the ladder's run identity. */
+  runEpoch: number
   /** Open tool calls at the moment the session went idle (before reconciliation). */
   toolsInFlightAtIdle: number
   pendingJudgement?: CancelTimer
@@ -135,6 +137,7 @@ export function newSessionState(id: string, now: number): SessionState {
     featureCounts: new Map(),
     turnFeatureCounts: new Map(),
     idleEpoch: 0,
+    runEpoch: 0,
     toolsInFlightAtIdle: 0,
     taskCompleteRepeats: 0,
     taskCompleteRefusals: 0,
@@ -147,7 +150,7 @@ export function newSessionState(id: string, now: number): SessionState {
  * not by comparing clock stamps, so "this run, nothing since" holds whatever the clock did.
  */
 export function recoveryRecord(state: SessionState, kind: RecoveryKind, reason: string, at: number): RecoveryRecord {
-  return { kind, reason, at, epoch: state.idleEpoch, outputAt: state.lastModelOutputAt }
+  return { kind, reason, at, epoch: state.runEpoch, outputAt: state.lastModelOutputAt }
 }
 
 /** Adds to a bounded map, evicting the oldest entry first (insertion order). */

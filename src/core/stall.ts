@@ -84,7 +84,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   const decision = decideStallRecovery(
     {
       now,
-      busyEpoch: state.idleEpoch,
+      busyEpoch: state.runEpoch,
       episodeRetries: state.episodeRetries,
       recentContinues: state.recentContinues,
       lifetimeContinues: state.lifetimeContinues,

@@ -18,7 +18,8 @@ export type Signal =
   | { type: "activity"; sessionID: string }
   /** The model produced output (text, reasoning, a tool call): progress, not just liveness. */
   | { type: "modelOutput"; sessionID: string }
-  | { type: "busy"; sessionID: string }
+  /** `inferred`: not reported by the host but concluded by session discovery from a listing. */
+  | { type: "busy"; sessionID: string; inferred?: boolean }
   | { type: "idle"; sessionID: string }
   /** `args` (when the host gives them) feed the live tool-loop fingerprint. */
   | { type: "toolStart"; sessionID: string; callID: string; tool: string; args?: unknown }

@@ -29,6 +29,7 @@ const FIXED = new Set([
   "K14-idle-judgement-spins-after-clock-step-back",
   "K15-slot-lost-on-delete",
   "K16-failure-retry-before-prompt-shown",
+  "K17-rediscovered-run-resets-ladder",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }

@@ -3,6 +3,7 @@
  * timeline without the trigger must send nothing.
  */
 import { describe, expect, test } from "bun:test"
+import type { Signal } from "../../../src/host/port.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 
@@ -180,6 +181,22 @@ describe("the ladder in time", () => {
     expect(await run(false)).toEqual(["send", "abort", "send", "abort"])
     // Control: the model answered the continue, so a plain continue is right.
     expect(await run(true)).toEqual(["send", "abort", "send", "send"])
+  })
+
+  test("a run that discovery finds running again is the same run: an unanswered continue still escalates", async () => {
+    const run = async (busy: Partial<Signal> & { type: "busy" }) => {
+      const h = makeHarness()
+      h.emit(...userTurn)
+      await h.advance(BUDGET + 1000, 1000)
+      expect(h.port.actions).toEqual(["send"])
+      // The listing lost the session and then shows it again; the host itself said nothing.
+      h.emit({ type: "idle" }, busy)
+      await h.advance(BUDGET + 3000, 1000) // the second rung backs off 2 s
+      return h.port.actions
+    }
+    expect(await run({ type: "busy", inferred: true })).toEqual(["send", "abort"])
+    // Control: a run the host reports starting is a new run, and gets a plain continue first.
+    expect(await run({ type: "busy" })).toEqual(["send", "send"])
   })
 
   test("after the abort, a run that restarted by itself gets no extra continue", async () => {
