@@ -9,7 +9,8 @@ import { buildContinuePrompt } from "../prompts/continue.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
-import { openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
+import { openOwnAbort, ownAbortHoldMs, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
+import { stallBudgetMs } from "./watchdog.ts"
 import type { SessionState } from "./session-state.ts"
 
 export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
@@ -85,7 +86,7 @@ export async function abortThenPrompt(
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${held}`)
     return
   }
-  if (ownAbortLanding(state)) {
+  if (ownAbortLanding(state, ctx.time.now())) {
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: our previous abort is not reported yet`)
     return
   }
@@ -103,7 +104,7 @@ export async function abortThenPrompt(
     return ctx.port.abort(state.id)
   }
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", abort, reporter(ctx, state))
-  if (called && settleOwnAbort(state, outcome, ctx.time.now()) === "user") {
+  if (called && settleOwnAbort(state, outcome, ctx.time.now(), ownAbortHoldMs(stallBudgetMs(options))) === "user") {
     // The interruption that came while the call was out was not our abort's: the user's ESC.
     state.cancelledByUser = true
     state.pendingAction = undefined

@@ -16,6 +16,15 @@ import type { SessionState } from "./session-state.ts"
  */
 export const OWN_ABORT_REPORT_SKEW_MS = 1_000
 
+/**
+ * How long an accepted (or overdue) abort holds a second one back while the host shows nothing:
+ * two stall budgets, so a stall that comes one full budget after our abort is still held (the
+ * report may be late) and the one after it is not.
+ */
+export function ownAbortHoldMs(stallBudgetMs: number): number {
+  return 2 * Math.max(0, stallBudgetMs)
+}
+
 /** Whose an interruption is; "undecided" waits for the answer to our abort call. */
 export type Attribution = "ours" | "user" | "undecided" | "other"
 
@@ -50,7 +59,7 @@ export function attributeInterruption(state: SessionState, byUser: boolean | und
  * The abort call answered. Returns "user" when an interruption held as undecided turns out to
  * be the user's (the host refused our abort, or it is overdue and may never be carried out).
  */
-export function settleOwnAbort(state: SessionState, outcome: CallOutcome, now: number): "user" | undefined {
+export function settleOwnAbort(state: SessionState, outcome: CallOutcome, now: number, holdMs: number): "user" | undefined {
   const own = state.ownAbort
   if (own?.phase !== "calling") return undefined
   if (own.interruptedAt !== undefined) {
@@ -63,19 +72,31 @@ export function settleOwnAbort(state: SessionState, outcome: CallOutcome, now: n
   // A call past sendTimeoutMs may still be carried out: it is awaited like an accepted one,
   // but its interruption, should it come, is not presumed ours.
   else if (outcome === "timeout") own.phase = "overdue"
-  else state.ownAbort = undefined
+  else {
+    state.ownAbort = undefined
+    return undefined
+  }
+  own.holdUntil = now + holdMs
   return undefined
 }
 
 /**
  * An abort of ours was accepted (or may still land) and the host has shown nothing since:
- * a second abort now would hit a run that is already over.
+ * a second abort now would hit a run that is already over. Past the hold given when it settled
+ * (ownAbortHoldMs) the report is presumed lost and the abort forgotten, so the ladder can act
+ * again: a host that lost one report must not leave the session without recovery for good.
  */
-export function ownAbortLanding(state: SessionState): boolean {
-  return state.ownAbort !== undefined && state.ownAbort.phase !== "calling"
+export function ownAbortLanding(state: SessionState, now: number): boolean {
+  const own = state.ownAbort
+  if (own === undefined || own.phase === "calling") return false
+  if (own.holdUntil !== undefined && now > own.holdUntil) {
+    state.ownAbort = undefined
+    return false
+  }
+  return true
 }
 
 /** The session moved on (a run began or ended, the model or the user spoke): stop awaiting. */
 export function runMovedOn(state: SessionState): void {
-  if (ownAbortLanding(state)) state.ownAbort = undefined
+  if (state.ownAbort !== undefined && state.ownAbort.phase !== "calling") state.ownAbort = undefined
 }

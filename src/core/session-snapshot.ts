@@ -9,7 +9,28 @@ import { newSessionState, type SessionState } from "./session-state.ts"
 export type SessionSnapshot = Record<string, unknown> & { id: string }
 
 /** Fields that hold timers or in-flight work: never carried over. */
-const TRANSIENT = new Set(["watchdogTimer", "pendingAction", "pendingJudgement", "callSlot"])
+const TRANSIENT = new Set(["watchdogTimer", "pendingAction", "pendingJudgement", "callSlot", "ownAbort", "dropped"])
+
+/**
+ * Optional fields (undefined in a fresh state) that are carried over, with the type each must
+ * have: anything else in a snapshot, or a value of another type, is left out.
+ */
+const OPTIONAL_KINDS: Record<string, "string" | "number" | "object" | "array"> = {
+  parentID: "string",
+  tokenMessageID: "string",
+  lastRecovery: "object",
+  todos: "array",
+  lastSendAt: "number",
+  discoveryMisses: "number",
+  lastHeldReason: "string",
+}
+
+function hasKind(value: unknown, kind: "string" | "number" | "object" | "array"): boolean {
+  if (kind === "array") return Array.isArray(value)
+  if (kind === "object") return value !== null && typeof value === "object" && !Array.isArray(value)
+  if (kind === "number") return typeof value === "number" && Number.isFinite(value)
+  return typeof value === kind
+}
 
 function copyValue(value: unknown): unknown {
   if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, copyValue(v)]))
@@ -44,12 +65,14 @@ export function restoreState(snapshot: unknown, now: number): SessionState | und
   for (const [key, fresh] of Object.entries(state)) {
     if (TRANSIENT.has(key) || !(key in snap)) continue
     const value = snap[key]
+    if (fresh === undefined) {
+      const kind = OPTIONAL_KINDS[key]
+      if (kind !== undefined && hasKind(value, kind)) state[key] = copyValue(value)
+      continue
+    }
     const sameKind =
-      fresh instanceof Map ? value instanceof Map : fresh instanceof Set ? value instanceof Set : Array.isArray(fresh) ? Array.isArray(value) : typeof fresh === typeof value || fresh === undefined
+      fresh instanceof Map ? value instanceof Map : fresh instanceof Set ? value instanceof Set : Array.isArray(fresh) ? Array.isArray(value) : typeof fresh === typeof value
     if (sameKind) state[key] = copyValue(value)
-  }
-  for (const key of ["parentID", "todos", "tokenMessageID", "lastRecovery", "lastHeldReason"]) {
-    if (key in snap && snap[key] !== undefined) state[key] = copyValue(snap[key])
   }
   return state as unknown as SessionState
 }

@@ -74,7 +74,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   const held =
     holdReason(ctx, state) ??
     (state.pendingAction || state.callSlot.busy ? "a recovery is already under way" : undefined) ??
-    (ownAbortLanding(state) ? "our abort is not reported by the host yet" : undefined)
+    (ownAbortLanding(state, now) ? "our abort is not reported by the host yet" : undefined)
   if (held) {
     logHeld(ctx, state, held)
     ensureWatchdog(ctx, state, options.checkIntervalMs)

@@ -116,6 +116,19 @@ describe("no second abort before the first is reported", () => {
     expect(h.port.actions).toEqual(["abort", "send", "abort"])
   })
 
+  test("a report the host lost does not hold the session for good: past two stall budgets the ladder acts again", async () => {
+    const h = makeHarness(ABORT_FIRST)
+    await untilAbort(h)
+    await h.advance(ABORT_CONTINUE_DELAY_MS + 1000, 1000)
+    expect(h.port.actions).toEqual(["abort", "send"])
+    // The host took the continue (already busy for us) and hangs again, never reporting the abort.
+    h.emit({ type: "busy" }, { type: "activity" })
+    await h.advance(BUDGET + 2000, 1000)
+    expect(h.port.actions).toEqual(["abort", "send"])
+    await h.advance(BUDGET + 2000, 1000)
+    expect(h.port.actions.slice(0, 3)).toEqual(["abort", "send", "abort"])
+  })
+
   test("negative control: once the host reported the abort, the next stall may abort again", async () => {
     const h = makeHarness(ABORT_FIRST)
     h.port.sendBehaviour = "reject"
