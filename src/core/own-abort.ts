@@ -16,13 +16,16 @@ import type { SessionState } from "./session-state.ts"
  */
 export const OWN_ABORT_REPORT_SKEW_MS = 1_000
 
+/** However short the stall budget, a host gets this long to report an abort of ours. */
+export const MIN_OWN_ABORT_HOLD_MS = 60_000
+
 /**
  * How long an accepted (or overdue) abort holds a second one back while the host shows nothing:
- * two stall budgets, so a stall that comes one full budget after our abort is still held (the
- * report may be late) and the one after it is not.
+ * two stall budgets (a stall one full budget after our abort is still held, since the report
+ * may be late; the one after it is not), and at least a minute.
  */
 export function ownAbortHoldMs(stallBudgetMs: number): number {
-  return 2 * Math.max(0, stallBudgetMs)
+  return Math.max(MIN_OWN_ABORT_HOLD_MS, 2 * stallBudgetMs)
 }
 
 /** Whose an interruption is; "undecided" waits for the answer to our abort call. */
