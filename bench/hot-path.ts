@@ -67,7 +67,7 @@ export async function hotPath(events = EVENTS, runs = RUNS) {
   const clock = realTime()
   const roles = new MessageRoles()
   roles.set("msg_a", "assistant", SESSION)
-  const signals: Signal[] = stream.flatMap((e) => mapV1Event(e.event, roles, Date.now()))
+  const signals: Signal[] = stream.flatMap((e) => mapV1Event(e.event, roles, Date.now))
   const engine = plugin.engine
   const clockUs: number[] = []
   const mapUs: number[] = []
@@ -78,7 +78,7 @@ export async function hotPath(events = EVENTS, runs = RUNS) {
     for (let i = 0; i < events; i++) sink += clock.now()
     clockUs.push(((performance.now() - t) * 1000) / events)
     t = performance.now()
-    for (let i = 0; i < events; i++) mapV1Event(stream[i % stream.length]!.event, roles, Date.now())
+    for (let i = 0; i < events; i++) mapV1Event(stream[i % stream.length]!.event, roles, Date.now)
     mapUs.push(((performance.now() - t) * 1000) / events)
     t = performance.now()
     const now = Date.now()

@@ -7,6 +7,11 @@ export type CancelTimer = () => void
 
 export interface TimeSource {
   now(): number
+  /**
+   * The wall clock, when `now` may differ from it (the production clock runs ahead of the wall
+   * after a backward step). Only for dates from outside, such as a provider's Retry-After date.
+   */
+  wall?(): number
   /** Runs `fn` once after `delayMs`; the returned function cancels it. */
   schedule(delayMs: number, fn: () => void): CancelTimer
 }

@@ -11,9 +11,10 @@ import type { TimeSource } from "../core/clock.ts"
 
 /**
  * A clock that never goes backwards, from the wall clock alone. Forward it follows the wall
- * (a laptop resumed from sleep reads as time that passed, and shown times stay right); a
- * backward step is absorbed into an offset, so the clock carries on from where it was and then
- * runs ahead of the wall by the step's size. One wall read per call: this is read once per
+ * (a laptop resumed from sleep reads as time that passed); a backward step is absorbed into an
+ * offset, so the clock carries on from where it was and then runs ahead of the wall by the
+ * step's size (times shown in logs and prompts too, until the process restarts). Dates from
+ * outside, such as a provider's Retry-After, are measured against `wall` instead. One wall read per call: this is read once per
  * host event, and on some virtual machines a clock read costs as much as an empty event hook
  * (bench/hot-path.ts), so a second, monotonic source would double it. Whole milliseconds: the
  * core compares stamps for equality.
@@ -52,6 +53,7 @@ export function realTime(): TimeSource {
   const now = processClock()
   return {
     now,
+    wall: () => Date.now(),
     schedule(delayMs, fn) {
       const delay = Number.isFinite(delayMs) && delayMs > 0 ? Math.min(delayMs, 2_147_483_647) : 0
       const handle = setTimeout(() => {

@@ -161,7 +161,8 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
           t.rate = clearRateLimit()
           return feed(state, t, { type: "modelOutput" })
         case "usage":
-          if (state.lastModelOutputAt === ctx.time.now()) {
+          // This very signal grew the token total (apply-signal stamped it with the time the engine was handed).
+          if (state.lastModelOutputAt === state.lastSeenAt) {
             t.rate = clearRateLimit()
             feed(state, t, { type: "modelOutput" })
           }

@@ -37,6 +37,8 @@ export type V1Plugin = {
   readonly serial: number
   readonly slot: V1Slot
   readonly stopped: boolean
+  /** Message roles remembered (bounded; a forgotten session takes its own along). For tests and the memory bench. */
+  readonly rememberedMessages: number
   /** Stops the engine and frees the slot (what the `dispose` hook does). Idempotent. */
   stop(reason?: string): void
 }
@@ -125,11 +127,12 @@ export function startV1(
    * The streaming path, every event the host has: one plain function with no wrapper layers
    * (it does its own stopped check and its own catch) and one clock read per event.
    */
+  const wallNow = () => (time.wall ? time.wall() : time.now())
   function onEvent(input: { event: unknown }): Promise<void> {
     if (stopped) return DONE
     try {
       const now = time.now()
-      const signals = mapV1Event((input as { event?: unknown } | undefined)?.event, roles, now)
+      const signals = mapV1Event((input as { event?: unknown } | undefined)?.event, roles, wallNow)
       for (let i = 0; i < signals.length; i++) engine.handle(signals[i]!, now)
     } catch (error) {
       engine.logger.fault("hook:event", `event hook failed: ${errorText(error)}`)
@@ -206,6 +209,9 @@ export function startV1(
     slot,
     get stopped() {
       return stopped
+    },
+    get rememberedMessages() {
+      return roles.size
     },
     stop,
   }

@@ -73,7 +73,8 @@ export function eventSessionID(props: unknown): string | undefined {
 
 const NO_SIGNALS: readonly Signal[] = []
 
-export function mapV1Event(event: unknown, roles: MessageRoles, now: number): readonly Signal[] {
+/** `wallNow` is read only to turn a provider's Retry-After date into a wait. */
+export function mapV1Event(event: unknown, roles: MessageRoles, wallNow: () => number): readonly Signal[] {
   if (typeof event !== "object" || event === null) return NO_SIGNALS
   const type = str((event as { type?: unknown }).type)
   const props = (event as { properties?: unknown }).properties
@@ -128,7 +129,7 @@ export function mapV1Event(event: unknown, roles: MessageRoles, now: number): re
           name,
           message: (str(get(data, "message")) ?? "").slice(0, 2000),
           status: num(get(data, "statusCode")),
-          retryAfterMs: retryAfterMs(get(data, "responseHeaders"), now),
+          retryAfterMs: retryAfterMs(get(data, "responseHeaders"), wallNow()),
         },
       ]
     }

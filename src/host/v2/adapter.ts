@@ -118,6 +118,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     },
   })
 
+  const wallNow = () => (time.wall ? time.wall() : time.now())
   function onEvent(raw: unknown): void {
     if (stopped) return
     const event = decodeV2Event(raw)
@@ -133,7 +134,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     if (type === "session.step.started") noteStepSetup(sessionID, data)
 
     const now = time.now()
-    for (const signal of mapDecoded(event, sessionID, tools, now)) engine.handle(signal, now)
+    for (const signal of mapDecoded(event, sessionID, tools, wallNow)) engine.handle(signal, now)
 
     if (type === "session.execution.started") {
       if (firstStepPending.size < 1000) firstStepPending.add(sessionID)

@@ -98,14 +98,17 @@ export function callIDOf(data: unknown): string | undefined {
   return str(get(data, "id")) ?? str(get(data, "callID"))
 }
 
-export function mapV2Event(raw: unknown, tools: ToolNames, now: number): Signal[] {
+export function mapV2Event(raw: unknown, tools: ToolNames, wallNow: () => number): Signal[] {
   const event = decodeV2Event(raw)
   if (!event?.sessionID) return []
-  return mapDecoded(event, event.sessionID, tools, now)
+  return mapDecoded(event, event.sessionID, tools, wallNow)
 }
 
-/** The same mapping for an event already decoded (and filtered) by the adapter. */
-export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, now: number): Signal[] {
+/**
+ * The same mapping for an event already decoded (and filtered) by the adapter. `wallNow` is
+ * read only to turn a provider's Retry-After date into a wait.
+ */
+export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, wallNow: () => number): Signal[] {
   const { type, data } = event
   if (MODEL_OUTPUT.has(type)) return [{ type: "modelOutput", sessionID }]
 
@@ -115,11 +118,11 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, 
     case "session.execution.succeeded":
       return [{ type: "idle", sessionID }]
     case "session.execution.failed":
-      return [errorSignal(sessionID, data.error, now), { type: "idle", sessionID }]
+      return [errorSignal(sessionID, data.error, wallNow()), { type: "idle", sessionID }]
     case "session.execution.interrupted":
       return [{ type: "interrupted", sessionID, byUser: interruptedByUser(data.reason) }, { type: "idle", sessionID }]
     case "session.step.failed":
-      return [errorSignal(sessionID, data.error, now)]
+      return [errorSignal(sessionID, data.error, wallNow())]
     case "session.retry.scheduled":
       return [{ type: "retryScheduled", sessionID }]
     case "session.usage.updated":
@@ -163,7 +166,7 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, 
   return [{ type: "activity", sessionID }]
 }
 
-/** undefined lets the core's self-abort window tell our interrupt from the user's. */
+/** undefined lets the core's own-abort count (own-abort.ts) tell our interrupt from the user's. */
 export function interruptedByUser(reason: unknown): boolean | undefined {
   const text = str(reason) ?? str(get(reason, "type"))
   if (text === undefined || text === "user") return undefined

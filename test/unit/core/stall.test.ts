@@ -269,17 +269,17 @@ describe("the ladder in time", () => {
 
 describe("send spacing", () => {
   test("the continue after an abort waits for injectIntervalMs since the previous prompt instead of being refused", async () => {
-    const h = makeHarness({ chunkTimeoutMs: 1000, gracePeriodMs: 0, baseBackoffMs: 0, injectIntervalMs: 10_000 })
+    const h = makeHarness({ chunkTimeoutMs: 1000, gracePeriodMs: 0, baseBackoffMs: 0, injectIntervalMs: 15_000 })
     h.emit(...userTurn)
     await h.advance(1100, 100)
     expect(h.port.actions).toEqual(["send"])
     await h.advance(1200, 100)
     expect(h.port.actions).toEqual(["send", "abort"])
     h.emit({ type: "interrupted" }, { type: "idle" })
-    await h.advance(3000, 100)
-    // 2 s after the abort is too soon: the previous prompt went out less than 10 s ago.
+    // Past the abort-to-continue pause, but the previous prompt went out less than 15 s ago.
+    await h.advance(ABORT_CONTINUE_DELAY_MS + 1000, 100)
     expect(h.port.actions).toEqual(["send", "abort"])
-    await h.advance(6000, 100)
+    await h.advance(9000, 100)
     expect(h.port.actions).toEqual(["send", "abort", "send"])
   })
 })

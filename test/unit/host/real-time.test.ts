@@ -50,12 +50,22 @@ describe("forwardOnlyClock", () => {
 })
 
 describe("realTime", () => {
+  test("offers the wall clock itself for dates from outside (a Retry-After date)", () => {
+    const t = realTime()
+    expect(typeof t.wall).toBe("function")
+    // Not a timing assertion: the wall clock read here is Date.now() itself.
+    const before = Date.now()
+    const read = t.wall!()
+    expect(read).toBeGreaterThanOrEqual(before)
+    expect(read).toBeLessThanOrEqual(Date.now())
+  })
+
   test("reads as epoch ms, never goes backwards, and every instance shares one clock", () => {
     const a = realTime()
     const b = realTime()
     expect(a.now).toBe(b.now)
     let last = a.now()
-    // Not a timing assertion: a monotonic clock read as epoch ms is near the wall clock.
+    // Not a timing assertion: a forward-only clock read as epoch ms is near the wall clock.
     expect(Math.abs(last - Date.now())).toBeLessThan(60_000)
     for (let i = 0; i < 1000; i++) {
       const next = b.now()

@@ -41,6 +41,14 @@ describe("stuck subagent nudge across the parent's busy periods", () => {
     expect(nudges(h)).toBe(2)
   })
 
+  test("control: a message from the user to the child counts as its turn, even with no output yet", async () => {
+    const h = await nudgedChild()
+    on(h, "child", genuine)
+    parentNewBusyPeriod(h)
+    await h.advance(61_000, 1000)
+    expect(nudges(h)).toBe(2)
+  })
+
   test("control: a run of the child ending and starting again also counts as its turn", async () => {
     const h = await nudgedChild()
     on(h, "child", { type: "idle" }, { type: "busy" })

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test"
 import { MessageRoles, mapV1Event } from "../../../src/host/v1/events.ts"
 
 const ev = (type: string, properties: unknown) => ({ type, properties })
-const map = (event: unknown, roles = new MessageRoles()) => mapV1Event(event, roles, 0)
+const map = (event: unknown, roles = new MessageRoles()) => mapV1Event(event, roles, () => 0)
 
 describe("mapV1Event", () => {
   test("session status drives busy/idle; retry is busy plus a host retry", () => {
@@ -24,6 +24,22 @@ describe("mapV1Event", () => {
       }),
     )
     expect(err).toEqual({ type: "error", sessionID: "s", name: "APIError", message: "Rate limit exceeded", status: 429, retryAfterMs: 50 })
+  })
+
+  test("a Retry-After date is measured against the wall clock it is given, read only for errors", () => {
+    const wall = Date.UTC(2026, 10, 29, 12, 0, 0)
+    let reads = 0
+    const wallNow = () => {
+      reads++
+      return wall
+    }
+    const headers = { "retry-after": new Date(wall + 60_000).toUTCString() }
+    const [err] = mapV1Event(ev("session.error", { sessionID: "s", error: { name: "APIError", data: { statusCode: 429, responseHeaders: headers } } }), new MessageRoles(), wallNow)
+    expect(err).toMatchObject({ type: "error", retryAfterMs: 60_000 })
+    expect(reads).toBe(1)
+    // Control: streaming events never read the wall clock.
+    mapV1Event(ev("message.part.delta", { sessionID: "s", delta: "x" }), new MessageRoles(), wallNow)
+    expect(reads).toBe(1)
   })
 
   test("assistant token totals become usage keyed by message; user messages are plain activity", () => {

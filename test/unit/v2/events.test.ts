@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test"
 import { belongsHere, decodeV2Event, interruptedByUser, mapV2Event, ToolNames } from "../../../src/host/v2/events.ts"
 
 const ev = (type: string, data: unknown, extra: Record<string, unknown> = {}) => ({ id: "evt_1", created: 1, type, data, ...extra })
-const map = (event: unknown, tools = new ToolNames(), now = 0) => mapV2Event(event, tools, now)
+const map = (event: unknown, tools = new ToolNames(), now = 0) => mapV2Event(event, tools, () => now)
 const types = (event: unknown, tools?: ToolNames) => map(event, tools).map((s) => s.type)
 
 describe("run lifecycle", () => {
