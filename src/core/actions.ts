@@ -106,9 +106,9 @@ export async function abortThenPrompt(
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", abort, reporter(ctx, state))
   if (called && settleOwnAbort(state, outcome, ctx.time.now(), ownAbortHoldMs(stallBudgetMs(options))) === "user") {
     // The interruption that came while the call was out was not our abort's: the user's ESC.
-    state.cancelledByUser = true
     state.pendingAction = undefined
-    ctx.logger.log("info", `session ${state.id}: the run was stopped while our abort was out (abort ${outcome}): cancelled by the user; standing down until the next user message`)
+    ctx.logger.log("info", `session ${state.id}: the run was stopped while our abort was out (abort ${outcome}): that was the user`)
+    ctx.userStopped(state)
     return
   }
   if (outcome !== "ok" || !state.pendingAction) {

@@ -15,6 +15,11 @@ export type EngineContext = {
   effective(state: SessionState): Options
   /** Holds contributed by recovery modules (rate-limit waits, a full context...). */
   moduleHold(state: SessionState): string | undefined
+  /**
+   * The user stopped the session, found out after the fact (an interruption held undecided
+   * while our abort was out): the same stand-down as a reported ESC, modules included.
+   */
+  userStopped(state: SessionState): void
 }
 
 /**

@@ -68,6 +68,10 @@ export class RecoveryEngine {
       pauses: this.pauses,
       effective: (state) => this.effective(state),
       moduleHold: (state) => this.moduleHold(state),
+      userStopped: (state) => {
+        if (state.dropped) state.cancelledByUser = true
+        else this.handle({ type: "interrupted", sessionID: state.id, byUser: true })
+      },
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
     this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => make({ ctx: this.ctx, sessions: this.sessions }))

@@ -7,13 +7,20 @@ import type { Signal, SignalType } from "../../../src/host/port.ts"
 import { IDLE_CLEANUP_MS, resolveOptions } from "../../../src/options/index.ts"
 import { RecordingPort } from "../../support/recording-port.ts"
 
-function engineWith(modules: ModuleFactory[], onSessionDropped?: (id: string) => void) {
+function engineWith(modules: ModuleFactory[], onSessionDropped?: (id: string) => void, options: Record<string, unknown> = {}) {
   const time = new SimulatedTime()
-  const engine = new RecoveryEngine({ port: new RecordingPort(() => time.now()), time, options: resolveOptions({}, {}), modules, onSessionDropped })
+  const port = new RecordingPort(() => time.now())
+  const engine = new RecoveryEngine({ port, time, options: resolveOptions(options, {}), modules, onSessionDropped })
   const emit = (...signals: Array<Partial<Signal> & { type: SignalType }>) => {
     for (const s of signals) engine.handle({ sessionID: "s1", ...s } as Signal)
   }
-  return { time, engine, emit }
+  const advance = async (ms: number, step = 1000) => {
+    for (let left = ms; left > 0; left -= step) {
+      time.advance(Math.min(step, left))
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+  }
+  return { time, engine, emit, port, advance }
 }
 
 describe("module routing", () => {
@@ -66,5 +73,32 @@ describe("sessions leaving the table", () => {
     engine.handle({ type: "busy", sessionID: "x" })
     expect(() => engine.handle({ type: "sessionDeleted", sessionID: "x" })).not.toThrow()
     expect(engine.trackedSessions).toBe(0)
+  })
+})
+
+describe("a user stop found out after the fact", () => {
+  const fast = { busyStallStrategy: "abort", chunkTimeoutMs: 1000, gracePeriodMs: 0, baseBackoffMs: 0, sendTimeoutMs: 5000 }
+  const run = async (abortAnswer: "hang" | "ok") => {
+    const seen: boolean[] = []
+    const h = engineWith([() => ({ name: "probe", signals: ["interrupted"], onSignal: (state) => void seen.push(state.cancelledByUser) })], undefined, fast)
+    h.port.abortBehaviour = abortAnswer
+    h.emit({ type: "userMessage", genuine: true }, { type: "busy" })
+    await h.advance(1500, 100) // the stall: our abort goes out
+    expect(h.port.actions).toEqual(["abort"])
+    h.emit({ type: "interrupted" }) // while the call is out: undecided
+    await h.advance(6000, 100)
+    return { seen, cancelled: h.engine.status("s1")?.cancelledByUser }
+  }
+
+  test("an interruption while our abort never answers turns out to be the user's: modules hear the stand-down too", async () => {
+    const { seen, cancelled } = await run("hang")
+    expect(cancelled).toBe(true)
+    expect(seen).toEqual([false, true])
+  })
+
+  test("control: the host accepts our abort at once, so the interruption was ours and no stand-down follows", async () => {
+    const { seen, cancelled } = await run("ok")
+    expect(cancelled).toBe(false)
+    expect(seen).toEqual([false])
   })
 })
