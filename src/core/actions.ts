@@ -11,7 +11,7 @@ import { exclusiveHostCall, type CallOutcome, type CallReporter } from "./host-c
 import { errorText } from "./logger.ts"
 import { openOwnAbort, ownAbortHoldMs, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
 import { stallBudgetMs } from "./watchdog.ts"
-import type { SessionState } from "./session-state.ts"
+import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 
 export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
   return (label, outcome, error) => {
@@ -21,11 +21,23 @@ export function reporter(ctx: EngineContext, state: SessionState): CallReporter 
 }
 
 /** False (and one log line) when the user episode's continue budget is spent. */
-export function withinLifetimeCap(ctx: EngineContext, state: SessionState, what: string): boolean {
+function withinLifetimeCap(ctx: EngineContext, state: SessionState, what: string): boolean {
   const cap = ctx.effective(state).lifetimeMaxContinues
   if (state.lifetimeContinues < cap) return true
   ctx.logger.log("info", `session ${state.id}: ${what} not sent: lifetime cap reached (${state.lifetimeContinues}/${cap}); waiting for the user`)
   return false
+}
+
+/**
+ * Starts one recovery of any path: refused (one log line) at the lifetime cap, otherwise
+ * counted against it and, with `record`, remembered as the session's last recovery, the one
+ * the stall ladder escalates from.
+ */
+export function beginRecovery(ctx: EngineContext, state: SessionState, what: string, record?: { kind: RecoveryKind; reason: string }): boolean {
+  if (!withinLifetimeCap(ctx, state, what)) return false
+  state.lifetimeContinues++
+  if (record) state.lastRecovery = recoveryRecord(state, record.kind, record.reason, ctx.time.now())
+  return true
 }
 
 export type PromptRequest = { text: string | (() => string); kind: SendKind; label: string }

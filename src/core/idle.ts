@@ -15,10 +15,10 @@
 import type { SendKind } from "../host/port.ts"
 import type { Options } from "../options/index.ts"
 import { holdReason, type EngineContext } from "./context.ts"
-import { reporter } from "./actions.ts"
+import { beginRecovery, reporter } from "./actions.ts"
 import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
-import { recoveryRecord, type SessionState } from "./session-state.ts"
+import type { SessionState } from "./session-state.ts"
 import { readTodosFromTranscript } from "../todos/v2-reader.ts"
 import type { TodoSnapshot } from "../todos/open.ts"
 import type { TranscriptMessage } from "./transcript.ts"
@@ -178,21 +178,16 @@ export class IdlePipeline {
     const options = this.ctx.effective(state)
     const held = holdReason(this.ctx, state)
     if (held) return
-    if (state.lifetimeContinues >= options.lifetimeMaxContinues) {
-      log.log("info", `session ${state.id}: ${action.feature} not sent: lifetime cap reached (${state.lifetimeContinues}/${options.lifetimeMaxContinues})`)
-      return
-    }
     if (state.turnFeatureCounts.has(`sent:${action.feature}`)) {
       // Never deliver the same recovery twice without a turn in between (doubled idle events).
       log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)
       return
     }
+    if (!beginRecovery(this.ctx, state, action.feature, { kind: "continue", reason: `${action.feature}: ${action.reason}` })) return
     log.log("info", `session ${state.id}: ${action.feature}: ${action.reason} -> ${action.kind}`)
     bump(state.featureCounts, action.feature)
     bump(state.turnFeatureCounts, action.feature)
     state.turnFeatureCounts.set(`sent:${action.feature}`, 1)
-    state.lifetimeContinues++
-    state.lastRecovery = recoveryRecord(state, "continue", `${action.feature}: ${action.reason}`, this.ctx.time.now())
 
     const timeout = options.sendTimeoutMs
     const report = reporter(this.ctx, state)

@@ -34,6 +34,22 @@ const FIXED = new Set([
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }
 
+/** The options the streaming-failure chain timelines were found with (K12, K16). */
+const FAILURE_CHAIN = {
+  ...FAST,
+  maxRetries: 2,
+  lifetimeMaxContinues: 2,
+  loopMaxContinues: 1,
+  loopWindowMs: 1000,
+  busyStallStrategy: "continue",
+  activeUserWindowMs: 0,
+  warmupMs: 0,
+  toolTextCheckDelayMs: 0,
+  minActivityGapMs: 0,
+  injectIntervalMs: 0,
+  subagentWaitMs: 1000,
+}
+
 const ev = (e: HostEvent): Step => ({ k: "ev", ev: e, how: "once" })
 const wait = (ms: number): Step => ({ k: "wait", ms })
 const ok = (echoDelayMs = 0, idleAfterAbort = false): CallScript => ({ outcome: "ok", lateMs: 0, echoDelayMs, idleAfterAbort })
@@ -132,21 +148,7 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
     id: "K12-failure-retry-clock-starts-at-send",
     title: "a slow but successful recovery prompt is followed at once by the next one",
     sc: {
-      options: {
-        ...FAST,
-        sendTimeoutMs: 1000,
-        maxRetries: 2,
-        lifetimeMaxContinues: 2,
-        loopMaxContinues: 1,
-        loopWindowMs: 1000,
-        busyStallStrategy: "continue",
-        activeUserWindowMs: 0,
-        warmupMs: 0,
-        toolTextCheckDelayMs: 0,
-        minActivityGapMs: 0,
-        injectIntervalMs: 0,
-        subagentWaitMs: 1000,
-      },
+      options: { ...FAILURE_CHAIN, sendTimeoutMs: 1000 },
       calls: [{ outcome: "late", lateMs: 994, echoDelayMs: 6, idleAfterAbort: false }],
       steps: [ev({ t: "error", s: 0, name: "APIError" }), wait(3000)],
     },
@@ -156,20 +158,7 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
     id: "K16-failure-retry-before-prompt-shown",
     title: "a recovery prompt accepted at once but shown 1001 ms later is followed by the next one",
     sc: {
-      options: {
-        ...FAST,
-        maxRetries: 2,
-        lifetimeMaxContinues: 2,
-        loopMaxContinues: 1,
-        loopWindowMs: 1000,
-        busyStallStrategy: "continue",
-        activeUserWindowMs: 0,
-        warmupMs: 0,
-        toolTextCheckDelayMs: 0,
-        minActivityGapMs: 0,
-        injectIntervalMs: 0,
-        subagentWaitMs: 1000,
-      },
+      options: FAILURE_CHAIN,
       calls: [{ outcome: "late", lateMs: 1, echoDelayMs: 1001, idleAfterAbort: false }],
       steps: [ev({ t: "error", s: 0, name: "APIError" }), wait(3000)],
     },

@@ -8,7 +8,7 @@
 import type { Signal } from "../../host/port.ts"
 import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
-import { abortThenPrompt, continueRequest, sendPrompt, withinLifetimeCap, type PromptRequest } from "../actions.ts"
+import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, type PromptRequest } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
 import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
@@ -23,7 +23,7 @@ import {
   registerRateLimitHit,
   type RateLimitState,
 } from "../rate-limit.ts"
-import { recoveryRecord, type SessionState } from "../session-state.ts"
+import type { SessionState } from "../session-state.ts"
 
 type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; timer?: CancelTimer }
 
@@ -92,9 +92,8 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
       ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
       return
     }
-    if (!withinLifetimeCap(ctx, state, "failure recovery")) return
-    state.lifetimeContinues++
-    state.lastRecovery = recoveryRecord(state, action.type === "prompt" ? "continue" : "abort+continue", `provider failure (${t.failure.reason})`, ctx.time.now())
+    const kind = action.type === "prompt" ? "continue" : "abort+continue"
+    if (!beginRecovery(ctx, state, "failure recovery", { kind, reason: `provider failure (${t.failure.reason})` })) return
     if (action.type === "prompt") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
       // The chain's watchdog starts when the host has taken the prompt (or refused it), not now.

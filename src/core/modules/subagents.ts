@@ -5,11 +5,11 @@
  */
 import type { Signal } from "../../host/port.ts"
 import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../prompts/subagents.ts"
-import { abortThenPrompt, continueRequest, sendPrompt, withinLifetimeCap } from "../actions.ts"
+import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
 import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
-import { recoveryRecord, type SessionState } from "../session-state.ts"
+import type { SessionState } from "../session-state.ts"
 import { INITIAL_ORPHAN_STATE, nextOrphanStep, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
 
 /**
@@ -107,16 +107,13 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     const action = step.action
     if (action.type === "nudge-child") {
       const child = sessions.get(action.childId)
-      if (!child || !withinLifetimeCap(ctx, child, "subagent nudge")) return
-      child.lifetimeContinues++
+      if (!child || !beginRecovery(ctx, child, "subagent nudge")) return
       ctx.logger.log("info", `session ${parentID}: subagent ${action.childId}: ${action.reason}; nudging the subagent`)
       const quiet = (ctx.time.now() - (child.lastModelOutputAt || child.firstSeenAt)) / 1000
       const text = action.cause === "stuck" ? buildStuckSubagentPrompt(quiet, child.openTools.size > 0) : buildCrashedSubagentPrompt()
       void sendPrompt(ctx, child, { kind: "correction", label: "send subagent nudge", text })
     } else if (action.type === "abort-resume-parent") {
-      if (!withinLifetimeCap(ctx, parent, "orphan-parent recovery")) return
-      parent.lifetimeContinues++
-      parent.lastRecovery = recoveryRecord(parent, "abort+continue", `orphan parent: ${action.reason}`, ctx.time.now())
+      if (!beginRecovery(ctx, parent, "orphan-parent recovery", { kind: "abort+continue", reason: `orphan parent: ${action.reason}` })) return
       ctx.logger.log("info", `session ${parentID}: orphan parent (${action.reason}); abort + resume`)
       const reason = orphanParentReason(action.reason)
       void abortThenPrompt(ctx, parent, continueRequest(ctx, parent, { reason, label: "send orphan-parent continue" }))

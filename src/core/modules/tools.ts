@@ -8,11 +8,10 @@ import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
 import { detectUnknownTool } from "../../detect/unknown-tool.ts"
 import { buildToolLoopPrompt } from "../../prompts/loops.ts"
 import { buildUnknownToolPrompt } from "../../prompts/unknown-tool.ts"
-import { abortThenPrompt, withinLifetimeCap } from "../actions.ts"
+import { abortThenPrompt, beginRecovery } from "../actions.ts"
 import { holdReason } from "../context.ts"
 import { bump } from "../idle.ts"
 import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
-import { recoveryRecord } from "../session-state.ts"
 import type { ToolNames } from "../tool-names.ts"
 
 /** After the judge: its guards (the user's turn, an open question) have had their say. */
@@ -99,10 +98,8 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
         ctx.logger.log("info", `session ${state.id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held}`)
         return
       }
-      if (!withinLifetimeCap(ctx, state, "tool-loop recovery")) return
-      state.lifetimeContinues++
+      if (!beginRecovery(ctx, state, "tool-loop recovery", { kind: "abort+continue", reason: "live tool loop" })) return
       bump(state.featureCounts, "live-tool-loop")
-      state.lastRecovery = recoveryRecord(state, "abort+continue", "live tool loop", ctx.time.now())
       ctx.logger.log("info", `session ${state.id}: live tool loop: ${loop.calls} calls repeating ${loop.tools.join(" -> ")}${loop.near ? " (near-identical arguments)" : ""}; aborting before the next call`)
       // The only abort while a tool is open: six repeats prove the loop, and this call has not run yet.
       void abortThenPrompt(ctx, state, { kind: "correction", label: "send tool-loop recovery", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }) }, undefined, true)
