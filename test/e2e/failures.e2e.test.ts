@@ -13,11 +13,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { httpError, startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
-import { abortSession, createSession, messages, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
+import { abortSession, createSession, messages, promptAsync, registerOpencodeCleanup, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
 import {
-  PLUGIN_URL,
   SHORT_BUDGETS,
-  autoResumeLog,
   eventually,
   lastAssistantText,
   pluginMessages,
@@ -26,8 +24,8 @@ import {
   requestsWithUserText,
   sleep,
   toolParts,
-  twinProviderConfig,
-  warmUp,
+  sessionLog,
+  startTwinHost,
 } from "./support.ts"
 
 const QUICK = "fakequick"
@@ -54,16 +52,10 @@ beforeAll(async () => {
     subagentWaitMs: 1000,
     modelProfiles: { [QUICK]: { activeUserWindowMs: 0 } },
   }
-  host = await startOpencode({
-    providerUrl: provider.url,
-    plugins: [[PLUGIN_URL, options]],
-    configExtra: twinProviderConfig(provider.url, QUICK),
-    logLevel: "DEBUG",
-  })
-  await warmUp(host, provider)
+  host = await startTwinHost(provider, QUICK, options)
 }, 90_000)
 
-const logOf = (sessionID: string) => autoResumeLog(host).filter((l) => l.includes(sessionID))
+const logOf = (sessionID: string) => sessionLog(host, sessionID)
 const logged = (sessionID: string, re: RegExp) => logOf(sessionID).filter((l) => re.test(l)).length
 
 /** Stops whatever a scenario may still have in flight, so nothing of it eats the next script. */

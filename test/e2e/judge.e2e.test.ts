@@ -13,20 +13,18 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { reasoningOnly, startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
-import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
+import { createSession, promptAsync, registerOpencodeCleanup, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
 import { DEAD_STREAM_PROMPT, TOOL_TEXT_RECOVERY_PROMPT } from "../../src/prompts/nudges.ts"
 import {
-  PLUGIN_URL,
   SHORT_BUDGETS,
-  autoResumeLog,
   eventually,
   lastAssistantText,
   pluginMessages,
   quiet,
   requestsWithUserText,
   toolParts,
-  twinProviderConfig,
-  warmUp,
+  sessionLog,
+  startTwinHost,
 } from "./support.ts"
 
 const QUICK = "fakequick"
@@ -52,16 +50,10 @@ beforeAll(async () => {
     // prompt; sessions on `fake` keep the default five-minute window.
     modelProfiles: { [QUICK]: { activeUserWindowMs: 0 } },
   }
-  host = await startOpencode({
-    providerUrl: provider.url,
-    plugins: [[PLUGIN_URL, options]],
-    configExtra: twinProviderConfig(provider.url, QUICK),
-    logLevel: "DEBUG",
-  })
-  await warmUp(host, provider)
+  host = await startTwinHost(provider, QUICK, options)
 }, 90_000)
 
-const logOf = (sessionID: string) => autoResumeLog(host).filter((l) => l.includes(sessionID))
+const logOf = (sessionID: string) => sessionLog(host, sessionID)
 
 /** The turn ran, settled, and the provider then stayed quiet for QUIET_MS. */
 async function settled(sessionID: string, timeoutMs = 20_000): Promise<void> {

@@ -4,9 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "node:fs"
-import os from "node:os"
-import path from "node:path"
-import { pathToFileURL } from "node:url"
 import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import {
   createSession,
@@ -18,16 +15,14 @@ import {
   waitForIdle,
   type OpencodeHost,
 } from "./harness/opencode-host.ts"
-import { readProbe } from "./fixtures/probe-records.ts"
+import { probeFixture, readProbe } from "./fixtures/probe-records.ts"
 
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "oc-smoke-"))
-const recordFile = path.join(workDir, "probe.jsonl")
-const probeUrl = pathToFileURL(path.join(import.meta.dir, "fixtures", "probe-plugin.ts")).href
+const { probeUrl, recordFile, cleanup } = probeFixture("smoke")
 
 let provider: FakeProvider
 let host: OpencodeHost
 
-registerOpencodeCleanup(afterAll, () => provider?.stop(), () => fs.rmSync(workDir, { recursive: true, force: true }))
+registerOpencodeCleanup(afterAll, () => provider?.stop(), cleanup)
 
 beforeAll(async () => {
   provider = await startFakeProvider()

@@ -2,7 +2,16 @@
 import path from "node:path"
 import { pathToFileURL } from "node:url"
 import type { FakeProvider, RecordedRequest } from "./harness/fake-provider.ts"
-import { buildConfig, createSession as createHostSession, messages, pluginLogs, promptAsync as promptHost, waitForIdle as waitForHostIdle, type OpencodeHost } from "./harness/opencode-host.ts"
+import {
+  buildConfig,
+  createSession as createHostSession,
+  messages,
+  pluginLogs,
+  promptAsync as promptHost,
+  startOpencode,
+  waitForIdle as waitForHostIdle,
+  type OpencodeHost,
+} from "./harness/opencode-host.ts"
 
 /** The plugin as OpenCode loads it from this checkout: the TypeScript entry, via file://. */
 export const PLUGIN_URL = pathToFileURL(path.join(import.meta.dir, "..", "..", "src", "index.ts")).href
@@ -77,6 +86,26 @@ export function twinProviderConfig(providerUrl: string, twinID: string): Record<
     provider: { fake, [twinID]: { ...fake, name: `Fake (${twinID})` } },
     enabled_providers: ["fake", twinID],
   }
+}
+
+/**
+ * One server for a scenario file: the plugin from this checkout with `options`, the fake
+ * provider and its twin `twinID` (see twinProviderConfig), debug logs, already warmed up.
+ */
+export async function startTwinHost(provider: FakeProvider, twinID: string, options: Record<string, unknown>): Promise<OpencodeHost> {
+  const host = await startOpencode({
+    providerUrl: provider.url,
+    plugins: [[PLUGIN_URL, options]],
+    configExtra: twinProviderConfig(provider.url, twinID),
+    logLevel: "DEBUG",
+  })
+  await warmUp(host, provider)
+  return host
+}
+
+/** The plugin's log lines that name one session. */
+export function sessionLog(host: OpencodeHost, sessionID: string): string[] {
+  return autoResumeLog(host).filter((l) => l.includes(sessionID))
 }
 
 /**

@@ -4,23 +4,17 @@
  * in the stored history, and so is still taken by the plugin as its own prompt.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import fs from "node:fs"
-import os from "node:os"
-import path from "node:path"
-import { pathToFileURL } from "node:url"
-import { readProbe } from "./fixtures/probe-records.ts"
+import { probeFixture, readProbe } from "./fixtures/probe-records.ts"
 import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
 import { PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginMessages, pluginPromptRequests } from "./support.ts"
 
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "oc-visibility-"))
-const recordFile = path.join(workDir, "probe.jsonl")
-const probeUrl = pathToFileURL(path.join(import.meta.dir, "fixtures", "probe-plugin.ts")).href
+const { probeUrl, recordFile, cleanup } = probeFixture("visibility")
 
 let provider: FakeProvider
 let host: OpencodeHost
 
-registerOpencodeCleanup(afterAll, () => provider?.stop(), () => fs.rmSync(workDir, { recursive: true, force: true }))
+registerOpencodeCleanup(afterAll, () => provider?.stop(), cleanup)
 
 beforeAll(async () => {
   provider = await startFakeProvider()
