@@ -48,12 +48,10 @@ export class SessionTable {
     if (this.newest !== undefined && this.newest.id === id) return this.newest
     let state = this.sessions.get(id)
     if (state) {
-      // Streaming events mostly repeat the newest session: skip the re-insert then (hot path).
-      if (this.newest !== state) {
-        this.sessions.delete(id)
-        this.sessions.set(id, state)
-        this.newest = state
-      }
+      // Not the newest (checked above): move it to the end, the recency order eviction reads.
+      this.sessions.delete(id)
+      this.sessions.set(id, state)
+      this.newest = state
       return state
     }
     state = newSessionState(id, now)
