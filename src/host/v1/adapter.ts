@@ -19,7 +19,7 @@ import { realTime } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import type { HostPort, TurnSetup } from "../port.ts"
 import { startupLine } from "../startup.ts"
-import { MessageRoles, mapV1Event } from "./events.ts"
+import { MessageRoles, mapStreamingEvent, mapV1Event } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
 import { FilePauses, isPauseControl } from "../../pause/file-pauses.ts"
@@ -132,8 +132,14 @@ export function startV1(
     if (stopped) return DONE
     try {
       const now = time.now()
-      const signals = mapV1Event((input as { event?: unknown } | undefined)?.event, roles, wallNow)
-      for (let i = 0; i < signals.length; i++) engine.handle(signals[i]!, now)
+      const event = (input as { event?: unknown } | undefined)?.event
+      // Streaming events first, with no array around their one signal.
+      const streamed = mapStreamingEvent(event, roles)
+      if (streamed) engine.handle(streamed, now)
+      else if (streamed === undefined) {
+        const signals = mapV1Event(event, roles, wallNow)
+        for (let i = 0; i < signals.length; i++) engine.handle(signals[i]!, now)
+      }
     } catch (error) {
       engine.logger.fault("hook:event", `event hook failed: ${errorText(error)}`)
     }

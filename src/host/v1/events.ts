@@ -73,24 +73,38 @@ export function eventSessionID(props: unknown): string | undefined {
 
 const NO_SIGNALS: readonly Signal[] = []
 
-/** `wallNow` is read only to turn a provider's Retry-After date into a wait. */
-export function mapV1Event(event: unknown, roles: MessageRoles, wallNow: () => number): readonly Signal[] {
-  if (typeof event !== "object" || event === null) return NO_SIGNALS
-  const type = str((event as { type?: unknown }).type)
+/**
+ * The streaming events (text deltas and part updates, most events by far) to their one signal,
+ * without the array mapV1Event wraps it in: the event hook calls this first. `undefined`: not a
+ * streaming event; `null`: a streaming event with nothing usable in it (no session).
+ */
+export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal | null | undefined {
+  if (typeof event !== "object" || event === null) return undefined
+  const type = (event as { type?: unknown }).type
   const props = (event as { properties?: unknown }).properties
   // Not asObj(): its array check is measurable per event, and an array's fields read as undefined anyway.
-  if (!type || typeof props !== "object" || props === null) return NO_SIGNALS
-
-  // The streaming path (most events by far): read the one field it needs directly.
+  if (typeof props !== "object" || props === null) return undefined
+  // Direct reads of the one field each needs.
   if (type === "message.part.delta") {
     const sessionID = str((props as { sessionID?: unknown }).sessionID) ?? eventSessionID(props)
-    return sessionID ? [{ type: "modelOutput", sessionID }] : NO_SIGNALS
+    return sessionID ? { type: "modelOutput", sessionID } : null
   }
   if (type === "message.part.updated") {
     const part = (props as { part?: unknown }).part
     const sessionID = (typeof part === "object" && part !== null ? str((part as { sessionID?: unknown }).sessionID) : undefined) ?? eventSessionID(props)
-    return sessionID ? mapPart(part, sessionID, roles) : NO_SIGNALS
+    return sessionID ? mapPart(part, sessionID, roles) : null
   }
+  return undefined
+}
+
+/** `wallNow` is read only to turn a provider's Retry-After date into a wait. */
+export function mapV1Event(event: unknown, roles: MessageRoles, wallNow: () => number): readonly Signal[] {
+  const streamed = mapStreamingEvent(event, roles)
+  if (streamed !== undefined) return streamed === null ? NO_SIGNALS : [streamed]
+  if (typeof event !== "object" || event === null) return NO_SIGNALS
+  const type = str((event as { type?: unknown }).type)
+  const props = (event as { properties?: unknown }).properties
+  if (!type || typeof props !== "object" || props === null) return NO_SIGNALS
 
   switch (type) {
     case "session.created":
@@ -158,22 +172,22 @@ export function mapV1Event(event: unknown, roles: MessageRoles, wallNow: () => n
   return [{ type: "activity", sessionID }]
 }
 
-function mapPart(part: unknown, sessionID: string, roles: MessageRoles): readonly Signal[] {
-  if (typeof part !== "object" || part === null) return [{ type: "activity", sessionID }]
+function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal {
+  if (typeof part !== "object" || part === null) return { type: "activity", sessionID }
   // Direct reads: text part updates are half the streaming traffic.
   const kind = str((part as { type?: unknown }).type)
   if (kind === "text" || kind === "reasoning") {
     const role = roles.get(str((part as { messageID?: unknown }).messageID))
-    return [{ type: role === "assistant" ? "modelOutput" : "activity", sessionID }]
+    return { type: role === "assistant" ? "modelOutput" : "activity", sessionID }
   }
   if (kind === "tool") {
     const callID = str(get(part, "callID")) ?? str(get(part, "id"))
     const tool = str(get(part, "tool")) ?? "unknown"
     const status = str(get(part, "state", "status"))
-    if (!callID) return [{ type: "activity", sessionID }]
-    if (status === "running") return [{ type: "toolStart", sessionID, callID, tool }]
-    if (status === "completed" || status === "error") return [{ type: "toolEnd", sessionID, callID }]
-    return [{ type: "modelOutput", sessionID }]
+    if (!callID) return { type: "activity", sessionID }
+    if (status === "running") return { type: "toolStart", sessionID, callID, tool }
+    if (status === "completed" || status === "error") return { type: "toolEnd", sessionID, callID }
+    return { type: "modelOutput", sessionID }
   }
-  return [{ type: "activity", sessionID }]
+  return { type: "activity", sessionID }
 }

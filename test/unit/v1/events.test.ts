@@ -1,6 +1,6 @@
 /** OpenCode 1.x event shapes (as observed on 1.18.33) -> core signals. */
 import { describe, expect, test } from "bun:test"
-import { MessageRoles, mapV1Event } from "../../../src/host/v1/events.ts"
+import { MessageRoles, mapStreamingEvent, mapV1Event } from "../../../src/host/v1/events.ts"
 
 const ev = (type: string, properties: unknown) => ({ type, properties })
 const map = (event: unknown, roles = new MessageRoles()) => mapV1Event(event, roles, () => 0)
@@ -126,5 +126,30 @@ describe("mapV1Event", () => {
     expect(roles.sessions).toBe(1)
     roles.forgetSession("unknown")
     expect(roles.size).toBe(1)
+  })
+})
+
+describe("mapStreamingEvent (the event hook's first try)", () => {
+  const roles = new MessageRoles()
+  roles.set("a1", "assistant", "s")
+
+  test("text deltas and part updates give their one signal, as mapV1Event does", () => {
+    const delta = ev("message.part.delta", { sessionID: "s", messageID: "a1", delta: "x" })
+    const part = ev("message.part.updated", { part: { type: "text", sessionID: "s", messageID: "a1", text: "x" } })
+    const tool = ev("message.part.updated", { part: { type: "tool", callID: "c1", tool: "bash", sessionID: "s", state: { status: "running" } } })
+    for (const e of [delta, part, tool]) expect([mapStreamingEvent(e, roles)]).toEqual([...mapV1Event(e, roles, () => 0)])
+    expect(mapStreamingEvent(tool, roles)).toMatchObject({ type: "toolStart", callID: "c1" })
+  })
+
+  test("a streaming event with no session is null (nothing to do), and mapV1Event gives no signal for it", () => {
+    const orphan = ev("message.part.delta", { messageID: "a1", delta: "x" })
+    expect(mapStreamingEvent(orphan, roles)).toBeNull()
+    expect(mapV1Event(orphan, roles, () => 0)).toEqual([])
+  })
+
+  test("every other event is undefined: the hook hands it to mapV1Event", () => {
+    for (const e of [ev("session.status", { sessionID: "s", status: { type: "busy" } }), ev("session.idle", { sessionID: "s" }), { type: "message.part.delta" }, null, "x"]) {
+      expect(mapStreamingEvent(e, roles)).toBeUndefined()
+    }
   })
 })
