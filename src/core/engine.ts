@@ -107,6 +107,8 @@ export class RecoveryEngine {
       this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
     }
     if (!state) return
+    // Model output is most of the traffic: modules hear it only for sessions they asked about.
+    if (signal.type === "modelOutput" && !state.outputWatched) return
     const modules = this.listeners.get(signal.type)
     if (!modules) return
     for (const module of modules) {

@@ -26,6 +26,8 @@ export interface EngineModule {
   /**
    * The signal types `onSignal` wants; omitted means every type. The engine hands a module
    * only these, so a streaming delta never visits a module that ignores it (the hot path).
+   * "modelOutput" (most of the traffic) goes only to sessions whose `outputWatched` a module
+   * has set: a module sets it for the sessions it keeps state on.
    */
   readonly signals?: readonly SignalType[]
   onSignal?(state: SessionState, signal: Signal): void

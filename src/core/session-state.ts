@@ -99,6 +99,11 @@ export type SessionState = {
   /** Log-once memory so a held stall does not flood the log. */
   lastHeldReason?: string
   lastSeenAt: number
+  /**
+   * A module asked to hear this session's model output (see EngineModule.signals). Set, never
+   * cleared: the state's lifetime is the longest any module keeps a session.
+   */
+  outputWatched: boolean
 }
 
 export function newSessionState(id: string, now: number): SessionState {
@@ -117,6 +122,7 @@ export function newSessionState(id: string, now: number): SessionState {
     discoveryMisses: undefined,
     dropped: undefined,
     lastHeldReason: undefined,
+    outputWatched: false,
     busy: false,
     busySince: 0,
     lastActivityAt: now,

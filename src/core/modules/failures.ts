@@ -40,6 +40,8 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     if (!t) {
       t = { failure: { ...INITIAL_FAILURE_STATE, busy: state.busy }, rate: INITIAL_RATE_LIMIT_STATE, rateHitAt: 0, context: UNLOCKED_CONTEXT }
       tracked.set(state.id, t)
+      // From now on the chain hears this session's model output (it lifts a give-up, ends an incident).
+      state.outputWatched = true
     }
     return t
   }
@@ -146,8 +148,6 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     signals: ["error", "idle", "busy", "modelOutput", "toolStart", "usage", "userMessage", "interrupted"],
     onSignal(state, signal) {
       if (signal.type === "error") return onError(state, trackFailure(state), signal)
-      // Most of the time no session has ever failed: skip even the lookup (streaming path).
-      if (tracked.size === 0) return
       const t = tracked.get(state.id)
       if (!t) return
       switch (signal.type) {

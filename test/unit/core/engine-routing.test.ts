@@ -33,7 +33,26 @@ describe("module routing", () => {
     ])
     emit({ type: "busy" }, { type: "modelOutput" }, { type: "toolStart", callID: "c", tool: "bash" }, { type: "activity" }, { type: "idle" })
     expect(picky).toEqual(["toolStart", "idle"])
-    expect(all).toEqual(["busy", "modelOutput", "toolStart", "activity", "idle"])
+    // Model output is not handed out for a session no module asked about (below).
+    expect(all).toEqual(["busy", "toolStart", "activity", "idle"])
+  })
+
+  test("model output reaches modules only for a session a module marked outputWatched", () => {
+    const heard: string[] = []
+    const { engine } = engineWith([
+      () => ({
+        name: "watcher",
+        signals: ["modelOutput", "error"],
+        onSignal: (state, signal) => {
+          if (signal.type === "error") state.outputWatched = true
+          else heard.push(state.id)
+        },
+      }),
+    ])
+    for (const id of ["watched", "plain"]) engine.handle({ type: "busy", sessionID: id })
+    engine.handle({ type: "error", sessionID: "watched", name: "APIError", message: "x" })
+    for (const id of ["watched", "plain", "watched"]) engine.handle({ type: "modelOutput", sessionID: id })
+    expect(heard).toEqual(["watched", "watched"])
   })
 
   test("the time an adapter passes is the time the session is stamped with", () => {

@@ -50,6 +50,22 @@ describe("streaming failure", () => {
     expect(dead.port.logged(/gave up/)).toBe(true)
   })
 
+  test("a chain that gave up is lifted by model output: the next failure is recovered again", async () => {
+    const afterGiveUp = async (between: Parameters<ReturnType<typeof makeHarness>["emit"]>[0]) => {
+      const h = makeHarness()
+      h.emit(...userTurn, streamError, { type: "idle" })
+      await h.advance(120_000, 250)
+      expect(h.port.logged(/gave up/)).toBe(true)
+      const before = h.port.sends.length
+      h.emit({ type: "busy" }, between, streamError, { type: "idle" })
+      await h.advance(10_000, 250)
+      return h.port.sends.length - before
+    }
+    expect(await afterGiveUp({ type: "modelOutput" })).toBe(1)
+    // Negative control: the same run with mere liveness and no output stays given up.
+    expect(await afterGiveUp({ type: "activity" })).toBe(0)
+  })
+
   /**
    * A host that records each recovery prompt at once, answers the call `acceptMs` later and
    * shows the prompt in the session (our own user message) `echoMs` after recording it, or
