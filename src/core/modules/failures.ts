@@ -94,16 +94,17 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     }
     const kind = action.type === "prompt" ? "continue" : "abort+continue"
     if (!beginRecovery(ctx, state, "failure recovery", { kind, reason: `provider failure (${t.failure.reason})` })) return
+    // The chain's watchdog starts when the host has taken the prompt (or refused it), not now:
+    // for abort + resume that is the continue sent seconds after the abort.
+    const settled = () => {
+      if (tracked.get(state.id) === t) feed(state, t, { type: "sent" })
+    }
     if (action.type === "prompt") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
-      // The chain's watchdog starts when the host has taken the prompt (or refused it), not now.
-      const settled = () => {
-        if (tracked.get(state.id) === t) feed(state, t, { type: "sent" })
-      }
       void sendPrompt(ctx, state, failureContinue(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts))).then(settled, settled)
     } else {
       ctx.logger.log("info", `session ${state.id}: ${action.reason}; abort + resume`)
-      void abortThenPrompt(ctx, state, failureContinue(ctx, state, abortResumeReason(t.failure.reason)))
+      void abortThenPrompt(ctx, state, failureContinue(ctx, state, abortResumeReason(t.failure.reason))).then(settled, settled)
     }
   }
 
