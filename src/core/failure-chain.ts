@@ -72,7 +72,6 @@ export type FailureEvent =
   | { type: "sent" }
   | { type: "ownPromptSeen" }
   | { type: "genuineUser" }
-  | { type: "cancelled" }
 
 export type FailureAction =
   | { type: "none" }
@@ -131,7 +130,8 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
  * One step of the chain. The engine feeds:
  *  - `failure` for a `session.error` classified "streaming" (nothing else);
  *  - `busy` / `idle` for status changes; `modelOutput` for any new text, reasoning or tool call;
- *  - `genuineUser` for a real user message; `cancelled` for the user's ESC;
+ *  - `genuineUser` for a real user message (the user's ESC needs no event: the guards below
+ *    refuse everything until such a message, which resets the chain);
  *  - `tick` at `wakeAt` (and on its periodic sweep);
  *  - `sent` when the host call of a `prompt` action settled, however it went, and for
  *    `abort-resume` when its continue's call settled or it is known that none will go out (the
@@ -148,8 +148,6 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
   switch (event.type) {
     case "genuineUser":
       return { state: { ...INITIAL_FAILURE_STATE, busy: state.busy }, action: NONE }
-    case "cancelled":
-      return { state: { ...state, phase: "clear", attempts: 0 }, action: NONE }
     case "modelOutput":
       return { state: { ...state, phase: "clear", attempts: 0, consecutive: 0 }, action: NONE }
     case "busy":

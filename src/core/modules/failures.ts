@@ -144,7 +144,13 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
 
   return {
     name: "failures",
-    signals: ["error", "idle", "busy", "modelOutput", "toolStart", "usage", "userMessage", "interrupted"],
+    /**
+     * Not `interrupted`: after the user's ESC, holdReason refuses everything on cancelledByUser
+     * before it asks this module (every tick, idle and send here is gated by it), and only a
+     * genuine user message lifts that latch: the message that resets the gate, the lock and the
+     * chain below. A wake timer left running meanwhile fires into those holds or resets: a no-op.
+     */
+    signals: ["error", "idle", "busy", "modelOutput", "toolStart", "usage", "userMessage"],
     onSignal(state, signal) {
       if (signal.type === "error") return onError(state, trackFailure(state), signal)
       // Most of the time no session has ever failed: skip even the lookup (streaming path).
@@ -173,11 +179,6 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
           t.rate = clearRateLimit()
           t.context = nextContextLock(t.context, { type: "genuineUser" }, ctx.time.now())
           return feed(state, t, { type: "genuineUser" })
-        case "interrupted":
-          if (!state.cancelledByUser) return
-          t.rate = clearRateLimit()
-          t.timer?.()
-          return feed(state, t, { type: "cancelled" })
       }
     },
     holdReason(state) {

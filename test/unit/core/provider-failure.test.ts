@@ -370,15 +370,6 @@ describe("streaming-failure chain", () => {
     expect(nextFailureStep(latched, BUSY, 0, budgets).state.phase).toBe("loop-latched")
   })
 
-  test("ESC (cancelled) drops a pending recovery", () => {
-    const steps = run([
-      [0, F],
-      [10, { type: "cancelled" }],
-      [5_000, IDLE],
-    ])
-    expect(actions(steps)).toEqual(["none", "none", "none"])
-  })
-
   test("a tick with nothing armed does nothing", () => {
     expect(nextFailureStep(INITIAL_FAILURE_STATE, TICK, 0, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, action: { type: "none" } })
   })

@@ -268,6 +268,74 @@ describe("rate limits", () => {
   })
 })
 
+/**
+ * What this module holds when the user stops the session (a rate-limit wait, an armed chain,
+ * their timer) must not outlive the stop: not while the session stands down, and not past
+ * the user's next message, which starts every ladder from its first step.
+ */
+describe("a user stop (ESC), then the user writes", () => {
+  const esc = { type: "interrupted", byUser: true } as const
+  /** The user's new message; its run is reported later (no output, then whatever the test says). */
+  const write = { type: "userMessage", genuine: true } as const
+  const stopThenWrite = async (trigger: typeof rateLimit | typeof streamError, opts: { esc: boolean; write: boolean; stopAtMs?: number }) => {
+    const h = makeHarness({ rateLimitCooldownsMs: [60_000, 120_000] })
+    h.emit(...userTurn, trigger, { type: "idle" })
+    await h.advance(opts.stopAtMs ?? 500, 100)
+    if (opts.esc) h.emit(esc)
+    await h.advance(1_000, 100)
+    if (opts.write) h.emit(write)
+    return h
+  }
+  const pastTheWait = (h: ReturnType<typeof makeHarness>) => h.advance(2 * 60_000, 1_000)
+  const hits = (h: ReturnType<typeof makeHarness>) =>
+    h.port.logs.flatMap((l) => (/rate limited \(/.test(l.message) ? [/hit (\d+)/.exec(l.message)?.[1]] : []))
+
+  test("a rate-limit wait: nothing at its end; the user's run hitting the limit again starts from the first rung", async () => {
+    const h = await stopThenWrite(rateLimit, { esc: true, write: true })
+    await pastTheWait(h) // past the old wait's end
+    expect(h.port.calls).toHaveLength(0)
+    expect(h.port.logged(/rate-limit wait over/)).toBe(false)
+    h.emit({ type: "busy" }, rateLimit, { type: "idle" })
+    await h.advance(59_000, 1_000)
+    expect(h.port.calls).toHaveLength(0)
+    await h.advance(2_000, 100)
+    expect(hits(h)).toEqual(["1", "1"])
+    expect(h.port.sends).toHaveLength(1) // the new wait's one continue, 60 s (rung 1) after the hit
+  })
+
+  test.each([
+    ["armed (in its backoff)", 500, 0],
+    ["waiting on recovery prompt 1", 1_500, 1],
+  ])("a failure chain %s: nothing more for the old failure; the user's run failing starts a fresh chain", async (_, stopAtMs, before) => {
+    const h = await stopThenWrite(streamError, { esc: true, write: true, stopAtMs })
+    await h.advance(60_000, 1_000)
+    expect(h.port.calls).toHaveLength(before)
+    h.emit({ type: "busy" }, streamError, { type: "idle" })
+    await h.advance(1_500, 100)
+    expect(h.port.sends).toHaveLength(before + 1)
+    expect(h.port.logs.filter((l) => /recovery prompt 1\/3/.test(l.message))).toHaveLength(before + 1)
+  })
+
+  test("stopped and never written to again: nothing, ever", async () => {
+    for (const trigger of [rateLimit, streamError]) {
+      const h = await stopThenWrite(trigger, { esc: true, write: false })
+      await h.advance(10 * 60_000, 1_000)
+      expect(h.port.calls).toHaveLength(0)
+      expect(h.port.logged(/rate-limit wait over|recovery prompt|gave up/)).toBe(false)
+    }
+  })
+
+  test("negative control: without the stop and the user's turn, the wait and the chain do act", async () => {
+    const waited = await stopThenWrite(rateLimit, { esc: false, write: false })
+    await pastTheWait(waited)
+    expect(waited.port.sends).toHaveLength(1)
+    expect(waited.port.logged(/rate-limit wait over/)).toBe(true)
+    const chained = await stopThenWrite(streamError, { esc: false, write: false })
+    await pastTheWait(chained)
+    expect(chained.port.sends.length).toBeGreaterThan(0)
+  })
+})
+
 describe("context overflow", () => {
   test("locks every continue until a genuine user turn", async () => {
     const h = makeHarness()
