@@ -84,7 +84,9 @@ function spacingWait(ctx: EngineContext, state: SessionState): number {
 /**
  * Aborts the running turn (marked as ours, so it is never read as ESC), then prompts after
  * ABORT_CONTINUE_DELAY_MS unless a new run started by itself meanwhile. `onSent` runs after
- * a successful prompt.
+ * a successful prompt. Settles when the whole action is over: the prompt's host call settled,
+ * or it is known that no prompt will go out (held, abort refused or failed, the pause
+ * cancelled, a run started by itself), so a caller can time what follows from the prompt.
  */
 export async function abortThenPrompt(
   ctx: EngineContext,
@@ -131,17 +133,25 @@ export async function abortThenPrompt(
   // the aborted session is left idle with nothing on its way.
   const delay = Math.max(ABORT_CONTINUE_DELAY_MS, spacingWait(ctx, state))
   ctx.logger.log("info", `session ${state.id}: aborted the run (${request.label}); prompting in ${delay}ms`)
-  state.pendingAction = ctx.time.schedule(delay, () => {
-    state.pendingAction = undefined
-    // The abort ended the run; a busy period that began since then is a run the host started by
-    // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.
-    if (state.busy && state.busySince >= abortAt) {
-      ctx.logger.log("info", `session ${state.id}: a new run started by itself after the abort; nothing sent`)
-      return
-    }
-    void sendPrompt(ctx, state, request).then((sent) => {
-      if (sent === "ok") onSent?.()
+  await new Promise<void>((done) => {
+    const cancel = ctx.time.schedule(delay, () => {
+      state.pendingAction = undefined
+      // The abort ended the run; a busy period that began since then is a run the host started by
+      // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.
+      if (state.busy && state.busySince >= abortAt) {
+        ctx.logger.log("info", `session ${state.id}: a new run started by itself after the abort; nothing sent`)
+        return done()
+      }
+      void sendPrompt(ctx, state, request).then((sent) => {
+        done()
+        if (sent === "ok") onSent?.()
+      }, done)
     })
+    // Whoever cancels the pause (a user turn, ESC, another recovery) also ends the action.
+    state.pendingAction = () => {
+      cancel()
+      done()
+    }
   })
 }
 

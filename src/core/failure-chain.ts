@@ -5,7 +5,6 @@
  * (`wakeAt`). Only failures classified "streaming" (provider-failure.ts) are fed in.
  */
 import type { Options } from "../options/index.ts"
-import { ABORT_CONTINUE_DELAY_MS } from "../options/constants.ts"
 import { backoffDelay } from "./ladder.ts"
 
 /**
@@ -13,7 +12,9 @@ import { backoffDelay } from "./ladder.ts"
  * armed          a streaming failure was seen; waiting for idle and `notBefore` (backoff)
  * prompted       a recovery prompt was decided; once its host call settled (`sentAt`) and the
  *                prompt showed up in the session (`seenAt`) the watchdog expects busy soon
- * abort-resumed  retries ran out; abort + resume went out at `sentAt`
+ * abort-resumed  retries ran out; abort + resume was decided. It is judged like a prompt: from
+ *                when the continue's host call settled (`sentAt`, seconds after the decision:
+ *                the abort, then the pause) and the continue showed up (`seenAt`)
  * gave-up        abort + resume did not revive the session either
  * loop-latched   `failureLoopLimit` recoveries in a row with no model output between them:
  *                the endpoint is down for good, stop cycling
@@ -30,10 +31,11 @@ export type FailureState = {
   /** Recovery prompts sent in the current incident. */
   attempts: number
   notBefore: number
-  /** When the recovery went out: for a prompt, when its host call settled (the `sent` event). */
+  /** When the recovery went out: when its (continue's) host call settled (the `sent` event). */
   sentAt: number
   /**
-   * A recovery prompt's host call has not settled yet (read only in phase prompted). The
+   * A recovery prompt's host call, or abort + resume's continue, has not settled yet (read
+   * only in phases prompted and abort-resumed). The
    * watchdog waits for it: a host that takes most of sendTimeoutMs to accept the prompt has
    * had no time to show its effect, and timing from the decision would send the next prompt
    * right behind the first.
@@ -41,7 +43,7 @@ export type FailureState = {
   sending: boolean
   /**
    * When the current recovery prompt was seen in the session (our own user message), or
-   * undefined while it has not been (read only in phase prompted). Until then the prompt may
+   * undefined while it has not been (read only in phases prompted and abort-resumed). Until then the prompt may
    * simply not have reached the session yet, and judging it "did not revive" would put the
    * next identical prompt right behind it (K16).
    */
@@ -70,7 +72,6 @@ export type FailureEvent =
   | { type: "sent" }
   | { type: "ownPromptSeen" }
   | { type: "genuineUser" }
-  | { type: "cancelled" }
 
 export type FailureAction =
   | { type: "none" }
@@ -105,14 +106,20 @@ export const FAILURE_ECHO_GRACE_MS = 5_000
 
 const NONE: FailureAction = { type: "none" }
 
+/** The phases that sent something and wait for its host call to settle and its effect to show. */
+function awaitsEffect(phase: FailurePhase): boolean {
+  return phase === "prompted" || phase === "abort-resumed"
+}
+
 function watchdogMs(budgets: FailureBudgets): number {
   return Math.max(budgets.toolTextCheckDelayMs, FAILURE_WATCHDOG_MIN_MS)
 }
 
 /**
- * When a settled, still-unanswered recovery prompt is judged "did not revive": the watchdog
- * after the later of its settle and its appearance in the session; a prompt never seen gets
- * the grace on top and then the old verdict, so a host that never echoes cannot wedge the chain.
+ * When a settled, still-unanswered recovery prompt (or abort + resume's continue) is judged
+ * "did not revive": the watchdog after the later of its settle and its appearance in the
+ * session; a prompt never seen gets the grace on top and then the old verdict, so a host that
+ * never echoes cannot wedge the chain.
  */
 function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
   if (state.seenAt === undefined) return state.sentAt + watchdogMs(budgets) + FAILURE_ECHO_GRACE_MS
@@ -123,10 +130,12 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
  * One step of the chain. The engine feeds:
  *  - `failure` for a `session.error` classified "streaming" (nothing else);
  *  - `busy` / `idle` for status changes; `modelOutput` for any new text, reasoning or tool call;
- *  - `genuineUser` for a real user message; `cancelled` for the user's ESC;
+ *  - `genuineUser` for a real user message (the user's ESC needs no event: the guards below
+ *    refuse everything until such a message, which resets the chain);
  *  - `tick` at `wakeAt` (and on its periodic sweep);
- *  - `sent` when the host call of a `prompt` action settled, however it went (the watchdog
- *    after a prompt counts from here; until then the chain waits);
+ *  - `sent` when the host call of a `prompt` action settled, however it went, and for
+ *    `abort-resume` when its continue's call settled or it is known that none will go out (the
+ *    watchdog after either counts from here; until then the chain waits);
  *  - `ownPromptSeen` when the plugin's own user message shows up in the session (the watchdog
  *    also waits for this, up to FAILURE_ECHO_GRACE_MS past its usual time).
  * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
@@ -139,8 +148,6 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
   switch (event.type) {
     case "genuineUser":
       return { state: { ...INITIAL_FAILURE_STATE, busy: state.busy }, action: NONE }
-    case "cancelled":
-      return { state: { ...state, phase: "clear", attempts: 0 }, action: NONE }
     case "modelOutput":
       return { state: { ...state, phase: "clear", attempts: 0, consecutive: 0 }, action: NONE }
     case "busy":
@@ -166,14 +173,14 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
       return evaluate({ ...state, busy: false }, now, budgets)
     case "sent":
       // A late settle of an earlier prompt finds the chain elsewhere (or already timing): ignored.
-      if (state.phase !== "prompted" || !state.sending) return { state, action: NONE }
+      if (!awaitsEffect(state.phase) || !state.sending) return { state, action: NONE }
       return evaluate({ ...state, sending: false, sentAt: now }, now, budgets)
     case "ownPromptSeen":
       // Seen before its call settled counts too (the host may echo before it answers). The
       // latest sighting counts: a very late echo of an earlier prompt must not stand in for
       // this one's. Echoes come only from our own prompts (the adapters report each message
       // once), so this cannot push the verdict out for ever.
-      if (state.phase !== "prompted") return { state, action: NONE }
+      if (!awaitsEffect(state.phase)) return { state, action: NONE }
       return evaluate({ ...state, seenAt: now }, now, budgets)
     case "tick":
       return evaluate(state, now, budgets)
@@ -204,27 +211,26 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
         action: { type: "prompt", attempt, maxAttempts, reason: state.reason },
       }
     }
-    case "prompted": {
+    case "prompted":
+    case "abort-resumed": {
       if (state.busy || state.sending) return { state, action: NONE }
       const due = promptVerdictAt(state, budgets)
       if (now < due) return { state, action: NONE, wakeAt: due }
+      if (state.phase === "abort-resumed") {
+        return {
+          state: { ...state, phase: "gave-up" },
+          action: { type: "give-up", reason: `abort + resume did not restart the session (${state.reason})` },
+        }
+      }
       if (state.attempts < maxAttempts) {
         const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)
         return evaluate({ ...state, phase: "armed", notBefore }, now, budgets)
       }
+      // No wakeAt: as for a prompt, the watchdog is armed by `sent`, once the continue that
+      // follows the abort (ABORT_CONTINUE_DELAY_MS and two host calls later) has settled.
       return {
-        state: { ...state, phase: "abort-resumed", sentAt: now },
+        state: { ...state, phase: "abort-resumed", sentAt: now, sending: true, seenAt: undefined },
         action: { type: "abort-resume", reason: `${state.attempts} recovery prompt(s) did not restart the session (${state.reason})` },
-        wakeAt: now + ABORT_CONTINUE_DELAY_MS + watchdogMs(budgets),
-      }
-    }
-    case "abort-resumed": {
-      if (state.busy) return { state, action: NONE }
-      const due = state.sentAt + ABORT_CONTINUE_DELAY_MS + watchdogMs(budgets)
-      if (now < due) return { state, action: NONE, wakeAt: due }
-      return {
-        state: { ...state, phase: "gave-up" },
-        action: { type: "give-up", reason: `abort + resume did not restart the session (${state.reason})` },
       }
     }
     default:

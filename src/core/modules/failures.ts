@@ -96,16 +96,17 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     }
     const kind = action.type === "prompt" ? "continue" : "abort+continue"
     if (!beginRecovery(ctx, state, "failure recovery", { kind, reason: `provider failure (${t.failure.reason})` })) return
+    // The chain's watchdog starts when the host has taken the prompt (or refused it), not now:
+    // for abort + resume that is the continue sent seconds after the abort.
+    const settled = () => {
+      if (tracked.get(state.id) === t) feed(state, t, { type: "sent" })
+    }
     if (action.type === "prompt") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
-      // The chain's watchdog starts when the host has taken the prompt (or refused it), not now.
-      const settled = () => {
-        if (tracked.get(state.id) === t) feed(state, t, { type: "sent" })
-      }
       void sendPrompt(ctx, state, failureContinue(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts))).then(settled, settled)
     } else {
       ctx.logger.log("info", `session ${state.id}: ${action.reason}; abort + resume`)
-      void abortThenPrompt(ctx, state, failureContinue(ctx, state, abortResumeReason(t.failure.reason)))
+      void abortThenPrompt(ctx, state, failureContinue(ctx, state, abortResumeReason(t.failure.reason))).then(settled, settled)
     }
   }
 
@@ -145,7 +146,13 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
 
   return {
     name: "failures",
-    signals: ["error", "idle", "busy", "modelOutput", "toolStart", "usage", "userMessage", "interrupted"],
+    /**
+     * Not `interrupted`: after the user's ESC, holdReason refuses everything on cancelledByUser
+     * before it asks this module (every tick, idle and send here is gated by it), and only a
+     * genuine user message lifts that latch: the message that resets the gate, the lock and the
+     * chain below. A wake timer left running meanwhile fires into those holds or resets: a no-op.
+     */
+    signals: ["error", "idle", "busy", "modelOutput", "toolStart", "usage", "userMessage"],
     onSignal(state, signal) {
       if (signal.type === "error") return onError(state, trackFailure(state), signal)
       const t = tracked.get(state.id)
@@ -172,11 +179,6 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
           t.rate = clearRateLimit()
           t.context = nextContextLock(t.context, { type: "genuineUser" }, ctx.time.now())
           return feed(state, t, { type: "genuineUser" })
-        case "interrupted":
-          if (!state.cancelledByUser) return
-          t.rate = clearRateLimit()
-          t.timer?.()
-          return feed(state, t, { type: "cancelled" })
       }
     },
     holdReason(state) {

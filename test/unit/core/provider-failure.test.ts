@@ -275,15 +275,17 @@ describe("streaming-failure chain", () => {
       [9_000 + 4_000, TICK], // prompt 3 at 13000
       [13_000, SENT],
       [13_000 + 3_000, TICK], // attempts exhausted -> abort + resume
-      [16_000 + ABORT_CONTINUE_DELAY_MS + 3_000 - 1, TICK],
-      [16_000 + ABORT_CONTINUE_DELAY_MS + 3_000, TICK], // still nothing -> give up
+      [21_000, SENT], // its continue, ABORT_CONTINUE_DELAY_MS after the abort, settled
+      [21_000, SEEN],
+      [21_000 + 3_000 - 1, TICK],
+      [21_000 + 3_000, TICK], // still nothing -> give up
       [99_000, TICK],
     ])
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "none", "prompt", "none", "none", "prompt", "none", "abort-resume", "none", "give-up", "none"])
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "none", "prompt", "none", "none", "prompt", "none", "abort-resume", "none", "none", "none", "give-up", "none"])
     expect(steps[4]!.wakeAt).toBe(t0 + 3_000 + 2_000)
     expect(steps[6]!.action).toMatchObject({ attempt: 2 })
     expect(steps[9]!.action).toMatchObject({ attempt: 3 })
-    expect(steps[13]!.state.phase).toBe("gave-up")
+    expect(steps[15]!.state.phase).toBe("gave-up")
   })
 
   test("retry budget 1: one prompt, then abort+resume", () => {
@@ -368,15 +370,6 @@ describe("streaming-failure chain", () => {
     expect(nextFailureStep(latched, BUSY, 0, budgets).state.phase).toBe("loop-latched")
   })
 
-  test("ESC (cancelled) drops a pending recovery", () => {
-    const steps = run([
-      [0, F],
-      [10, { type: "cancelled" }],
-      [5_000, IDLE],
-    ])
-    expect(actions(steps)).toEqual(["none", "none", "none"])
-  })
-
   test("a tick with nothing armed does nothing", () => {
     expect(nextFailureStep(INITIAL_FAILURE_STATE, TICK, 0, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, action: { type: "none" } })
   })
@@ -440,6 +433,50 @@ describe("streaming-failure chain: a recovery prompt the host shows late (K16)",
     expect(nextFailureStep(INITIAL_FAILURE_STATE, SEEN, 5, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, action: { type: "none" } })
     const armed = run([[0, F], [10, SEEN]])
     expect(armed[1]!.state).toEqual(armed[0]!.state)
+  })
+})
+
+describe("streaming-failure chain: abort + resume is judged from its continue", () => {
+  // maxRetries 1: prompt 1 at 1000, taken at once and shown; 3 s later abort + resume is decided.
+  const b1 = { ...budgets, maxRetries: 1 }
+  const decided: [number, FailureEvent][] = [
+    [0, F],
+    [1_000, IDLE],
+    [1_000, SENT],
+    [1_000, SEEN],
+    [4_000, TICK],
+  ]
+  /** The continue goes out ABORT_CONTINUE_DELAY_MS after the abort; this host takes 20 s to accept it. */
+  const settle = 4_000 + ABORT_CONTINUE_DELAY_MS + 20_000
+
+  test("a continue the host is slow to accept: no verdict until the watchdog after it settled", () => {
+    const steps = run([...decided, [4_000 + ABORT_CONTINUE_DELAY_MS + 3_000, TICK], [settle, SENT], [settle, SEEN], [settle + 2_999, TICK], [settle + 3_000, TICK]], INITIAL_FAILURE_STATE, b1, false)
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "abort-resume", "none", "none", "none", "none", "give-up"])
+    expect(steps[4]!.wakeAt).toBeUndefined() // the watchdog is armed by the continue's settle
+    expect(steps[5]!.state).toMatchObject({ phase: "abort-resumed", sending: true }) // the old verdict time: still on its way
+    expect(steps[7]!.wakeAt).toBe(settle + 3_000)
+    expect(steps[9]!.state.phase).toBe("gave-up")
+  })
+
+  test("a continue never shown gets the echo grace on top, like a prompt", () => {
+    const steps = run([...decided, [settle, SENT], [settle + 3_000, TICK], [settle + 3_000 + FAILURE_ECHO_GRACE_MS, TICK]], INITIAL_FAILURE_STATE, b1, false)
+    expect(steps[5]!.wakeAt).toBe(settle + 3_000 + FAILURE_ECHO_GRACE_MS)
+    expect(actions(steps).slice(5)).toEqual(["none", "none", "give-up"])
+  })
+
+  test("a continue that revives the session before its call settled: a later failure is recovered again", () => {
+    // The old timing gave up at 4000 + ABORT_CONTINUE_DELAY_MS + 3000, before the continue even
+    // went out; gave-up ignores failures, so the revived run's next failure got nothing.
+    const steps = run([...decided, [settle - 1_000, SEEN], [settle - 1_000, BUSY], [settle, SENT], [settle + 5_000, F], [settle + 5_000, IDLE], [settle + 6_000, TICK]], INITIAL_FAILURE_STATE, b1, false)
+    expect(steps[6]!.state.phase).toBe("clear")
+    expect(steps[7]!.state.phase).toBe("clear") // its late settle changes nothing
+    expect(actions(steps).slice(5)).toEqual(["none", "none", "none", "none", "none", "prompt"])
+  })
+
+  test("negative control: the continue settles and shows at once: the verdict comes at the old time", () => {
+    const at = 4_000 + ABORT_CONTINUE_DELAY_MS
+    const steps = run([...decided, [at, SENT], [at, SEEN], [at + 3_000 - 1, TICK], [at + 3_000, TICK]], INITIAL_FAILURE_STATE, b1, false)
+    expect(actions(steps).slice(5)).toEqual(["none", "none", "none", "give-up"])
   })
 })
 

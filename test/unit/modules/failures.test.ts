@@ -1,6 +1,7 @@
 /** Provider failures through the whole engine, on the simulated clock. */
 import { describe, expect, test } from "bun:test"
 import { FAILURE_ECHO_GRACE_MS } from "../../../src/core/failure-chain.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 
 const streamError = { type: "error", name: "UnknownError", message: "Streaming response failed: connection reset" } as const
@@ -119,6 +120,84 @@ describe("streaming failure", () => {
     expect(await gap({ echoMs: "never" })).toBe(3_000 + FAILURE_ECHO_GRACE_MS + 2_000)
   })
 
+  /**
+   * A dead session driven to abort + resume (maxRetries 1). This host answers the abort
+   * `abortMs` after it was made and the continue that follows `acceptMs` after; with `echo` it
+   * shows that continue in the session at once, with `revive` it also starts a run (busy).
+   * Returns the harness, when the abort was made and when the give-up line was written.
+   */
+  const abortResume = async (host: { abortMs?: number; acceptMs?: number; echo?: boolean; revive?: boolean }) => {
+    const { abortMs = 0, acceptMs = 0, echo = false, revive = false } = host
+    const h = makeHarness({ maxRetries: 1 })
+    const answer = (ms: number) => new Promise<void>((resolve) => h.time.schedule(ms, resolve))
+    const abort = h.port.abort.bind(h.port)
+    h.port.abort = (sessionID) => {
+      void abort(sessionID)
+      return answer(abortMs)
+    }
+    const send = h.port.send.bind(h.port)
+    h.port.send = (request) => {
+      void send(request)
+      if (h.port.aborts === 0) {
+        h.emit({ type: "userMessage", genuine: false }) // recovery prompt 1: shown at once, revives nothing
+        return answer(0)
+      }
+      if (echo || revive) h.emit({ type: "userMessage", genuine: false }, ...(revive ? [{ type: "busy" as const }] : []))
+      return answer(acceptMs)
+    }
+    const gaveUp: number[] = []
+    const log = h.port.log.bind(h.port)
+    h.port.log = (level, message) => {
+      if (/streaming-failure recovery gave up/.test(message)) gaveUp.push(h.time.now())
+      log(level, message)
+    }
+    h.emit(...userTurn, streamError, { type: "idle" })
+    await h.advance(60_000, 100)
+    const abortAt = h.port.calls.find((c) => c.kind === "abort")?.at
+    expect(abortAt).toBeDefined()
+    return { h, abortAt: abortAt!, gaveUp }
+  }
+
+  test("abort + resume whose continue the host is slow to accept: no give-up before the watchdog after it settled", async () => {
+    // Continue out ABORT_CONTINUE_DELAY_MS after the abort, taken 20 s later, shown at once;
+    // the verdict is the watchdog (3 s) after that, not 3 s after the pause.
+    const { h, abortAt, gaveUp } = await abortResume({ acceptMs: 20_000, echo: true })
+    expect(h.port.actions).toEqual(["send", "abort", "send"])
+    expect(gaveUp).toEqual([abortAt + ABORT_CONTINUE_DELAY_MS + 20_000 + 3_000])
+  })
+
+  test("abort + resume whose abort the host is slow to answer: the give-up waits for the continue too", async () => {
+    const { abortAt, gaveUp } = await abortResume({ abortMs: 20_000, echo: true })
+    expect(gaveUp).toEqual([abortAt + 20_000 + ABORT_CONTINUE_DELAY_MS + 3_000])
+  })
+
+  test("a continue that revives the session after a slow abort: the revived run's next failure is recovered again", async () => {
+    // Timed from the decision, the chain gave up while the abort was still out, and a chain
+    // that gave up ignores failures: the new run's failure would get nothing.
+    const { h, gaveUp } = await abortResume({ abortMs: 20_000, revive: true })
+    expect(h.port.actions).toEqual(["send", "abort", "send"])
+    h.emit(streamError, { type: "idle" })
+    await h.advance(5_000, 100)
+    expect(h.port.actions).toEqual(["send", "abort", "send", "send"])
+    expect(gaveUp).toEqual([])
+  })
+
+  test("negative control: the revived run ends without a failure: nothing more is sent", async () => {
+    const { h, gaveUp } = await abortResume({ abortMs: 20_000, revive: true })
+    h.emit({ type: "modelOutput" }, { type: "idle" })
+    await h.advance(60_000, 100)
+    expect(h.port.actions).toEqual(["send", "abort", "send"])
+    expect(gaveUp).toEqual([])
+  })
+
+  test("negative control: abort + resume answered at once on a session that stays dead gives up at the usual time", async () => {
+    const shown = await abortResume({ echo: true })
+    expect(shown.gaveUp).toEqual([shown.abortAt + ABORT_CONTINUE_DELAY_MS + 3_000])
+    // Never shown: the echo grace on top, as for a recovery prompt.
+    const unseen = await abortResume({})
+    expect(unseen.gaveUp).toEqual([unseen.abortAt + ABORT_CONTINUE_DELAY_MS + 3_000 + FAILURE_ECHO_GRACE_MS])
+  })
+
   test("ESC during the chain stops it", async () => {
     const h = makeHarness()
     h.emit(...userTurn, streamError, { type: "interrupted" }, { type: "idle" })
@@ -202,6 +281,74 @@ describe("rate limits", () => {
     h.pauses.resume("s1")
     await h.advance(60_000, 1000)
     expect(h.port.calls).toHaveLength(0)
+  })
+})
+
+/**
+ * What this module holds when the user stops the session (a rate-limit wait, an armed chain,
+ * their timer) must not outlive the stop: not while the session stands down, and not past
+ * the user's next message, which starts every ladder from its first step.
+ */
+describe("a user stop (ESC), then the user writes", () => {
+  const esc = { type: "interrupted", byUser: true } as const
+  /** The user's new message; its run is reported later (no output, then whatever the test says). */
+  const write = { type: "userMessage", genuine: true } as const
+  const stopThenWrite = async (trigger: typeof rateLimit | typeof streamError, opts: { esc: boolean; write: boolean; stopAtMs?: number }) => {
+    const h = makeHarness({ rateLimitCooldownsMs: [60_000, 120_000] })
+    h.emit(...userTurn, trigger, { type: "idle" })
+    await h.advance(opts.stopAtMs ?? 500, 100)
+    if (opts.esc) h.emit(esc)
+    await h.advance(1_000, 100)
+    if (opts.write) h.emit(write)
+    return h
+  }
+  const pastTheWait = (h: ReturnType<typeof makeHarness>) => h.advance(2 * 60_000, 1_000)
+  const hits = (h: ReturnType<typeof makeHarness>) =>
+    h.port.logs.flatMap((l) => (/rate limited \(/.test(l.message) ? [/hit (\d+)/.exec(l.message)?.[1]] : []))
+
+  test("a rate-limit wait: nothing at its end; the user's run hitting the limit again starts from the first rung", async () => {
+    const h = await stopThenWrite(rateLimit, { esc: true, write: true })
+    await pastTheWait(h) // past the old wait's end
+    expect(h.port.calls).toHaveLength(0)
+    expect(h.port.logged(/rate-limit wait over/)).toBe(false)
+    h.emit({ type: "busy" }, rateLimit, { type: "idle" })
+    await h.advance(59_000, 1_000)
+    expect(h.port.calls).toHaveLength(0)
+    await h.advance(2_000, 100)
+    expect(hits(h)).toEqual(["1", "1"])
+    expect(h.port.sends).toHaveLength(1) // the new wait's one continue, 60 s (rung 1) after the hit
+  })
+
+  test.each([
+    ["armed (in its backoff)", 500, 0],
+    ["waiting on recovery prompt 1", 1_500, 1],
+  ])("a failure chain %s: nothing more for the old failure; the user's run failing starts a fresh chain", async (_, stopAtMs, before) => {
+    const h = await stopThenWrite(streamError, { esc: true, write: true, stopAtMs })
+    await h.advance(60_000, 1_000)
+    expect(h.port.calls).toHaveLength(before)
+    h.emit({ type: "busy" }, streamError, { type: "idle" })
+    await h.advance(1_500, 100)
+    expect(h.port.sends).toHaveLength(before + 1)
+    expect(h.port.logs.filter((l) => /recovery prompt 1\/3/.test(l.message))).toHaveLength(before + 1)
+  })
+
+  test("stopped and never written to again: nothing, ever", async () => {
+    for (const trigger of [rateLimit, streamError]) {
+      const h = await stopThenWrite(trigger, { esc: true, write: false })
+      await h.advance(10 * 60_000, 1_000)
+      expect(h.port.calls).toHaveLength(0)
+      expect(h.port.logged(/rate-limit wait over|recovery prompt|gave up/)).toBe(false)
+    }
+  })
+
+  test("negative control: without the stop and the user's turn, the wait and the chain do act", async () => {
+    const waited = await stopThenWrite(rateLimit, { esc: false, write: false })
+    await pastTheWait(waited)
+    expect(waited.port.sends).toHaveLength(1)
+    expect(waited.port.logged(/rate-limit wait over/)).toBe(true)
+    const chained = await stopThenWrite(streamError, { esc: false, write: false })
+    await pastTheWait(chained)
+    expect(chained.port.sends.length).toBeGreaterThan(0)
   })
 })
 

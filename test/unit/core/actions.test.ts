@@ -1,0 +1,91 @@
+/** abortThenPrompt: when its promise settles, which callers time what follows from. */
+import { describe, expect, test } from "bun:test"
+import { abortThenPrompt } from "../../../src/core/actions.ts"
+import { SimulatedTime } from "../../../src/core/clock.ts"
+import type { EngineContext } from "../../../src/core/context.ts"
+import { CoreLogger } from "../../../src/core/logger.ts"
+import { MemoryPauses } from "../../../src/core/pauses.ts"
+import { newSessionState } from "../../../src/core/session-state.ts"
+import { ABORT_CONTINUE_DELAY_MS, resolveOptions } from "../../../src/options/index.ts"
+import { settle } from "../../support/harness.ts"
+import { RecordingPort } from "../../support/recording-port.ts"
+
+function setup() {
+  const time = new SimulatedTime()
+  const port = new RecordingPort(() => time.now())
+  const options = resolveOptions({}, {}).options
+  const pauses = new MemoryPauses()
+  const ctx: EngineContext = {
+    time,
+    port,
+    logger: new CoreLogger(port, () => false),
+    pauses,
+    effective: () => options,
+    moduleHold: () => undefined,
+    userStopped: () => undefined,
+  }
+  const state = newSessionState("s1", time.now())
+  let done = false
+  const start = () => {
+    void abortThenPrompt(ctx, state, { kind: "continue", label: "send continue", text: "go on" }).then(() => {
+      done = true
+    })
+  }
+  const advance = async (ms: number) => {
+    time.advance(ms)
+    await settle()
+  }
+  return { time, port, pauses, state, start, advance, isDone: () => done }
+}
+
+describe("abortThenPrompt settles when the whole action is over", () => {
+  test("after the continue's host call settled, not when the abort returned", async () => {
+    const s = setup()
+    let answer: () => void = () => undefined
+    s.port.send = (request) => {
+      s.port.calls.push({ kind: "send", at: s.time.now(), request })
+      return new Promise<void>((resolve) => (answer = resolve))
+    }
+    s.start()
+    await s.advance(0)
+    expect(s.port.actions).toEqual(["abort"])
+    expect(s.isDone()).toBe(false) // the pause before the continue
+    await s.advance(ABORT_CONTINUE_DELAY_MS)
+    expect(s.port.actions).toEqual(["abort", "send"])
+    expect(s.isDone()).toBe(false) // the continue's call is still out
+    await s.advance(10_000)
+    expect(s.isDone()).toBe(false)
+    answer()
+    await settle()
+    expect(s.isDone()).toBe(true)
+  })
+
+  test("when the pause is cancelled (a user turn, ESC, another recovery): no continue, and it settles", async () => {
+    const s = setup()
+    s.start()
+    await s.advance(1_000)
+    expect(s.isDone()).toBe(false)
+    s.state.pendingAction?.()
+    await settle()
+    expect(s.isDone()).toBe(true)
+    await s.advance(ABORT_CONTINUE_DELAY_MS)
+    expect(s.port.actions).toEqual(["abort"])
+  })
+
+  test("at once when nothing will be sent: held, or the abort failed", async () => {
+    const held = setup()
+    held.pauses.pause("s1")
+    held.start()
+    await settle()
+    expect(held.isDone()).toBe(true)
+    expect(held.port.calls).toHaveLength(0)
+
+    const failed = setup()
+    failed.port.abortBehaviour = "reject"
+    failed.start()
+    await settle()
+    expect(failed.isDone()).toBe(true)
+    await failed.advance(ABORT_CONTINUE_DELAY_MS)
+    expect(failed.port.actions).toEqual(["abort"])
+  })
+})
