@@ -35,17 +35,16 @@ export type FailureState = {
   sentAt: number
   /**
    * A recovery prompt's host call, or abort + resume's continue, has not settled yet (read
-   * only in phases prompted and abort-resumed). The
-   * watchdog waits for it: a host that takes most of sendTimeoutMs to accept the prompt has
-   * had no time to show its effect, and timing from the decision would send the next prompt
-   * right behind the first.
+   * only in phases prompted and abort-resumed). The watchdog waits for it: a host that takes
+   * most of sendTimeoutMs to accept the prompt has had no time to show its effect, and timing
+   * from the decision would send the next prompt right behind the first.
    */
   sending: boolean
   /**
    * When the current recovery prompt was seen in the session (our own user message), or
-   * undefined while it has not been (read only in phases prompted and abort-resumed). Until then the prompt may
-   * simply not have reached the session yet, and judging it "did not revive" would put the
-   * next identical prompt right behind it (K16).
+   * undefined while it has not been (read only in phases prompted and abort-resumed). Until
+   * then the prompt may simply not have reached the session yet, and judging it "did not
+   * revive" would put the next identical prompt right behind it (K16).
    */
   seenAt?: number
   /** Failure recoveries started with no model output since. */
