@@ -9,7 +9,7 @@ import { buildContinuePrompt } from "../prompts/continue.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
-import { openOwnAbort, ownAbortHoldMs, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
+import { followOwnAbort, openOwnAbort, ownAbortHoldMs, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 
@@ -142,6 +142,7 @@ export async function abortThenPrompt(
         ctx.logger.log("info", `session ${state.id}: a new run started by itself after the abort; nothing sent`)
         return done()
       }
+      followOwnAbort(state)
       void sendPrompt(ctx, state, request).then((sent) => {
         done()
         if (sent === "ok") onSent?.()

@@ -99,6 +99,21 @@ export function ownAbortLanding(state: SessionState, now: number): boolean {
   return true
 }
 
+/** The continue that follows our abort is going out (see ownPromptSeen). */
+export function followOwnAbort(state: SessionState): void {
+  if (state.ownAbort !== undefined && state.ownAbort.phase !== "calling") state.ownAbort.followedUp = true
+}
+
+/**
+ * One of our prompts showed up in the session. If it can be the continue that followed our
+ * abort, the aborted run is over: an interruption after this is no late report of that abort
+ * but the user's ESC. An earlier prompt's sighting proves nothing (it may land just after the
+ * abort was accepted, before the host reported it), hence the follow-up mark.
+ */
+export function ownPromptSeen(state: SessionState): void {
+  if (state.ownAbort?.followedUp === true) state.ownAbort = undefined
+}
+
 /** The session moved on (a run began or ended, the model or the user spoke): stop awaiting. */
 export function runMovedOn(state: SessionState): void {
   if (state.ownAbort !== undefined && state.ownAbort.phase !== "calling") state.ownAbort = undefined

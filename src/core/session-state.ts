@@ -27,7 +27,14 @@ export type RecoveryRecord = {
  * Our latest abort, while its interruption is still awaited (own-abort.ts): the call is
  * unanswered, accepted and not yet reported, or overdue (timed out: it may still be carried out).
  */
-export type OwnAbort = { phase: "calling" | "accepted" | "overdue"; until: number; interruptedAt?: number; holdUntil?: number }
+export type OwnAbort = {
+  phase: "calling" | "accepted" | "overdue"
+  until: number
+  interruptedAt?: number
+  holdUntil?: number
+  /** The continue that follows the abort has gone out: its sighting ends the abort's run. */
+  followedUp?: boolean
+}
 
 /** Hard caps so that no per-session collection can grow with a misbehaving host. */
 export const MAX_OPEN_TOOLS_PER_SESSION = 64

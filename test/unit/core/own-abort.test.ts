@@ -89,6 +89,31 @@ describe("our abort's interruption or the user's ESC", () => {
     expect(h.engine.status("s1")?.cancelledByUser).toBe(true)
   })
 
+  test("once our continue after the abort has shown up, a later interruption is the user's ESC", async () => {
+    const h = makeHarness(ABORT_FIRST)
+    await untilAbort(h)
+    await h.advance(ABORT_CONTINUE_DELAY_MS + 1000, 1000)
+    expect(h.port.actions).toEqual(["abort", "send"])
+    // The host never reported the abort; our continue reached the session and a run started.
+    h.emit({ type: "userMessage", genuine: false }, { type: "busy" }, { type: "activity" })
+    await h.advance(5000, 1000)
+    h.emit({ type: "interrupted" })
+    await h.advance(3 * BUDGET, 1000)
+    expect(h.engine.status("s1")?.cancelledByUser).toBe(true)
+    expect(h.port.actions).toEqual(["abort", "send"])
+  })
+
+  test("negative control: with nothing in between, an interruption inside the window is the abort's late report", async () => {
+    const h = makeHarness(ABORT_FIRST)
+    await untilAbort(h)
+    await h.advance(ABORT_CONTINUE_DELAY_MS + 1000, 1000)
+    h.emit({ type: "busy" }, { type: "activity" })
+    await h.advance(5000, 1000)
+    h.emit({ type: "interrupted" })
+    await h.advance(1000)
+    expect(h.engine.status("s1")?.cancelledByUser).toBe(false)
+  })
+
   test("negative control: one interruption for one abort, reported late, is ours: the continue follows", async () => {
     const h = makeHarness(ABORT_FIRST)
     await untilAbort(h)
