@@ -7,9 +7,9 @@ import type { SendKind } from "../host/port.ts"
 import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
 import { buildContinuePrompt } from "../prompts/continue.ts"
 import { holdReason, type EngineContext } from "./context.ts"
-import { exclusiveHostCall, type CallOutcome, type CallReporter } from "./host-calls.ts"
+import { exclusiveHostCall, lateLandingHoldMs, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
-import { followOwnAbort, openOwnAbort, ownAbortHoldMs, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
+import { followOwnAbort, openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 
@@ -84,9 +84,10 @@ function spacingWait(ctx: EngineContext, state: SessionState): number {
 /**
  * Aborts the running turn (marked as ours, so it is never read as ESC), then prompts after
  * ABORT_CONTINUE_DELAY_MS unless a new run started by itself meanwhile. `onSent` runs after
- * a successful prompt. Settles when the whole action is over: the prompt's host call settled,
- * or it is known that no prompt will go out (held, abort refused or failed, the pause
- * cancelled, a run started by itself), so a caller can time what follows from the prompt.
+ * a successful prompt. Settles when the whole action is over: with the prompt's outcome once
+ * its host call settled, or with undefined once it is known that no prompt will go out (held,
+ * abort refused or failed, the pause cancelled, a run started by itself), so a caller can time
+ * what follows from the prompt.
  */
 export async function abortThenPrompt(
   ctx: EngineContext,
@@ -94,15 +95,15 @@ export async function abortThenPrompt(
   request: PromptRequest,
   onSent?: () => void,
   allowOpenTools = false,
-): Promise<void> {
+): Promise<CallOutcome | "held" | undefined> {
   const held = actionHold(ctx, state, allowOpenTools)
   if (held) {
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${held}`)
-    return
+    return undefined
   }
   if (ownAbortLanding(state, ctx.time.now())) {
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: our previous abort is not reported yet`)
-    return
+    return undefined
   }
   const options = ctx.effective(state)
   const abortAt = ctx.time.now()
@@ -118,40 +119,40 @@ export async function abortThenPrompt(
     return ctx.port.abort(state.id)
   }
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", abort, reporter(ctx, state))
-  if (called && settleOwnAbort(state, outcome, ctx.time.now(), ownAbortHoldMs(stallBudgetMs(options))) === "user") {
+  if (called && settleOwnAbort(state, outcome, ctx.time.now(), lateLandingHoldMs(stallBudgetMs(options))) === "user") {
     // The interruption that came while the call was out was not our abort's: the user's ESC.
     state.pendingAction = undefined
     ctx.logger.log("info", `session ${state.id}: the run was stopped while our abort was out (abort ${outcome}): that was the user`)
     ctx.userStopped(state)
-    return
+    return undefined
   }
   if (outcome !== "ok" || !state.pendingAction) {
     state.pendingAction = undefined
-    return
+    return undefined
   }
   // The prompt after the abort must also respect the send spacing, or the host refuses it and
   // the aborted session is left idle with nothing on its way.
   const delay = Math.max(ABORT_CONTINUE_DELAY_MS, spacingWait(ctx, state))
   ctx.logger.log("info", `session ${state.id}: aborted the run (${request.label}); prompting in ${delay}ms`)
-  await new Promise<void>((done) => {
+  return await new Promise<CallOutcome | "held" | undefined>((done) => {
     const cancel = ctx.time.schedule(delay, () => {
       state.pendingAction = undefined
       // The abort ended the run; a busy period that began since then is a run the host started by
       // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.
       if (state.busy && state.busySince >= abortAt) {
         ctx.logger.log("info", `session ${state.id}: a new run started by itself after the abort; nothing sent`)
-        return done()
+        return done(undefined)
       }
       followOwnAbort(state)
       void sendPrompt(ctx, state, request).then((sent) => {
-        done()
+        done(sent)
         if (sent === "ok") onSent?.()
-      }, done)
+      }, () => done("failed"))
     })
     // Whoever cancels the pause (a user turn, ESC, another recovery) also ends the action.
     state.pendingAction = () => {
       cancel()
-      done()
+      done(undefined)
     }
   })
 }

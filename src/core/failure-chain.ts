@@ -47,6 +47,12 @@ export type FailureState = {
    * revive" would put the next identical prompt right behind it (K16).
    */
   seenAt?: number
+  /**
+   * The prompt's host call timed out: the host may still carry it out until then (read only
+   * in phases prompted and abort-resumed). A prompt that may still land and has not been seen
+   * is not judged before this: the next identical prompt would land right behind it (K18).
+   */
+  mayLandUntil?: number
   /** Failure recoveries started with no model output since. */
   consecutive: number
 }
@@ -68,7 +74,7 @@ export type FailureEvent =
   | { type: "busy" }
   | { type: "modelOutput" }
   | { type: "tick" }
-  | { type: "sent" }
+  | { type: "sent"; mayLandUntil?: number }
   | { type: "ownPromptSeen" }
   | { type: "genuineUser" }
 
@@ -121,7 +127,7 @@ function watchdogMs(budgets: FailureBudgets): number {
  * never echoes cannot wedge the chain.
  */
 function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
-  if (state.seenAt === undefined) return state.sentAt + watchdogMs(budgets) + FAILURE_ECHO_GRACE_MS
+  if (state.seenAt === undefined) return Math.max(state.sentAt, state.mayLandUntil ?? 0) + watchdogMs(budgets) + FAILURE_ECHO_GRACE_MS
   return Math.max(state.sentAt, state.seenAt) + watchdogMs(budgets)
 }
 
@@ -134,7 +140,8 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
  *  - `tick` at `wakeAt` (and on its periodic sweep);
  *  - `sent` when the host call of a `prompt` action settled, however it went, and for
  *    `abort-resume` when its continue's call settled or it is known that none will go out (the
- *    watchdog after either counts from here; until then the chain waits);
+ *    watchdog after either counts from here; until then the chain waits); a call that timed
+ *    out carries `mayLandUntil`, how long the host may still carry it out;
  *  - `ownPromptSeen` when the plugin's own user message shows up in the session (the watchdog
  *    also waits for this, up to FAILURE_ECHO_GRACE_MS past its usual time).
  * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
@@ -173,7 +180,7 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
     case "sent":
       // A late settle of an earlier prompt finds the chain elsewhere (or already timing): ignored.
       if (!awaitsEffect(state.phase) || !state.sending) return { state, action: NONE }
-      return evaluate({ ...state, sending: false, sentAt: now }, now, budgets)
+      return evaluate({ ...state, sending: false, sentAt: now, mayLandUntil: event.mayLandUntil }, now, budgets)
     case "ownPromptSeen":
       // Seen before its call settled counts too (the host may echo before it answers). The
       // latest sighting counts: a very late echo of an earlier prompt must not stand in for
@@ -205,6 +212,7 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
           sentAt: now,
           sending: true,
           seenAt: undefined,
+          mayLandUntil: undefined,
           consecutive: state.attempts === 0 ? state.consecutive + 1 : state.consecutive,
         },
         action: { type: "prompt", attempt, maxAttempts, reason: state.reason },
@@ -228,7 +236,7 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
       // No wakeAt: as for a prompt, the watchdog is armed by `sent`, once the continue that
       // follows the abort (ABORT_CONTINUE_DELAY_MS and two host calls later) has settled.
       return {
-        state: { ...state, phase: "abort-resumed", sentAt: now, sending: true, seenAt: undefined },
+        state: { ...state, phase: "abort-resumed", sentAt: now, sending: true, seenAt: undefined, mayLandUntil: undefined },
         action: { type: "abort-resume", reason: `${state.attempts} recovery prompt(s) did not restart the session (${state.reason})` },
       }
     }

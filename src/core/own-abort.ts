@@ -16,17 +16,6 @@ import type { SessionState } from "./session-state.ts"
  */
 export const OWN_ABORT_REPORT_SKEW_MS = 1_000
 
-/** However short the stall budget, a host gets this long to report an abort of ours. */
-export const MIN_OWN_ABORT_HOLD_MS = 60_000
-
-/**
- * How long an accepted (or overdue) abort holds a second one back while the host shows nothing:
- * two stall budgets (a stall one full budget after our abort is still held, since the report
- * may be late; the one after it is not), and at least a minute.
- */
-export function ownAbortHoldMs(stallBudgetMs: number): number {
-  return Math.max(MIN_OWN_ABORT_HOLD_MS, 2 * stallBudgetMs)
-}
 
 /** Whose an interruption is; "undecided" waits for the answer to our abort call. */
 export type Attribution = "ours" | "user" | "undecided" | "other"
@@ -86,7 +75,7 @@ export function settleOwnAbort(state: SessionState, outcome: CallOutcome, now: n
 /**
  * An abort of ours was accepted (or may still land) and the host has shown nothing since:
  * a second abort now would hit a run that is already over. Past the hold given when it settled
- * (ownAbortHoldMs) the report is presumed lost and the abort forgotten, so the ladder can act
+ * (lateLandingHoldMs) the report is presumed lost and the abort forgotten, so the ladder can act
  * again: a host that lost one report must not leave the session without recovery for good.
  */
 export function ownAbortLanding(state: SessionState, now: number): boolean {

@@ -30,6 +30,7 @@ const FIXED = new Set([
   "K15-slot-lost-on-delete",
   "K16-failure-retry-before-prompt-shown",
   "K17-rediscovered-run-resets-ladder",
+  "K18-failure-prompt-overdue-repeated",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }
@@ -62,6 +63,16 @@ async function knownHits(sc: Scenario, kind: DriverKind = "core"): Promise<strin
 }
 
 const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind[] }> = [
+  {
+    id: "K18-failure-prompt-overdue-repeated",
+    title: "a recovery prompt answered 6 s past sendTimeoutMs is followed by the next one as it lands",
+    sc: {
+      options: { ...FAILURE_CHAIN, lifetimeMaxContinues: 2 },
+      calls: [{ outcome: "overdue", lateMs: 6000, echoDelayMs: 0, idleAfterAbort: false }],
+      steps: [ev({ t: "error", s: 0, name: "APIError" }), ev({ t: "ask", s: 1, key: 0, v: 0 }), wait(1_800_000)],
+    },
+    kinds: ["core", "v1"],
+  },
   {
     id: "K17-rediscovered-run-resets-ladder",
     title: "a session deleted mid-recovery, revived by our late answers and re-adopted by discovery, gets the same continue again",

@@ -18,6 +18,15 @@ export const KNOWN_BUGS: KnownBug[] = []
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
   {
+    id: "K18-failure-prompt-overdue-repeated",
+    summary:
+      "K10 in the streaming-failure chain: a recovery prompt whose call timed out counted as settled, so once the echo " +
+      "grace passed the next identical prompt went out while the first could still be carried out; both land with no " +
+      "turn between. Found by the soak (seed 7): overdue answers exist only there.",
+    matches: (v) =>
+      v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && v.facts.earlierOutcome === "overdue" && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
+  },
+  {
     id: "K17-rediscovered-run-resets-ladder",
     summary:
       "A session that discovery marked idle (two listings without it) and then finds running again is treated as a new " +

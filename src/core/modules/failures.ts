@@ -10,6 +10,7 @@ import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, type PromptRequest } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
+import { lateLandingHoldMs, type CallOutcome } from "../host-calls.ts"
 import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
 import { INITIAL_FAILURE_STATE, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
@@ -24,6 +25,7 @@ import {
   type RateLimitState,
 } from "../rate-limit.ts"
 import type { SessionState } from "../session-state.ts"
+import { stallBudgetMs } from "../watchdog.ts"
 
 type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; timer?: CancelTimer }
 
@@ -98,15 +100,18 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     if (!beginRecovery(ctx, state, "failure recovery", { kind, reason: `provider failure (${t.failure.reason})` })) return
     // The chain's watchdog starts when the host has taken the prompt (or refused it), not now:
     // for abort + resume that is the continue sent seconds after the abort.
-    const settled = () => {
-      if (tracked.get(state.id) === t) feed(state, t, { type: "sent" })
+    const settled = (outcome?: CallOutcome | "held") => {
+      if (tracked.get(state.id) !== t) return
+      // Past sendTimeoutMs the host may still carry the prompt out: not judged before it could land.
+      const mayLandUntil = outcome === "timeout" ? ctx.time.now() + lateLandingHoldMs(stallBudgetMs(ctx.effective(state))) : undefined
+      feed(state, t, { type: "sent", mayLandUntil })
     }
     if (action.type === "prompt") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
-      void sendPrompt(ctx, state, failureContinue(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts))).then(settled, settled)
+      void sendPrompt(ctx, state, failureContinue(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts))).then(settled, () => settled())
     } else {
       ctx.logger.log("info", `session ${state.id}: ${action.reason}; abort + resume`)
-      void abortThenPrompt(ctx, state, failureContinue(ctx, state, abortResumeReason(t.failure.reason))).then(settled, settled)
+      void abortThenPrompt(ctx, state, failureContinue(ctx, state, abortResumeReason(t.failure.reason))).then(settled, () => settled())
     }
   }
 

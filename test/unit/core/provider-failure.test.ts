@@ -436,6 +436,35 @@ describe("streaming-failure chain: a recovery prompt the host shows late (K16)",
   })
 })
 
+describe("streaming-failure chain: a recovery prompt whose call timed out (K18)", () => {
+  // Prompt 1 is decided at 1000; its call times out at 1100 and may land until 61 100.
+  const overdue: [number, FailureEvent][] = [
+    [0, F],
+    [1_000, IDLE],
+    [1_100, { type: "sent", mayLandUntil: 61_100 }],
+  ]
+
+  test("unseen, it is not judged before it could no longer land", () => {
+    const due = 61_100 + 3_000 + FAILURE_ECHO_GRACE_MS
+    const steps = run([...overdue, [9_100, TICK], [due - 1, TICK], [due, TICK]], INITIAL_FAILURE_STATE, budgets, false)
+    expect(steps[2]!.wakeAt).toBe(due)
+    expect(steps[3]!.state.phase).toBe("prompted")
+    expect(steps[4]!.state.phase).toBe("prompted")
+    expect(steps[5]!.state.phase).toBe("armed")
+  })
+
+  test("seen, it has landed: the watchdog counts from the sighting, not from the hold", () => {
+    const steps = run([...overdue, [20_000, SEEN], [23_000, TICK]], INITIAL_FAILURE_STATE, budgets, false)
+    expect(steps[3]!.wakeAt).toBe(23_000)
+    expect(steps[4]!.state.phase).toBe("armed")
+  })
+
+  test("negative control: a call that settled in time gets the usual verdict", () => {
+    const steps = run([[0, F], [1_000, IDLE], [1_100, SENT], [1_100 + 3_000 + FAILURE_ECHO_GRACE_MS, TICK]], INITIAL_FAILURE_STATE, budgets, false)
+    expect(steps[3]!.state.phase).toBe("armed")
+  })
+})
+
 describe("streaming-failure chain: abort + resume is judged from its continue", () => {
   // maxRetries 1: prompt 1 at 1000, taken at once and shown; 3 s later abort + resume is decided.
   const b1 = { ...budgets, maxRetries: 1 }

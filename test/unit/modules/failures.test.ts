@@ -1,6 +1,7 @@
 /** Provider failures through the whole engine, on the simulated clock. */
 import { describe, expect, test } from "bun:test"
 import { FAILURE_ECHO_GRACE_MS } from "../../../src/core/failure-chain.ts"
+import { MIN_LATE_LANDING_HOLD_MS } from "../../../src/core/host-calls.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 
@@ -49,6 +50,29 @@ describe("streaming failure", () => {
     // Three prompts (maxRetries), then abort + resume, then it gives up: nothing more, ever.
     expect(dead.port.actions).toEqual(["send", "send", "send", "abort", "send"])
     expect(dead.port.logged(/gave up/)).toBe(true)
+  })
+
+  test("a recovery prompt whose call timed out may still land: the next one waits until it no longer could (K18)", async () => {
+    const h = makeHarness({ sendTimeoutMs: 1000, chunkTimeoutMs: 10_000, gracePeriodMs: 0 })
+    h.port.sendBehaviour = "hang"
+    h.emit(...userTurn, streamError, { type: "idle" })
+    await h.advance(5000, 250)
+    expect(h.port.sends).toHaveLength(1)
+    // The prompt goes out after the 1 s backoff and times out 1 s later; the hold runs from
+    // there: a minute, as the stall budget is short.
+    await h.advance(MIN_LATE_LANDING_HOLD_MS - 4000, 1000)
+    expect(h.port.sends).toHaveLength(1)
+    // Bounded: past the hold the call is presumed lost and the chain goes on.
+    await h.advance(15_000, 1000)
+    expect(h.port.sends).toHaveLength(2)
+  })
+
+  test("negative control: a recovery prompt the host refused will never land: the next one comes at the usual time", async () => {
+    const h = makeHarness({ sendTimeoutMs: 1000, chunkTimeoutMs: 10_000, gracePeriodMs: 0 })
+    h.port.sendBehaviour = "reject"
+    h.emit(...userTurn, streamError, { type: "idle" })
+    await h.advance(15_000, 250)
+    expect(h.port.sends).toHaveLength(2)
   })
 
   test("a chain that gave up is lifted by model output: the next failure is recovered again", async () => {
