@@ -55,7 +55,7 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
       touch(ctx, state, now)
       break
     case "interrupted":
-      interrupted(ctx, idle, state, signal.byUser, now)
+      interrupted(ctx, idle, state, signal, now)
       break
     case "turnSetup":
       state.setup = mergeSetup(state.setup, signal.setup)
@@ -165,9 +165,11 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
   cancelPendingAction(state)
 }
 
-function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState, byUser: boolean | undefined, now: number): void {
-  const whose = attributeInterruption(state, byUser, now)
-  state.openTools.clear()
+function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Extract<Signal, { type: "interrupted" }>, now: number): void {
+  const whose = attributeInterruption(state, signal.byUser, now)
+  // The run's tool calls ended with it, when it was interrupted: a verdict that comes later
+  // must not end the calls of a run that started since.
+  if (!signal.settledLate) state.openTools.clear()
   if (whose === "ours" || whose === "other") {
     ctx.logger.log("debug", `session ${state.id}: abort observed (${whose === "ours" ? "ours" : "not the user's"})`)
     return

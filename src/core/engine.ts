@@ -70,7 +70,7 @@ export class RecoveryEngine {
       moduleHold: (state) => this.moduleHold(state),
       userStopped: (state) => {
         if (state.dropped) state.cancelledByUser = true
-        else this.handle({ type: "interrupted", sessionID: state.id, byUser: true })
+        else this.handle({ type: "interrupted", sessionID: state.id, byUser: true, settledLate: true })
       },
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)

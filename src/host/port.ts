@@ -28,8 +28,12 @@ export type Signal =
   | { type: "userMessage"; sessionID: string; genuine: boolean; setup?: TurnSetup }
   /** The agent/model of the current genuine turn, learnt after its message (v2 step start). */
   | { type: "turnSetup"; sessionID: string; setup: TurnSetup }
-  /** The running turn was aborted (v1 MessageAbortedError, v2 execution.interrupted). */
-  | { type: "interrupted"; sessionID: string; byUser?: boolean }
+  /**
+   * The running turn was aborted (v1 MessageAbortedError, v2 execution.interrupted).
+   * `settledLate` (the core's own, never an adapter's): the verdict on an interruption seen
+   * earlier while our abort was unanswered; the run it ended was accounted for then.
+   */
+  | { type: "interrupted"; sessionID: string; byUser?: boolean; settledLate?: boolean }
   | { type: "error"; sessionID: string; name: string; message: string; status?: number; retryAfterMs?: number }
   /** The host itself is retrying the provider call: not a stall, and not ours to retry. */
   | { type: "retryScheduled"; sessionID: string }

@@ -125,6 +125,30 @@ describe("our abort's interruption or the user's ESC", () => {
   })
 })
 
+describe("an ESC judged only when our hanging abort times out", () => {
+  const afterLateVerdict = async (toolStarts: boolean) => {
+    const h = makeHarness(ABORT_FIRST)
+    h.port.abortBehaviour = "hang"
+    await untilAbort(h)
+    h.emit({ type: "interrupted" }) // the user's ESC while our abort hangs: undecided
+    await h.advance(3000)
+    if (toolStarts) h.emit({ type: "toolStart", callID: "late", tool: "bash" }) // a run after the ESC
+    await h.advance(SEND_TIMEOUT, 1000)
+    expect(h.port.logged(/that was the user/)).toBe(true)
+    h.emit(...userTurn)
+    await h.advance(BUDGET + 2000, 1000)
+    return h.port.actions
+  }
+
+  test("a tool started after the ESC is still running when the verdict comes: it is not aborted", async () => {
+    expect(await afterLateVerdict(true)).toEqual(["abort"])
+  })
+
+  test("negative control: with no tool running, the user's next turn is recovered as usual", async () => {
+    expect(await afterLateVerdict(false)).toEqual(["abort", "abort"])
+  })
+})
+
 describe("no second abort before the first is reported", () => {
   test("an accepted abort the host has not reported holds the next stall until the run moves on", async () => {
     const h = makeHarness(ABORT_FIRST)
