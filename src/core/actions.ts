@@ -10,6 +10,7 @@ import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, lateLandingHoldMs, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
 import { followOwnAbort, openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
+import { promptCallStarted } from "./own-prompt.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 
@@ -69,8 +70,10 @@ export async function sendPrompt(ctx: EngineContext, state: SessionState, reques
   }
   const text = typeof request.text === "function" ? request.text() : request.text
   const options = ctx.effective(state)
-  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () =>
-    ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup }), reporter(ctx, state))
+  const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () => {
+    promptCallStarted(state, ctx.time.now())
+    return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup })
+  }, reporter(ctx, state))
   if (outcome === "ok") state.lastSendAt = ctx.time.now()
   return outcome
 }

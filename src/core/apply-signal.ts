@@ -8,7 +8,8 @@ import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import type { EngineContext } from "./context.ts"
 import type { IdlePipeline } from "./idle.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
-import { attributeInterruption, ownPromptSeen, runMovedOn } from "./own-abort.ts"
+import { attributeInterruption, endAbortWaitOnOwnPrompt, runMovedOn } from "./own-abort.ts"
+import { ownPromptShown } from "./own-prompt.ts"
 import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
 
 export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Signal, now: number): void {
@@ -51,7 +52,10 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
       break
     case "userMessage":
       if (signal.genuine) genuineUserTurn(ctx, state, signal.setup)
-      else ownPromptSeen(state)
+      else {
+        endAbortWaitOnOwnPrompt(state)
+        ownPromptShown(state, now)
+      }
       touch(ctx, state, now)
       break
     case "interrupted":

@@ -15,7 +15,7 @@
 import type { SendKind } from "../host/port.ts"
 import type { Options } from "../options/index.ts"
 import { holdReason, type EngineContext } from "./context.ts"
-import { beginRecovery, reporter } from "./actions.ts"
+import { beginRecovery, reporter, sendPrompt } from "./actions.ts"
 import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
@@ -193,8 +193,8 @@ export class IdlePipeline {
     const report = reporter(this.ctx, state)
     switch (action.kind) {
       case "send":
-        await exclusiveHostCall(state, this.ctx.time, timeout, `send ${action.feature}`, () =>
-          this.ctx.port.send({ sessionID: state.id, text: action.text, kind: action.sendKind, setup: state.setup }), report)
+        // The one way a prompt goes out: it counts for the send spacing and for the prompts on their way.
+        await sendPrompt(this.ctx, state, { text: action.text, kind: action.sendKind, label: `send ${action.feature}` })
         break
       case "command":
         await exclusiveHostCall(state, this.ctx.time, timeout, `command ${action.name}`, () =>

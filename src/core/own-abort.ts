@@ -88,7 +88,7 @@ export function ownAbortLanding(state: SessionState, now: number): boolean {
   return true
 }
 
-/** The continue that follows our abort is going out (see ownPromptSeen). */
+/** The continue that follows our abort is going out (see endAbortWaitOnOwnPrompt). */
 export function followOwnAbort(state: SessionState): void {
   if (state.ownAbort !== undefined && state.ownAbort.phase !== "calling") state.ownAbort.followedUp = true
 }
@@ -99,7 +99,7 @@ export function followOwnAbort(state: SessionState): void {
  * but the user's ESC. An earlier prompt's sighting proves nothing (it may land just after the
  * abort was accepted, before the host reported it), hence the follow-up mark.
  */
-export function ownPromptSeen(state: SessionState): void {
+export function endAbortWaitOnOwnPrompt(state: SessionState): void {
   if (state.ownAbort?.followedUp === true) state.ownAbort = undefined
 }
 

@@ -9,7 +9,7 @@ import { newSessionState, type SessionState } from "./session-state.ts"
 export type SessionSnapshot = Record<string, unknown> & { id: string }
 
 /** Fields that hold timers or in-flight work: never carried over. */
-const TRANSIENT = new Set(["watchdogTimer", "pendingAction", "pendingJudgement", "callSlot", "ownAbort", "dropped", "outputWatched"])
+const TRANSIENT = new Set(["watchdogTimer", "pendingAction", "pendingJudgement", "callSlot", "ownAbort", "dropped", "outputWatched", "promptCalledAt", "ownPromptShownAt"])
 
 /**
  * Optional fields (undefined in a fresh state) that are carried over, with the type each must

@@ -99,6 +99,9 @@ export type SessionState = {
   taskCompleteRefusals: number
   /** When the host last accepted a prompt of ours (the send spacing counts from here). */
   lastSendAt?: number
+  /** When our last prompt call went out, and when one of our prompts last showed up (own-prompt.ts). */
+  promptCalledAt?: number
+  ownPromptShownAt?: number
   /** Consecutive discovery listings that did not show this busy session. */
   discoveryMisses?: number
   /** Set when the session leaves the table: a recovery still in flight must not act on it. */
@@ -126,6 +129,8 @@ export function newSessionState(id: string, now: number): SessionState {
     todos: undefined,
     pendingJudgement: undefined,
     lastSendAt: undefined,
+    promptCalledAt: undefined,
+    ownPromptShownAt: undefined,
     discoveryMisses: undefined,
     dropped: undefined,
     lastHeldReason: undefined,

@@ -31,6 +31,7 @@ const FIXED = new Set([
   "K16-failure-retry-before-prompt-shown",
   "K17-rediscovered-run-resets-ladder",
   "K18-failure-prompt-overdue-repeated",
+  "K19-failure-prompt-behind-other-prompt",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }
@@ -63,6 +64,24 @@ async function knownHits(sc: Scenario, kind: DriverKind = "core"): Promise<strin
 }
 
 const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind[] }> = [
+  {
+    id: "K19-failure-prompt-behind-other-prompt",
+    title: "a ready-to-continue continue accepted but shown 296 ms later, and a streaming error before it shows",
+    sc: {
+      options: { ...FAILURE_CHAIN, maxRetries: 1 },
+      calls: [{ outcome: "late", lateMs: 1, echoDelayMs: 296, idleAfterAbort: false }],
+      steps: [
+        ev({ t: "say", s: 1, text: 4 }),
+        { k: "ev", ev: { t: "idle", s: 1 }, how: "twice" },
+        wait(300),
+        ev({ t: "error", s: 1, name: "APIError" }),
+        ev({ t: "say", s: 0, text: 0 }),
+        ev({ t: "idle", s: 0 }),
+        wait(3000),
+      ],
+    },
+    kinds: ["core", "v1"],
+  },
   {
     id: "K18-failure-prompt-overdue-repeated",
     title: "a recovery prompt answered 6 s past sendTimeoutMs is followed by the next one as it lands",

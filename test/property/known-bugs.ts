@@ -18,6 +18,14 @@ export const KNOWN_BUGS: KnownBug[] = []
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
   {
+    id: "K19-failure-prompt-behind-other-prompt",
+    summary:
+      "The finished-turn judge's continue was accepted but not yet shown when a streaming error armed the failure chain, " +
+      "whose recovery prompt went straight out behind it: two continues with no turn between. Found by the soak (seed 11) " +
+      "with injectIntervalMs 0 (the default 5 s spacing hides it).",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /streaming failure .*recovery prompt/.test(v.facts.lastLog ?? ""),
+  },
+  {
     id: "K18-failure-prompt-overdue-repeated",
     summary:
       "K10 in the streaming-failure chain: a recovery prompt whose call timed out counted as settled, so once the echo " +

@@ -15,6 +15,7 @@ import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-
 import { holdReason, type EngineContext } from "../context.ts"
 import { INITIAL_FAILURE_STATE, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
+import { ownPromptLandingUntil } from "../own-prompt.ts"
 import { explainFailure } from "../provider-failure.ts"
 import {
   INITIAL_RATE_LIMIT_STATE,
@@ -87,6 +88,9 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
   function feed(state: SessionState, t: Tracked, event: FailureEvent): void {
     const gated = event.type === "tick" || event.type === "idle"
     if (gated && holdReason(ctx, state)) return
+    // A prompt of ours (any path's) still on its way: a recovery prompt now would land behind it.
+    const landing = gated ? ownPromptLandingUntil(state, ctx.time.now()) : undefined
+    if (landing !== undefined) return wakeAt(state, t, landing)
     const step = nextFailureStep(t.failure, event, ctx.time.now(), ctx.effective(state))
     t.failure = step.state
     wakeAt(state, t, step.wakeAt)
