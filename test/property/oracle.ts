@@ -434,7 +434,13 @@ export class Oracle {
     const prev = s.lastDelivered.get(identity)
     const others = s.landedTotal - (s.landed.get(identity) ?? 0)
     const separated = (p: CallRecord) => p.turnAtIssue !== s.turn || p.othersAtIssue !== others
-    if (delivered(script) && prev && !separated(prev)) {
+    // Documented exemption (README, Safety rails): a call of ours that showed no effect for the
+    // late-landing hold after it could have settled is presumed lost, and the same recovery may
+    // go out again, so a host that lost one report cannot leave a session unrecovered for good.
+    const o = this.effective(sessionID)
+    const hold = Math.max(60_000, 2 * (o.chunkTimeoutMs + o.gracePeriodMs)) // stated, not imported
+    const presumedLost = (p: CallRecord) => this.now() - (p.issuedAt + p.timeoutMs) > hold
+    if (delivered(script) && prev && !separated(prev) && !presumedLost(prev)) {
       this.violate("3b-duplicate", `${what} to ${sessionID} delivered again with no turn since the identical call #${prev.n} at t+${prev.issuedAt - T0}`, {
         sessionID,
         call: what,
