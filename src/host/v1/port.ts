@@ -122,12 +122,14 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
       const data = asObj(await unwrap(session.status?.(), "status"))
       // A malformed answer says nothing about what runs; "nothing runs" would be a guess.
       if (!data) throw new Error("session status answer is not an object")
-      return Object.entries(data)
-        .filter(([, status]) => {
-          const type = str(get(status, "type"))
-          return type === "busy" || type === "retry"
-        })
-        .map(([id]) => id)
+      const busy: string[] = []
+      for (const [id, status] of Object.entries(data)) {
+        const type = str(get(status, "type"))
+        // Same rule for every entry: one that is no status makes the whole answer unreadable.
+        if (type === undefined) throw new Error(`session status answer has an entry that is not a status (${id.slice(0, 40)})`)
+        if (type === "busy" || type === "retry") busy.push(id)
+      }
+      return busy
     },
     async toolNames() {
       const data = await unwrap(client.tool?.ids?.(), "tool ids")
