@@ -38,12 +38,14 @@ export async function checkInvariants(
   numRuns: number,
   arb: fc.Arbitrary<Scenario> = scenarioArb(),
   replayPath: string | undefined = propertyPath(),
+  /** The soak's junk reads, so a violation they caused shrinks too. */
+  junkReads = false,
 ): Promise<CheckOutcome> {
   const totals: Totals = { runs: 0, sends: 0, aborts: 0, escs: 0, events: 0, timers: 0, maxTracked: 0, known: {} }
   const path = replayPath
   const details = await fc.check(
     fc.asyncProperty(arb, async (sc) => {
-      const result = await runScenario(sc, kind)
+      const result = await runScenario(sc, kind, { junkReads })
       add(totals, result.stats)
       for (const [id, n] of result.known.counts) totals.known[id] = (totals.known[id] ?? 0) + n
       return result.violations.length === 0
@@ -55,7 +57,7 @@ export async function checkInvariants(
   const lines = [`invariant property failed on the ${kind} adapter`, `  replay: PROPERTY_SEED=${details.seed} PROPERTY_PATH=${details.counterexamplePath ?? ""} bun test test/property`]
   const sc = details.counterexample?.[0]
   if (sc) {
-    const rerun = await runScenario(sc, kind)
+    const rerun = await runScenario(sc, kind, { junkReads })
     const v = rerun.violations[0]
     lines.push(`shrunk after ${details.numShrinks} shrinks to ${sc.steps.length} steps:`)
     lines.push(showScenario(sc, v?.step))

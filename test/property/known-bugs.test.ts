@@ -65,6 +65,16 @@ async function knownHits(sc: Scenario, kind: DriverKind = "core"): Promise<strin
 
 const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind[] }> = [
   {
+    id: "K20-esc-after-own-abort-landed",
+    title: "the user's ESC lands just after our abort was carried out and answered, and the host reports one interruption",
+    sc: {
+      options: { ...FAST, maxRetries: 2, lifetimeMaxContinues: 2, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue", injectIntervalMs: 0, activeUserWindowMs: 0, warmupMs: 0, toolTextCheckDelayMs: 0, minActivityGapMs: 0, subagentWaitMs: 1000 },
+      calls: [ok(0), { outcome: "ok", lateMs: 0, echoDelayMs: 2, idleAfterAbort: false }],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(400), ev({ t: "esc", s: 0, v: 0 }), wait(1), ev({ t: "say", s: 0, text: 0 }), ev({ t: "idle", s: 0 }), wait(6000)],
+    },
+    kinds: ["core", "v1"],
+  },
+  {
     id: "K19-failure-prompt-behind-other-prompt",
     title: "a ready-to-continue continue accepted but shown 296 ms later, and a streaming error before it shows",
     sc: {

@@ -57,6 +57,8 @@ export type ViolationFacts = {
   ownPromptUnseen?: boolean
   /** For 2: the user's ESC arrived while an abort of ours was unanswered or had just failed. */
   escDuringOwnAbortWindow?: boolean
+  /** For 2: the user's ESC arrived after the host had carried out our abort but before it reported it. */
+  escAfterOwnAbortLanded?: boolean
   /** The engine dropped the session (sweep, eviction) while it held ESC, budget or question state. */
   forgotten?: boolean
   /** The engine's latest log line that names the session, before the call. */
@@ -110,6 +112,10 @@ type OracleSession = {
   ownAbortUnreported: boolean
   /** The latching ESC arrived while `ownAbortUnreported` (the engine may take it for its own). */
   escInOwnAbortWindow: boolean
+  /** The host carried out an abort of ours and has not reported any interruption since. */
+  ownAbortLandedUnreported: boolean
+  /** The latching ESC arrived while `ownAbortLandedUnreported`: one interruption for two stops. */
+  escAfterOwnAbortLanded: boolean
   /** The engine dropped this session while it still had state that protects the user. */
   forgotten: boolean
   /** Trace sequence at which each open question was asked. */
@@ -211,6 +217,8 @@ export class Oracle {
         escLatched: false,
         escInOwnAbortWindow: false,
         ownAbortUnreported: false,
+        ownAbortLandedUnreported: false,
+        escAfterOwnAbortLanded: false,
         continues: 0,
         turn: 0,
         landedTotal: 0,
@@ -328,15 +336,22 @@ export class Oracle {
       s.tools.clear()
     }
     if (f.userStop) {
-      if (!s.escLatched) s.escInOwnAbortWindow = s.ownAbortUnreported
+      if (!s.escLatched) {
+        s.escInOwnAbortWindow = s.ownAbortUnreported
+        s.escAfterOwnAbortLanded = s.ownAbortLandedUnreported
+      }
       s.escLatched = true
       this.stats.escs++
     }
-    if (e.t === "esc" || e.t === "abortEcho") s.ownAbortUnreported = false
+    if (e.t === "esc" || e.t === "abortEcho") {
+      s.ownAbortUnreported = false
+      s.ownAbortLandedUnreported = false
+    }
     if (e.t === "ownEcho") s.unseenPrompts = Math.max(0, s.unseenPrompts - 1)
     if (f.genuineUser) {
       s.forgotten = false
       s.escInOwnAbortWindow = false
+      s.escAfterOwnAbortLanded = false
       s.escLatched = false
       s.continues = 0
       s.awaiting.clear()
@@ -416,6 +431,7 @@ export class Oracle {
         sessionID,
         call: what,
         escDuringOwnAbortWindow: s.escInOwnAbortWindow,
+        escAfterOwnAbortLanded: s.escAfterOwnAbortLanded,
         forgotten: s.forgotten,
       })
     }
@@ -522,7 +538,10 @@ export class Oracle {
     s.landed.set(identity, (s.landed.get(identity) ?? 0) + 1)
     // The host shows every prompt it accepted as an own user message (host.ts, echo).
     if (record.method === "send" || record.method === "command") s.unseenPrompts++
-    if (record.method === "abort") s.tools.clear()
+    if (record.method === "abort") {
+      s.tools.clear()
+      s.ownAbortLandedUnreported = true
+    }
   }
 
   /** After every step and timer: calls past their timeout no longer count as in flight. */

@@ -67,7 +67,7 @@ outer: while (events < budget) {
         violations.set(v.invariant, (violations.get(v.invariant) ?? 0) + 1)
         if (!firstNew.has(v.invariant) && firstNew.size < 6) {
           // fast-check replays this very scenario (its index in the batch) and shrinks it.
-          const shrunk = await checkInvariants(kind, batchSeed, 20, shape.arb, String(index))
+          const shrunk = await checkInvariants(kind, batchSeed, 20, shape.arb, String(index), junkReads)
           firstNew.set(v.invariant, shrunk.ok ? showViolation(v) : shrunk.report)
         }
       }
