@@ -8,7 +8,9 @@
  * up, bursts of sessions) and prints counts: events, timers, host calls, ESCs, and invariant
  * violations by kind, known bugs apart. A new (unknown) violation is shrunk with fast-check
  * and printed like a CI failure; `--strict` exits 1 on known bugs too. `--junk-reads` also
- * lets history and session-list reads answer with junk (known to fool the v1 port).
+ * lets history and session-list reads answer with junk. Malformed answers are faults the plugin
+ * skips; a plausible lie (an empty session list, twice in a row, while a tool runs) still makes
+ * discovery mark the session idle and drop its open tools, which the tool invariant then flags.
  */
 import fc from "fast-check"
 import { cpus } from "node:os"
