@@ -221,8 +221,9 @@ export class ScriptedHost {
       case "hang":
         return new Promise(() => {})
       case "junk":
-        // Malformed read answers are the fault tests' subject (test/faults/): on v1 the port turns
-        // some of them into a plausible "nothing is running", which is a lie, not noise.
+        // Malformed read answers are the fault tests' subject (test/faults/). Some junk is a
+        // plausible lie rather than noise (an empty list: "nothing is running"), so the property
+        // runs leave it to the soak's --junk-reads.
         if (!this.junkReads && !forced) return Promise.resolve(wrap(fallback))
         return Promise.resolve(flavour === "v1" ? JUNK[this.reads % JUNK.length] : wrap(JUNK[this.reads % JUNK.length]))
       case "late":
