@@ -52,10 +52,16 @@ describe("streaming failure", () => {
     expect(dead.port.logged(/gave up/)).toBe(true)
   })
 
-  test("a recovery prompt whose call timed out may still land: the next one waits until it no longer could (K18)", async () => {
+  /** A streaming failure, then idle; prompt calls answer per `behaviour`. Short stall budget: the late-landing hold is at its minute. */
+  const failedWithPrompts = (behaviour: "hang" | "reject") => {
     const h = makeHarness({ sendTimeoutMs: 1000, chunkTimeoutMs: 10_000, gracePeriodMs: 0 })
-    h.port.sendBehaviour = "hang"
+    h.port.sendBehaviour = behaviour
     h.emit(...userTurn, streamError, { type: "idle" })
+    return h
+  }
+
+  test("a recovery prompt whose call timed out may still land: the next one waits until it no longer could (K18)", async () => {
+    const h = failedWithPrompts("hang")
     await h.advance(5000, 250)
     expect(h.port.sends).toHaveLength(1)
     // The prompt goes out after the 1 s backoff and times out 1 s later; the hold runs from
@@ -68,9 +74,7 @@ describe("streaming failure", () => {
   })
 
   test("negative control: a recovery prompt the host refused will never land: the next one comes at the usual time", async () => {
-    const h = makeHarness({ sendTimeoutMs: 1000, chunkTimeoutMs: 10_000, gracePeriodMs: 0 })
-    h.port.sendBehaviour = "reject"
-    h.emit(...userTurn, streamError, { type: "idle" })
+    const h = failedWithPrompts("reject")
     await h.advance(15_000, 250)
     expect(h.port.sends).toHaveLength(2)
   })
