@@ -9,8 +9,8 @@ import { buildContinuePrompt } from "../prompts/continue.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, lateLandingHoldMs, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
-import { followOwnAbort, openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
-import { promptCallStarted } from "./own-prompt.ts"
+import { openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
+import { promptCallOverdue, promptCallStarted } from "./own-prompt.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 
@@ -75,6 +75,7 @@ export async function sendPrompt(ctx: EngineContext, state: SessionState, reques
     return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup })
   }, reporter(ctx, state))
   if (outcome === "ok") state.lastSendAt = ctx.time.now()
+  else if (outcome === "timeout") promptCallOverdue(state, ctx.time.now() + lateLandingHoldMs(stallBudgetMs(options)))
   return outcome
 }
 
@@ -146,7 +147,6 @@ export async function abortThenPrompt(
         ctx.logger.log("info", `session ${state.id}: a new run started by itself after the abort; nothing sent`)
         return done(undefined)
       }
-      followOwnAbort(state)
       void sendPrompt(ctx, state, request).then((sent) => {
         done(sent)
         if (sent === "ok") onSent?.()

@@ -6,6 +6,7 @@
  */
 import type { Options } from "../options/index.ts"
 import { backoffDelay } from "./ladder.ts"
+import { PROMPT_ECHO_GRACE_MS } from "./own-prompt.ts"
 
 /**
  * clear          nothing to do
@@ -99,17 +100,15 @@ export type FailureStep = {
 export const DEFAULT_FAILURE_LOOP_LIMIT = 3
 /** The watchdog never judges "still not busy" sooner than this, even with toolTextCheckDelayMs 0. */
 export const FAILURE_WATCHDOG_MIN_MS = 1_000
-/**
- * How much longer than the watchdog the chain waits for a recovery prompt the host accepted
- * but has not shown. OpenCode shows an accepted prompt within milliseconds, so this only
- * matters for a lagging event stream; 5 s covers lags far past that (the property model's
- * hosts echo up to 3 s late) while a host that never echoes delays each retry by just this
- * much. A fixed time, not sendTimeoutMs: that budgets a slow answer (30 s by default) and
- * the answer has already come; a host that drops prompts should not stall 30 s per retry.
- */
-export const FAILURE_ECHO_GRACE_MS = 5_000
+/** How much longer than the watchdog the chain waits for a recovery prompt accepted but not shown. */
+export const FAILURE_ECHO_GRACE_MS = PROMPT_ECHO_GRACE_MS
 
 const NONE: FailureAction = { type: "none" }
+
+/** The chain has a next step to take (a recovery to send, or one to judge). */
+export function chainPending(state: FailureState): boolean {
+  return state.phase === "armed" || awaitsEffect(state.phase)
+}
 
 /** The phases that sent something and wait for its host call to settle and its effect to show. */
 function awaitsEffect(phase: FailurePhase): boolean {
@@ -137,7 +136,7 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
  *  - `busy` / `idle` for status changes; `modelOutput` for any new text, reasoning or tool call;
  *  - `genuineUser` for a real user message (the user's ESC needs no event: the guards below
  *    refuse everything until such a message, which resets the chain);
- *  - `tick` at `wakeAt` (and on its periodic sweep);
+ *  - `tick` at `wakeAt`, and while a guard refuses (below), every checkIntervalMs;
  *  - `sent` when the host call of a `prompt` action settled, however it went, and for
  *    `abort-resume` when its continue's call settled or it is known that none will go out (the
  *    watchdog after either counts from here; until then the chain waits); a call that timed
@@ -147,8 +146,9 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
  * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
  * `abort-resume` -> own abort, then a continue after ABORT_CONTINUE_DELAY_MS;
  * `give-up` -> one log line. It must check its guards (cancelled, paused, awaiting the user,
- * completed, the out-of-context lock, the rate-limit gate) before `tick`/`idle`, and feed
- * nothing while they refuse: the chain then just waits.
+ * completed, the out-of-context lock, the rate-limit gate, a prompt of ours on its way) before
+ * `tick`/`idle`. While they refuse it feeds neither, only records that the session is idle
+ * (`busy: false`), and ticks again later: the chain just waits.
  */
 export function nextFailureStep(state: FailureState, event: FailureEvent, now: number, budgets: FailureBudgets): FailureStep {
   switch (event.type) {

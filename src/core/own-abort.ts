@@ -16,7 +16,6 @@ import type { SessionState } from "./session-state.ts"
  */
 export const OWN_ABORT_REPORT_SKEW_MS = 1_000
 
-
 /** Whose an interruption is; "undecided" waits for the answer to our abort call. */
 export type Attribution = "ours" | "user" | "undecided" | "other"
 
@@ -68,6 +67,7 @@ export function settleOwnAbort(state: SessionState, outcome: CallOutcome, now: n
     state.ownAbort = undefined
     return undefined
   }
+  own.settledAt = now
   own.holdUntil = now + holdMs
   return undefined
 }
@@ -88,19 +88,15 @@ export function ownAbortLanding(state: SessionState, now: number): boolean {
   return true
 }
 
-/** The continue that follows our abort is going out (see endAbortWaitOnOwnPrompt). */
-export function followOwnAbort(state: SessionState): void {
-  if (state.ownAbort !== undefined && state.ownAbort.phase !== "calling") state.ownAbort.followedUp = true
-}
-
 /**
- * One of our prompts showed up in the session. If it can be the continue that followed our
- * abort, the aborted run is over: an interruption after this is no late report of that abort
- * but the user's ESC. An earlier prompt's sighting proves nothing (it may land just after the
- * abort was accepted, before the host reported it), hence the follow-up mark.
+ * One of our prompts showed up in the session. If a prompt call went out after our abort was
+ * answered (the continue that follows it), the aborted run is over: an interruption after this
+ * is no late report of that abort but the user's ESC. A prompt sent before the abort proves
+ * nothing (it may show just after the abort was accepted, before the host reported it).
  */
 export function endAbortWaitOnOwnPrompt(state: SessionState): void {
-  if (state.ownAbort?.followedUp === true) state.ownAbort = undefined
+  const answeredAt = state.ownAbort?.settledAt
+  if (answeredAt !== undefined && state.promptCalledAt !== undefined && state.promptCalledAt >= answeredAt) state.ownAbort = undefined
 }
 
 /** The session moved on (a run began or ended, the model or the user spoke): stop awaiting. */

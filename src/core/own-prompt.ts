@@ -1,16 +1,32 @@
 /**
  * Our own prompts on their way: accepted by the host but not yet shown in the session (our own
- * user message). Until one shows, a second prompt from any recovery path would land right
- * behind it with no turn of the session between: the same recovery twice. OpenCode shows an
- * accepted prompt within milliseconds, so the wait is short, and bounded by the echo grace for
- * a host that never shows it.
+ * user message), or not answered in time and so possibly still carried out. A prompt sent now
+ * would land right behind one of them with no turn of the session between: the same recovery
+ * twice. The failure chain waits on this (the stall ladder and the finished-turn judge have
+ * their own spacing and escalation). OpenCode shows an accepted prompt within milliseconds, so
+ * the wait for one is short; bounded by the echo grace, or by the late-landing hold for a call
+ * that timed out.
  */
-import { FAILURE_ECHO_GRACE_MS } from "./failure-chain.ts"
 import type { SessionState } from "./session-state.ts"
+
+/**
+ * How long a prompt the host accepted may take to show up before it is taken for one that
+ * never will. OpenCode shows an accepted prompt within milliseconds, so this only matters for a
+ * lagging event stream; 5 s covers lags far past that (the property model's hosts echo up to
+ * 3 s late) while a host that never shows prompts delays the next one by just this much. A
+ * fixed time, not sendTimeoutMs: that budgets a slow answer (30 s by default), and the answer
+ * has already come.
+ */
+export const PROMPT_ECHO_GRACE_MS = 5_000
 
 /** A prompt call of ours is going out now. */
 export function promptCallStarted(state: SessionState, now: number): void {
   state.promptCalledAt = now
+}
+
+/** The prompt call that went out last was not answered in time: it may land until `until`. */
+export function promptCallOverdue(state: SessionState, until: number): void {
+  state.promptOverdueUntil = until
 }
 
 /** One of our prompts showed up in the session. */
@@ -23,9 +39,11 @@ export function ownPromptShown(state: SessionState, now: number): void {
  * is). A sighting at or after its call started counts: the host may show it before it answers.
  */
 export function ownPromptLandingUntil(state: SessionState, now: number): number | undefined {
-  const { lastSendAt: acceptedAt, promptCalledAt: calledAt, ownPromptShownAt: shownAt } = state
-  if (acceptedAt === undefined || calledAt === undefined || acceptedAt < calledAt) return undefined
-  if (shownAt !== undefined && shownAt >= calledAt) return undefined
-  const until = acceptedAt + FAILURE_ECHO_GRACE_MS
+  const { lastSendAt: acceptedAt, promptCalledAt: calledAt, ownPromptShownAt: shownAt, promptOverdueUntil: overdueUntil } = state
+  if (calledAt === undefined || (shownAt !== undefined && shownAt >= calledAt)) return undefined
+  // The last call timed out (its deadline is set after it went out): it may still land.
+  if (overdueUntil !== undefined && now < overdueUntil && (acceptedAt === undefined || acceptedAt < calledAt)) return overdueUntil
+  if (acceptedAt === undefined || acceptedAt < calledAt) return undefined
+  const until = acceptedAt + PROMPT_ECHO_GRACE_MS
   return now < until ? until : undefined
 }

@@ -32,8 +32,8 @@ export type OwnAbort = {
   until: number
   interruptedAt?: number
   holdUntil?: number
-  /** The continue that follows the abort has gone out: its sighting ends the abort's run. */
-  followedUp?: boolean
+  /** When the abort call was answered (accepted, or timed out). */
+  settledAt?: number
 }
 
 /** Hard caps so that no per-session collection can grow with a misbehaving host. */
@@ -102,6 +102,8 @@ export type SessionState = {
   /** When our last prompt call went out, and when one of our prompts last showed up (own-prompt.ts). */
   promptCalledAt?: number
   ownPromptShownAt?: number
+  /** Our last prompt call timed out: until then the host may still carry it out (own-prompt.ts). */
+  promptOverdueUntil?: number
   /** Consecutive discovery listings that did not show this busy session. */
   discoveryMisses?: number
   /** Set when the session leaves the table: a recovery still in flight must not act on it. */
@@ -131,6 +133,7 @@ export function newSessionState(id: string, now: number): SessionState {
     lastSendAt: undefined,
     promptCalledAt: undefined,
     ownPromptShownAt: undefined,
+    promptOverdueUntil: undefined,
     discoveryMisses: undefined,
     dropped: undefined,
     lastHeldReason: undefined,

@@ -10,10 +10,11 @@ import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, type PromptRequest } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
-import { lateLandingHoldMs, type CallOutcome } from "../host-calls.ts"
+import type { CallOutcome } from "../host-calls.ts"
+import { errorText } from "../logger.ts"
 import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
-import { INITIAL_FAILURE_STATE, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
+import { INITIAL_FAILURE_STATE, chainPending, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { ownPromptLandingUntil } from "../own-prompt.ts"
 import { explainFailure } from "../provider-failure.ts"
@@ -26,7 +27,6 @@ import {
   type RateLimitState,
 } from "../rate-limit.ts"
 import type { SessionState } from "../session-state.ts"
-import { stallBudgetMs } from "../watchdog.ts"
 
 type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; timer?: CancelTimer }
 
@@ -58,6 +58,12 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     })
   }
 
+  /** A recheck must not push back the end of a rate-limit wait the same timer is kept for. */
+  function earliestWake(t: Tracked, at: number, now: number): number {
+    const gate = rateLimitGate(t.rate, now)
+    return gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at
+  }
+
   function tick(state: SessionState, t: Tracked): void {
     const gate = rateLimitGate(t.rate, ctx.time.now())
     if (gate.kind === "resume") return resumeAfterRateLimit(state, t)
@@ -84,13 +90,22 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     })
   }
 
-  /** Feeds the streaming chain, unless a hold says the session must be left alone. */
+  /**
+   * Feeds the streaming chain. A tick or idle, the events that can make it act, waits while a
+   * hold says the session must be left alone, or while a prompt of ours (any path's) is still
+   * on its way: a recovery prompt now would land behind it. The chain still learns that the
+   * session went idle, and looks again when the wait may be over.
+   */
   function feed(state: SessionState, t: Tracked, event: FailureEvent): void {
-    const gated = event.type === "tick" || event.type === "idle"
-    if (gated && holdReason(ctx, state)) return
-    // A prompt of ours (any path's) still on its way: a recovery prompt now would land behind it.
-    const landing = gated ? ownPromptLandingUntil(state, ctx.time.now()) : undefined
-    if (landing !== undefined) return wakeAt(state, t, landing)
+    if (event.type === "tick" || event.type === "idle") {
+      const now = ctx.time.now()
+      const wait = holdReason(ctx, state) ? now + ctx.effective(state).checkIntervalMs : ownPromptLandingUntil(state, now)
+      if (wait !== undefined) {
+        if (event.type === "idle") t.failure = { ...t.failure, busy: false }
+        if (chainPending(t.failure)) wakeAt(state, t, earliestWake(t, wait, now))
+        return
+      }
+    }
     const step = nextFailureStep(t.failure, event, ctx.time.now(), ctx.effective(state))
     t.failure = step.state
     wakeAt(state, t, step.wakeAt)
@@ -105,10 +120,15 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     // The chain's watchdog starts when the host has taken the prompt (or refused it), not now:
     // for abort + resume that is the continue sent seconds after the abort.
     const settled = (outcome?: CallOutcome | "held") => {
-      if (tracked.get(state.id) !== t) return
-      // Past sendTimeoutMs the host may still carry the prompt out: not judged before it could land.
-      const mayLandUntil = outcome === "timeout" ? ctx.time.now() + lateLandingHoldMs(stallBudgetMs(ctx.effective(state))) : undefined
-      feed(state, t, { type: "sent", mayLandUntil })
+      try {
+        if (tracked.get(state.id) !== t) return
+        // Past sendTimeoutMs the host may still carry the prompt out: not judged before it could
+        // land (sendPrompt noted until when).
+        feed(state, t, { type: "sent", mayLandUntil: outcome === "timeout" ? state.promptOverdueUntil : undefined })
+      } catch (error) {
+        // Runs in a promise callback: nothing must reach the host as an unhandled rejection.
+        ctx.logger.fault("module:failures", `failures failed after a recovery settled: ${errorText(error)}`)
+      }
     }
     if (action.type === "prompt") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)

@@ -1,7 +1,7 @@
 /** Our own prompts on their way (own-prompt.ts): accepted, not yet shown in the session. */
 import { describe, expect, test } from "bun:test"
 import { FAILURE_ECHO_GRACE_MS } from "../../../src/core/failure-chain.ts"
-import { ownPromptLandingUntil, ownPromptShown, promptCallStarted } from "../../../src/core/own-prompt.ts"
+import { ownPromptLandingUntil, ownPromptShown, promptCallOverdue, promptCallStarted } from "../../../src/core/own-prompt.ts"
 import { newSessionState } from "../../../src/core/session-state.ts"
 
 /** A session whose prompt call went out at `calledAt` and was accepted at `acceptedAt`. */
@@ -29,6 +29,26 @@ describe("a prompt of ours on its way", () => {
     const state = accepted(1_000, 1_200)
     ownPromptShown(state, 900)
     expect(ownPromptLandingUntil(state, 1_300)).toBe(1_200 + FAILURE_ECHO_GRACE_MS)
+  })
+
+  test("a call that timed out may still land: on its way until its hold, unless it shows up", () => {
+    const state = newSessionState("s", 0)
+    promptCallStarted(state, 1_000)
+    promptCallOverdue(state, 70_000)
+    expect(ownPromptLandingUntil(state, 30_000)).toBe(70_000)
+    expect(ownPromptLandingUntil(state, 70_000)).toBeUndefined()
+    ownPromptShown(state, 40_000)
+    expect(ownPromptLandingUntil(state, 41_000)).toBeUndefined()
+  })
+
+  test("negative control: a call accepted after the one that timed out is judged on its own", () => {
+    const state = newSessionState("s", 0)
+    promptCallStarted(state, 1_000)
+    promptCallOverdue(state, 70_000)
+    promptCallStarted(state, 10_000)
+    state.lastSendAt = 10_100
+    ownPromptShown(state, 10_050)
+    expect(ownPromptLandingUntil(state, 20_000)).toBeUndefined()
   })
 
   test("nothing accepted, or a later call not accepted: nothing is on its way", () => {

@@ -79,6 +79,45 @@ describe("streaming failure", () => {
     expect(h.port.sends).toHaveLength(2)
   })
 
+  test("an idle that comes while the session is paused is not lost: the chain acts once it is resumed", async () => {
+    const h = makeHarness({ chunkTimeoutMs: 600_000 })
+    h.emit(...userTurn, streamError) // while busy: armed, waiting for the idle
+    h.pauses.pause("s1")
+    h.emit({ type: "idle" })
+    await h.advance(30_000, 1000)
+    expect(h.port.sends).toHaveLength(0)
+    h.pauses.resume("s1")
+    await h.advance(30_000, 1000)
+    expect(h.port.sends.length).toBeGreaterThan(0)
+  })
+
+  test("an idle that comes while a prompt of ours is on its way is not lost: the chain acts once it could have shown", async () => {
+    const h = makeHarness({ chunkTimeoutMs: 1000, gracePeriodMs: 0 })
+    h.emit(...userTurn)
+    await h.advance(3000, 250) // the stall's continue: accepted, never shown (this port shows nothing)
+    expect(h.port.sends).toHaveLength(1)
+    h.emit(streamError, { type: "idle" }) // within the echo grace of that continue
+    await h.advance(30_000, 1000)
+    expect(h.port.sends.length).toBeGreaterThan(1)
+    expect(h.port.logged(/streaming failure .*recovery prompt/)).toBe(true)
+  })
+
+  test("a recovery prompt waits behind another path's prompt whose call timed out, until it could no longer land", async () => {
+    const sendsAfter = async (behaviour: "hang" | "reject") => {
+      const h = makeHarness({ chunkTimeoutMs: 1000, gracePeriodMs: 0, sendTimeoutMs: 1000 })
+      h.port.sendBehaviour = behaviour
+      h.emit(...userTurn)
+      await h.advance(4000, 250) // the stall's continue went out and timed out (or was refused)
+      expect(h.port.sends).toHaveLength(1)
+      h.emit(streamError, { type: "idle" })
+      await h.advance(30_000, 1000)
+      return h.port.sends.length
+    }
+    expect(await sendsAfter("hang")).toBe(1)
+    // Negative control: a refused continue will never land; the chain's prompt follows soon.
+    expect(await sendsAfter("reject")).toBeGreaterThan(1)
+  })
+
   test("a chain that gave up is lifted by model output: the next failure is recovered again", async () => {
     const afterGiveUp = async (between: Parameters<ReturnType<typeof makeHarness>["emit"]>[0]) => {
       const h = makeHarness()
