@@ -450,12 +450,15 @@ export class Oracle {
     const prev = s.lastDelivered.get(identity)
     const others = s.landedTotal - (s.landed.get(identity) ?? 0)
     const separated = (p: CallRecord) => p.turnAtIssue !== s.turn || p.othersAtIssue !== others
-    // Documented exemption (README, Safety rails): a call of ours that showed no effect for the
-    // late-landing hold after it could have settled is presumed lost, and the same recovery may
-    // go out again, so a host that lost one report cannot leave a session unrecovered for good.
+    // Documented exemption (README, Safety rails): a call of ours that showed no effect (an
+    // abort never reported, a prompt never shown or never answered) for the late-landing hold
+    // after it could have settled is presumed lost, and the same recovery may go out again, so a
+    // host that lost one cannot leave a session unrecovered for good.
     const o = this.effective(sessionID)
     const hold = Math.max(60_000, 2 * (o.chunkTimeoutMs + o.gracePeriodMs)) // stated, not imported
-    const presumedLost = (p: CallRecord) => this.now() - (p.issuedAt + p.timeoutMs) > hold
+    const noEffectSeen = (p: CallRecord) =>
+      p.method === "abort" ? s.ownAbortUnreported : s.unseenPrompts > 0 || p.script.outcome === "overdue" || p.script.outcome === "hang"
+    const presumedLost = (p: CallRecord) => noEffectSeen(p) && this.now() - (p.issuedAt + p.timeoutMs) > hold
     if (delivered(script) && prev && !separated(prev) && !presumedLost(prev)) {
       this.violate("3b-duplicate", `${what} to ${sessionID} delivered again with no turn since the identical call #${prev.n} at t+${prev.issuedAt - T0}`, {
         sessionID,

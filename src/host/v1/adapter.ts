@@ -19,7 +19,7 @@ import { realTime } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import type { HostPort, TurnSetup } from "../port.ts"
 import { startupLine } from "../startup.ts"
-import { MessageRoles, mapStreamingEvent, mapV1Event } from "./events.ts"
+import { MessageRoles, mapOtherEvent, mapStreamingEvent } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
 import { FilePauses, isPauseControl } from "../../pause/file-pauses.ts"
@@ -137,7 +137,7 @@ export function startV1(
       const streamed = mapStreamingEvent(event, roles)
       if (streamed) engine.handle(streamed, now)
       else if (streamed === undefined) {
-        const signals = mapV1Event(event, roles, wallNow)
+        const signals = mapOtherEvent(event, roles, wallNow)
         for (let i = 0; i < signals.length; i++) engine.handle(signals[i]!, now)
       }
     } catch (error) {

@@ -97,10 +97,15 @@ export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal |
   return undefined
 }
 
-/** `wallNow` is read only to turn a provider's Retry-After date into a wait. */
+/** Any event to its signals. `wallNow` is read only to turn a provider's Retry-After date into a wait. */
 export function mapV1Event(event: unknown, roles: MessageRoles, wallNow: () => number): readonly Signal[] {
   const streamed = mapStreamingEvent(event, roles)
   if (streamed !== undefined) return streamed === null ? NO_SIGNALS : [streamed]
+  return mapOtherEvent(event, roles, wallNow)
+}
+
+/** Every event that is not a streaming one (mapStreamingEvent said undefined) to its signals. */
+export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () => number): readonly Signal[] {
   if (typeof event !== "object" || event === null) return NO_SIGNALS
   const type = str((event as { type?: unknown }).type)
   const props = (event as { properties?: unknown }).properties

@@ -17,9 +17,13 @@ describe("v1 port: listBusySessions", () => {
     expect(await portAnswering({ data: {} }).listBusySessions()).toEqual([])
   })
 
-  test("an answer with an entry that is no status is unreadable, not 'nothing runs'", async () => {
-    for (const data of [{ nested: [1, 2] }, { ses_a: "busy" }, { ses_a: { type: "busy" }, ses_b: null }, { ses_a: {} }]) {
-      await expect(portAnswering({ data }).listBusySessions()).rejects.toThrow(/not a status/)
+  test("an answer with entries of which none is a status is unreadable, not 'nothing runs'", async () => {
+    for (const data of [{ nested: [1, 2] }, { ses_a: "busy" }, { ses_a: {}, ses_b: null }]) {
+      await expect(portAnswering({ data }).listBusySessions()).rejects.toThrow(/no status/)
     }
+  })
+
+  test("negative control: an odd entry beside real statuses is skipped, the rest is read", async () => {
+    expect(await portAnswering({ data: { ses_a: { type: "busy" }, extra: 7 } }).listBusySessions()).toEqual(["ses_a"])
   })
 })
