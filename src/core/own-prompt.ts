@@ -26,6 +26,7 @@ export function promptCallStarted(state: SessionState, now: number): void {
 
 /** The prompt call that went out last was not answered in time: it may land until `until`. */
 export function promptCallOverdue(state: SessionState, until: number): void {
+  state.promptOverdueCalledAt = state.promptCalledAt
   state.promptOverdueUntil = until
 }
 
@@ -35,15 +36,22 @@ export function ownPromptShown(state: SessionState, now: number): void {
 }
 
 /**
- * Until when the last prompt the host accepted may still be on its way (undefined: nothing
- * is). A sighting at or after its call started counts: the host may show it before it answers.
+ * Until when a prompt of ours may still be on its way (undefined: none is): the last one the
+ * host accepted, for the echo grace, and the last one whose call timed out, for its hold. Each
+ * counts until a sighting at or after its call started (the host may show a prompt before it
+ * answers); the later of the two deadlines wins.
  */
 export function ownPromptLandingUntil(state: SessionState, now: number): number | undefined {
-  const { lastSendAt: acceptedAt, promptCalledAt: calledAt, ownPromptShownAt: shownAt, promptOverdueUntil: overdueUntil } = state
-  if (calledAt === undefined || (shownAt !== undefined && shownAt >= calledAt)) return undefined
-  // The last call timed out (its deadline is set after it went out): it may still land.
-  if (overdueUntil !== undefined && now < overdueUntil && (acceptedAt === undefined || acceptedAt < calledAt)) return overdueUntil
-  if (acceptedAt === undefined || acceptedAt < calledAt) return undefined
-  const until = acceptedAt + PROMPT_ECHO_GRACE_MS
-  return now < until ? until : undefined
+  const shownAt = state.ownPromptShownAt ?? -Infinity
+  const unseen = (calledAt: number | undefined): calledAt is number => calledAt !== undefined && shownAt < calledAt
+  let until: number | undefined
+  const { promptOverdueCalledAt: overdueCall, promptOverdueUntil: overdueUntil } = state
+  if (overdueUntil !== undefined && now < overdueUntil && unseen(overdueCall)) until = overdueUntil
+  const { promptCalledAt: calledAt, lastSendAt: acceptedAt } = state
+  // Accepted: the last call is the one the host answered (a refused or pending one is not).
+  if (acceptedAt !== undefined && unseen(calledAt) && acceptedAt >= calledAt) {
+    const graceEnd = acceptedAt + PROMPT_ECHO_GRACE_MS
+    if (now < graceEnd) until = Math.max(until ?? graceEnd, graceEnd)
+  }
+  return until
 }

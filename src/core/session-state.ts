@@ -102,7 +102,8 @@ export type SessionState = {
   /** When our last prompt call went out, and when one of our prompts last showed up (own-prompt.ts). */
   promptCalledAt?: number
   ownPromptShownAt?: number
-  /** Our last prompt call timed out: until then the host may still carry it out (own-prompt.ts). */
+  /** Our last timed-out prompt call: when it went out, and until when the host may still carry it out (own-prompt.ts). */
+  promptOverdueCalledAt?: number
   promptOverdueUntil?: number
   /** Consecutive discovery listings that did not show this busy session. */
   discoveryMisses?: number
@@ -133,6 +134,7 @@ export function newSessionState(id: string, now: number): SessionState {
     lastSendAt: undefined,
     promptCalledAt: undefined,
     ownPromptShownAt: undefined,
+    promptOverdueCalledAt: undefined,
     promptOverdueUntil: undefined,
     discoveryMisses: undefined,
     dropped: undefined,

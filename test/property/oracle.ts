@@ -97,6 +97,8 @@ export type CallRecord = {
   script: CallScript
   settled: boolean
   released: boolean
+  /** A prompt the host carried out has shown up as our own user message (first landed, first shown). */
+  shown: boolean
   turnAtIssue: number
   /** Recoveries of other identities the host had accepted for this session, at issue time. */
   othersAtIssue: number
@@ -139,6 +141,8 @@ type OracleSession = {
   landed: Map<string, number>
   /** Prompts of ours the host accepted whose own user message has not reached the plugin yet. */
   unseenPrompts: number
+  /** The prompts behind `unseenPrompts`, oldest first (bounded by the calls of one scenario). */
+  unseenCalls: CallRecord[]
   tokenHigh: Map<string, number>
   lastDelivered: Map<string, CallRecord>
 }
@@ -223,6 +227,7 @@ export class Oracle {
         turn: 0,
         landedTotal: 0,
         unseenPrompts: 0,
+        unseenCalls: [],
         landed: new Map(),
         lastDelivered: new Map(),
         lastDecisionSeq: -1,
@@ -347,7 +352,11 @@ export class Oracle {
       s.ownAbortUnreported = false
       s.ownAbortLandedUnreported = false
     }
-    if (e.t === "ownEcho") s.unseenPrompts = Math.max(0, s.unseenPrompts - 1)
+    if (e.t === "ownEcho") {
+      s.unseenPrompts = Math.max(0, s.unseenPrompts - 1)
+      const shown = s.unseenCalls.shift()
+      if (shown) shown.shown = true
+    }
     if (f.genuineUser) {
       s.forgotten = false
       s.escInOwnAbortWindow = false
@@ -457,7 +466,7 @@ export class Oracle {
     const o = this.effective(sessionID)
     const hold = Math.max(60_000, 2 * (o.chunkTimeoutMs + o.gracePeriodMs)) // stated, not imported
     const noEffectSeen = (p: CallRecord) =>
-      p.method === "abort" ? s.ownAbortUnreported : s.unseenPrompts > 0 || p.script.outcome === "overdue" || p.script.outcome === "hang"
+      p.method === "abort" ? s.ownAbortUnreported : !p.shown
     const presumedLost = (p: CallRecord) => noEffectSeen(p) && this.now() - (p.issuedAt + p.timeoutMs) > hold
     if (delivered(script) && prev && !separated(prev) && !presumedLost(prev)) {
       this.violate("3b-duplicate", `${what} to ${sessionID} delivered again with no turn since the identical call #${prev.n} at t+${prev.issuedAt - T0}`, {
@@ -501,6 +510,7 @@ export class Oracle {
       script,
       settled: false,
       released: false,
+      shown: false,
       turnAtIssue: s.turn,
       othersAtIssue: others,
     }
@@ -540,7 +550,10 @@ export class Oracle {
     s.landedTotal++
     s.landed.set(identity, (s.landed.get(identity) ?? 0) + 1)
     // The host shows every prompt it accepted as an own user message (host.ts, echo).
-    if (record.method === "send" || record.method === "command") s.unseenPrompts++
+    if (record.method === "send" || record.method === "command") {
+      s.unseenPrompts++
+      if (s.unseenCalls.length < 64) s.unseenCalls.push(record)
+    }
     if (record.method === "abort") {
       s.tools.clear()
       s.ownAbortLandedUnreported = true

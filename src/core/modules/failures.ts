@@ -49,19 +49,20 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     return t
   }
 
+  /**
+   * (Re)arms the session's one timer. The chain and the rate-limit wait share it: a chain wake
+   * never pushes back the end of a running rate-limit wait (tick() looks at both).
+   */
   function wakeAt(state: SessionState, t: Tracked, at: number | undefined): void {
     if (at === undefined) return
+    const now = ctx.time.now()
+    const gate = rateLimitGate(t.rate, now)
+    const when = gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at
     t.timer?.()
-    t.timer = ctx.time.schedule(Math.max(0, at - ctx.time.now()), () => {
+    t.timer = ctx.time.schedule(Math.max(0, when - now), () => {
       t.timer = undefined
       tick(state, t)
     })
-  }
-
-  /** A recheck must not push back the end of a rate-limit wait the same timer is kept for. */
-  function earliestWake(t: Tracked, at: number, now: number): number {
-    const gate = rateLimitGate(t.rate, now)
-    return gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at
   }
 
   function tick(state: SessionState, t: Tracked): void {
@@ -72,9 +73,10 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
 
   function resumeAfterRateLimit(state: SessionState, t: Tracked): void {
     if (state.busy) return
+    // Held (paused, ESC, the user asked...): the wait is not spent; look again later.
+    if (holdReason(ctx, state)) return wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
     const waited = ctx.time.now() - t.rateHitAt
     t.rate = rateLimitResumed(t.rate)
-    if (holdReason(ctx, state)) return
     // Quota waits never spend the continue budget: the ladder itself is the bound.
     ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}); one continue`)
     const resumed = t.rate
@@ -102,7 +104,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
       const wait = holdReason(ctx, state) ? now + ctx.effective(state).checkIntervalMs : ownPromptLandingUntil(state, now)
       if (wait !== undefined) {
         if (event.type === "idle") t.failure = { ...t.failure, busy: false }
-        if (chainPending(t.failure)) wakeAt(state, t, earliestWake(t, wait, now))
+        if (chainPending(t.failure)) wakeAt(state, t, wait)
         return
       }
     }

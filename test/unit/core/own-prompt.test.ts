@@ -41,14 +41,22 @@ describe("a prompt of ours on its way", () => {
     expect(ownPromptLandingUntil(state, 41_000)).toBeUndefined()
   })
 
-  test("negative control: a call accepted after the one that timed out is judged on its own", () => {
+  test("a timed-out call and a later accepted one, both unseen: the later deadline counts", () => {
     const state = newSessionState("s", 0)
     promptCallStarted(state, 1_000)
     promptCallOverdue(state, 70_000)
     promptCallStarted(state, 10_000)
     state.lastSendAt = 10_100
-    ownPromptShown(state, 10_050)
-    expect(ownPromptLandingUntil(state, 20_000)).toBeUndefined()
+    expect(ownPromptLandingUntil(state, 12_000)).toBe(70_000)
+  })
+
+  test("a timed-out call that showed up before the next call went out no longer holds", () => {
+    const state = newSessionState("s", 0)
+    promptCallStarted(state, 1_000)
+    promptCallOverdue(state, 70_000)
+    ownPromptShown(state, 5_000)
+    promptCallStarted(state, 10_000) // still out, or refused: not accepted
+    expect(ownPromptLandingUntil(state, 12_000)).toBeUndefined()
   })
 
   test("nothing accepted, or a later call not accepted: nothing is on its way", () => {

@@ -284,6 +284,22 @@ describe("rate limits", () => {
     expect(h.engine.status("s1")?.lifetimeContinues).toBe(0)
   })
 
+  test("a wait that ends while the session is paused is not spent: its continue goes out once resumed", async () => {
+    const afterPause = async (resume: boolean) => {
+      const h = makeHarness({ rateLimitCooldownsMs: [20_000] })
+      h.emit(...userTurn, rateLimit, { type: "idle" })
+      h.pauses.pause("s1")
+      await h.advance(60_000, 1000)
+      expect(h.port.sends).toHaveLength(0)
+      if (resume) h.pauses.resume("s1")
+      await h.advance(30_000, 1000)
+      return h.port.sends.length
+    }
+    expect(await afterPause(true)).toBe(1)
+    // Negative control: still paused, still nothing.
+    expect(await afterPause(false)).toBe(0)
+  })
+
   test("a rung's continue that times out may still be carried out: it is not sent again", async () => {
     const h = makeHarness({ rateLimitCooldownsMs: [60_000] })
     h.port.sendBehaviour = "hang"
