@@ -8,7 +8,7 @@ import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import type { EngineContext } from "./context.ts"
 import type { IdlePipeline } from "./idle.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
-import { attributeInterruption, endAbortWaitOnOwnPrompt, runMovedOn } from "./own-abort.ts"
+import { attributeInterruption, endAbortWaitOnOwnPrompt, runMovedOn, userTookOver } from "./own-abort.ts"
 import { ownPromptShown } from "./own-prompt.ts"
 import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
 
@@ -153,7 +153,7 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
     ctx.logger.log("debug", `session ${state.id}: genuine user message; budgets and latches re-armed`)
   }
   state.lastGenuineUserAt = ctx.time.now()
-  runMovedOn(state)
+  userTookOver(state)
   state.taskCompleteRepeats = 0
   state.taskCompleteRefusals = 0
   if (state.featureCounts.size > 0) state.featureCounts = new Map()

@@ -99,6 +99,15 @@ export function endAbortWaitOnOwnPrompt(state: SessionState): void {
   if (answeredAt !== undefined && state.promptCalledAt !== undefined && state.promptCalledAt >= answeredAt) state.ownAbort = undefined
 }
 
+/**
+ * The user wrote. Our abort aimed at the run before: an interruption from now on ends the
+ * user's own turn, so it is theirs, even if our abort call is still out and answers promptly.
+ */
+export function userTookOver(state: SessionState): void {
+  runMovedOn(state)
+  if (state.ownAbort?.phase === "calling") state.ownAbort.until = -Infinity
+}
+
 /** The session moved on (a run began or ended, the model or the user spoke): stop awaiting. */
 export function runMovedOn(state: SessionState): void {
   if (state.ownAbort !== undefined && state.ownAbort.phase !== "calling") state.ownAbort = undefined

@@ -114,6 +114,26 @@ describe("our abort's interruption or the user's ESC", () => {
     expect(h.engine.status("s1")?.cancelledByUser).toBe(false)
   })
 
+  test("the user writes while our abort is out: an interruption then is their ESC, however our call answers", async () => {
+    const escAfter = async (userWrites: boolean) => {
+      const h = makeHarness(ABORT_FIRST)
+      const record = h.port.abort.bind(h.port)
+      h.port.abort = (sessionID: string) => {
+        void record(sessionID)
+        return new Promise<void>((resolve) => h.time.schedule(1000, resolve)) // answered 1 s later
+      }
+      await untilAbort(h)
+      if (userWrites) h.emit(...userTurn)
+      await h.advance(300)
+      h.emit({ type: "interrupted" }) // 700 ms before our call is answered
+      await h.advance(3 * BUDGET, 1000)
+      return h.engine.status("s1")?.cancelledByUser
+    }
+    expect(await escAfter(true)).toBe(true)
+    // Negative control: with no word from the user it is our abort's report.
+    expect(await escAfter(false)).toBe(false)
+  })
+
   test("negative control: one interruption for one abort, reported late, is ours: the continue follows", async () => {
     const h = makeHarness(ABORT_FIRST)
     await untilAbort(h)
