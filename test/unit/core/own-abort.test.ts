@@ -19,6 +19,14 @@ async function untilAbort(h: Harness): Promise<void> {
   expect(h.port.actions).toEqual(["abort"])
 }
 
+/** Until the first stall's abort has gone out, with a host that never answers the abort call. */
+async function untilHangingAbort(): Promise<Harness> {
+  const h = makeHarness(ABORT_FIRST)
+  h.port.abortBehaviour = "hang"
+  await untilAbort(h)
+  return h
+}
+
 /**
  * The host reports the abort as 1.18 does: the interruption arrives while the call is out, and
  * the answer follows `answerAfterMs` later.
@@ -54,9 +62,7 @@ describe("our abort's interruption or the user's ESC", () => {
   })
 
   test("an ESC while our abort hangs is the user's once the call times out: nothing follows, even after the run moves on", async () => {
-    const h = makeHarness(ABORT_FIRST)
-    h.port.abortBehaviour = "hang"
-    await untilAbort(h)
+    const h = await untilHangingAbort()
     h.emit({ type: "interrupted" })
     await h.advance(SEND_TIMEOUT + 1000, 1000)
     h.emit({ type: "busy" }, { type: "modelOutput" })
@@ -67,9 +73,7 @@ describe("our abort's interruption or the user's ESC", () => {
   })
 
   test("negative control: the same hang without the ESC is recovered once the run moves on", async () => {
-    const h = makeHarness(ABORT_FIRST)
-    h.port.abortBehaviour = "hang"
-    await untilAbort(h)
+    const h = await untilHangingAbort()
     await h.advance(SEND_TIMEOUT + 1000, 1000)
     h.emit({ type: "busy" }, { type: "modelOutput" })
     await h.advance(BUDGET + 2000, 1000)
@@ -147,9 +151,7 @@ describe("our abort's interruption or the user's ESC", () => {
 
 describe("an ESC judged only when our hanging abort times out", () => {
   const afterLateVerdict = async (toolStarts: boolean) => {
-    const h = makeHarness(ABORT_FIRST)
-    h.port.abortBehaviour = "hang"
-    await untilAbort(h)
+    const h = await untilHangingAbort()
     h.emit({ type: "interrupted" }) // the user's ESC while our abort hangs: undecided
     await h.advance(3000)
     if (toolStarts) h.emit({ type: "toolStart", callID: "late", tool: "bash" }) // a run after the ESC
@@ -210,9 +212,7 @@ describe("no second abort before the first is reported", () => {
   })
 
   test("an abort that timed out may still be carried out: no second abort until the run moves on", async () => {
-    const h = makeHarness(ABORT_FIRST)
-    h.port.abortBehaviour = "hang"
-    await untilAbort(h)
+    const h = await untilHangingAbort()
     await h.advance(SEND_TIMEOUT + 1000, 1000)
     h.emit({ type: "activity" })
     await h.advance(BUDGET + 2000, 1000)
