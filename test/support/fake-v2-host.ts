@@ -25,6 +25,8 @@ export type FakeV2Options = {
   now?: () => number
   version?: "2.0.16" | "2.0.22"
   directory?: string
+  /** `ctx.location.workspaceID`, for a host that runs the project in a workspace. */
+  workspaceID?: string
   options?: unknown
   server?: { url: string; password?: string } | null
   inboxEvents?: boolean
@@ -105,7 +107,7 @@ export class FakeV2Host {
     }
     this.ctx = {
       app: { name: "opencode", version: opts.version ?? "2.0.22", channel: "latest", ...(this.server ? { server: this.server } : {}) },
-      location: { directory: this.directory },
+      location: { directory: this.directory, ...(opts.workspaceID ? { workspaceID: opts.workspaceID } : {}) },
       options: opts.options ?? {},
       agent: {},
       aisdk: {},

@@ -2,9 +2,9 @@
  * The OpenCode 2.x adapter: `setup(ctx)` for a real 2.x host.
  *
  * Events in (`ctx.event.subscribe`), signals to the same core as on 1.x, effects out through
- * the v2 port. One live instance per process (registry.ts): a re-run `setup` stops the
- * previous instance before it starts, and with `shareWatchState` takes over its session
- * state. The returned cleanup stops every timer, the subscription and the tool registration.
+ * the v2 port. One live instance per location (registry.ts, keyed by `ctx.location`): a
+ * re-run `setup` for the same location stops the previous instance before it starts, and with
+ * `shareWatchState` takes over its session state; another location's instance keeps running. The returned cleanup stops every timer, the subscription and the tool registration.
  *
  * Unlike v1 (host/v1/headless-timeout.ts) nothing here shortens the host's provider stream
  * timeouts for a headless run: the documented 2.x context has no config hook and no way to set
@@ -19,7 +19,7 @@ import type { LogLevel, Signal } from "../port.ts"
 import { realTime } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import { startupLine } from "../startup.ts"
-import { callCtx, hostDirectory } from "./context.ts"
+import { callCtx, hostDirectory, hostLocation } from "./context.ts"
 import { belongsHere, decodeV2Event, mapDecoded, ToolNames } from "./events.ts"
 import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
 import type { FetchLike } from "./http.ts"
@@ -75,7 +75,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const env = deps.env ?? {}
   const time = deps.time ?? realTime()
   const resolved = resolveOptions(get(ctx, "options"), env)
-  const slot = getSlot(slotKey(resolved.options.registryScope))
+  const slot = getSlot(slotKey(resolved.options.registryScope), hostLocation(ctx))
   const serial = nextSerial()
   const writeLog = deps.writeLog ?? fileLogWriter(env, time)
   const port = createV2Port({

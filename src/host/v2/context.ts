@@ -56,6 +56,16 @@ export function hostDirectory(ctx: unknown): string | undefined {
   return str(get(ctx, "location", "directory")) ?? str(get(ctx, "location"))
 }
 
+/**
+ * Where this instance runs (`ctx.location`: directory, and workspace where there is one), the
+ * key of its registry slot; undefined when the host names neither.
+ */
+export function hostLocation(ctx: unknown): { directory?: string; workspaceID?: string } | undefined {
+  const directory = hostDirectory(ctx)
+  const workspaceID = str(get(ctx, "location", "workspaceID"))
+  return directory === undefined && workspaceID === undefined ? undefined : { directory, workspaceID }
+}
+
 /** The host's own HTTP server, when this 2.x build exposes it (added after 2.0.16). */
 export function hostServer(ctx: unknown): { url: string; password?: string } | undefined {
   const url = str(get(ctx, "app", "server", "url"))

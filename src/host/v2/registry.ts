@@ -1,13 +1,20 @@
 /**
  * The 2.x adapter's slots in the process-wide registry (../registry.ts): one live instance
- * per slot. 2.x hot reload re-runs `setup` without always disposing the previous instance,
- * and two live instances send the same prompt milliseconds apart, so claiming a slot stops
- * the previous holder, timers, subscription and all. The slot is keyed by pid unless
- * `registryScope` picks another one (tests use that to run isolated instances side by side).
+ * per location. A 2.x host activates plugins per location (directory, plus workspace where
+ * there is one), possibly several in one process, so a `setup` for another directory must not
+ * stop the first; but hot reload re-runs `setup` for the same location without always
+ * disposing the previous instance, and two live instances there send the same prompt
+ * milliseconds apart, so claiming a location's slot stops its previous holder, timers,
+ * subscription and all. The key is the registry scope (pid unless `registryScope` names
+ * another; tests use that to run isolated instances side by side) plus the location; a ctx
+ * with no location gets the scope alone, which is what every 2.x instance used before.
  *
- * The slot also holds what must outlive an instance: the record of our own sends, the send
- * log behind `injectIntervalMs`, the user messages already classified, and (for
- * `shareWatchState`) the last instance's session watch state.
+ * What must hold across every instance of a scope, whatever its location, is shared, not per
+ * slot: the record of our own sends, the send log behind `injectIntervalMs`, the sessions whose
+ * provider refused synthetic messages, the user messages already classified and each session's
+ * last step setup. Session ids are unique across locations, so sharing them costs nothing, and
+ * an event that reaches two locations' instances still gets one send. Only the holder and (for
+ * `shareWatchState`) the last instance's watch state belong to the location.
  */
 import { MAX_SLOTS, processTable, slotIn, type HeldSlot } from "../registry.ts"
 import { SendLog } from "../send-log.ts"
@@ -31,17 +38,65 @@ export type Slot = HeldSlot & {
   watch?: WatchSnapshot
 }
 
-const slots = () => processTable<Slot>("v2-slots")
+/** The part of a slot every location of one scope shares. */
+type ScopeShared = Pick<Slot, "own" | "sendLog" | "syntheticRefused" | "seen" | "stepSetups">
 
-export function getSlot(key: string): Slot {
-  return slotIn(slots(), key, () => ({
-    key,
-    own: new OwnSends(),
-    sendLog: new SendLog(),
-    syntheticRefused: new Set<string>(),
-    seen: new SeenMessages(),
-    stepSetups: new Map<string, TurnSetup>(),
-  }))
+const slots = () => processTable<Slot>("v2-slots")
+const scopes = () => processTable<ScopeShared>("v2-scopes")
+
+/** Where a 2.x instance runs: `ctx.location`'s directory and workspace, when the host gives them. */
+export type V2Location = { directory?: string; workspaceID?: string }
+
+/** A trailing separator does not make another directory (the event filter agrees). */
+function trimDirectory(directory: string): string {
+  return directory.length > 1 ? directory.replace(/[\\/]+$/, "") : directory
+}
+
+/** The slot key for a scope and a location; no location at all means the scope alone. */
+export function v2SlotKey(scopeKey: string, location: V2Location | undefined): string {
+  const directory = location?.directory ? trimDirectory(location.directory) : undefined
+  const workspace = location?.workspaceID
+  if (directory === undefined && workspace === undefined) return scopeKey
+  // JSON keeps a directory holding "|" from colliding with another directory plus a workspace.
+  return `${scopeKey}|loc:${JSON.stringify([directory ?? null, workspace ?? null])}`
+}
+
+function scopeShared(scopeKey: string): ScopeShared {
+  const table = scopes()
+  let shared = table.get(scopeKey)
+  if (!shared) {
+    shared = {
+      own: new OwnSends(),
+      sendLog: new SendLog(),
+      syntheticRefused: new Set<string>(),
+      seen: new SeenMessages(),
+      stepSetups: new Map<string, TurnSetup>(),
+    }
+    // One scope per process in production; past the cap (tests) one nobody runs in is forgotten.
+    if (table.size >= MAX_SLOTS) {
+      for (const candidate of table.keys()) {
+        if (!scopeInUse(candidate)) {
+          table.delete(candidate)
+          break
+        }
+      }
+    }
+    table.set(scopeKey, shared)
+  }
+  return shared
+}
+
+function scopeInUse(scopeKey: string): boolean {
+  for (const slot of slots().values()) {
+    if (slot.holder && (slot.key === scopeKey || slot.key.startsWith(`${scopeKey}|loc:`))) return true
+  }
+  return false
+}
+
+/** The location's slot in `scopeKey`, carrying the scope-wide shared records. */
+export function getSlot(scopeKey: string, location?: V2Location): Slot {
+  const key = v2SlotKey(scopeKey, location)
+  return slotIn(slots(), key, () => ({ key, ...scopeShared(scopeKey) }))
 }
 
 export function rememberStepSetup(slot: Slot, sessionID: string, setup: TurnSetup): void {

@@ -1,4 +1,4 @@
-/** setup(ctx) on a 2.x host: startup, one live instance per process, shared watch state, cleanup, the event pump, task_complete. */
+/** setup(ctx) on a 2.x host: startup, one live instance per location, shared watch state, cleanup, the event pump, task_complete. */
 import { afterAll, describe, expect, test } from "bun:test"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -86,7 +86,7 @@ describe("cleanup", () => {
   })
 })
 
-describe("one live instance per process", () => {
+describe("one live instance per location (the same one, reloaded)", () => {
   test("a re-run setup supersedes the old instance: two setups, one stall, exactly one continue", async () => {
     const r = makeV2()
     const second = r.restart()
