@@ -60,6 +60,8 @@ export class FakeV2Host {
   readonly runs = new Map<string, Run>()
   readonly subscriptions: Subscription[] = []
   readonly registeredTools: Record<string, unknown>[] = []
+  /** Commands added through `command.transform` and not disposed. */
+  readonly registeredCommands: Record<string, unknown>[] = []
   readonly toolDisposals: number[] = []
   readonly httpRequests: { url: string; headers: Record<string, string> }[] = []
   toolList: unknown = { location: {}, data: [{ name: "bash" }, { name: "read" }, { name: "todowrite", options: { codemode: false } }] }
@@ -295,22 +297,38 @@ export class FakeV2Host {
             update: () => undefined,
             remove: () => undefined,
           }
-        : { add: (info: Record<string, unknown>) => added.push(info) }
+        : {
+            add: (info: Record<string, unknown>) => {
+              added.push(info)
+              this.registeredCommands.push(info)
+            },
+          }
     cb(editor)
     const index = this.toolDisposals.length
     this.toolDisposals.push(0)
     return Promise.resolve({
       dispose: () => {
         this.toolDisposals[index]!++
+        const list = kind === "tool" ? this.registeredTools : this.registeredCommands
         for (const info of added) {
-          const at = this.registeredTools.indexOf(info)
-          if (at >= 0) this.registeredTools.splice(at, 1)
+          const at = list.indexOf(info)
+          if (at >= 0) list.splice(at, 1)
         }
       },
     })
   }
 
   // ---- what the user and the model do --------------------------------------------------------
+
+  /**
+   * The user runs `/<name> <text>` in a session: the host calls the registered command's
+   * `execute` with the invocation shape of the doc and hands back what it returned.
+   */
+  async runCommand(sessionID: string, name: string, text = ""): Promise<unknown> {
+    const command = this.registeredCommands.find((c) => c.name === name) as { execute?: (i: unknown) => unknown } | undefined
+    if (typeof command?.execute !== "function") throw new Error(`no command /${name} is registered`)
+    return await command.execute({ sessionID, prompt: { text }, delivery: "steer", messageID: this.id("msg") })
+  }
 
   private push(sessionID: string, message: Record<string, unknown>): void {
     const list = this.history.get(sessionID) ?? []

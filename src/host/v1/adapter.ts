@@ -22,8 +22,7 @@ import { startupLine } from "../startup.ts"
 import { MessageRoles, mapOtherEvent, mapStreamingEvent } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
-import { FilePauses, isPauseControl } from "../../pause/file-pauses.ts"
-import { pauseFilePath } from "../../pause/marker-format.ts"
+import { hostPauses } from "../../pause/host-pauses.ts"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
 import { applyHeadlessStreamTimeouts } from "./headless-timeout.ts"
@@ -58,21 +57,19 @@ export function startV1(
   const serial = nextSerial()
   const port = createV1Port(input.client as V1Client, { resolved, time, sendLog: slot.sendLog })
   // The marker file the CLI writes; reset once per process, so a restart clears every pause.
-  const filePauses = deps.pauses
-    ? undefined
-    : new FilePauses({
-        file: pauseFilePath(env),
-        recheckMs: resolved.options.checkIntervalMs,
-        now: () => time.now(),
-        log: (level, message) => port.log(level, message),
-      })
-  void filePauses?.start()
+  const pauses = hostPauses({
+    injected: deps.pauses,
+    env,
+    recheckMs: resolved.options.checkIntervalMs,
+    now: () => time.now(),
+    log: (level, message) => port.log(level, message),
+  })
   const roles = new MessageRoles()
   const engine = new RecoveryEngine({
     port,
     time,
     options: resolved,
-    pauses: deps.pauses ?? filePauses,
+    pauses: pauses.source,
     onSessionDropped: (sessionID) => roles.forgetSession(sessionID),
   })
   port.log("info", `${startupLine("v1", resolved)}; instance #${serial}`)
@@ -194,7 +191,7 @@ export function startV1(
       engine.handle({ type: "toolEnd", sessionID, callID })
     }),
   }
-  const control = filePauses ?? (isPauseControl(deps.pauses) ? deps.pauses : undefined)
+  const control = pauses.control
   // The command hooks guard themselves: their one deliberate throw must reach the host.
   const all = control
     ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now() }))

@@ -14,11 +14,13 @@ import type { TimeSource } from "../../core/clock.ts"
 import { RecoveryEngine } from "../../core/engine.ts"
 import { errorText } from "../../core/logger.ts"
 import type { PauseSource } from "../../core/pauses.ts"
+import { hostPauses } from "../../pause/host-pauses.ts"
 import { resolveOptions } from "../../options/index.ts"
 import type { LogLevel, Signal } from "../port.ts"
 import { realTime } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import { startupLine } from "../startup.ts"
+import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
 import { belongsHere, decodeV2Event, mapDecoded, ToolNames } from "./events.ts"
 import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
@@ -30,10 +32,11 @@ import { registerTaskComplete, type Registration, type TaskCompleteCall } from "
 import { HistoryWatcher } from "./user-turns.ts"
 import { exportWatchState, importWatchState } from "./watch-state.ts"
 
-/** What tests may inject; production uses the real clock, global fetch and the log file. */
+/** What tests may inject; production uses the real clock, global fetch, the log file and the pause marker file. */
 export type V2Deps = {
   env?: Record<string, string | undefined>
   time?: TimeSource
+  /** Replaces the pause marker file; `/auto-resume` is registered only if it can pause and resume. */
   pauses?: PauseSource
   fetch?: FetchLike
   /** Replaces the log file (tests). */
@@ -48,6 +51,10 @@ export type V2Instance = {
   readonly slot: Slot
   /** Settles once task_complete registration has been tried. */
   readonly registered: Promise<Registration | undefined>
+  /** What the engine asks whether a session is paused (the marker file unless injected). */
+  readonly pauses: PauseSource
+  /** Settles once `/auto-resume` registration has been tried (undefined: not registered). */
+  readonly commandRegistered: Promise<Disposable | undefined>
   readonly stopped: boolean
   stop(reason?: string): void
 }
@@ -93,7 +100,16 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const holder = { serial, stop: (reason: string) => stop(reason) }
   claimSlot(slot, holder)
 
-  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: deps.pauses })
+  // The marker file auto-resume-toggle writes, as on 1.x; reset once per process and re-read at
+  // most every check interval.
+  const pauses = hostPauses({
+    injected: deps.pauses,
+    env,
+    recheckMs: resolved.options.checkIntervalMs,
+    now: () => time.now(),
+    log: (level, message) => port.log(level, message),
+  })
+  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: pauses.source })
   port.log("info", `${startupLine("v2", resolved)}; instance #${serial}`)
   for (const warning of resolved.warnings) port.log("warn", warning)
   adoptWatchState()
@@ -178,6 +194,24 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     return r
   })
 
+  // `/auto-resume` writes the store the engine reads; replies are bounded like any host call.
+  let command: Disposable | undefined
+  const commandRegistered = pauses.control
+    ? registerV2PauseCommand(ctx, {
+        engine,
+        pauses: pauses.control,
+        log: (level, message) => engine.logger.log(level, message),
+        now: () => time.now(),
+        syntheticRefused: slot.syntheticRefused,
+        time,
+        timeoutMs: () => resolved.options.sendTimeoutMs,
+      }).then((r) => {
+        if (stopped) r?.dispose()
+        else command = r
+        return r
+      })
+    : Promise.resolve(undefined)
+
   function adoptWatchState(): void {
     const snapshot = slot.watch
     slot.watch = undefined
@@ -204,6 +238,8 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     engine.dispose()
     registration?.dispose()
     registration = undefined
+    command?.dispose()
+    command = undefined
     releaseSlot(slot, holder)
   }
 
@@ -214,6 +250,8 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     pump,
     slot,
     registered,
+    pauses: pauses.source,
+    commandRegistered,
     get stopped() {
       return stopped
     },

@@ -1,12 +1,22 @@
 /**
- * `/auto-resume [on|off|status]` on OpenCode 2.x, registered through `ctx.command.transform`.
+ * `/auto-resume [on|off|status]` on OpenCode 2.x, registered through `ctx.command.transform`
+ * (the v2 adapter does it when it starts, with the same pause store its engine reads).
  *
  * `execute` returns nothing, which 2.x treats as an immediate command: it ends there and no
- * model turn runs. The reply goes through `reply(sessionID, text)`; by default that is
- * `ctx.session.synthetic({ ..., resume: false })` when the host has it (stored in the session,
- * does not wake it; note it does reach the model as context on the next turn), otherwise
- * nothing is shown. The v2 adapter may pass a quieter channel.
+ * model turn runs, so pausing costs no model call and cannot itself be taken for a stall.
+ *
+ * The answer. The documented 2.x ctx gives a plugin no toast, no log the user sees and no
+ * command output: the command result is only "immediate" or "prompt" (a model turn, the very
+ * thing a pause command must not start). The one channel a user can read is a message in the
+ * session, so the reply is `ctx.session.synthetic({ ..., resume: false })`: stored in the
+ * history, marked as ours, and it does not wake the session. Its cost is that it reaches the
+ * model as context on the next turn, so it is short and says only what changed. Where that is
+ * not possible (no `synthetic` on this host, or this session's provider already refused a
+ * synthetic message, where another would only be refused again) the answer goes to the log
+ * file alone; the pause itself is applied either way. The v2 adapter may pass another channel.
  */
+import type { TimeSource } from "../../core/clock.ts"
+import { withTimeout } from "../../core/host-calls.ts"
 import type { SessionStatus } from "../../core/status.ts"
 import { PAUSE_COMMAND_DESCRIPTION, PAUSE_COMMAND_NAME } from "../../pause/command.ts"
 import type { PauseControl } from "../../pause/file-pauses.ts"
@@ -25,9 +35,26 @@ export type V2PauseCommandDeps = {
   now?: () => number
   /** Shows the reply to the user; defaults to a non-waking synthetic message when available. */
   reply?: (sessionID: string, text: string) => Promise<void> | void
+  /** Sessions whose provider refused a synthetic message: the default reply only logs for them. */
+  syntheticRefused?: ReadonlySet<string>
+  /** Bounds the reply (a host call): with both, a reply that does not settle in time is given up. */
+  time?: TimeSource
+  timeoutMs?: () => number
 }
 
 export type Disposable = { dispose(): void }
+
+/** The metadata kind our command's replies carry. */
+export const PAUSE_REPLY_KIND = "pause-command"
+
+/**
+ * True for a stored message or inbox item that is one of our command's replies. It is neither
+ * the user writing nor a recovery prompt of ours landing (taking it for one would end the wait
+ * on a prompt still on its way), so the user-turn watcher passes over it.
+ */
+export function isPauseReply(value: unknown): boolean {
+  return get(value, "metadata", "kind") === PAUSE_REPLY_KIND || get(value, "payload", "metadata", "kind") === PAUSE_REPLY_KIND
+}
 
 /**
  * Registers the command. Resolves to the registration's disposer, or undefined when the host
@@ -46,8 +73,13 @@ export async function registerV2PauseCommand(ctx: unknown, deps: V2PauseCommandD
     log("info", "/auto-resume is not available: this host has no command.transform")
     return undefined
   }
-  const reply = deps.reply ?? defaultReply(ctx)
+  const reply = deps.reply ?? syntheticReply(ctx, deps.syntheticRefused)
   const now = deps.now ?? Date.now
+  const { time, timeoutMs } = deps
+  const send = (sessionID: string, text: string): Promise<void> =>
+    time && timeoutMs
+      ? withTimeout(time, timeoutMs(), "/auto-resume reply", async () => reply(sessionID, text))
+      : Promise.resolve().then(() => reply(sessionID, text))
 
   const execute = async (invocation: V2CommandInvocation): Promise<undefined> => {
     try {
@@ -56,7 +88,7 @@ export async function registerV2PauseCommand(ctx: unknown, deps: V2PauseCommandD
       const args = str(get(invocation, "prompt", "text")) ?? ""
       const { text } = await runPauseCommand(sessionID, args, { pauses: deps.pauses, status: (id) => deps.engine.status(id), now })
       log("info", `session ${sessionID}: /auto-resume ${args.trim() || "status"}: ${text.split("\n")[0]}`)
-      await reply(sessionID, text)
+      await send(sessionID, text)
     } catch (error) {
       log("warn", `/auto-resume failed: ${error instanceof Error ? error.message : String(error)}`)
     }
@@ -86,15 +118,16 @@ export async function registerV2PauseCommand(ctx: unknown, deps: V2PauseCommandD
   }
 }
 
-function defaultReply(ctx: unknown): (sessionID: string, text: string) => Promise<void> {
+/** The default answer channel (see the top of this file); the log line is written either way. */
+export function syntheticReply(ctx: unknown, refused?: ReadonlySet<string>): (sessionID: string, text: string) => Promise<void> {
   return async (sessionID, text) => {
     const synthetic = get(ctx, "session", "synthetic")
-    if (typeof synthetic !== "function") return
+    if (typeof synthetic !== "function" || refused?.has(sessionID)) return
     await synthetic.call(get(ctx, "session"), {
       sessionID,
       text,
       description: "auto-resume",
-      metadata: { autoResume: true, kind: "pause-command" },
+      metadata: { autoResume: true, kind: PAUSE_REPLY_KIND },
       resume: false,
     })
   }

@@ -21,6 +21,7 @@ import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
 import type { Signal, TurnSetup } from "../port.ts"
 import { get, str } from "../shape.ts"
+import { isPauseReply } from "./command.ts"
 import { hasOwnMarker, messageText } from "./messages.ts"
 
 const MAX_SESSIONS = 500
@@ -119,6 +120,7 @@ const INBOUND_TYPES = new Set(["user", "synthetic"])
 function classify(own: OwnSends, sessionID: string, entry: unknown, id: string | undefined, now: number): Verdict {
   const type = str(get(entry, "type"))
   if (!type || !INBOUND_TYPES.has(type)) return undefined
+  if (isPauseReply(entry) && hasOwnMarker(entry)) return undefined
   if (hasOwnMarker(entry) || own.isOwn(sessionID, id, messageText(entry), now)) {
     if (id) own.rememberID(sessionID, id)
     return "own"

@@ -1,5 +1,6 @@
 /** /auto-resume on v2: registered through ctx.command.transform, immediate, no model turn. */
 import { describe, expect, test } from "bun:test"
+import { SimulatedTime } from "../../../src/core/clock.ts"
 import { registerV2PauseCommand, type V2CommandInfo } from "../../../src/host/v2/command.ts"
 import { FakePauses, NOW, sampleStatus } from "../pause/helpers.ts"
 
@@ -95,5 +96,35 @@ describe("registerV2PauseCommand", () => {
     await registerV2PauseCommand(ctx, deps())
     expect(await added[0]!.execute({ prompt: { text: "off" } })).toBeUndefined()
     expect(synthetic).toHaveLength(0)
+  })
+
+  test("a reply that never settles is given up after the bound; the pause still holds", async () => {
+    const { ctx, added } = fakeCtx()
+    const time = new SimulatedTime()
+    const logs: string[] = []
+    const pauses = new FakePauses()
+    await registerV2PauseCommand(ctx, { ...deps(pauses, logs), reply: () => new Promise<void>(() => {}), time, timeoutMs: () => 1000 })
+    let done = false
+    const running = added[0]!.execute({ sessionID: "ses_a", prompt: { text: "off" } }).then(() => (done = true))
+    for (let i = 0; i < 5; i++) await Promise.resolve()
+    expect(pauses.isPaused("ses_a")).toBe(true)
+    expect(done).toBe(false)
+    time.advance(1000)
+    await running
+    expect(logs.some((l) => /\/auto-resume failed: .*did not settle within 1000ms/.test(l))).toBe(true)
+  })
+
+  test("a session whose provider refused a synthetic message gets no synthetic reply, only the log line", async () => {
+    const { ctx, added, synthetic } = fakeCtx()
+    const logs: string[] = []
+    const pauses = new FakePauses()
+    await registerV2PauseCommand(ctx, { ...deps(pauses, logs), syntheticRefused: new Set(["ses_a"]) })
+    await added[0]!.execute({ sessionID: "ses_a", prompt: { text: "off" } })
+    expect(pauses.isPaused("ses_a")).toBe(true)
+    expect(synthetic).toHaveLength(0)
+    expect(logs.some((l) => l.includes("session ses_a: /auto-resume off"))).toBe(true)
+    // Negative control: another session still gets its reply.
+    await added[0]!.execute({ sessionID: "ses_b", prompt: { text: "off" } })
+    expect(synthetic).toHaveLength(1)
   })
 })

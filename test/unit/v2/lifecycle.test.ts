@@ -15,7 +15,10 @@ afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
 describe("the universal entry on 2.x", () => {
   test("setup() on a real 2.x ctx starts, logs one startup line to the state file, and cleans up", async () => {
     const previous = process.env.XDG_STATE_HOME
+    const previousConfig = process.env.XDG_CONFIG_HOME
     process.env.XDG_STATE_HOME = stateDir
+    // The plugin resets the pause marker file at start: keep it out of the real home.
+    process.env.XDG_CONFIG_HOME = stateDir
     try {
       const host = new FakeV2Host({ options: { registryScope: freshScope(), chunkTimeoutMs: 60_000 } })
       const cleanup = plugin.setup(host.ctx)
@@ -23,10 +26,12 @@ describe("the universal entry on 2.x", () => {
       await flush()
       expect(host.openSubscriptions).toBe(1)
       expect(host.registeredTools.map((t) => t.name)).toEqual(["task_complete"])
+      expect(host.registeredCommands.map((c) => c.name)).toEqual(["auto-resume"])
       cleanup!()
       await flush()
       expect(host.openSubscriptions).toBe(0)
       expect(host.registeredTools).toHaveLength(0)
+      expect(host.registeredCommands).toHaveLength(0)
       await new Promise((r) => setTimeout(r, 50))
       const log = readFileSync(join(stateDir, "opencode-auto-resume", "auto-resume.log"), "utf8")
       const startup = log.split("\n").filter((l) => l.includes("opencode-auto-resume ") && l.includes("host=v2"))
@@ -35,6 +40,8 @@ describe("the universal entry on 2.x", () => {
     } finally {
       if (previous === undefined) delete process.env.XDG_STATE_HOME
       else process.env.XDG_STATE_HOME = previous
+      if (previousConfig === undefined) delete process.env.XDG_CONFIG_HOME
+      else process.env.XDG_CONFIG_HOME = previousConfig
     }
   })
 
