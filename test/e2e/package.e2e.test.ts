@@ -18,11 +18,9 @@ import { pathToFileURL } from "node:url"
 import { optionsJsonSchema } from "../../src/options/index.ts"
 import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { startLocalRegistry, type LocalRegistry } from "./harness/local-registry.ts"
+import { BUN, cleanEnv, packCheckout, packResult, REPO, run as runIn } from "./harness/pack.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle } from "./harness/opencode-host.ts"
 import { SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginMessages, pluginPromptRequests } from "./support.ts"
-
-const REPO = path.resolve(import.meta.dir, "..", "..")
-const BUN = path.join(REPO, "node_modules", ".bin", "bun")
 
 /** Everything `npm pack` may put in the tarball, and nothing else. */
 const SHIPPED = [
@@ -34,16 +32,14 @@ const SHIPPED = [
   "dist/index.js",
   "dist/options.schema.json",
   "package.json",
+  "server.js",
 ]
-
-/** What npm packs from: package.json, its `files`, and what the build script reads. */
-const SNAPSHOT = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "tsconfig.json", "scripts", "src"]
 
 let scratch: string
 let env: Record<string, string>
 let registry: LocalRegistry | undefined
 let provider: FakeProvider | undefined
-let packed: { filename: string; files: string[] }
+let packed: { tarball: string; files: string[] }
 let dryRunFiles: string[]
 let installed: string
 
@@ -56,24 +52,7 @@ registerOpencodeCleanup(
   },
 )
 
-async function run(cmd: string[], cwd: string): Promise<string> {
-  const child = Bun.spawn(cmd, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`)
-  return stdout
-}
-
-function packResult(stdout: string): { filename: string; files: string[] } {
-  let parsed: Array<{ filename: string; files: Array<{ path: string }> }>
-  try {
-    parsed = JSON.parse(stdout)
-  } catch {
-    throw new Error(`npm pack --json printed something that is not JSON:\n${stdout}`)
-  }
-  const [entry] = parsed
-  if (!entry) throw new Error("npm pack --json returned no package")
-  return { filename: entry.filename, files: entry.files.map((f) => f.path).sort() }
-}
+const run = (cmd: string[], cwd: string) => runIn(cmd, cwd, env)
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "oc-pack-"))
@@ -83,26 +62,15 @@ beforeAll(async () => {
     fs.mkdirSync(dir)
     dirs[key as keyof typeof dirs] = dir
   }
-  // A clean environment: no npm_config_* from an outer `npm test`, no user .npmrc or bunfig.
-  env = {
-    PATH: `${path.dirname(BUN)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-    HOME: dirs.home,
-    LANG: process.env.LANG ?? "C.UTF-8",
-    TMPDIR: os.tmpdir(),
-    NO_UPDATE_NOTIFIER: "1",
-  }
+  env = cleanEnv(dirs.home)
 
-  // 1. A snapshot of the checkout to pack from; its node_modules is this checkout's.
-  for (const name of SNAPSHOT) fs.cpSync(path.join(REPO, name), path.join(dirs.checkout, name), { recursive: true })
-  fs.symlinkSync(path.join(REPO, "node_modules"), path.join(dirs.checkout, "node_modules"), "dir")
-
-  // 2. npm pack runs prepack (the build), then packs.
-  packed = packResult(await run(["npm", "pack", "--json", "--pack-destination", dirs.packs], dirs.checkout))
+  // 1-2. A snapshot of the checkout, packed by npm, which runs prepack (the build) first.
+  packed = await packCheckout(dirs, env)
 
   // 3. While npm lists the files again as a dry run, install the tarball into a scratch
   //    project; its dependencies come from the local registry.
   registry = await startLocalRegistry(REPO)
-  const tarball = path.join(dirs.packs, packed.filename)
+  const tarball = packed.tarball
   fs.writeFileSync(
     path.join(dirs.project, "package.json"),
     JSON.stringify({ name: "scratch-project", private: true, dependencies: { "opencode-auto-resume": tarball } }, null, 2),
@@ -127,7 +95,7 @@ describe("the published package", () => {
   test("package.json points main, types, exports and bin at files that are in the package", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8"))
     expect(pkg.type).toBe("module")
-    const targets: string[] = [pkg.main, pkg.types, pkg.exports["."].import, pkg.exports["."].types, ...Object.values(pkg.bin as Record<string, string>)]
+    const targets: string[] = [pkg.main, pkg.types, pkg.exports["."].import, pkg.exports["."].types, pkg.exports["./server"].import, ...Object.values(pkg.bin as Record<string, string>)]
     for (const target of targets) expect(fs.existsSync(path.join(installed, target))).toBe(true)
     expect(Object.keys(pkg.bin)).toEqual(["auto-resume-toggle"])
     // The entry keeps its runtime dependencies as imports, and every one is declared.
