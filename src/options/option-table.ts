@@ -217,7 +217,7 @@ export const TUNABLE_SPECS = {
   shareWatchState: withDefault(flag(), false, {
     description: "Keep session watch state in a process-wide store so it survives the plugin being set up again.",
     scope: "process",
-    hostNote: "Both hosts: on v1 per directory, on v2 per process.",
+    hostNote: "Both hosts: on v1 per directory, on v2 per location (directory and workspace).",
   }),
   registryScope: optional(text(), {
     description: "Which process-wide store slot to use; meant for tests, production leaves it unset.",
