@@ -5,7 +5,7 @@
  * abort through.
  */
 import { afterEach, describe, expect, test } from "bun:test"
-import { SUBAGENT_HOSTS, type SubagentHost } from "../../support/subagent-hosts.ts"
+import { HOSTS, type NeutralHost } from "../../support/neutral-hosts.ts"
 
 const PARENT = "ses_parent"
 const CHILD = "ses_child"
@@ -13,11 +13,11 @@ const CHILD = "ses_child"
 const ORPHAN_WAIT_MS = 15_000 + 3_000
 const PAST_RECOVERY_MS = ORPHAN_WAIT_MS + 10_000
 
-let running: SubagentHost | undefined
+let running: NeutralHost | undefined
 afterEach(() => running?.stop())
 
 /** The user's turn on the parent, which calls its subagent; the child starts and writes. */
-async function parentWaitingOnChild(make: () => SubagentHost): Promise<SubagentHost> {
+async function parentWaitingOnChild(make: () => NeutralHost): Promise<NeutralHost> {
   const h = (running = make())
   h.userTurn(PARENT)
   h.delta(PARENT)
@@ -29,7 +29,7 @@ async function parentWaitingOnChild(make: () => SubagentHost): Promise<SubagentH
   return h
 }
 
-for (const [name, make] of SUBAGENT_HOSTS) {
+for (const [name, make] of HOSTS) {
   describe(`orphan parent on ${name}`, () => {
     test("every child finished, the parent still holds its subagent call: aborted, then the continue goes out", async () => {
       const h = await parentWaitingOnChild(make)

@@ -1,6 +1,7 @@
 /**
- * One host-neutral surface over the two fake hosts, for timelines with a parent and its
- * subagents: each method plays what the host itself would emit, in that host's own shapes.
+ * One host-neutral surface over the two fake hosts, for timelines written once and played
+ * through both adapters: each method plays what the host itself would emit, in that host's
+ * own shapes.
  *
  * - 1.x (test/unit/v1/rig.ts): the subagent call is the `task` tool through
  *   tool.execute.before/after, a child is `session.created` with `info.parentID`, an abort
@@ -8,12 +9,16 @@
  * - 2.x (test/support/fake-v2-host.ts): the call is `session.tool.input.started` +
  *   `session.tool.called`, a child is `session.created` with `data.parentID`, the interrupt
  *   ends the run.
+ * Todos: 1.x reports a `todowrite` call's list in `todo.updated`; 2.x has only the message log,
+ * where the newest completed `todowrite` part is the list.
  */
 import { SUBAGENT_TOOL_NAMES } from "../../src/core/subagents.ts"
 import { FakeV1Host } from "../unit/v1/rig.ts"
 import { makeV2 } from "../unit/v2/harness.ts"
 
-export interface SubagentHost {
+export type Todo = { content: string; status: string }
+
+export interface NeutralHost {
   readonly name: "v1" | "v2"
   /** The name the host gives its subagent tool. */
   readonly subagentTool: string
@@ -27,6 +32,13 @@ export interface SubagentHost {
   finishRun(sessionID: string, text?: string): void
   userEsc(sessionID: string): void
   askPermission(sessionID: string, id: string): void
+  /** The model writes its todo list (a `todowrite` call in the running turn). */
+  todowrite(sessionID: string, todos: Todo[]): void
+  /** The list the plugin will read next changes while the session is idle. */
+  todosChangeWhileIdle(sessionID: string, todos: Todo[]): void
+  /** A run the host starts by itself (no user message). */
+  hostRunStarts(sessionID: string): void
+  pause(sessionID: string): void
   /** Moves the simulated clock in steps, letting promise callbacks run between them. */
   advance(ms: number, stepMs?: number): Promise<void>
   /** Prompts (any kind) the plugin sent to the session. */
@@ -45,7 +57,7 @@ export interface SubagentHost {
  */
 const V2_SUBAGENT_TOOL = SUBAGENT_TOOL_NAMES.includes("subagent") ? "subagent" : "task"
 
-export function v1SubagentHost(options: Record<string, unknown> = {}): SubagentHost {
+export function v1Host(options: Record<string, unknown> = {}): NeutralHost {
   const host = new FakeV1Host()
   const aborts: string[] = []
   const abort = host.client.session.abort
@@ -56,6 +68,7 @@ export function v1SubagentHost(options: Record<string, unknown> = {}): SubagentH
     return abort(o)
   }
   const plugin = host.start(options)
+  let todoCalls = 0
   const texts = (sessionID: string) =>
     host.prompts.filter((p) => p.sessionID === sessionID).map((p) => p.parts.map((part) => String(part.text ?? "")).join(""))
   return {
@@ -80,6 +93,15 @@ export function v1SubagentHost(options: Record<string, unknown> = {}): SubagentH
       host.endRun(sessionID)
     },
     askPermission: (sessionID, id) => host.event("permission.asked", { id, sessionID, permission: "bash", patterns: [] }),
+    todowrite(sessionID, todos) {
+      const callID = `call_todo_${++todoCalls}`
+      void plugin.hooks["tool.execute.before"]?.({ tool: "todowrite", sessionID, callID } as never, { args: { todos } } as never)
+      host.event("todo.updated", { sessionID, todos })
+      void plugin.hooks["tool.execute.after"]?.({ tool: "todowrite", sessionID, callID, args: { todos } } as never, { title: "", output: "", metadata: {} } as never)
+    },
+    todosChangeWhileIdle: (sessionID, todos) => host.event("todo.updated", { sessionID, todos }),
+    hostRunStarts: (sessionID) => host.startRun(sessionID),
+    pause: (sessionID) => host.pauses.pause(sessionID),
     advance: (ms, stepMs) => host.advance(ms, stepMs),
     promptsTo: (sessionID) => host.prompts.filter((p) => p.sessionID === sessionID).length,
     abortsOf: (sessionID) => aborts.filter((id) => id === sessionID).length,
@@ -89,9 +111,10 @@ export function v1SubagentHost(options: Record<string, unknown> = {}): SubagentH
   }
 }
 
-export function v2SubagentHost(options: Record<string, unknown> = {}): SubagentHost {
+export function v2Host(options: Record<string, unknown> = {}): NeutralHost {
   const rig = makeV2({ options })
   const host = rig.host
+  let todoCalls = 0
   const calls = (method: string, sessionID: string) =>
     host.callsTo(method).filter((c) => (c.args[0] as { sessionID?: string } | undefined)?.sessionID === sessionID)
   const prompts = (sessionID: string) => [...calls("session.prompt", sessionID), ...calls("session.synthetic", sessionID)].sort((a, b) => a.at - b.at)
@@ -112,6 +135,21 @@ export function v2SubagentHost(options: Record<string, unknown> = {}): SubagentH
     },
     userEsc: (sessionID) => host.userEsc(sessionID),
     askPermission: (sessionID, id) => host.askPermission(sessionID, id),
+    todowrite(sessionID, todos) {
+      const callID = `call_todo_${++todoCalls}`
+      host.toolStart(sessionID, callID, "todowrite", { todos })
+      host.toolEnd(sessionID, callID, "")
+    },
+    todosChangeWhileIdle(sessionID, todos) {
+      // The newest todowrite part in the log is the list: rewrite its input.
+      for (const message of [...(host.history.get(sessionID) ?? [])].reverse()) {
+        const parts = (message.content ?? []) as { type?: string; name?: string; state: { input: unknown } }[]
+        const part = [...parts].reverse().find((p) => p.type === "tool" && p.name === "todowrite")
+        if (part) return void (part.state.input = { todos })
+      }
+    },
+    hostRunStarts: (sessionID) => host.startRun(sessionID),
+    pause: (sessionID) => rig.pauses.pause(sessionID),
     advance: (ms, stepMs) => rig.advance(ms, stepMs),
     promptsTo: (sessionID) => prompts(sessionID).length,
     abortsOf: (sessionID) => calls("session.interrupt", sessionID).length,
@@ -121,7 +159,7 @@ export function v2SubagentHost(options: Record<string, unknown> = {}): SubagentH
   }
 }
 
-export const SUBAGENT_HOSTS: readonly [string, (options?: Record<string, unknown>) => SubagentHost][] = [
-  ["v1", v1SubagentHost],
-  ["v2", v2SubagentHost],
+export const HOSTS: readonly [string, (options?: Record<string, unknown>) => NeutralHost][] = [
+  ["v1", v1Host],
+  ["v2", v2Host],
 ]
