@@ -61,7 +61,7 @@ export type OpenCallException =
   | { kind: "orphan-parent"; childrenSettled: () => boolean }
 
 /** Whether `exception` lets an abort end the open call `open`. */
-export function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool): boolean {
+function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool): boolean {
   if (!exception) return false
   if (exception.kind === "live-tool-loop") return true
   return isSubagentCall(open.tool) && exception.childrenSettled()
@@ -107,10 +107,11 @@ function spacingWait(ctx: EngineContext, state: SessionState): number {
 /**
  * Aborts the running turn (marked as ours, so it is never read as ESC), then prompts after
  * ABORT_CONTINUE_DELAY_MS unless a new run started by itself meanwhile. `onSent` runs after
- * a successful prompt; `exception` lets the abort end an open call (see OpenCallException). Settles when the whole action is over: with the prompt's outcome once
- * its host call settled, or with undefined once it is known that no prompt will go out (held,
- * abort refused or failed, the pause cancelled, a run started by itself), so a caller can time
- * what follows from the prompt.
+ * a successful prompt; `exception` lets the abort end an open call (see OpenCallException).
+ * Settles when the whole action is over: with the prompt's outcome once its host call settled,
+ * or with undefined once it is known that no prompt will go out (held, abort refused or
+ * failed, the pause cancelled, a run started by itself), so a caller can time what follows
+ * from the prompt.
  */
 export async function abortThenPrompt(
   ctx: EngineContext,

@@ -13,8 +13,9 @@
  * safety checks as stall recovery.
  *
  * A second pass whose only finding was held by the active-user window (judgeAgainAt) is run
- * once more when the window ends, on the same timer: a new turn, ESC, a pause or a newer user
- * message in between voids that look, and that look never asks for another.
+ * once more when the window ends, on the same timer: a new turn, ESC or a newer user message in
+ * between voids that look (so does a pause in force when it is due), and that look never asks
+ * for another.
  */
 import type { SendKind } from "../host/port.ts"
 import type { Options } from "../options/index.ts"

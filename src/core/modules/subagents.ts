@@ -62,7 +62,8 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     return seen
   }
 
-  function childFacts(child: SessionState): ChildFacts {
+  /** `turns` defaults to counting the child's turn now; a caller that ignores it passes its own. */
+  function childFacts(child: SessionState, turns?: number): ChildFacts {
     return {
       id: child.id,
       // A child that never ran yet is starting, not finished: its parent is not an orphan.
@@ -72,7 +73,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       awaitingUser: child.awaiting.size > 0,
       cancelledByUser: child.cancelledByUser,
       // Output and runs are read off the stamps here, so streaming deltas need not visit this module.
-      turns: (countTurn(child), turnTrack(child).turns),
+      turns: turns ?? (countTurn(child), turnTrack(child).turns),
     }
   }
 
@@ -122,7 +123,8 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
         const now = ctx.time.now()
         return [...(children.get(parentID) ?? [])].every((id) => {
           const child = sessions.get(id)
-          return !child || childSettled(childFacts(child), now, options)
+          // Whether a child is settled does not depend on its turn count: leave that count alone.
+          return !child || childSettled(childFacts(child, 0), now, options)
         })
       }
       void abortThenPrompt(ctx, parent, continueRequest(ctx, parent, { reason, label: "send orphan-parent continue" }), undefined, { kind: "orphan-parent", childrenSettled })
