@@ -15,7 +15,7 @@
  * A second pass whose only finding was held by the active-user window (judgeAgainAt) is run
  * once more when the window ends, on the same timer: a new turn, ESC or a newer user message in
  * between voids that look (so does a pause in force when it is due), and that look never asks
- * for another.
+ * for another. A subagent's turn is not looked at again.
  */
 import type { SendKind } from "../host/port.ts"
 import type { Options } from "../options/index.ts"
@@ -147,6 +147,9 @@ export class IdlePipeline {
 
   /** One more second pass when the active-user window ends: held nudges are held, not dropped. */
   private judgeAgainLater(state: SessionState, epoch: number, held: JudgeAgain): void {
+    // A subagent's finished turn went to its parent as the call's result: a nudge minutes later
+    // would start a run whose answer nobody reads.
+    if (state.parentID) return
     const delay = Math.max(0, held.at - this.ctx.time.now())
     this.ctx.logger.log("debug", `session ${state.id}: ${held.reason}; judging the turn again in ${Math.round(delay / 1000)}s`)
     this.schedulePass(state, epoch, "second", delay, { userAt: state.lastGenuineUserAt })

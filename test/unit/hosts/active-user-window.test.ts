@@ -131,6 +131,23 @@ for (const [name, make] of HOSTS) {
       expect(after).toBe(0)
     })
 
+    test("a subagent's held turn is not judged again (its answer already went to the parent); control: a top-level one is", async () => {
+      const h = (running = make())
+      h.userTurn("ses_parent")
+      h.toolStart("ses_parent", "call_sub", h.subagentTool)
+      h.childStarts(S, "ses_parent")
+      await h.advance(10_000)
+      h.finishRun(S, "I have completed the task.")
+      await h.advance(WINDOW_MS + 10_000)
+      expect(h.promptsTo(S)).toBe(0)
+      h.stop()
+
+      const top = await heldTurn(make, "I have completed the task.")
+      top.todosChangeWhileIdle(S, DONE)
+      const { after } = await acrossWindowEnd(top)
+      expect(after).toBe(1) // the request for a report the done claim gets once the window is over
+    })
+
     test("unchanged: a malfunction inside the window is recovered at once, and only once", async () => {
       const h = await heldTurn(make, 'Now running it.\n<tool_call>{"name": "bash", "arguments": {"command": "bun test"}}</tool_call>')
       expect(h.promptsTo(S)).toBe(1)
