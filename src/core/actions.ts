@@ -12,7 +12,8 @@ import { errorText } from "./logger.ts"
 import { openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
 import { promptCallOverdue, promptCallStarted } from "./own-prompt.ts"
 import { stallBudgetMs } from "./watchdog.ts"
-import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
+import { recoveryRecord, type OpenTool, type RecoveryKind, type SessionState } from "./session-state.ts"
+import { isSubagentCall } from "./subagents.ts"
 
 export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
   return (label, outcome, error) => {
@@ -46,24 +47,42 @@ export type PromptRequest = { text: string | (() => string); kind: SendKind; lab
 /**
  * A tool call younger than the wedged ceiling is running: no prompt and no abort may reach the
  * session, whatever decided it earlier (a recovery decided before the tool started must not be
- * carried out while it runs). The one exception, a proven live tool loop, passes `allowOpenTools`.
+ * carried out while it runs). Two exceptions, both cases where the open call is itself what is
+ * stuck, and both for an abort only (the prompt after it meets the plain guard again):
+ *
+ *  - a proven live tool loop, aborted before its next call runs: every open call is the loop's;
+ *  - an orphan parent: only its open subagent calls pass (the core's `isSubagentCall`), and only
+ *    while `childrenSettled()` says every child has run and ended or is silent past
+ *    `subagentDeadMs`. Any other open tool, or a child working again or waiting on its user,
+ *    refuses the abort.
  */
-function runningTool(ctx: EngineContext, state: SessionState): string | undefined {
+export type OpenCallException =
+  | { kind: "live-tool-loop" }
+  | { kind: "orphan-parent"; childrenSettled: () => boolean }
+
+/** Whether `exception` lets an abort end the open call `open`. */
+function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool): boolean {
+  if (!exception) return false
+  if (exception.kind === "live-tool-loop") return true
+  return isSubagentCall(open.tool) && exception.childrenSettled()
+}
+
+function runningTool(ctx: EngineContext, state: SessionState, exception?: OpenCallException): string | undefined {
   const now = ctx.time.now()
   for (const open of state.openTools.values()) {
-    if (now - open.startedAt < TOOL_WEDGED_CEILING_MS) return `tool "${open.tool}" is running`
+    if (now - open.startedAt < TOOL_WEDGED_CEILING_MS && !abortMayEnd(exception, open)) return `tool "${open.tool}" is running`
   }
   return undefined
 }
 
-function actionHold(ctx: EngineContext, state: SessionState, allowOpenTools: boolean): string | undefined {
+function actionHold(ctx: EngineContext, state: SessionState, exception?: OpenCallException): string | undefined {
   if (state.dropped) return "the session is no longer tracked"
-  return holdReason(ctx, state) ?? (allowOpenTools ? undefined : runningTool(ctx, state))
+  return holdReason(ctx, state) ?? runningTool(ctx, state, exception)
 }
 
 /** Sends one prompt unless the session must be left alone right now. */
 export async function sendPrompt(ctx: EngineContext, state: SessionState, request: PromptRequest): Promise<CallOutcome | "held"> {
-  const held = actionHold(ctx, state, false)
+  const held = actionHold(ctx, state)
   if (held) {
     ctx.logger.log("debug", `session ${state.id}: ${request.label} not sent: ${held}`)
     return "held"
@@ -88,19 +107,20 @@ function spacingWait(ctx: EngineContext, state: SessionState): number {
 /**
  * Aborts the running turn (marked as ours, so it is never read as ESC), then prompts after
  * ABORT_CONTINUE_DELAY_MS unless a new run started by itself meanwhile. `onSent` runs after
- * a successful prompt. Settles when the whole action is over: with the prompt's outcome once
- * its host call settled, or with undefined once it is known that no prompt will go out (held,
- * abort refused or failed, the pause cancelled, a run started by itself), so a caller can time
- * what follows from the prompt.
+ * a successful prompt; `exception` lets the abort end an open call (see OpenCallException).
+ * Settles when the whole action is over: with the prompt's outcome once its host call settled,
+ * or with undefined once it is known that no prompt will go out (held, abort refused or
+ * failed, the pause cancelled, a run started by itself), so a caller can time what follows
+ * from the prompt.
  */
 export async function abortThenPrompt(
   ctx: EngineContext,
   state: SessionState,
   request: PromptRequest,
   onSent?: () => void,
-  allowOpenTools = false,
+  exception?: OpenCallException,
 ): Promise<CallOutcome | "held" | undefined> {
-  const held = actionHold(ctx, state, allowOpenTools)
+  const held = actionHold(ctx, state, exception)
   if (held) {
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${held}`)
     return undefined

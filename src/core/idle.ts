@@ -11,6 +11,11 @@
  * Rules are pure: they get the facts and return an action or nothing. The first rule that
  * answers wins the pass. This module runs the action through the same bounded host calls and
  * safety checks as stall recovery.
+ *
+ * A second pass whose only finding was held by the active-user window (judgeAgainAt) is run
+ * once more when the window ends, on the same timer: a new turn, ESC or a newer user message in
+ * between voids that look (so does a pause in force when it is due), and that look never asks
+ * for another. A subagent's turn is not looked at again.
  */
 import type { SendKind } from "../host/port.ts"
 import type { Options } from "../options/index.ts"
@@ -47,6 +52,14 @@ export type IdleAction =
   | { kind: "charge"; feature: string; reason: string }
   /** Stop judging this turn (for example: the ball is in the user's court). */
   | { kind: "stop"; reason: string }
+  /**
+   * Nothing now, but judge this turn once more at `at` (a nudge held only by the active-user
+   * window). Not an answer: the later rules of the pass still run, and the look is taken only
+   * when none of them acts.
+   */
+  | { kind: "judgeAgainAt"; at: number; reason: string }
+
+type JudgeAgain = Extract<IdleAction, { kind: "judgeAgainAt" }>
 
 export type IdleRule = {
   name: string
@@ -70,10 +83,11 @@ export class IdlePipeline {
     this.schedulePass(state, state.idleEpoch, "first", this.ctx.effective(state).minActivityGapMs)
   }
 
-  private schedulePass(state: SessionState, epoch: number, pass: Pass, delayMs: number): void {
+  /** `again`: this is the one look after the active-user window, for the user message at `userAt`. */
+  private schedulePass(state: SessionState, epoch: number, pass: Pass, delayMs: number, again?: { userAt: number }): void {
     state.pendingJudgement = this.ctx.time.schedule(delayMs, () => {
       state.pendingJudgement = undefined
-      void this.runPass(state, epoch, pass)
+      void this.runPass(state, epoch, pass, again)
     })
   }
 
@@ -86,15 +100,17 @@ export class IdlePipeline {
     return !state.busy && state.idleEpoch === epoch
   }
 
-  private async runPass(state: SessionState, epoch: number, pass: Pass): Promise<void> {
+  private async runPass(state: SessionState, epoch: number, pass: Pass, again?: { userAt: number }): Promise<void> {
     if (!this.stillCurrent(state, epoch)) return
+    // The user wrote since the nudge was held: their message is what the session answers now.
+    if (again && state.lastGenuineUserAt !== again.userAt) return
     // The host keeps reporting on a turn for a moment after idle (message updates, a second
     // idle): judge only once the session has been quiet for minActivityGapMs.
     const gap = this.ctx.effective(state).minActivityGapMs
     const quietFor = this.ctx.time.now() - state.lastActivityAt
     // (A clock set back makes quietFor negative: judge now rather than wait out the jump.)
     if (quietFor >= 0 && quietFor < gap) {
-      this.schedulePass(state, epoch, pass, Math.min(gap, gap - quietFor))
+      this.schedulePass(state, epoch, pass, Math.min(gap, gap - quietFor), again)
       return
     }
     const held = holdReason(this.ctx, state)
@@ -106,6 +122,7 @@ export class IdlePipeline {
     const facts = await this.gatherFacts(state, options, pass)
     if (!facts || !this.stillCurrent(state, epoch)) return
 
+    let heldByWindow: JudgeAgain | undefined
     for (const rule of this.rules) {
       if (rule.pass !== pass) continue
       let action: IdleAction | undefined
@@ -116,11 +133,26 @@ export class IdlePipeline {
         continue
       }
       if (!action) continue
+      if (action.kind === "judgeAgainAt") {
+        heldByWindow ??= action
+        continue
+      }
       if (!this.stillCurrent(state, epoch)) return
       await this.execute(state, action, rule.name)
       return
     }
     if (pass === "first") this.scheduleSecondPass(state, epoch, options)
+    else if (heldByWindow && !again && this.stillCurrent(state, epoch)) this.judgeAgainLater(state, epoch, heldByWindow)
+  }
+
+  /** One more second pass when the active-user window ends: held nudges are held, not dropped. */
+  private judgeAgainLater(state: SessionState, epoch: number, held: JudgeAgain): void {
+    // A subagent's finished turn went to its parent as the call's result: a nudge minutes later
+    // would start a run whose answer nobody reads.
+    if (state.parentID) return
+    const delay = Math.max(0, held.at - this.ctx.time.now())
+    this.ctx.logger.log("debug", `session ${state.id}: ${held.reason}; judging the turn again in ${Math.round(delay / 1000)}s`)
+    this.schedulePass(state, epoch, "second", delay, { userAt: state.lastGenuineUserAt })
   }
 
   private scheduleSecondPass(state: SessionState, epoch: number, options: Options): void {
@@ -154,7 +186,7 @@ export class IdlePipeline {
     return { state, options, now: this.ctx.time.now(), pass, messages, todos }
   }
 
-  private async execute(state: SessionState, action: IdleAction, rule: string): Promise<void> {
+  private async execute(state: SessionState, action: Exclude<IdleAction, JudgeAgain>, rule: string): Promise<void> {
     const log = this.ctx.logger
     if (action.kind === "stop") {
       log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)

@@ -12,7 +12,8 @@
  * the reasoning, a closing question to the user (stand down), ready-to-continue, action
  * intent, and the done claim. A genuine user message within `activeUserWindowMs` holds
  * only the nudges for a model that stopped by choice (todo reminder, ready, action intent,
- * done claim), never the recovery of a malfunction.
+ * done claim), never the recovery of a malfunction; a held nudge carries the window's end
+ * (`heldUntil`), when the engine judges the turn once more.
  *
  * Budgets. Every nudge names a `feature`; after a successful send the engine adds one to
  * `budgets[feature]`, and after a `none` verdict that carries `charge` it adds one to
@@ -112,9 +113,10 @@ export type Verdict =
   /**
    * Nothing to send. `standDown` marks a guard verdict (the turn is in the user's hands, or
    * the history says a new turn is under way): the engine may map it to "stop judging this
-   * turn". `charge` names a budget to count although nothing is sent.
+   * turn". `charge` names a budget to count although nothing is sent. `heldUntil` marks a
+   * nudge held only by the active-user window: the turn deserves one more look when it ends.
    */
-  | { kind: "none"; reason: string; charge?: NudgeFeature; standDown?: true }
+  | { kind: "none"; reason: string; charge?: NudgeFeature; standDown?: true; heldUntil?: number }
   | { kind: "latchComplete"; reason: string; signal: "celebration" | "stop-statement" }
   | { kind: "send"; prompt: string; sendKind: "continue" | "correction"; reason: string; feature: NudgeFeature }
 
@@ -135,11 +137,26 @@ function recentUser(): Verdict {
   return { kind: "none", reason: "the user was active within activeUserWindowMs" }
 }
 
-function userRecentlyActive(input: JudgeInput): boolean {
+/** When the active-user window after the last genuine user message ends; undefined without one. */
+function activeWindowEnd(input: JudgeInput): number | undefined {
   const at = input.lastGenuineUserAt
   const window = input.options.activeUserWindowMs
-  if (typeof at !== "number" || !Number.isFinite(at) || !(window > 0)) return false
-  return input.now - at < window
+  if (typeof at !== "number" || !Number.isFinite(at) || !(window > 0)) return undefined
+  return at + window
+}
+
+/**
+ * The nudges for a model that stopped by choice wait while the user has just been active:
+ * they may be about to answer. Held, not dropped: when `judge` would send once the window is
+ * over (judged as of its end, with what is known now), the verdict says so in `heldUntil`,
+ * and the engine judges the turn once more then.
+ */
+function afterUserWindow(input: JudgeInput, judge: (input: JudgeInput) => Verdict): Verdict {
+  const end = activeWindowEnd(input)
+  if (end === undefined || input.now >= end) return judge(input)
+  const later = judge({ ...input, now: end })
+  if (later.kind !== "send") return recentUser()
+  return { kind: "none", reason: `the user was active within activeUserWindowMs (held: ${later.reason})`, heldUntil: end }
 }
 
 /**
@@ -192,8 +209,8 @@ function completion(input: JudgeInput, text: string): Verdict | undefined {
   if (input.todos === "unreadable") return none(`${what}, but the todo list could not be read: neither latched nor nudged`)
   const open = openTodos(input.todos)
   if (open.length === 0) return { kind: "latchComplete", reason: what, signal }
-  if (userRecentlyActive(input)) return recentUser()
-  return budgeted(input, "todo-reminder", todoReminderPrompt(input.todos, input.options), "correction", `${what} with ${open.length} open todo(s)`)
+  const todos = input.todos
+  return afterUserWindow(input, (at) => budgeted(at, "todo-reminder", todoReminderPrompt(todos, at.options), "correction", `${what} with ${open.length} open todo(s)`))
 }
 
 function readyToContinue(input: JudgeInput): Verdict {
@@ -244,12 +261,15 @@ export function judgeSecondPass(input: JudgeInput): Verdict {
 
   if (endsWithQuestion(text)) return { kind: "none", reason: "the reply ends with a question to the user", standDown: true }
 
-  // Everything below is a model that stopped by choice: while the user has just been active,
-  // they may be about to answer, so those nudges wait. The malfunctions above (a dead stream,
-  // a tool call printed as text or left in the reasoning) are recovered regardless: the
-  // user's own recent prompt is what the broken turn was answering.
-  if (userRecentlyActive(input)) return recentUser()
+  // What is left is a model that stopped by choice: those nudges wait while the user has just
+  // been active. The malfunctions above (a dead stream, a tool call printed as text or left in
+  // the reasoning) are recovered regardless: the user's own recent prompt is what the broken
+  // turn was answering.
+  return afterUserWindow(input, (at) => stoppedByChoice(at, text))
+}
 
+/** Ready-to-continue, action intent and the done claim. */
+function stoppedByChoice(input: JudgeInput, text: string): Verdict {
   if (hasReadyToContinue(text, readyToContinuePatterns(input.options.readyToContinuePatterns))) return readyToContinue(input)
 
   const warm = input.now - input.sessionStartedAt >= input.options.warmupMs

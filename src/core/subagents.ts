@@ -107,6 +107,18 @@ export type OrphanStep = { state: OrphanState; action: OrphanAction; wakeAt?: nu
 
 type ChildVerdict = "active" | "awaiting-user" | "stuck" | "dead" | "crashed" | "finished"
 
+/** Whether an open call named `tool` is the parent waiting on a subagent (the one test of it). */
+export function isSubagentCall(tool: string, budgets: Pick<OrphanBudgets, "subagentToolNames"> = {}): boolean {
+  const name = tool.toLowerCase()
+  return (budgets.subagentToolNames ?? SUBAGENT_TOOL_NAMES).some((t) => t.toLowerCase() === name)
+}
+
+/** A child that has run and ended, or one silent past subagentDeadMs: neither will answer its parent's call. */
+export function childSettled(child: ChildFacts, now: number, budgets: OrphanBudgets): boolean {
+  const verdict = classifyChild(child, now, budgets)
+  return verdict === "finished" || verdict === "crashed" || verdict === "dead"
+}
+
 export function classifyChild(child: ChildFacts, now: number, budgets: OrphanBudgets): ChildVerdict {
   if (child.status === "busy") {
     if (child.awaitingUser) return "awaiting-user"
@@ -163,10 +175,9 @@ export function nextOrphanStep(prev: OrphanState, facts: ParentFacts, now: numbe
   if (state.phase === "resumed") return none(state, "parent already aborted and resumed this busy period")
   if (facts.children.length === 0) return none(watching(state), "parent has no subagents")
 
-  const subagentTools = new Set((budgets.subagentToolNames ?? SUBAGENT_TOOL_NAMES).map((t) => t.toLowerCase()))
   let subagentCallOpen = false
   for (const tool of facts.openTools) {
-    if (!subagentTools.has(tool.toLowerCase())) return none(watching(state), `parent has a tool in flight (${tool})`)
+    if (!isSubagentCall(tool, budgets)) return none(watching(state), `parent has a tool in flight (${tool})`)
     subagentCallOpen = true
   }
   if (facts.awaitingUser) return none(watching(state), "parent is waiting on the user")

@@ -10,7 +10,7 @@ import type { CancelTimer } from "../clock.ts"
 import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import type { SessionState } from "../session-state.ts"
-import { INITIAL_ORPHAN_STATE, nextOrphanStep, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
+import { INITIAL_ORPHAN_STATE, childSettled, nextOrphanStep, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
 
 /**
  * Signals that can change a parent's verdict, plus the user message that counts as a child's
@@ -62,7 +62,8 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     return seen
   }
 
-  function childFacts(child: SessionState): ChildFacts {
+  /** `turns` defaults to counting the child's turn now; a caller that ignores it passes its own. */
+  function childFacts(child: SessionState, turns?: number): ChildFacts {
     return {
       id: child.id,
       // A child that never ran yet is starting, not finished: its parent is not an orphan.
@@ -72,7 +73,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       awaitingUser: child.awaiting.size > 0,
       cancelledByUser: child.cancelledByUser,
       // Output and runs are read off the stamps here, so streaming deltas need not visit this module.
-      turns: (countTurn(child), turnTrack(child).turns),
+      turns: turns ?? (countTurn(child), turnTrack(child).turns),
     }
   }
 
@@ -116,7 +117,17 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       if (!beginRecovery(ctx, parent, "orphan-parent recovery", { kind: "abort+continue", reason: `orphan parent: ${action.reason}` })) return
       ctx.logger.log("info", `session ${parentID}: orphan parent (${action.reason}); abort + resume`)
       const reason = orphanParentReason(action.reason)
-      void abortThenPrompt(ctx, parent, continueRequest(ctx, parent, { reason, label: "send orphan-parent continue" }))
+      // The parent's subagent call is what is stuck: the abort may end it (the guard's exception),
+      // as long as every child still reads as finished or dead when the abort goes out.
+      const childrenSettled = () => {
+        const now = ctx.time.now()
+        return [...(children.get(parentID) ?? [])].every((id) => {
+          const child = sessions.get(id)
+          // Whether a child is settled does not depend on its turn count: leave that count alone.
+          return !child || childSettled(childFacts(child, 0), now, options)
+        })
+      }
+      void abortThenPrompt(ctx, parent, continueRequest(ctx, parent, { reason, label: "send orphan-parent continue" }), undefined, { kind: "orphan-parent", childrenSettled })
     }
   }
 

@@ -101,8 +101,8 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
       if (!beginRecovery(ctx, state, "tool-loop recovery", { kind: "abort+continue", reason: "live tool loop" })) return
       bump(state.featureCounts, "live-tool-loop")
       ctx.logger.log("info", `session ${state.id}: live tool loop: ${loop.calls} calls repeating ${loop.tools.join(" -> ")}${loop.near ? " (near-identical arguments)" : ""}; aborting before the next call`)
-      // The only abort while a tool is open: six repeats prove the loop, and this call has not run yet.
-      void abortThenPrompt(ctx, state, { kind: "correction", label: "send tool-loop recovery", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }) }, undefined, true)
+      // An exception to the open-tool guard (actions.ts): six repeats prove the loop, and this call has not run yet.
+      void abortThenPrompt(ctx, state, { kind: "correction", label: "send tool-loop recovery", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }) }, undefined, { kind: "live-tool-loop" })
     },
     forget(state) {
       fingerprints.delete(state.id)

@@ -32,6 +32,7 @@ export function verdictToAction(verdict: Verdict): IdleAction | undefined {
       return { kind: "latchComplete", reason: verdict.reason }
     case "none":
       if (verdict.charge) return { kind: "charge", feature: verdict.charge, reason: verdict.reason }
+      if (verdict.heldUntil !== undefined) return { kind: "judgeAgainAt", at: verdict.heldUntil, reason: verdict.reason }
       // A stand-down ends the judgement of this turn; a plain "nothing yet" lets the next pass run.
       return "standDown" in verdict && verdict.standDown ? { kind: "stop", reason: verdict.reason } : undefined
   }

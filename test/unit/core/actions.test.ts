@@ -1,6 +1,6 @@
 /** abortThenPrompt: when its promise settles, which callers time what follows from. */
 import { describe, expect, test } from "bun:test"
-import { abortThenPrompt } from "../../../src/core/actions.ts"
+import { abortThenPrompt, type OpenCallException } from "../../../src/core/actions.ts"
 import { SimulatedTime } from "../../../src/core/clock.ts"
 import type { EngineContext } from "../../../src/core/context.ts"
 import { CoreLogger } from "../../../src/core/logger.ts"
@@ -26,8 +26,8 @@ function setup() {
   }
   const state = newSessionState("s1", time.now())
   let done = false
-  const start = () => {
-    void abortThenPrompt(ctx, state, { kind: "continue", label: "send continue", text: "go on" }).then(() => {
+  const start = (exception?: OpenCallException) => {
+    void abortThenPrompt(ctx, state, { kind: "continue", label: "send continue", text: "go on" }, undefined, exception).then(() => {
       done = true
     })
   }
@@ -87,5 +87,56 @@ describe("abortThenPrompt settles when the whole action is over", () => {
     expect(failed.isDone()).toBe(true)
     await failed.advance(ABORT_CONTINUE_DELAY_MS)
     expect(failed.port.actions).toEqual(["abort"])
+  })
+})
+
+describe("the open-tool guard and its two exceptions", () => {
+  const settled = (value: boolean): OpenCallException => ({ kind: "orphan-parent", childrenSettled: () => value })
+  const open = (s: ReturnType<typeof setup>, callID: string, tool: string) => s.state.openTools.set(callID, { tool, startedAt: s.time.now() })
+
+  test("an orphan parent's open subagent call, every child settled: the abort goes out", async () => {
+    const s = setup()
+    open(s, "call_sub", "task")
+    s.start(settled(true))
+    await settle()
+    expect(s.port.actions).toEqual(["abort"])
+  })
+
+  test("control: the same call without the exception: refused", async () => {
+    const s = setup()
+    open(s, "call_sub", "task")
+    s.start()
+    await settle()
+    expect(s.port.calls).toHaveLength(0)
+    expect(s.isDone()).toBe(true)
+  })
+
+  test("control: a child no longer settled when the abort would go out: refused", async () => {
+    const s = setup()
+    open(s, "call_sub", "task")
+    s.start(settled(false))
+    await settle()
+    expect(s.port.calls).toHaveLength(0)
+  })
+
+  test("control: another tool open beside the subagent call, or instead of it: refused", async () => {
+    const beside = setup()
+    open(beside, "call_sub", "task")
+    open(beside, "call_bash", "bash")
+    beside.start(settled(true))
+    const instead = setup()
+    open(instead, "call_bash", "bash")
+    instead.start(settled(true))
+    await settle()
+    expect(beside.port.calls).toHaveLength(0)
+    expect(instead.port.calls).toHaveLength(0)
+  })
+
+  test("a proven live tool loop passes any open call", async () => {
+    const s = setup()
+    open(s, "call_bash", "bash")
+    s.start({ kind: "live-tool-loop" })
+    await settle()
+    expect(s.port.actions).toEqual(["abort"])
   })
 })

@@ -182,3 +182,48 @@ describe("idle pipeline", () => {
     expect(h.port.actions).toEqual(["abort", "send"])
   })
 })
+
+describe("a judgement held for later (judgeAgainAt)", () => {
+  /** A second-pass rule that holds its verdict until 60 s after it first looked, every time it looks. */
+  function holdingRule(h: () => ReturnType<typeof makeHarness>) {
+    let at: number | undefined
+    return recorder("second", () => {
+      at ??= h().time.now() + 60_000
+      return { kind: "judgeAgainAt", at, reason: "held" }
+    })
+  }
+
+  function setup(extra: IdleRule[] = []) {
+    let h: ReturnType<typeof makeHarness> | undefined
+    const second = holdingRule(() => h!)
+    h = makeHarness({ toolTextCheckDelayMs: 3000 }, {}, [second.rule, ...extra])
+    h.emit(...userTurn, { type: "idle" })
+    return { h, second }
+  }
+
+  test("the turn is judged once more when the hold ends, and that look never asks for another", async () => {
+    const { h, second } = setup()
+    await h.advance(10_000)
+    expect(second.seen).toHaveLength(1)
+    await h.advance(55_000)
+    expect(second.seen).toHaveLength(2)
+    await h.advance(10 * 60_000, 1000)
+    expect(second.seen).toHaveLength(2)
+  })
+
+  test("control: a genuine user message in between (no run reported) voids the look", async () => {
+    const { h, second } = setup()
+    await h.advance(10_000)
+    h.emit({ type: "userMessage", genuine: true })
+    await h.advance(120_000, 1000)
+    expect(second.seen).toHaveLength(1)
+  })
+
+  test("control: a later rule that acts wins; nothing is judged again", async () => {
+    const later = recorder("second", () => nudge)
+    const { h, second } = setup([later.rule])
+    await h.advance(120_000, 1000)
+    expect(second.seen).toHaveLength(1)
+    expect(h.port.sends.map((s) => s.text)).toEqual(["nudge"])
+  })
+})

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test"
 import {
+  childSettled,
   classifyChild,
   INITIAL_ORPHAN_STATE,
+  isSubagentCall,
   nextOrphanStep,
   STUCK_CHILD_MS,
   STUCK_CHILD_TOOL_MS,
@@ -293,5 +295,28 @@ describe("subagent prompts", () => {
     expect(buildStuckSubagentPrompt(200, true)).toContain("a tool call has been running")
     expect(buildCrashedSubagentPrompt()).toContain("ended with an error")
     expect(orphanParentReason("x")).toContain("(x)")
+  })
+})
+
+describe("what the open-tool guard's orphan-parent exception asks of the core", () => {
+  test("a child is settled when it ran and ended (normally or in an error) or is silent past subagentDeadMs", () => {
+    const now = 2_000_000
+    expect(childSettled(child({ status: "idle" }), now, budgets)).toBe(true)
+    expect(childSettled(child({ status: "error" }), now, budgets)).toBe(true)
+    expect(childSettled(child({ status: "busy", lastOutputAt: now - budgets.subagentDeadMs }), now, budgets)).toBe(true)
+  })
+
+  test("control: a child working, quiet but not dead, or waiting on its user is not settled", () => {
+    const now = 2_000_000
+    expect(childSettled(child({ status: "busy", lastOutputAt: now - 1_000 }), now, budgets)).toBe(false)
+    expect(childSettled(child({ status: "busy", lastOutputAt: now - STUCK_CHILD_MS - 1 }), now, budgets)).toBe(false)
+    expect(childSettled(child({ status: "busy", lastOutputAt: 0, awaitingUser: true }), now, budgets)).toBe(false)
+  })
+
+  test("the subagent call is recognised by the core's list of subagent tool names, in any case", () => {
+    expect(isSubagentCall("task")).toBe(true)
+    expect(isSubagentCall("Task")).toBe(true)
+    expect(isSubagentCall("bash")).toBe(false)
+    expect(isSubagentCall("delegate", { subagentToolNames: ["delegate"] })).toBe(true)
   })
 })

@@ -9,7 +9,7 @@ import {
 } from "../../../src/prompts/nudges.ts"
 import type { TodoSnapshot } from "../../../src/todos/open.ts"
 import { closedList, openList, said, thought, user } from "../../fixtures/transcript-builders.ts"
-import { NOW, input } from "./helpers.ts"
+import { NOW, WINDOW, input } from "./helpers.ts"
 
 function judge(text: string | TranscriptMessage, overrides: Partial<JudgeInput> = {}): Verdict {
   return judgeSecondPass(input(typeof text === "string" ? said(text) : text, overrides))
@@ -274,5 +274,42 @@ describe("second pass re-runs the guards on the fresh read", () => {
 
   test("an ordinary answer: nothing to do", () => {
     expect(outcome(judge("The function returns the parsed config and caches it per directory."))).toBe("none")
+  })
+})
+
+describe("a nudge held by the active-user window says when the window ends", () => {
+  const userAt = NOW - 5_000
+  const recent = { lastGenuineUserAt: userAt }
+  const heldUntil = (v: Verdict) => (v.kind === "none" ? v.heldUntil : undefined)
+
+  test.each([
+    ["🎉 with open todos", said("Finished 🎉"), { todos: openList }],
+    ["a done claim", said("All done!"), {}],
+    ["ready to continue", said("Ready to continue with the next step whenever you are."), {}],
+  ] as Array<[string, TranscriptMessage, Partial<JudgeInput>]>)("%s: held until the window's end", (_name, turn, extra) => {
+    expect(heldUntil(judgeSecondPass(input(turn, { ...recent, ...extra })))).toBe(userAt + WINDOW)
+    // Control: outside the window the same turn is nudged at once.
+    expect(judgeSecondPass(input(turn, extra)).kind).toBe("send")
+  })
+
+  test("an action intent in a session too young for it now, but not by the window's end, is held", () => {
+    const turn = said("Next I will update the schema:")
+    const young = { ...recent, sessionStartedAt: NOW - 1_000 }
+    expect(heldUntil(judgeSecondPass(input(turn, young)))).toBe(userAt + WINDOW)
+  })
+
+  test("control: nothing that would be sent after the window is held for it", () => {
+    const cases: Array<[TranscriptMessage, Partial<JudgeInput>]> = [
+      [said("The function returns the parsed config."), {}],
+      [said("Finished 🎉"), { todos: openList, budgets: { "todo-reminder": 99 } }],
+      [said("Finished 🎉"), { todos: closedList }],
+      [said("Which of the two schemas do you prefer?"), {}],
+    ]
+    for (const [turn, extra] of cases) expect(heldUntil(judgeSecondPass(input(turn, { ...recent, ...extra })))).toBeUndefined()
+  })
+
+  test("control: a malfunction inside the window is not held, it is sent", () => {
+    const printed = said("<function=bash>\n<parameter=command>ls</parameter>\n</function>")
+    expect(judgeSecondPass(input(printed, recent)).kind).toBe("send")
   })
 })

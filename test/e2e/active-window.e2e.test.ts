@@ -1,0 +1,91 @@
+/**
+ * A nudge held by `activeUserWindowMs` is held, not dropped, inside a real OpenCode 1.18.33
+ * server with the plugin from this checkout and a scripted fake provider on 127.0.0.1.
+ *
+ * Sessions here run on a twin provider whose window is a few seconds long (modelProfiles), so
+ * a turn that ends with 🎉 over open todos right after the user's prompt is held, and then
+ * reminded once the window is over. The control writes again inside the window: the old turn
+ * gets nothing.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
+import { createSession, promptAsync, registerOpencodeCleanup, type OpencodeHost } from "./harness/opencode-host.ts"
+import { SHORT_BUDGETS, eventually, lastAssistantText, pluginMessages, quiet, requestsWithUserText, sessionLog, sleep, startTwinHost } from "./support.ts"
+
+const WINDOWED = "fakewindow"
+const MODEL = { providerID: WINDOWED, modelID: "fake-model" }
+/** The active-user window on the twin provider: long enough to see the hold, short for a test. */
+const WINDOW_MS = 6_000
+const REMINDER = "Your todo list still has 2 open items"
+const OPEN_TODOS = toolCall("todowrite", {
+  todos: [
+    { content: "write tests", status: "pending", priority: "high" },
+    { content: "ship", status: "in_progress", priority: "low" },
+  ],
+})
+
+let provider: FakeProvider
+let host: OpencodeHost
+
+registerOpencodeCleanup(afterAll, () => provider?.stop())
+
+beforeAll(async () => {
+  provider = await startFakeProvider()
+  const options = { ...SHORT_BUDGETS, toolTextCheckDelayMs: 300, modelProfiles: { [WINDOWED]: { activeUserWindowMs: WINDOW_MS } } }
+  host = await startTwinHost(provider, WINDOWED, options)
+}, 90_000)
+
+const logOf = (sessionID: string) => sessionLog(host, sessionID)
+
+describe("a nudge held by the active-user window on OpenCode 1.18.33", () => {
+  // The control runs first: it consumes its whole script, so whatever the other test leaves
+  // behind when it fails cannot reach it.
+  test(
+    "control: the user writes again inside the window: the old turn gets no reminder",
+    async () => {
+      const sessionID = await createSession(host)
+      const before = provider.requests.length
+      provider.enqueue(OPEN_TODOS, text("All done! 🎉"), text("Sure, I will wait."))
+      provider.setFallback(text("unexpected extra turn"))
+      await promptAsync(host, sessionID, "plan the release", { model: MODEL })
+      const celebrated = await eventually(async () => (await lastAssistantText(host, sessionID)) === "All done! 🎉", 20_000, 100)
+      expect(celebrated).toBe(true)
+      await sleep(1_500)
+      await promptAsync(host, sessionID, "thanks, hold on a moment", { model: MODEL })
+
+      // Past the first window's end, and the second turn's too.
+      await sleep(WINDOW_MS + 3_000)
+      await quiet(provider, 2_000, 15_000)
+      expect(requestsWithUserText(provider, REMINDER, before)).toHaveLength(0)
+      expect(provider.requests.length).toBe(before + 3)
+      expect(await pluginMessages(host, sessionID)).toHaveLength(0)
+    },
+    90_000,
+  )
+
+  test(
+    "🎉 over open todos right after the user's prompt: held, then reminded once the window is over",
+    async () => {
+      const sessionID = await createSession(host)
+      const before = provider.requests.length
+      provider.enqueue(OPEN_TODOS, text("All done! 🎉"), text("Working on the open items now."))
+      provider.setFallback(text("unexpected extra turn"))
+      const promptedAt = Date.now()
+      await promptAsync(host, sessionID, "plan the release", { model: MODEL })
+
+      const answered = await eventually(async () => (await lastAssistantText(host, sessionID)) === "Working on the open items now.", WINDOW_MS + 30_000, 250)
+      expect(answered).toBe(true)
+      await quiet(provider, 2_000, 15_000)
+
+      const reminders = requestsWithUserText(provider, REMINDER, before)
+      expect(reminders).toHaveLength(1)
+      // Held for the window: the plugin cannot have sent it before the window after the prompt ended.
+      expect(reminders[0]!.at).toBeGreaterThanOrEqual(promptedAt + WINDOW_MS)
+      expect(provider.requests.length).toBe(before + 3)
+      expect(await pluginMessages(host, sessionID)).toHaveLength(1)
+      expect(logOf(sessionID).some((l) => /judging the turn again in \d+s/.test(l))).toBe(true)
+      expect(logOf(sessionID).some((l) => /todo-reminder: ends with 🎉 with 2 open todo\(s\) -> send/.test(l))).toBe(true)
+    },
+    90_000,
+  )
+})
