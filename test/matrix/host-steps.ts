@@ -26,7 +26,7 @@ export type HostSteps = {
   spawn(): Maybe
   taskComplete(who: Who): Maybe
   pauseCommand(arg: "off" | "on" | "status"): Maybe
-  cliPause(arg: "off" | "on"): Maybe
+  cliPause(arg: "off" | "on", all: boolean): Maybe
   secondInstance(): Maybe
   hostRunsUnseen(): Maybe
   /** One piece of live model output (used by `stream`). */
@@ -86,7 +86,7 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
         await h.pauseCommand(step.arg)
         break
       case "cliPause":
-        await h.cliPause(step.arg)
+        await h.cliPause(step.arg, step.all === true)
         break
       case "secondInstance":
         await h.secondInstance()

@@ -35,7 +35,7 @@ export async function play(host: HostName, row: Pick<Row, "steps" | "options">, 
 
 export function expectedEffect(row: Row, host: HostName, control: boolean): Expect[] {
   if (row.inert?.[host]) return []
-  if (control) return row.controlEffect ?? []
+  if (control) return row.controlEffectOn?.[host] ?? row.controlEffect ?? []
   return row.effectOn?.[host] ?? row.effect
 }
 

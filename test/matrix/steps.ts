@@ -40,7 +40,7 @@ export type Step =
   /** The user runs `/auto-resume <arg>` in the session. */
   | { do: "pauseCommand"; arg: "off" | "on" | "status" }
   /** `auto-resume-toggle <session> <arg>` from another process (the marker file). */
-  | { do: "cliPause"; arg: "off" | "on" }
+  | { do: "cliPause"; arg: "off" | "on"; all?: true }
   /** The plugin is loaded a second time for the same location (reload, listed twice). */
   | { do: "secondInstance" }
   /** The host runs the session but none of its events reached the plugin (loaded mid-run). */

@@ -27,6 +27,7 @@ export type Row = {
   /** The acts of one host when they differ by design (2.x keeps the model per session). */
   effectOn?: Partial<Record<HostName, Expect[]>>
   controlEffect?: Expect[]
+  controlEffectOn?: Partial<Record<HostName, Expect[]>>
   pending?: Partial<Record<HostName, string>>
   inert?: Partial<Record<HostName, string>>
   /** End-to-end tests on the real 1.18.33 host that prove the same row. */
@@ -268,6 +269,22 @@ export const ROWS: Row[] = [
     steps: [user(), say("Looking at the code "), triggerOr([{ do: "wait", ms: STALL }, { do: "wait", ms: STALL }], [{ do: "stream", ms: 2 * STALL }])],
     effect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
   },
+  {
+    id: "retry-budget",
+    why: "maxRetries continues per stall episode: a second hang with no model output in between gets nothing; output in between starts a new episode",
+    options: { ...ABORT_FIRST, maxRetries: 1, __modelHangsAfterPrompt: true },
+    steps: [user(), say("Looking at the code "), { do: "wait", ms: STALL }, triggerOr([], [say("Back at it. ")]), { do: "wait", ms: STALL }],
+    effect: ABORTED_AND_CONTINUED,
+    controlEffect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
+  },
+  {
+    id: "lifetime-budget",
+    why: "lifetimeMaxContinues per genuine user message: model output does not re-arm it, and neither do the plugin's own prompts; the user's next message does",
+    options: { ...ABORT_FIRST, lifetimeMaxContinues: 1, __modelHangsAfterPrompt: true },
+    steps: [user(), say("Looking at the code "), { do: "wait", ms: STALL }, triggerOr([say("Back at it. ")], [user({ text: "keep going" })]), { do: "wait", ms: STALL }],
+    effect: ABORTED_AND_CONTINUED,
+    controlEffect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
+  },
   // -- loops and tool misuse
   {
     id: "loop-idle",
@@ -365,6 +382,23 @@ export const ROWS: Row[] = [
     effect: [{ act: "command", name: "ctx-wrapup" }],
     pending: { v2: "issue13-v2-saturation" },
   },
+  {
+    id: "saturation-subagent",
+    why: "a saturated subagent gets native compaction when subagentNativeCompactionEnabled is on",
+    options: { subagentNativeCompactionEnabled: true },
+    steps: [
+      user(),
+      { do: "toolStart", callID: "call_sub", tool: SUBAGENT_TOOL, input: { description: "read", prompt: "read everything" } },
+      { do: "spawn" },
+      user({ in: "child", text: "read everything" }),
+      say("Read it all.", { in: "child" }),
+      triggerOr([{ do: "tokens", output: 500, input: 160_000, in: "child" }], [{ do: "tokens", output: 500, input: 20_000, in: "child" }]),
+      { do: "end", in: "child" },
+      SETTLE,
+    ],
+    effect: [{ act: "compact", in: "child" }],
+    pending: { v2: "issue13-v2-saturation" },
+  },
   // -- discovery
   {
     id: "discovery",
@@ -381,8 +415,21 @@ export const ROWS: Row[] = [
     steps: [user(), say("Looking at the code "), trigger({ do: "pauseCommand", arg: "off" }), { do: "wait", ms: STALL }],
     effect: [{ act: "reply", text: /paused/i }],
     controlEffect: ABORTED_AND_CONTINUED,
+    // How 2.x shows the reply is for the change that registers the command: only that it ran.
+    effectOn: { v2: [{ act: "reply" }] },
     pending: { v2: "issue13-v2-pause-command" },
     e2e: [{ file: E2E.pause, test: "/auto-resume off, a hung stream gets no continue; /auto-resume on, it is recovered; /auto-resume status shows the counters" }],
+  },
+  {
+    id: "pause-command-on",
+    why: "/auto-resume on lifts the pause: the hung stream is recovered again",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), { do: "pauseCommand", arg: "off" }, trigger({ do: "pauseCommand", arg: "on" }), { do: "wait", ms: STALL }],
+    effect: [{ act: "reply", text: /paused/i }, { act: "reply", text: /active again/i }, ...ABORTED_AND_CONTINUED],
+    controlEffect: [{ act: "reply", text: /paused/i }],
+    effectOn: { v2: [{ act: "reply" }, { act: "reply" }, ...ABORTED_AND_CONTINUED] },
+    controlEffectOn: { v2: [{ act: "reply" }] },
+    pending: { v2: "issue13-v2-pause-command" },
   },
   {
     id: "cli-pause",
@@ -393,6 +440,15 @@ export const ROWS: Row[] = [
     controlEffect: ABORTED_AND_CONTINUED,
     pending: { v2: "issue13-v2-marker-file" },
     e2e: [{ file: E2E.pause, test: "the CLI, run as a separate process, pauses a live session and the plugin honours it" }],
+  },
+  {
+    id: "cli-pause-all",
+    why: "auto-resume-toggle --all off pauses every session",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), trigger({ do: "cliPause", arg: "off", all: true }), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+    pending: { v2: "issue13-v2-marker-file" },
   },
   // -- instances and setup
   {

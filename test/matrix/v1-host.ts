@@ -269,8 +269,8 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
       const reply = output.parts.find((p) => (p.metadata as Part | undefined)?.kind === "pause-command")
       if (reply) acts.push({ act: "reply", text: String(reply.text) })
     },
-    cliPause: async (arg) => {
-      await settle(toggleMain([sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
+    cliPause: async (arg, all) => {
+      await settle(toggleMain([all ? "--all" : sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
     },
     secondInstance: () => load(),
     hostRunsUnseen: () => {

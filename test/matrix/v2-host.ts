@@ -330,9 +330,9 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
       const result = await settle(Promise.resolve(command.execute({ sessionID: sessions.main, prompt: { text: arg }, delivery: "steer", messageID })))
       acts.push({ act: "reply", text: JSON.stringify(result ?? { type: "immediate" }) })
     },
-    cliPause: async (arg) => {
+    cliPause: async (arg, all) => {
       const { main } = await import("../../src/cli/auto-resume-toggle.ts")
-      await settle(main([sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
+      await settle(main([all ? "--all" : sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
     },
     secondInstance: () => load(),
     hostRunsUnseen: () => {
