@@ -28,6 +28,7 @@ export type HostSteps = {
   pauseCommand(arg: "off" | "on" | "status"): Maybe
   cliPause(arg: "off" | "on", all: boolean): Maybe
   secondInstance(): Maybe
+  hostRun(): Maybe
   hostRunsUnseen(): Maybe
   /** One piece of live model output (used by `stream`). */
   stream(who: Who): Maybe
@@ -90,6 +91,9 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
         break
       case "secondInstance":
         await h.secondInstance()
+        break
+      case "hostRun":
+        await h.hostRun()
         break
       case "hostRunsUnseen":
         await h.hostRunsUnseen()

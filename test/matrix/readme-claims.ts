@@ -35,7 +35,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "Context saturation.": { rows: ["saturation", "saturation-subagent"] },
   "Sessions missed by events": { rows: ["discovery"] },
   // Safety rails
-  "ESC is final.": { rows: ["esc", "own-abort"] },
+  "ESC is final.": { rows: ["esc", "esc-turn", "own-abort"] },
   "Its own prompts are not you.": { rows: ["lifetime-budget", "own-abort"] },
   "Never the same recovery twice in a row.": { elsewhere: "test/property/invariants.test.ts (the oracle's 'a turn between' invariant over generated timelines)" },
   "Questions and permissions wait for you.": { rows: ["question-hand-off", "permission-hand-off", "question-text-hand-off", "stop-patterns-hand-off", "active-user-window", "active-user-window-ends"] },

@@ -43,6 +43,8 @@ export type Step =
   | { do: "cliPause"; arg: "off" | "on"; all?: true }
   /** The plugin is loaded a second time for the same location (reload, listed twice). */
   | { do: "secondInstance" }
+  /** The host starts a run by itself, with no user message (a queued item, a child's notice). */
+  | { do: "hostRun" }
   /** The host runs the session but none of its events reached the plugin (loaded mid-run). */
   | { do: "hostRunsUnseen" }
   /** Time passes with no event at all. */

@@ -147,17 +147,16 @@ export const ROWS: Row[] = [
     why: "🎉 while a todo is open gets the reminder naming each open item",
     steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All tests pass! 🎉")], [say("All tests pass, moving to the rollback test.")]), end, SETTLE],
     effect: [{ act: "send", kind: "correction", text: REMINDER }],
-    e2e: [
-      { file: E2E.judge, test: "todowrite with open items, then 'All done! 🎉': the reminder names every open item" },
-      { file: E2E.judge, test: "control: the same 🎉 with every todo completed latches completion and sends nothing" },
-    ],
+    e2e: [{ file: E2E.judge, test: "todowrite with open items, then 'All done! 🎉': the reminder names every open item" }],
   },
   {
     id: "celebration-all-closed",
-    why: "🎉 with every todo closed is a real stop: nothing is sent, and the done latch holds later nudges",
-    steps: [user(), todos(CLOSED), LONG_WORK, triggerOr([say("Finished! 🎉")], [say("All done.")]), end, SETTLE],
+    why: "🎉 with every todo closed is a real stop: nothing is sent, and the latch holds a later run's hang until the user writes",
+    options: ABORT_FIRST,
+    steps: [user(), todos(CLOSED), LONG_WORK, triggerOr([say("Finished! 🎉")], [say("The migration and its test are in.")]), end, SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
     effect: [],
-    controlEffect: [{ act: "send", kind: "correction", text: /concrete report/ }],
+    controlEffect: ABORTED_AND_CONTINUED,
+    e2e: [{ file: E2E.judge, test: "control: the same 🎉 with every todo completed latches completion and sends nothing" }],
   },
   {
     id: "stop-statement",
@@ -226,9 +225,9 @@ export const ROWS: Row[] = [
   {
     id: "question-text-hand-off",
     why: "a turn that ends asking the user a question gets nothing, even outside the active-user window",
-    steps: [user(), todos(OPEN), LONG_WORK, say("The migration is written."), triggerOr([say(" Should I also add the rollback test now?")], [say(" Ready to continue with the next step.")]), end, SETTLE],
+    steps: [user(), todos(OPEN), LONG_WORK, say("All done."), trigger(say("\nShould I also add the rollback test now?")), end, SETTLE],
     effect: [],
-    controlEffect: [{ act: "send", kind: "continue", text: /^continue$/ }],
+    controlEffect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
     e2e: [{ file: E2E.judge, test: "a question to the user gets nothing, even with activeUserWindowMs 0" }],
   },
   {
@@ -256,11 +255,19 @@ export const ROWS: Row[] = [
   },
   {
     id: "esc",
-    why: "ESC is final: a turn the user aborted gets nothing, not even the done reminder",
+    why: "ESC is final: when the host runs the session again with no new user message, a hang there gets nothing",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), triggerOr([{ do: "esc" }], [end]), SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+    e2e: [{ file: E2E.stall, test: "(c) when the user aborts, no continue follows" }],
+  },
+  {
+    id: "esc-turn",
+    why: "a turn the user aborted is not judged: not even the done reminder",
     steps: [user(), todos(OPEN), LONG_WORK, say("All done."), triggerOr([{ do: "esc" }], [end]), SETTLE],
     effect: [],
     controlEffect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
-    e2e: [{ file: E2E.stall, test: "(c) when the user aborts, no continue follows" }],
   },
   {
     id: "own-abort",
@@ -360,11 +367,12 @@ export const ROWS: Row[] = [
   },
   {
     id: "rate-limit-cooldown",
-    why: "nothing is sent before the rate-limit cooldown is over",
+    why: "nothing is sent before the rate-limit cooldown is over; once it is, the continue goes out",
     options: { rateLimitCooldownsMs: [600_000] },
-    steps: [user(), say("Working "), trigger({ do: "fail", error: "rateLimit" }), { do: "wait", ms: 70_000 }],
+    steps: [user(), say("Working "), { do: "fail", error: "rateLimit" }, triggerOr([{ do: "wait", ms: 590_000 }], [{ do: "wait", ms: 610_000 }])],
     effect: [],
-    controlEffect: [],
+    controlEffect: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }],
+    pending: { v2: "matrix-found-v2-failure-counted-twice" },
   },
   {
     id: "full-context",

@@ -273,6 +273,7 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
       await settle(toggleMain([all ? "--all" : sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
     },
     secondInstance: () => load(),
+    hostRun: () => startRun(sessions.main),
     hostRunsUnseen: () => {
       // The host starts a run whose events the plugin never gets (it loaded after they went out).
       deaf = true

@@ -335,6 +335,7 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
       await settle(main([all ? "--all" : sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
     },
     secondInstance: () => load(),
+    hostRun: () => startRun(sessions.main),
     hostRunsUnseen: () => {
       deaf = true
       startRun(sessions.main)
