@@ -169,6 +169,7 @@ export const ROWS: Row[] = [
     why: "'ready to continue' and stopping gets a plain continue",
     steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("The migration is written. Ready to continue with the next step.")], [say("The migration is written.")]), end, SETTLE],
     effect: [{ act: "send", kind: "continue", text: /^continue$/ }],
+    e2e: [{ file: E2E.judge, test: "'ready to continue' and a stop gets a plain continue, and the model carries on" }],
   },
   {
     id: "action-intent",
