@@ -31,7 +31,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "Loops.": { rows: ["loop-idle", "loop-live"] },
   "Tools that do not exist.": { rows: ["unknown-tool"] },
   "Provider failures.": { rows: ["streaming-failure", "rate-limit", "rate-limit-cooldown", "full-context"] },
-  "Subagents.": { rows: ["orphan-parent", "stuck-subagent"] },
+  "Subagents.": { rows: ["orphan-parent", "stuck-subagent", "stuck-subagent-question"] },
   "Context saturation.": { rows: ["saturation", "saturation-subagent"] },
   "Sessions missed by events": { rows: ["discovery"] },
   // Safety rails

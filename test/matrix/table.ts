@@ -347,6 +347,22 @@ export const ROWS: Row[] = [
     pending: { v2: "issue14-subagent-tool" },
     e2e: [{ file: E2E.failures, test: "a parent waiting on a running subagent (task tool) is not interrupted, and picks up the child's result" }],
   },
+  {
+    id: "stuck-subagent-question",
+    why: "a quiet subagent that waits on a question to the user is waiting, not stuck: no nudge",
+    steps: [
+      user(),
+      { do: "toolStart", callID: "call_sub", tool: SUBAGENT_TOOL, input: { description: "look", prompt: "look around" } },
+      { do: "spawn" },
+      user({ in: "child", text: "look around" }),
+      say("Which folder? ", { in: "child" }),
+      trigger({ do: "ask", kind: "question", id: "que_child", in: "child" }),
+      { do: "wait", ms: 75_000 },
+    ],
+    effect: [],
+    controlEffect: [{ act: "send", in: "child", kind: "correction", text: /the session that started you is waiting for your result/ }],
+    pending: { v2: "issue14-forms + issue14-subagent-tool" },
+  },
   // -- provider failures
   {
     id: "streaming-failure",
