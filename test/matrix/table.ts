@@ -85,7 +85,10 @@ export const ROWS: Row[] = [
     steps: [user(), say("Looking at the code "), hang()],
     effect: ABORTED_AND_CONTINUED,
     pending: { v1: "issue13-live-hang", v2: "issue13-live-hang" },
-    e2e: [{ file: E2E.stall, test: "(a) a stream that hangs mid-answer is recovered and the turn completes" }],
+    e2e: [
+      { file: E2E.stall, test: "(a) a stream that hangs mid-answer is recovered and the turn completes" },
+      { file: E2E.stall, test: "(d) a healthy session gets nothing from the plugin" },
+    ],
   },
   {
     id: "stall-abort-strategy",
@@ -261,7 +264,10 @@ export const ROWS: Row[] = [
     steps: [user(), say("Looking at the code "), triggerOr([{ do: "esc" }], [end]), SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
     effect: [],
     controlEffect: ABORTED_AND_CONTINUED,
-    e2e: [{ file: E2E.stall, test: "(c) when the user aborts, no continue follows" }],
+    e2e: [
+      { file: E2E.stall, test: "(c) when the user aborts, no continue follows" },
+      { file: E2E.failures, test: "ESC while OpenCode retries the first rung's continue: nothing at the end of the next cooldown" },
+    ],
   },
   {
     id: "esc-turn",
@@ -464,7 +470,10 @@ export const ROWS: Row[] = [
     effect: [],
     controlEffect: ABORTED_AND_CONTINUED,
     pending: { v2: "issue13-v2-marker-file" },
-    e2e: [{ file: E2E.pause, test: "the CLI, run as a separate process, pauses a live session and the plugin honours it" }],
+    e2e: [
+      { file: E2E.pause, test: "the CLI, run as a separate process, pauses a live session and the plugin honours it" },
+      { file: E2E.pause, test: "the plugin reset the pause file when it started" },
+    ],
   },
   {
     id: "cli-pause-all",

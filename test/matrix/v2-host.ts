@@ -143,6 +143,8 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     stop: async () => {
       for (const cleanup of cleanups) cleanup()
       w.close()
+      // The log is written asynchronously: its last line must land before the sandbox goes.
+      for (let i = 0; i < 200 && !(await readLog()).includes("stopped (cleanup)"); i++) await flush(2)
       await flush()
     },
   }
