@@ -21,6 +21,11 @@ import { SUBAGENT_TOOL, trigger, triggerOr, type Expect, type Step, type Timelin
 export type Row = {
   id: string
   why: string
+  /**
+   * Plugin options, plus two knobs of the fake hosts (never passed to the plugin):
+   * `__magicContext` lists magic-context among the loaded plugins, `__modelHangsAfterPrompt`
+   * makes the model hang on the plugin's prompts as well instead of answering them.
+   */
   options?: Record<string, unknown>
   steps: TimelineStep[]
   effect: Expect[]
@@ -58,7 +63,11 @@ const call = (callID: string, tool: string, input: unknown = {}): Step[] => [
 /** A hang: silence for a stall budget; its control keeps the stream alive for the same time. */
 const hang = (ms = STALL): TimelineStep => triggerOr([{ do: "wait", ms }], [{ do: "stream", ms }])
 
-/** The stall recovery with `busyStallStrategy: "abort"`: the rails are shown against it. */
+/**
+ * The stall recovery with `busyStallStrategy: "abort"`: the rails are shown against it, so
+ * their controls expect the same acts before and after the live-hang change (issue 13), which
+ * turns the default strategy's first rung into abort-then-continue for a live run as well.
+ */
 const ABORT_FIRST = { busyStallStrategy: "abort" }
 const ABORTED_AND_CONTINUED: Expect[] = [
   { act: "abort" },
