@@ -30,7 +30,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   task_complete: { rows: ["task-complete-open-todos", "task-complete-repeated", "task-complete-subagent"] },
   "Loops.": { rows: ["loop-idle", "loop-live"] },
   "Tools that do not exist.": { rows: ["unknown-tool"] },
-  "Provider failures.": { rows: ["streaming-failure", "rate-limit", "rate-limit-cooldown", "full-context"] },
+  "Provider failures.": { rows: ["streaming-failure", "streaming-failure-chain", "rate-limit", "rate-limit-cooldown", "full-context"] },
   "Subagents.": { rows: ["orphan-parent", "stuck-subagent", "stuck-subagent-question"] },
   "Context saturation.": { rows: ["saturation", "saturation-subagent"] },
   "Sessions missed by events": { rows: ["discovery"] },

@@ -24,7 +24,8 @@ export type Row = {
   /**
    * Plugin options, plus two knobs of the fake hosts (never passed to the plugin):
    * `__magicContext` lists magic-context among the loaded plugins, `__modelHangsAfterPrompt`
-   * makes the model hang on the plugin's prompts as well instead of answering them.
+   * makes the model hang on the plugin's prompts as well instead of answering them,
+   * `__modelFailsAfterPrompt` makes the provider fail them (a dead endpoint).
    */
   options?: Record<string, unknown>
   steps: TimelineStep[]
@@ -384,6 +385,14 @@ export const ROWS: Row[] = [
     why: "a streaming failure OpenCode gave up on gets a recovery prompt",
     steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "stream" }], [end]), SETTLE],
     effect: [{ act: "send", kind: "continue", text: /the provider stream failed/ }],
+    pending: { v2: "issue14-error-type" },
+  },
+  {
+    id: "streaming-failure-chain",
+    why: "a dead endpoint that fails every recovery at once: failures in a row with no model output stop the chain after three prompts instead of cycling",
+    options: { __modelFailsAfterPrompt: true },
+    steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "stream" }], [end]), { do: "wait", ms: 600_000 }],
+    effect: [1, 2, 3].map(() => ({ act: "send", kind: "continue", text: /the provider stream failed/ }) as const),
     pending: { v2: "issue14-error-type" },
   },
   {

@@ -43,7 +43,7 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
   const id = (prefix: string) => `${prefix}_${String(++seq).padStart(5, "0")}`
   const instances: Hooks[] = []
   // Matrix knobs, not plugin options: magic-context loaded; the model hangs on the plugin's prompts too.
-  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, ...pluginOptions } = options
+  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, ...pluginOptions } = options
 
   const list = (sessionID: string) => {
     let l = history.get(sessionID)
@@ -73,11 +73,8 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     }
     startRun(sessionID)
     if (fromPlugin && !hangsAfterPrompt) {
-      // The model answers the plugin's prompt with a short, finished turn.
-      void Promise.resolve().then(() => {
-        streamText(sessionID, "On it.")
-        endRun(sessionID)
-      })
+      // The model answers the plugin's prompt with a short, finished turn (or the provider fails it).
+      void Promise.resolve().then(() => (failsAfterPrompt ? endRun(sessionID, V1_ERRORS.stream) : (streamText(sessionID, "On it."), endRun(sessionID))))
     }
   }
 

@@ -10,7 +10,7 @@ import plugin from "../../src/index.ts"
 import { flush, settle, type MatrixHost } from "./host-common.ts"
 import { common } from "./host-steps.ts"
 import { SUBAGENT_TOOL, USER_AGENT, USER_MODEL, type Step } from "./steps.ts"
-import { createV2World, type Obj } from "./v2-world.ts"
+import { createV2World, V2_ERRORS, type Obj } from "./v2-world.ts"
 
 export async function startV2Host(options: Record<string, unknown>): Promise<MatrixHost> {
   const w = createV2World(options)
@@ -148,12 +148,4 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
       await flush()
     },
   }
-}
-
-/** Errors as 2.x reports a failed execution: `{ type, message, status? }`. */
-const V2_ERRORS: Record<string, Obj> = {
-  stream: { type: "provider.stream", message: "the response stream ended before the answer was complete" },
-  rateLimit: { type: "provider.rate-limit", message: "429", status: 429 },
-  contextFull: { type: "provider.context-overflow", message: "prompt is too long: the context window is full", status: 400 },
-  contentFilter: { type: "provider.content-filter", message: "Provider blocked the response" },
 }

@@ -44,7 +44,7 @@ export function createV2World(options: Record<string, unknown>) {
   const id = (prefix: string) => `${prefix}_${String(++seq).padStart(5, "0")}`
   const [providerID, modelID] = USER_MODEL.split("/") as [string, string]
   // Matrix knobs, not plugin options: magic-context loaded; the model hangs on the plugin's prompts too.
-  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, ...pluginOptions } = options
+  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, ...pluginOptions } = options
   /** The agent and model each session runs on (2.x keeps them per session). */
   const setups = new Map<string, { agent: string; providerID: string; modelID: string }>()
   const setupOf = (sessionID: string) => setups.get(sessionID) ?? { agent: USER_AGENT, providerID, modelID }
@@ -97,10 +97,8 @@ export function createV2World(options: Record<string, unknown>) {
     list(sessionID).push(message)
     startRun(sessionID)
     if (fromPlugin && !hangsAfterPrompt) {
-      void Promise.resolve().then(() => {
-        text(sessionID, "On it.")
-        endRun(sessionID, "succeeded")
-      })
+      // The model answers the plugin's prompt with a short, finished turn (or the provider fails it).
+      void Promise.resolve().then(() => (failsAfterPrompt ? endRun(sessionID, "failed", V2_ERRORS.stream) : (text(sessionID, "On it."), endRun(sessionID, "succeeded"))))
     }
   }
 
@@ -270,4 +268,12 @@ export function createV2World(options: Record<string, unknown>) {
       globalThis.fetch = realFetch
     },
   }
+}
+
+/** Errors as 2.x reports a failed execution: `{ type, message, status? }`. */
+export const V2_ERRORS: Record<string, Obj> = {
+  stream: { type: "provider.stream", message: "the response stream ended before the answer was complete" },
+  rateLimit: { type: "provider.rate-limit", message: "429", status: 429 },
+  contextFull: { type: "provider.context-overflow", message: "prompt is too long: the context window is full", status: 400 },
+  contentFilter: { type: "provider.content-filter", message: "Provider blocked the response" },
 }
