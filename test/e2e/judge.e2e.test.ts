@@ -215,6 +215,28 @@ describe("judging a finished turn on OpenCode 1.18.33", () => {
   )
 
   test(
+    "'ready to continue' and a stop gets a plain continue, and the model carries on",
+    async () => {
+      const sessionID = await createSession(host)
+      const before = provider.requests.length
+      provider.enqueue(text("The schema is written. Ready to continue with the next step."), text("Writing the migration now."))
+      provider.setFallback(text("unexpected extra turn"))
+      // On the twin provider: ready-to-continue is a nudge for a model that stopped by choice.
+      await promptAsync(host, sessionID, "set up the schema", { model: QUICK_MODEL })
+
+      const answered = await eventually(async () => (await lastAssistantText(host, sessionID)) === "Writing the migration now.", 30_000, 250)
+      expect(answered).toBe(true)
+      await quiet(provider, QUIET_MS, 15_000)
+
+      expect(provider.requests.length).toBe(before + 2)
+      expect(provider.requests[before + 1]!.lastUserText).toBe("continue")
+      expect(await pluginMessages(host, sessionID)).toHaveLength(1)
+      expect(logOf(sessionID).some((l) => /ready-to-continue: announced it is ready to continue and stopped -> send/.test(l))).toBe(true)
+    },
+    60_000,
+  )
+
+  test(
     "a question to the user gets nothing, even with activeUserWindowMs 0",
     async () => {
       const sessionID = await createSession(host)

@@ -1,0 +1,102 @@
+/**
+ * What both host drivers share: the driver interface, fake-time helpers and the sandbox that
+ * keeps the pause marker and the log file in a temporary folder.
+ *
+ * Time is bun's fake timers (`jest.useFakeTimers`): the plugin runs on its production clock
+ * (Date.now and setTimeout, both faked), as it does when a host loads the default export.
+ * setImmediate is not faked, so pending promise callbacks (and real file I/O) are let run by
+ * yielding to it.
+ */
+import { jest } from "bun:test"
+import { mkdtempSync, rmSync } from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import type { Act, Step } from "./steps.ts"
+
+export type HostName = "v1" | "v2"
+
+export interface MatrixHost {
+  readonly name: HostName
+  /** What the plugin did so far, in order. */
+  readonly acts: Act[]
+  play(step: Step): Promise<void>
+  /** Every log line the plugin wrote (for failure messages). */
+  logs(): string[]
+  /** The startup line (`... accepted-but-inert=...`), once the plugin wrote it. */
+  startupLine(): Promise<string | undefined>
+  stop(): Promise<void>
+}
+
+export type HostFactory = (options: Record<string, unknown>) => Promise<MatrixHost>
+
+/** Lets every pending promise callback run (a few turns of the event loop). */
+export async function flush(turns = 4): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve))
+}
+
+const STEP_MS = 1000
+
+/** Advances fake time by `ms` in one-second steps, letting promises settle between steps. */
+export async function advance(ms: number, each?: () => void): Promise<void> {
+  for (let left = ms; left > 0; left -= STEP_MS) {
+    jest.advanceTimersByTime(Math.min(STEP_MS, left))
+    await flush()
+    each?.()
+  }
+}
+
+/** Awaits a promise that may need real I/O (file reads) and fake timers (lock retries) to settle. */
+export async function settle<T>(promise: Promise<T>): Promise<T> {
+  let done = false
+  const watched = promise.finally(() => {
+    done = true
+  })
+  // Handled at once: a rejection waiting for the loop below must not read as unhandled.
+  watched.catch(() => undefined)
+  for (let i = 0; i < 5000 && !done; i++) {
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    if (i % 20 === 19) jest.advanceTimersByTime(5)
+  }
+  return watched
+}
+
+/** Waits (in real event-loop turns, never real sleeps) until `ready()` holds or the turns run out. */
+export async function until(ready: () => boolean, turns = 3000): Promise<boolean> {
+  for (let i = 0; i < turns; i++) {
+    if (ready()) return true
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+  return ready()
+}
+
+const ENV_KEYS = ["XDG_CONFIG_HOME", "XDG_STATE_HOME", "AUTO_RESUME_DEBUG", "AUTO_RESUME_VISIBLE_CONTINUE"] as const
+
+/** A temporary home for the pause marker and the 2.x log, and fake timers; `close` restores all. */
+export class Sandbox {
+  readonly dir = mkdtempSync(path.join(os.tmpdir(), "auto-resume-matrix-"))
+  private readonly saved = new Map<string, string | undefined>()
+
+  constructor() {
+    for (const key of ENV_KEYS) this.saved.set(key, process.env[key])
+    process.env.XDG_CONFIG_HOME = path.join(this.dir, "config")
+    process.env.XDG_STATE_HOME = path.join(this.dir, "state")
+    delete process.env.AUTO_RESUME_DEBUG
+    delete process.env.AUTO_RESUME_VISIBLE_CONTINUE
+    jest.useFakeTimers()
+  }
+
+  close(): void {
+    jest.useRealTimers()
+    for (const [key, value] of this.saved) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}
+
+let serial = 0
+/** A location no other test uses, so no instance of another test is superseded. */
+export function freshDirectory(): string {
+  return `/matrix/project-${process.pid}-${++serial}`
+}

@@ -1,0 +1,118 @@
+/**
+ * The vocabulary of the capability matrix: host-neutral steps a user, a model and the host
+ * play, the effects the plugin produces (what it sends, aborts, runs, answers), and the matcher
+ * that compares the two. Each host driver (v1-host.ts, v2-host.ts) turns the steps into that
+ * host's own event shapes and records the plugin's calls as `Act`s.
+ */
+
+/** Which session a step concerns: the one the user works in, or its subagent. */
+export type Who = "main" | "child"
+
+export type Todo = { content: string; status: "pending" | "in_progress" | "completed" | "cancelled" }
+
+export type Step =
+  /** A genuine user message; starts a run on an idle session. `agent`/`model` as the user picked them. */
+  | { do: "user"; text?: string; agent?: string; model?: string; in?: Who }
+  /** Model text streamed and stored in the current assistant message. */
+  | { do: "text"; text: string; in?: Who }
+  | { do: "reasoning"; text: string; in?: Who }
+  /** Token totals of the current assistant message (`input` feeds the context figure). */
+  | { do: "tokens"; output: number; input?: number; in?: Who }
+  | { do: "toolStart"; callID: string; tool: string; input?: unknown; in?: Who }
+  | { do: "toolEnd"; callID: string; output?: string; error?: string; in?: Who }
+  /** A call to a tool that does not exist (1.18: an `invalid` part; 2.x: a failed call). */
+  | { do: "badTool"; callID: string; name: string; in?: Who }
+  /** A completed todowrite call with this list. */
+  | { do: "todos"; todos: Todo[]; in?: Who }
+  /** The run ends normally (idle). */
+  | { do: "end"; in?: Who }
+  /** The user presses ESC. */
+  | { do: "esc"; in?: Who }
+  /** The run ends in a provider error OpenCode gave up on. */
+  | { do: "fail"; error: "stream" | "rateLimit" | "contextFull" | "contentFilter"; in?: Who }
+  /** A question (1.x question.*, 2.x form.*) or a permission opens / is answered. */
+  | { do: "ask"; kind: "question" | "permission"; id: string; in?: Who }
+  | { do: "answer"; kind: "question" | "permission"; id: string; in?: Who }
+  /** The subagent session is created with the main session as its parent. */
+  | { do: "spawn" }
+  /** The model calls the plugin's task_complete tool. */
+  | { do: "taskComplete"; in?: Who }
+  /** The user runs `/auto-resume <arg>` in the session. */
+  | { do: "pauseCommand"; arg: "off" | "on" | "status" }
+  /** `auto-resume-toggle <session> <arg>` from another process (the marker file). */
+  | { do: "cliPause"; arg: "off" | "on"; all?: true }
+  /** The plugin is loaded a second time for the same location (reload, listed twice). */
+  | { do: "secondInstance" }
+  /** The host starts a run by itself, with no user message (a queued item, a child's notice). */
+  | { do: "hostRun" }
+  /** The host runs the session but none of its events reached the plugin (loaded mid-run). */
+  | { do: "hostRunsUnseen" }
+  /** Time passes with no event at all. */
+  | { do: "wait"; ms: number }
+  /** Time passes with model output every `every` ms (a live, healthy stream). */
+  | { do: "stream"; ms: number; every?: number; in?: Who }
+
+/** A step of a row's timeline; a trigger step is what the row is about (see `control`). */
+export type TimelineStep = Step | { trigger: Step[]; instead?: Step[] }
+
+export function trigger(...steps: Step[]): TimelineStep {
+  return { trigger: steps }
+}
+
+/** A trigger whose control replaces it with `instead` (the same time spent without the trigger). */
+export function triggerOr(steps: Step[], instead: Step[]): TimelineStep {
+  return { trigger: steps, instead }
+}
+
+/** The timeline with its triggers (`control: false`) or without them (`control: true`). */
+export function timeline(steps: readonly TimelineStep[], control: boolean): Step[] {
+  return steps.flatMap((s) => ("trigger" in s ? (control ? (s.instead ?? []) : s.trigger) : [s]))
+}
+
+/** What the plugin did, as either host driver records it. */
+export type Act =
+  | { act: "send"; in: Who; kind: string; text: string; agent?: string; model?: string }
+  | { act: "abort"; in: Who }
+  | { act: "command"; in: Who; name: string }
+  | { act: "compact"; in: Who }
+  /** The task_complete tool's answer to the model; `ok: false` is a refusal the model reads as a failure. */
+  | { act: "toolAnswer"; ok: boolean; text: string }
+  /** The answer to `/auto-resume` (a local reply turn, a toast, or the command's own result). */
+  | { act: "reply"; text: string }
+
+/** One expected act; unset fields are not compared. */
+export type Expect =
+  /** `agent`/`model`: null means the send must not name one (the host keeps the session's). */
+  | { act: "send"; in?: Who; kind?: "continue" | "correction"; text?: RegExp; agent?: string | null; model?: string | null }
+  | { act: "abort"; in?: Who }
+  | { act: "command"; name: string; in?: Who }
+  | { act: "compact"; in?: Who }
+  /** `ok` unset: only the text the model reads is compared (1.x returns a refusal as plain output). */
+  | { act: "toolAnswer"; ok?: boolean; text?: RegExp }
+  | { act: "reply"; text?: RegExp }
+
+export function matches(expect: Expect, act: Act): boolean {
+  if (expect.act !== act.act) return false
+  for (const [key, want] of Object.entries(expect)) {
+    if (key === "act" || want === undefined) continue
+    const got = (act as Record<string, unknown>)[key]
+    if (key === "in" && got === undefined && want === "main") continue
+    if (want === null) {
+      if (got !== undefined) return false
+    } else if (want instanceof RegExp) {
+      if (typeof got !== "string" || !want.test(got)) return false
+    } else if (got !== want) return false
+  }
+  return true
+}
+
+/** True when the acts are exactly the expected ones, in order. */
+export function sameEffect(expected: readonly Expect[], acts: readonly Act[]): boolean {
+  return expected.length === acts.length && expected.every((e, i) => matches(e, acts[i]!))
+}
+
+/** The host's subagent tool, whatever it is called there (1.x `task`, 2.x `subagent`). */
+export const SUBAGENT_TOOL = "<subagent>"
+
+export const USER_AGENT = "build"
+export const USER_MODEL = "openai/gpt-x"

@@ -1,0 +1,523 @@
+/**
+ * The capability matrix: one row per recovery path, safety rail and control the README
+ * describes, each run on both hosts through the default export (matrix.test.ts).
+ *
+ * A row is a host-neutral timeline, the acts it must produce, and its control: the same
+ * timeline with the `trigger` steps taken out (or replaced by their `instead`), which must
+ * produce `controlEffect` (nothing, unless said otherwise). For a recovery the trigger is
+ * what causes it and the control gets nothing; for a safety rail the trigger is the rail, so
+ * the row gets nothing and the control shows the recovery the rail held back.
+ *
+ * `pending`: the expected effect is the correct one, and the current code does not produce
+ * it on that host yet (another change is on its way); the runner runs that (row, host) as
+ * `test.failing`, so it turns red the day the fix lands and the mark must be removed.
+ * `inert`: the row cannot act on that host by design; the name must be listed in that host's
+ * `accepted-but-inert=` (src/options/inert.ts) and in the README, and the row must produce
+ * nothing there.
+ */
+import type { HostName } from "./host-common.ts"
+import { SUBAGENT_TOOL, trigger, triggerOr, type Expect, type Step, type TimelineStep, type Todo } from "./steps.ts"
+
+export type Row = {
+  id: string
+  why: string
+  /**
+   * Plugin options, plus two knobs of the fake hosts (never passed to the plugin):
+   * `__magicContext` lists magic-context among the loaded plugins, `__modelHangsAfterPrompt`
+   * makes the model hang on the plugin's prompts as well instead of answering them,
+   * `__modelFailsAfterPrompt` makes the provider fail them (a dead endpoint).
+   */
+  options?: Record<string, unknown>
+  steps: TimelineStep[]
+  effect: Expect[]
+  /** The acts of one host when they differ by design (2.x keeps the model per session). */
+  effectOn?: Partial<Record<HostName, Expect[]>>
+  controlEffect?: Expect[]
+  controlEffectOn?: Partial<Record<HostName, Expect[]>>
+  pending?: Partial<Record<HostName, string>>
+  inert?: Partial<Record<HostName, string>>
+  /** End-to-end tests on the real 1.18.33 host that prove the same row. */
+  e2e?: { file: string; test: string }[]
+}
+
+// ---- building blocks ------------------------------------------------------------------------
+
+const STALL = 190_000 // chunkTimeoutMs + gracePeriodMs (183 s) and a little
+/** Longer than activeUserWindowMs (5 min): the model worked a while before it stopped. */
+const LONG_WORK: Step = { do: "stream", ms: 330_000, every: 15_000 }
+const SETTLE: Step = { do: "wait", ms: 10_000 }
+const OPEN: Todo[] = [
+  { content: "Write the migration", status: "completed" },
+  { content: "Add the rollback test", status: "pending" },
+]
+const CLOSED: Todo[] = OPEN.map((t) => ({ ...t, status: "completed" }))
+
+const user = (extra: Partial<Extract<Step, { do: "user" }>> = {}): Step => ({ do: "user", ...extra })
+const say = (text: string, extra: Partial<Extract<Step, { do: "text" }>> = {}): Step => ({ do: "text", text, ...extra })
+const end: Step = { do: "end" }
+const todos = (list: Todo[]): Step => ({ do: "todos", todos: list })
+const call = (callID: string, tool: string, input: unknown = {}): Step[] => [
+  { do: "toolStart", callID, tool, input },
+  { do: "toolEnd", callID, output: "ok" },
+]
+
+/** A hang: silence for a stall budget; its control keeps the stream alive for the same time. */
+const hang = (ms = STALL): TimelineStep => triggerOr([{ do: "wait", ms }], [{ do: "stream", ms }])
+
+/**
+ * The stall recovery with `busyStallStrategy: "abort"`: the rails are shown against it, so
+ * their controls expect the same acts before and after the live-hang change (issue 13), which
+ * turns the default strategy's first rung into abort-then-continue for a live run as well.
+ */
+const ABORT_FIRST = { busyStallStrategy: "abort" }
+const ABORTED_AND_CONTINUED: Expect[] = [
+  { act: "abort" },
+  { act: "send", kind: "continue", text: /^continue — auto-resume: /m },
+]
+const REMINDER = /Your todo list still has 1 open item:[\s\S]*Add the rollback test/
+const OPEN_TODO_NAMED = /todo list still has open items[\s\S]*Add the rollback test/
+
+const E2E = {
+  stall: "test/e2e/stall.e2e.test.ts",
+  judge: "test/e2e/judge.e2e.test.ts",
+  failures: "test/e2e/failures.e2e.test.ts",
+  pause: "test/e2e/pause.e2e.test.ts",
+  visibility: "test/e2e/visibility.e2e.test.ts",
+}
+
+// ---- the rows -------------------------------------------------------------------------------
+
+export const ROWS: Row[] = [
+  // -- a stream that goes silent
+  {
+    id: "stall",
+    why: "a live run silent for chunkTimeoutMs + gracePeriodMs is aborted first, then continued once (a prompt into a live run would only wait in its inbox)",
+    steps: [user(), say("Looking at the code "), hang()],
+    effect: ABORTED_AND_CONTINUED,
+    pending: { v1: "issue13-live-hang", v2: "issue13-live-hang" },
+    e2e: [
+      { file: E2E.stall, test: "(a) a stream that hangs mid-answer is recovered and the turn completes" },
+      { file: E2E.stall, test: "(d) a healthy session gets nothing from the plugin" },
+    ],
+  },
+  {
+    id: "stall-abort-strategy",
+    why: "busyStallStrategy abort: the silent run is aborted and continued",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), hang()],
+    effect: ABORTED_AND_CONTINUED,
+  },
+  {
+    id: "tool-phase",
+    why: "an open tool call is never a stall: the same silence with a build running gets nothing",
+    options: ABORT_FIRST,
+    steps: [user(), say("Building "), trigger({ do: "toolStart", callID: "call_build", tool: "bash", input: { command: "make" } }), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+    e2e: [{ file: E2E.stall, test: "(b) a bash tool running longer than the stall budget is not interrupted" }],
+  },
+  // -- a finished turn that is not really finished
+  {
+    id: "tool-text",
+    why: "a tool call printed as text gets the tool-text correction, even right after the user's message",
+    steps: [user(), triggerOr([say('<function=bash>{"command": "ls"}</function>')], [say("Let me look at the files.")]), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: /wrote a tool call out as text/ }],
+    e2e: [
+      { file: E2E.judge, test: "a tool call printed as text gets the tool-text prompt, and the next turn makes the real call" },
+      { file: E2E.judge, test: "control: the same call shown inside a fenced code block is not a printed call" },
+    ],
+  },
+  {
+    id: "thinking-tool",
+    why: "a tool call left in the reasoning gets the thinking-tool correction",
+    steps: [user(), triggerOr([{ do: "reasoning", text: '<tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>' }], [{ do: "reasoning", text: "I should list the files next." }]), say("Let me check."), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: /reasoning contains a tool call/ }],
+  },
+  {
+    id: "dead-stream",
+    why: "a turn with no text and no tool call that spent silentDeadStreamMinTokens gets the dead-stream continue",
+    steps: [user(), { do: "reasoning", text: "The user wants a summary." }, triggerOr([{ do: "tokens", output: 300 }], [{ do: "tokens", output: 50 }]), end, SETTLE],
+    effect: [{ act: "send", kind: "continue", text: /ended without any visible text or tool call/ }],
+    e2e: [
+      { file: E2E.judge, test: "a reasoning-only answer with 300 output tokens gets the dead-stream prompt" },
+      { file: E2E.judge, test: "control: a short reasoning-only answer (50 tokens, under silentDeadStreamMinTokens) gets nothing" },
+    ],
+  },
+  {
+    id: "done-claim-open-todos",
+    why: "a completion claim while a todo is open gets the reminder naming the open item",
+    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All done.")], [say("Working through the list.")]), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
+  },
+  {
+    id: "done-claim-no-details",
+    why: "a bare 'done' with nothing open gets a request for a concrete report",
+    steps: [user(), LONG_WORK, triggerOr([say("All done.")], [say("I changed src/db.ts to add the index and ran the tests, which passed.")]), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: /concrete report/ }],
+  },
+  {
+    id: "celebration",
+    why: "🎉 while a todo is open gets the reminder naming each open item",
+    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All tests pass! 🎉")], [say("All tests pass, moving to the rollback test.")]), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: REMINDER }],
+    e2e: [{ file: E2E.judge, test: "todowrite with open items, then 'All done! 🎉': the reminder names every open item" }],
+  },
+  {
+    id: "celebration-all-closed",
+    why: "🎉 with every todo closed is a real stop: nothing is sent, and the latch holds a later run's hang until the user writes",
+    options: ABORT_FIRST,
+    steps: [user(), todos(CLOSED), LONG_WORK, triggerOr([say("Finished! 🎉")], [say("The migration and its test are in.")]), end, SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+    e2e: [{ file: E2E.judge, test: "control: the same 🎉 with every todo completed latches completion and sends nothing" }],
+  },
+  {
+    id: "stop-statement",
+    why: "a stop statement while a todo is open gets the reminder",
+    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("The migration is written. Stopping here.")], [say("The migration is written.")]), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: REMINDER }],
+  },
+  {
+    id: "ready-to-continue",
+    why: "'ready to continue' and stopping gets a plain continue",
+    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("The migration is written. Ready to continue with the next step.")], [say("The migration is written.")]), end, SETTLE],
+    effect: [{ act: "send", kind: "continue", text: /^continue$/ }],
+    e2e: [{ file: E2E.judge, test: "'ready to continue' and a stop gets a plain continue, and the model carries on" }],
+  },
+  {
+    id: "action-intent",
+    why: "a closing line ending in ':' announces an action the turn never took: a continue",
+    steps: [user(), LONG_WORK, triggerOr([say("Now I will run the test suite:")], [say("I ran the test suite.")]), end, SETTLE],
+    effect: [{ act: "send", kind: "continue", text: /^continue$/ }],
+  },
+  {
+    id: "task-complete-open-todos",
+    why: "task_complete is refused, as a readable tool failure, while a todo is open",
+    steps: [user(), trigger(todos(OPEN)), { do: "taskComplete" }],
+    effect: [{ act: "toolAnswer", text: /^task_complete refused: 1 todo item is still open/ }],
+    controlEffect: [{ act: "toolAnswer", ok: true, text: /^Completion recorded/ }],
+    pending: { v2: "issue14-task-complete-content" },
+  },
+  {
+    id: "task-complete-repeated",
+    why: "a model that keeps calling task_complete gets an acknowledgement, then a warning, then an error",
+    steps: [user(), { do: "taskComplete" }, trigger({ do: "taskComplete" }, { do: "taskComplete" })],
+    effect: [
+      { act: "toolAnswer", ok: true, text: /^Completion recorded/ },
+      { act: "toolAnswer", ok: true, text: /already recorded/ },
+      { act: "toolAnswer", text: /^task_complete rejected/ },
+    ],
+    controlEffect: [{ act: "toolAnswer", ok: true, text: /^Completion recorded/ }],
+    pending: { v2: "issue14-task-complete-content" },
+  },
+  {
+    id: "task-complete-subagent",
+    why: "a subagent's task_complete is not refused for open todos",
+    steps: [user(), { do: "spawn" }, user({ in: "child" }), todos(OPEN), { do: "todos", todos: OPEN, in: "child" }, triggerOr([{ do: "taskComplete", in: "child" }], [{ do: "taskComplete" }])],
+    effect: [{ act: "toolAnswer", ok: true, text: /^Completion recorded/ }],
+    controlEffect: [{ act: "toolAnswer", text: /^task_complete refused/ }],
+    pending: { v2: "issue14-task-complete-content" },
+  },
+  // -- hand-offs to the user
+  {
+    id: "question-hand-off",
+    why: "an open question holds recovery: the session is waiting on the user, not stalled",
+    options: ABORT_FIRST,
+    steps: [user(), say("I need a decision. "), trigger({ do: "ask", kind: "question", id: "que_1" }), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+    pending: { v2: "issue14-forms" },
+  },
+  {
+    id: "permission-hand-off",
+    why: "an open permission request holds recovery",
+    options: ABORT_FIRST,
+    steps: [user(), say("Cleaning the build. "), trigger({ do: "ask", kind: "permission", id: "per_1" }), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+  },
+  {
+    id: "question-text-hand-off",
+    why: "a turn that ends asking the user a question gets nothing, even outside the active-user window",
+    steps: [user(), todos(OPEN), LONG_WORK, say("All done."), trigger(say("\nShould I also add the rollback test now?")), end, SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
+    e2e: [{ file: E2E.judge, test: "a question to the user gets nothing, even with activeUserWindowMs 0" }],
+  },
+  {
+    id: "stop-patterns-hand-off",
+    why: "a closing line matching stopPatterns hands the turn to the user: the done reminder is not sent",
+    options: { stopPatterns: ["^AWAITING REVIEW$"] },
+    steps: [user(), todos(OPEN), LONG_WORK, say("All done."), trigger(say("\nAWAITING REVIEW")), end, SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
+  },
+  // -- the user's own moves
+  {
+    id: "active-user-window",
+    why: "right after the user's message the nudges for a model that stopped by choice wait",
+    steps: [user(), todos(OPEN), triggerOr([{ do: "wait", ms: 20_000 }], [LONG_WORK]), say("All done."), end, SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
+  },
+  {
+    id: "active-user-window-ends",
+    why: "a nudge held only by the active-user window is judged again when the window ends (one judgement, no polling)",
+    steps: [user(), todos(OPEN), say("All done."), end, triggerOr([{ do: "wait", ms: 310_000 }], [{ do: "wait", ms: 200_000 }])],
+    effect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
+    pending: { v1: "issue13-window-rejudge", v2: "issue13-window-rejudge" },
+  },
+  {
+    id: "esc",
+    why: "ESC is final: when the host runs the session again with no new user message, a hang there gets nothing",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), triggerOr([{ do: "esc" }], [end]), SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+    e2e: [
+      { file: E2E.stall, test: "(c) when the user aborts, no continue follows" },
+      { file: E2E.failures, test: "ESC while OpenCode retries the first rung's continue: nothing at the end of the next cooldown" },
+    ],
+  },
+  {
+    id: "esc-turn",
+    why: "a turn the user aborted is not judged: not even the done reminder",
+    steps: [user(), todos(OPEN), LONG_WORK, say("All done."), triggerOr([{ do: "esc" }], [end]), SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
+  },
+  {
+    id: "own-abort",
+    why: "the plugin's own abort is not the user's ESC: when the continued run hangs again, it is recovered again",
+    options: { ...ABORT_FIRST, __modelHangsAfterPrompt: true },
+    steps: [user(), say("Looking at the code "), triggerOr([{ do: "wait", ms: STALL }, { do: "wait", ms: STALL }], [{ do: "stream", ms: 2 * STALL }])],
+    effect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
+  },
+  {
+    id: "retry-budget",
+    why: "maxRetries continues per stall episode: a second hang with no model output in between gets nothing; output in between starts a new episode",
+    options: { ...ABORT_FIRST, maxRetries: 1, __modelHangsAfterPrompt: true },
+    steps: [user(), say("Looking at the code "), { do: "wait", ms: STALL }, triggerOr([], [say("Back at it. ")]), { do: "wait", ms: STALL }],
+    effect: ABORTED_AND_CONTINUED,
+    controlEffect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
+  },
+  {
+    id: "lifetime-budget",
+    why: "lifetimeMaxContinues per genuine user message: model output does not re-arm it, and neither do the plugin's own prompts; the user's next message does",
+    options: { ...ABORT_FIRST, lifetimeMaxContinues: 1, __modelHangsAfterPrompt: true },
+    steps: [user(), say("Looking at the code "), { do: "wait", ms: STALL }, triggerOr([say("Back at it. ")], [user({ text: "keep going" })]), { do: "wait", ms: STALL }],
+    effect: ABORTED_AND_CONTINUED,
+    controlEffect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
+  },
+  // -- loops and tool misuse
+  {
+    id: "loop-idle",
+    why: "the same tool three times in a row in the finished turn gets the loop prompt",
+    steps: [user(), ...call("c1", "read", { path: "a.ts" }), ...call("c2", "read", { path: "a.ts" }), triggerOr(call("c3", "read", { path: "a.ts" }), call("c3", "edit", { path: "a.ts" })), say("Still looking."), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: /This looks like a loop/ }],
+  },
+  {
+    id: "loop-live",
+    why: "six identical calls in a row while the run is live: aborted before the next call, then the loop prompt",
+    steps: [user(), ...[1, 2, 3, 4, 5].flatMap((n) => call(`c${n}`, "bash", { command: "ls" })), trigger({ do: "toolStart", callID: "c6", tool: "bash", input: { command: "ls" } }), SETTLE],
+    effect: [{ act: "abort" }, { act: "send", kind: "correction", text: /This looks like a loop/ }],
+    e2e: [{ file: E2E.failures, test: "the same call again and again: the live tracker aborts the turn and the tool-loop prompt reaches the provider" }],
+  },
+  {
+    id: "unknown-tool",
+    why: "a missing tool called twice gets one prompt naming the closest real tool",
+    steps: [user(), { do: "badTool", callID: "c1", name: "bassh" }, trigger({ do: "badTool", callID: "c2", name: "bassh" }), say("Hmm."), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: /no tool called `bassh`[\s\S]*Did you mean `bash`/ }],
+    e2e: [
+      { file: E2E.failures, test: "a tool that does not exist, called twice: the suggestion names bash, and the model then uses it" },
+      { file: E2E.failures, test: "control: one call to a tool that does not exist gets no suggestion" },
+    ],
+  },
+  // -- subagents
+  {
+    id: "orphan-parent",
+    why: "a parent whose subagent call still waits after its child finished is aborted and resumed",
+    steps: [
+      user(),
+      { do: "toolStart", callID: "call_sub", tool: SUBAGENT_TOOL, input: { description: "look", prompt: "look around" } },
+      { do: "spawn" },
+      user({ in: "child", text: "look around" }),
+      say("Found it.", { in: "child" }),
+      triggerOr([{ do: "end", in: "child" }, { do: "wait", ms: 30_000 }], [{ do: "stream", ms: 30_000, in: "child" }]),
+    ],
+    effect: ABORTED_AND_CONTINUED,
+    pending: { v1: "issue13-orphan", v2: "issue13-orphan + issue14-subagent-tool" },
+  },
+  {
+    id: "stuck-subagent",
+    why: "a subagent quiet for a minute while its parent waits gets a nudge; the parent is left alone",
+    steps: [
+      user(),
+      { do: "toolStart", callID: "call_sub", tool: SUBAGENT_TOOL, input: { description: "look", prompt: "look around" } },
+      { do: "spawn" },
+      user({ in: "child", text: "look around" }),
+      say("Looking ", { in: "child" }),
+      triggerOr([{ do: "wait", ms: 75_000 }], [{ do: "stream", ms: 75_000, in: "child" }]),
+    ],
+    effect: [{ act: "send", in: "child", kind: "correction", text: /the session that started you is waiting for your result/ }],
+    pending: { v2: "issue14-subagent-tool" },
+    e2e: [{ file: E2E.failures, test: "a parent waiting on a running subagent (task tool) is not interrupted, and picks up the child's result" }],
+  },
+  {
+    id: "stuck-subagent-question",
+    why: "a quiet subagent that waits on a question to the user is waiting, not stuck: no nudge",
+    steps: [
+      user(),
+      { do: "toolStart", callID: "call_sub", tool: SUBAGENT_TOOL, input: { description: "look", prompt: "look around" } },
+      { do: "spawn" },
+      user({ in: "child", text: "look around" }),
+      say("Which folder? ", { in: "child" }),
+      trigger({ do: "ask", kind: "question", id: "que_child", in: "child" }),
+      { do: "wait", ms: 75_000 },
+    ],
+    effect: [],
+    controlEffect: [{ act: "send", in: "child", kind: "correction", text: /the session that started you is waiting for your result/ }],
+    pending: { v2: "issue14-forms + issue14-subagent-tool" },
+  },
+  // -- provider failures
+  {
+    id: "streaming-failure",
+    why: "a streaming failure OpenCode gave up on gets a recovery prompt",
+    steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "stream" }], [end]), SETTLE],
+    effect: [{ act: "send", kind: "continue", text: /the provider stream failed/ }],
+    pending: { v2: "issue14-error-type" },
+  },
+  {
+    id: "streaming-failure-chain",
+    why: "a dead endpoint that fails every recovery at once: failures in a row with no model output stop the chain after three prompts instead of cycling",
+    options: { __modelFailsAfterPrompt: true },
+    steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "stream" }], [end]), { do: "wait", ms: 600_000 }],
+    effect: [1, 2, 3].map(() => ({ act: "send", kind: "continue", text: /the provider stream failed/ }) as const),
+    pending: { v2: "issue14-error-type" },
+  },
+  {
+    id: "rate-limit",
+    why: "a rate limit waits its cooldown, then one continue (no budget spent)",
+    options: { rateLimitCooldownsMs: [60_000] },
+    steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "rateLimit" }], [end]), { do: "wait", ms: 70_000 }],
+    effect: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }],
+    // Found by this matrix: 2.x reports one failure as session.step.failed and then
+    // session.execution.failed, and the adapter counts both, so the hit is counted twice.
+    pending: { v2: "matrix-found-v2-failure-counted-twice" },
+    e2e: [{ file: E2E.failures, test: "429 forever: OpenCode's retries run out, the plugin waits each rung, sends one continue per rung without spending budget, then stays silent" }],
+  },
+  {
+    id: "rate-limit-cooldown",
+    why: "nothing is sent before the rate-limit cooldown is over; once it is, the continue goes out",
+    options: { rateLimitCooldownsMs: [600_000] },
+    steps: [user(), say("Working "), { do: "fail", error: "rateLimit" }, triggerOr([{ do: "wait", ms: 590_000 }], [{ do: "wait", ms: 610_000 }])],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }],
+    pending: { v2: "matrix-found-v2-failure-counted-twice" },
+  },
+  {
+    id: "full-context",
+    why: "a full context window stops every continue until the user writes; a stream failure in its place is recovered",
+    steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "contextFull" }], [{ do: "fail", error: "stream" }]), SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "continue", text: /the provider stream failed/ }],
+    pending: { v2: "issue14-error-type" },
+  },
+  {
+    id: "saturation",
+    why: "a parent above contextSaturationThreshold at the end of a turn gets magic-context's ctx-wrapup",
+    options: { __magicContext: true },
+    steps: [user(), say("Read the whole repository."), triggerOr([{ do: "tokens", output: 500, input: 160_000 }], [{ do: "tokens", output: 500, input: 20_000 }]), end, SETTLE],
+    effect: [{ act: "command", name: "ctx-wrapup" }],
+    pending: { v2: "issue13-v2-saturation" },
+  },
+  {
+    id: "saturation-subagent",
+    why: "a saturated subagent gets native compaction when subagentNativeCompactionEnabled is on",
+    options: { subagentNativeCompactionEnabled: true },
+    steps: [
+      user(),
+      { do: "toolStart", callID: "call_sub", tool: SUBAGENT_TOOL, input: { description: "read", prompt: "read everything" } },
+      { do: "spawn" },
+      user({ in: "child", text: "read everything" }),
+      say("Read it all.", { in: "child" }),
+      triggerOr([{ do: "tokens", output: 500, input: 160_000, in: "child" }], [{ do: "tokens", output: 500, input: 20_000, in: "child" }]),
+      { do: "end", in: "child" },
+      SETTLE,
+    ],
+    effect: [{ act: "compact", in: "child" }],
+    pending: { v2: "issue13-v2-saturation" },
+  },
+  // -- discovery
+  {
+    id: "discovery",
+    why: "a session the host runs whose events were missed is found by the periodic look and recovered when it stalls",
+    options: ABORT_FIRST,
+    steps: [trigger({ do: "hostRunsUnseen" }), { do: "wait", ms: STALL + 10_000 }],
+    effect: ABORTED_AND_CONTINUED,
+  },
+  // -- pausing
+  {
+    id: "pause-command",
+    why: "/auto-resume off pauses the session: its reply, and nothing for a hung stream",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), trigger({ do: "pauseCommand", arg: "off" }), { do: "wait", ms: STALL }],
+    effect: [{ act: "reply", text: /paused/i }],
+    controlEffect: ABORTED_AND_CONTINUED,
+    // How 2.x shows the reply is for the change that registers the command: only that it ran.
+    effectOn: { v2: [{ act: "reply" }] },
+    pending: { v2: "issue13-v2-pause-command" },
+    e2e: [{ file: E2E.pause, test: "/auto-resume off, a hung stream gets no continue; /auto-resume on, it is recovered; /auto-resume status shows the counters" }],
+  },
+  {
+    id: "pause-command-on",
+    why: "/auto-resume on lifts the pause: the hung stream is recovered again",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), { do: "pauseCommand", arg: "off" }, trigger({ do: "pauseCommand", arg: "on" }), { do: "wait", ms: STALL }],
+    effect: [{ act: "reply", text: /paused/i }, { act: "reply", text: /active again/i }, ...ABORTED_AND_CONTINUED],
+    controlEffect: [{ act: "reply", text: /paused/i }],
+    effectOn: { v2: [{ act: "reply" }, { act: "reply" }, ...ABORTED_AND_CONTINUED] },
+    controlEffectOn: { v2: [{ act: "reply" }] },
+    pending: { v2: "issue13-v2-pause-command" },
+  },
+  {
+    id: "cli-pause",
+    why: "auto-resume-toggle <session> off (the marker file) pauses a live session",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), trigger({ do: "cliPause", arg: "off" }), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+    pending: { v2: "issue13-v2-marker-file" },
+    e2e: [
+      { file: E2E.pause, test: "the CLI, run as a separate process, pauses a live session and the plugin honours it" },
+      { file: E2E.pause, test: "the plugin reset the pause file when it started" },
+    ],
+  },
+  {
+    id: "cli-pause-all",
+    why: "auto-resume-toggle --all off pauses every session",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), trigger({ do: "cliPause", arg: "off", all: true }), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+    pending: { v2: "issue13-v2-marker-file" },
+  },
+  // -- instances and setup
+  {
+    id: "exactly-once",
+    why: "loaded twice for one location, the plugin still recovers a stall exactly once",
+    options: ABORT_FIRST,
+    steps: [{ do: "secondInstance" }, user(), say("Looking at the code "), hang()],
+    effect: ABORTED_AND_CONTINUED,
+  },
+  {
+    id: "model-agent-kept",
+    why: "the continue keeps the agent and model of the user's last message",
+    options: ABORT_FIRST,
+    steps: [user({ agent: "plan", model: "anthropic/claude-x" }), say("Planning "), hang()],
+    effect: [{ act: "abort" }, { act: "send", kind: "continue", agent: "plan", model: "anthropic/claude-x" }],
+    // 2.x keeps the agent and model per session: the prompt names neither, and nothing switches them.
+    effectOn: { v2: [{ act: "abort" }, { act: "send", kind: "continue", agent: null, model: null }] },
+    e2e: [{ file: E2E.visibility, test: "the continue is a plain text part with the marker: the model gets it and the plugin knows it as its own" }],
+  },
+]
