@@ -265,7 +265,6 @@ export const ROWS: Row[] = [
     why: "a nudge held only by the active-user window is judged again when the window ends (one judgement, no polling)",
     steps: [user(), todos(OPEN), say("All done."), end, triggerOr([{ do: "wait", ms: 310_000 }], [{ do: "wait", ms: 200_000 }])],
     effect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
-    pending: { v1: "issue13-window-rejudge", v2: "issue13-window-rejudge" },
   },
   {
     id: "esc",
@@ -346,7 +345,7 @@ export const ROWS: Row[] = [
       triggerOr([{ do: "end", in: "child" }, { do: "wait", ms: 30_000 }], [{ do: "stream", ms: 30_000, in: "child" }]),
     ],
     effect: ABORTED_AND_CONTINUED,
-    pending: { v1: "issue13-orphan", v2: "issue13-orphan + issue14-subagent-tool" },
+    pending: { v2: "issue13-orphan + issue14-subagent-tool" },
   },
   {
     id: "stuck-subagent",
@@ -464,9 +463,6 @@ export const ROWS: Row[] = [
     steps: [user(), say("Looking at the code "), trigger({ do: "pauseCommand", arg: "off" }), { do: "wait", ms: STALL }],
     effect: [{ act: "reply", text: /paused/i }],
     controlEffect: ABORTED_AND_CONTINUED,
-    // How 2.x shows the reply is for the change that registers the command: only that it ran.
-    effectOn: { v2: [{ act: "reply" }] },
-    pending: { v2: "issue13-v2-pause-command" },
     e2e: [{ file: E2E.pause, test: "/auto-resume off, a hung stream gets no continue; /auto-resume on, it is recovered; /auto-resume status shows the counters" }],
   },
   {
@@ -476,9 +472,6 @@ export const ROWS: Row[] = [
     steps: [user(), say("Looking at the code "), { do: "pauseCommand", arg: "off" }, trigger({ do: "pauseCommand", arg: "on" }), { do: "wait", ms: STALL }],
     effect: [{ act: "reply", text: /paused/i }, { act: "reply", text: /active again/i }, ...ABORTED_AND_CONTINUED],
     controlEffect: [{ act: "reply", text: /paused/i }],
-    effectOn: { v2: [{ act: "reply" }, { act: "reply" }, ...ABORTED_AND_CONTINUED] },
-    controlEffectOn: { v2: [{ act: "reply" }] },
-    pending: { v2: "issue13-v2-pause-command" },
   },
   {
     id: "cli-pause",
@@ -487,7 +480,6 @@ export const ROWS: Row[] = [
     steps: [user(), say("Looking at the code "), trigger({ do: "cliPause", arg: "off" }), { do: "wait", ms: STALL }],
     effect: [],
     controlEffect: ABORTED_AND_CONTINUED,
-    pending: { v2: "issue13-v2-marker-file" },
     e2e: [
       { file: E2E.pause, test: "the CLI, run as a separate process, pauses a live session and the plugin honours it" },
       { file: E2E.pause, test: "the plugin reset the pause file when it started" },
@@ -500,7 +492,6 @@ export const ROWS: Row[] = [
     steps: [user(), say("Looking at the code "), trigger({ do: "cliPause", arg: "off", all: true }), { do: "wait", ms: STALL }],
     effect: [],
     controlEffect: ABORTED_AND_CONTINUED,
-    pending: { v2: "issue13-v2-marker-file" },
   },
   // -- instances and setup
   {

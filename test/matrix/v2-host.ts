@@ -101,8 +101,11 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
       const command = commands.find((c) => c.name === "auto-resume")
       if (!command) return
       const messageID = id("msg")
+      // The command must end without a model turn: nothing, or { type: "immediate" }. What the
+      // user reads comes back as a synthetic note that wakes nothing (recorded as a reply).
       const result = await settle(Promise.resolve(command.execute({ sessionID: sessions.main, prompt: { text: arg }, delivery: "steer", messageID })))
-      acts.push({ act: "reply", text: JSON.stringify(result ?? { type: "immediate" }) })
+      const type = (result as { type?: unknown } | undefined)?.type
+      if (result !== undefined && type !== "immediate") acts.push({ act: "send", in: "main", kind: "command-prompt", text: JSON.stringify(result) })
     },
     cliPause: async (arg, all) => {
       const { main } = await import("../../src/cli/auto-resume-toggle.ts")

@@ -156,8 +156,20 @@ export function createV2World(options: Record<string, unknown>) {
 
   function own(type: "user" | "synthetic", args: Obj): Obj {
     const sessionID = args.sessionID
-    acts.push({ act: "send", in: whoOf(sessionID), kind: String(args.metadata?.kind ?? ""), text: String(args.text ?? ""), agent: args.agent, model: args.model })
     const message = { id: args.id ?? id("msg"), type, text: args.text, metadata: args.metadata, time: { created: Date.now() } }
+    if (type === "synthetic" && args.resume === false) {
+      // A note that wakes nothing (the doc: synthetic wakes execution unless resume === false):
+      // the user reads it, the model sees it with its next turn. Stored, no run started.
+      acts.push({ act: "reply", in: whoOf(sessionID), text: String(args.text ?? "") })
+      void Promise.resolve().then(() => {
+        emit("session.inbox.enqueued", { sessionID, inboxID: message.id, item: { id: message.id, sessionID, type, payload: { text: message.text, metadata: message.metadata }, delivery: "steer" } })
+        const run = runs.get(sessionID)
+        if (run) run.inbox.push(message)
+        else list(sessionID).push(message)
+      })
+      return { id: message.id, sessionID, type, payload: { text: args.text, metadata: args.metadata }, delivery: args.delivery ?? "steer" }
+    }
+    acts.push({ act: "send", in: whoOf(sessionID), kind: String(args.metadata?.kind ?? ""), text: String(args.text ?? ""), agent: args.agent, model: args.model })
     void Promise.resolve().then(() => userTurn(sessionID, message, true))
     return { id: message.id, sessionID, type, payload: { text: args.text, metadata: args.metadata }, delivery: args.delivery ?? "steer" }
   }
