@@ -90,6 +90,31 @@ describe("classification", () => {
   })
 })
 
+describe("classification of 2.x error types (the adapter passes the type as the name)", () => {
+  test.each<[ErrorSignal, string]>([
+    [sig("provider.rate-limit", "429", 429), "rate-limit"],
+    [sig("provider.rate-limit", "slow down"), "rate-limit"],
+    [sig("provider.quota", "out of credits"), "rate-limit"],
+    [sig("provider.transport", "socket closed"), "streaming"],
+    [sig("provider.internal", "upstream error", 500), "streaming"],
+    [sig("provider.unknown", "stream broke"), "streaming"],
+    [sig("provider.content-filter", "Provider blocked the response"), "other"],
+    [sig("provider.auth", "invalid key"), "other"],
+    [sig("provider.invalid-request", "bad schema"), "other"],
+    [sig("aborted", "Aborted"), "aborted"],
+    [sig("provider.transport", "prompt is too long"), "context-overflow"],
+  ])("%o -> %s", (signal, kind) => {
+    expect(classifyFailure(signal, defaults)).toBe(kind)
+  })
+
+  test("streamingFailureErrorNames matches a 2.x type exactly; a content filter stays out even when listed", () => {
+    const none: FailureClassifierOptions = { streamingFailureErrorNames: [], streamingFailureMessagePatterns: [] }
+    expect(classifyFailure(sig("provider.transport", "socket closed"), none)).toBe("other")
+    expect(classifyFailure(sig("provider.transport", "socket closed"), { ...none, streamingFailureErrorNames: ["provider.transport"] })).toBe("streaming")
+    expect(classifyFailure(sig("provider.content-filter", "blocked"), { ...none, streamingFailureErrorNames: ["provider.content-filter"] })).toBe("other")
+  })
+})
+
 describe("streaming patterns", () => {
   test("an invalid regex falls back to a case-insensitive substring", () => {
     const opts: FailureClassifierOptions = { streamingFailureErrorNames: [], streamingFailureMessagePatterns: ["socket (hang"] }

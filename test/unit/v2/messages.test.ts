@@ -45,7 +45,7 @@ describe("normalizeV2Message", () => {
       ]),
     )!
     expect(m.parts).toEqual([
-      { kind: "tool", callID: "c1", tool: "bash", status: "pending", input: '{"comm', error: undefined, output: undefined },
+      { kind: "tool", callID: "c1", tool: "bash", status: "streaming", input: '{"comm', error: undefined, output: undefined },
       { kind: "tool", callID: "c2", tool: "read", status: "running", input: { path: "a" }, error: undefined, output: undefined },
       { kind: "tool", callID: "c3", tool: "grep", status: "completed", input: {}, error: undefined, output: "3 matches" },
       { kind: "tool", callID: "c4", tool: "edit", status: "error", input: {}, error: "no such file", output: undefined },
