@@ -18,6 +18,7 @@ import {
   isStreamingFailure,
   looksSuperLinear,
   type ErrorSignal,
+  type FailureClass,
   type FailureClassifierOptions,
 } from "../../../src/core/provider-failure.ts"
 import { abortResumeReason, streamingFailureReason } from "../../../src/prompts/failures.ts"
@@ -91,7 +92,7 @@ describe("classification", () => {
 })
 
 describe("classification of 2.x error types (the adapter passes the type as the name)", () => {
-  test.each<[ErrorSignal, string]>([
+  test.each<[ErrorSignal, FailureClass]>([
     [sig("provider.rate-limit", "429", 429), "rate-limit"],
     [sig("provider.rate-limit", "slow down"), "rate-limit"],
     [sig("provider.quota", "out of credits"), "rate-limit"],

@@ -13,7 +13,7 @@ import {
 } from "../../../src/core/subagents.ts"
 import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../../src/prompts/subagents.ts"
 
-const budgets: OrphanBudgets = { subagentWaitMs: 15_000, gracePeriodMs: 3_000, subagentDeadMs: 1_800_000 }
+const budgets: OrphanBudgets = { subagentWaitMs: 15_000, gracePeriodMs: 3_000, subagentDeadMs: 1_800_000, subagentToolNames: ["task"] }
 
 const child = (patch: Partial<ChildFacts> = {}): ChildFacts => ({
   id: "child",
