@@ -13,7 +13,7 @@
  * declared but not emitted by 2.x, and are read as mere activity should one turn up.
  *
  * Forms: `form.created` holds the session (its id is inside the form) until `form.replied` /
- * `form.cancelled` names the same form id, or the run ends (see forms.ts).
+ * `form.cancelled` names the same form id, or the run ends (see run-memory.ts).
  *
  * Interruptions: only reason "user" can be a user stop, but the plugin's own
  * `session.interrupt` is reported with that same reason. So "user" (and a missing reason, which
@@ -24,7 +24,7 @@
 import { usedTokens } from "../../core/saturation.ts"
 import type { Signal } from "../port.ts"
 import { asObj, get, num, retryAfterMs, str, type Obj } from "../shape.ts"
-import { FormSessions } from "./forms.ts"
+import { RunMemory } from "./run-memory.ts"
 
 const MAX_REMEMBERED_TOOLS = 2000
 
@@ -59,24 +59,24 @@ export class ToolNames {
 export type V2Event = { type: string; data: Obj; sessionID?: string; directory?: string }
 
 /**
- * `forms` ties a form's reply to its session: `form.created` names the session only inside
+ * `memory` ties a form's reply to its session: `form.created` names the session only inside
  * the form (`data.form.sessionID`), and its reply names only the form (`data.id`).
  */
-export function decodeV2Event(event: unknown, forms?: FormSessions): V2Event | undefined {
+export function decodeV2Event(event: unknown, memory?: RunMemory): V2Event | undefined {
   const type = str(get(event, "type"))
   const data = asObj(get(event, "data"))
   if (!type || !data) return undefined
   const sessionID =
     str(data.sessionID) ??
     (type.startsWith("session.") ? str(get(data, "info", "id")) : undefined) ??
-    (type.startsWith("form.") ? formSession(data, forms) : undefined) ??
+    (type.startsWith("form.") ? formSession(data, memory) : undefined) ??
     str(get(event, "durable", "aggregateID"))
   return { type, data, sessionID, directory: str(get(event, "location", "directory")) }
 }
 
-function formSession(data: Obj, forms: FormSessions | undefined): string | undefined {
+function formSession(data: Obj, memory: RunMemory | undefined): string | undefined {
   const id = str(data.id) ?? str(data.formID)
-  return str(get(data, "form", "sessionID")) ?? (id ? forms?.lookup(id) : undefined)
+  return str(get(data, "form", "sessionID")) ?? (id ? memory?.formSession(id) : undefined)
 }
 
 function sameDirectory(a: string, b: string): boolean {
@@ -116,38 +116,44 @@ export function callIDOf(data: unknown): string | undefined {
   return str(get(data, "id")) ?? str(get(data, "callID"))
 }
 
-export function mapV2Event(raw: unknown, tools: ToolNames, wallNow: () => number, forms = new FormSessions()): Signal[] {
-  const event = decodeV2Event(raw, forms)
+export function mapV2Event(raw: unknown, tools: ToolNames, wallNow: () => number, memory = new RunMemory()): Signal[] {
+  const event = decodeV2Event(raw, memory)
   if (!event?.sessionID) return []
-  return mapDecoded(event, event.sessionID, tools, wallNow, forms)
+  return mapDecoded(event, event.sessionID, tools, wallNow, memory)
 }
 
 /**
  * The same mapping for an event already decoded (and filtered) by the adapter. `wallNow` is
  * read only to turn a provider's Retry-After date into a wait.
  */
-export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, wallNow: () => number, forms?: FormSessions): Signal[] {
+export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, wallNow: () => number, memory?: RunMemory): Signal[] {
   const { type, data } = event
   if (MODEL_OUTPUT.has(type)) return [{ type: "modelOutput", sessionID }]
 
   switch (type) {
     case "session.execution.started":
+      memory?.runStarted(sessionID)
       return [{ type: "busy", sessionID }]
     case "session.execution.succeeded":
-      forms?.forgetSession(sessionID)
+      memory?.runEnded(sessionID)
       return [{ type: "idle", sessionID }]
-    case "session.execution.failed":
-      forms?.forgetSession(sessionID)
+    case "session.execution.failed": {
+      // The host gave up: the one error the core classifies (the step's, if the run has none).
+      const error = data.error ?? memory?.stepError(sessionID)
+      memory?.runEnded(sessionID)
       // An aborted run is an interruption, whichever of the two events reports it.
-      if (isAbortedError(data.error)) return [{ type: "interrupted", sessionID }, { type: "idle", sessionID }]
-      return [errorSignal(sessionID, data.error, wallNow()), { type: "idle", sessionID }]
+      if (isAbortedError(error)) return [{ type: "interrupted", sessionID }, { type: "idle", sessionID }]
+      return [errorSignal(sessionID, error, wallNow()), { type: "idle", sessionID }]
+    }
     case "session.execution.interrupted":
-      forms?.forgetSession(sessionID)
+      memory?.runEnded(sessionID)
       return [{ type: "interrupted", sessionID, byUser: interruptedByUser(data.reason) }, { type: "idle", sessionID }]
     case "session.step.failed":
-      // The step of an interrupted run: the run's own end (interrupted or failed) says so once.
-      if (isAbortedError(data.error)) return [{ type: "activity", sessionID }]
-      return [errorSignal(sessionID, data.error, wallNow())]
+      // Not the end of the run: the host may still retry the step. The error is kept for the
+      // run's own failure, so a provider error reaches the core once (a rate limit counted
+      // twice would double its cooldown), and only once the host gave up on it.
+      if (data.error !== undefined) memory?.noteStepError(sessionID, data.error)
+      return [{ type: "activity", sessionID }]
     case "session.retry.scheduled":
       return [{ type: "retryScheduled", sessionID }]
     case "session.usage.updated":
@@ -186,11 +192,11 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, 
 
   if (AWAITING_OPEN.has(type) || AWAITING_CLOSED.has(type)) {
     const signals = awaitingSignals(sessionID, type, data)
-    if (forms && type.startsWith("form.")) {
+    if (memory && type.startsWith("form.")) {
       for (const signal of signals) {
         if (signal.type !== "awaitingUser") continue
-        if (signal.open) forms.remember(signal.key, sessionID)
-        else forms.forget(signal.key)
+        if (signal.open) memory.rememberForm(signal.key, sessionID)
+        else memory.forgetForm(signal.key)
       }
     }
     return signals

@@ -1,7 +1,7 @@
 /** OpenCode 2.x event shapes (per the host document) -> core signals, both spellings of every renamed field. */
 import { describe, expect, test } from "bun:test"
 import { belongsHere, decodeV2Event, interruptedByUser, mapV2Event, ToolNames } from "../../../src/host/v2/events.ts"
-import { FormSessions } from "../../../src/host/v2/forms.ts"
+import { RunMemory } from "../../../src/host/v2/run-memory.ts"
 
 const ev = (type: string, data: unknown, extra: Record<string, unknown> = {}) => ({ id: "evt_1", created: 1, type, data, ...extra })
 const map = (event: unknown, tools = new ToolNames(), now = 0) => mapV2Event(event, tools, () => now)
@@ -30,20 +30,35 @@ describe("run lifecycle", () => {
       { type: "idle", sessionID: "s" },
     ])
     // Negative control: any other type is an error.
-    expect(types(ev("session.step.failed", { sessionID: "s", error: { type: "provider.transport", message: "socket closed" } }))).toEqual(["error"])
+    expect(types(ev("session.execution.failed", { sessionID: "s", error: { type: "provider.transport", message: "socket closed" } }))).toEqual(["error", "idle"])
   })
 
   test("error fields under their other spellings: name, statusCode, data.message, response.status, retry-after-ms", () => {
-    const [err] = map(ev("session.step.failed", { sessionID: "s", error: { name: "ProviderError", data: { message: "boom" }, statusCode: 503 } }))
+    const [err] = map(ev("session.execution.failed", { sessionID: "s", error: { name: "ProviderError", data: { message: "boom" }, statusCode: 503 } }))
     expect(err).toEqual({ type: "error", sessionID: "s", name: "ProviderError", message: "boom", status: 503 })
-    const [err2] = map(ev("session.step.failed", { sessionID: "s", error: { type: "x", message: "m", response: { status: 500, headers: { "Retry-After-Ms": "250" } } } }))
+    const [err2] = map(ev("session.execution.failed", { sessionID: "s", error: { type: "x", message: "m", response: { status: 500, headers: { "Retry-After-Ms": "250" } } } }))
     expect(err2).toMatchObject({ status: 500, retryAfterMs: 250 })
-    const [bare] = map(ev("session.step.failed", { sessionID: "s", error: "socket hang up" }))
+    const [bare] = map(ev("session.execution.failed", { sessionID: "s", error: "socket hang up" }))
     expect(bare).toEqual({ type: "error", sessionID: "s", name: "UnknownError", message: "socket hang up" })
   })
 
-  test("a step failure is an error but not the end of the run", () => {
-    expect(types(ev("session.step.failed", { sessionID: "s", error: { type: "e", message: "m" } }))).toEqual(["error"])
+  test("a step failure is not the end of the run: its error reaches the core once, when the run fails", () => {
+    const memory = new RunMemory()
+    const tools = new ToolNames()
+    const step = (type: string, data: unknown) => mapV2Event(ev(type, data), tools, () => 0, memory).map((s) => s.type)
+    const error = { type: "provider.rate-limit", message: "429", status: 429 }
+    expect(step("session.step.failed", { sessionID: "s", error })).toEqual(["activity"])
+    expect(step("session.execution.failed", { sessionID: "s", error })).toEqual(["error", "idle"])
+    // A run whose end carries no error still reports its step's.
+    step("session.execution.started", { sessionID: "s" })
+    step("session.step.failed", { sessionID: "s", error })
+    expect(mapV2Event(ev("session.execution.failed", { sessionID: "s" }), tools, () => 0, memory)[0]).toMatchObject({ type: "error", name: "provider.rate-limit", status: 429 })
+    // Negative control: a step the host retried and a run that then succeeded report nothing.
+    step("session.execution.started", { sessionID: "s" })
+    step("session.step.failed", { sessionID: "s", error })
+    expect(step("session.retry.scheduled", { sessionID: "s", attempt: 1 })).toEqual(["retryScheduled"])
+    expect(step("session.execution.succeeded", { sessionID: "s" })).toEqual(["idle"])
+    expect(memory.keptErrors).toBe(0)
   })
 
   test("interrupted is always terminal; only reason user (or none) can be a user stop", () => {
@@ -175,13 +190,13 @@ describe("waiting on the user", () => {
   })
 
   test("form.created names its session inside the form; the reply (data.id only) is tied back to it", () => {
-    const forms = new FormSessions()
+    const forms = new RunMemory()
     const tools = new ToolNames()
     expect(mapV2Event(ev("form.created", { form: { id: "f1", sessionID: "s", title: "Pick one", fields: [] } }), tools, () => 0, forms)).toEqual([
       { type: "awaitingUser", sessionID: "s", key: "f1", open: true },
     ])
     expect(mapV2Event(ev("form.replied", { id: "f1" }), tools, () => 0, forms)).toEqual([{ type: "awaitingUser", sessionID: "s", key: "f1", open: false }])
-    expect(forms.size).toBe(0)
+    expect(forms.openForms).toBe(0)
     mapV2Event(ev("form.created", { form: { id: "f2", sessionID: "s", fields: [] } }), tools, () => 0, forms)
     expect(mapV2Event(ev("form.cancelled", { id: "f2" }), tools, () => 0, forms)).toEqual([{ type: "awaitingUser", sessionID: "s", key: "f2", open: false }])
     // Negative control: a reply to a form never seen names no session, so it closes nothing.
@@ -189,15 +204,17 @@ describe("waiting on the user", () => {
   })
 
   test("the run's end forgets its forms (the core drops open requests on idle); the memory is bounded", () => {
-    const forms = new FormSessions()
+    const forms = new RunMemory()
     const tools = new ToolNames()
     mapV2Event(ev("form.created", { form: { id: "f1", sessionID: "s", fields: [] } }), tools, () => 0, forms)
     mapV2Event(ev("form.created", { form: { id: "g1", sessionID: "other", fields: [] } }), tools, () => 0, forms)
     mapV2Event(ev("session.execution.succeeded", { sessionID: "s" }), tools, () => 0, forms)
-    expect(forms.lookup("f1")).toBeUndefined()
-    expect(forms.lookup("g1")).toBe("other")
-    for (let i = 0; i < 1000; i++) forms.remember(`x${i}`, "s")
-    expect(forms.size).toBeLessThanOrEqual(256)
+    expect(forms.formSession("f1")).toBeUndefined()
+    expect(forms.formSession("g1")).toBe("other")
+    for (let i = 0; i < 1000; i++) forms.rememberForm(`x${i}`, "s")
+    expect(forms.openForms).toBeLessThanOrEqual(256)
+    for (let i = 0; i < 5000; i++) forms.noteStepError(`s${i}`, { type: "x" })
+    expect(forms.keptErrors).toBeLessThanOrEqual(1000)
   })
 
   test("the other spellings still open and close the gate: data.sessionID, formID, the old question.* names", () => {
