@@ -5,6 +5,7 @@ import {
   nextOrphanStep,
   STUCK_CHILD_MS,
   STUCK_CHILD_TOOL_MS,
+  subagentCallKind,
   type ChildFacts,
   type OrphanBudgets,
   type OrphanState,
@@ -293,5 +294,17 @@ describe("subagent prompts", () => {
     expect(buildStuckSubagentPrompt(200, true)).toContain("a tool call has been running")
     expect(buildCrashedSubagentPrompt()).toContain("ended with an error")
     expect(orphanParentReason("x")).toContain("(x)")
+  })
+})
+
+describe("which open call is a wait on a subagent", () => {
+  test("the host's subagent tool is a wait, unless it runs in the background; any other tool is none", () => {
+    expect(subagentCallKind("subagent", { prompt: "p" }, ["subagent"])).toBe("wait")
+    expect(subagentCallKind("Subagent", {}, ["subagent"])).toBe("wait")
+    expect(subagentCallKind("subagent", { prompt: "p", background: true }, ["subagent"])).toBe("background")
+    expect(subagentCallKind("subagent", { background: "yes" }, ["subagent"])).toBe("wait")
+    expect(subagentCallKind("task", { prompt: "p" }, ["subagent"])).toBeUndefined()
+    expect(subagentCallKind("task", undefined, ["task"])).toBe("wait")
+    expect(subagentCallKind("bash", { background: true }, ["task"])).toBeUndefined()
   })
 })
