@@ -74,7 +74,7 @@ export function isHiddenSend(kind: SendRequest["kind"], options: { visibleContin
 }
 
 /** OpenCode 1.x runs a subagent through its `task` tool. */
-export const V1_SUBAGENT_TOOLS: readonly string[] = ["task"]
+const V1_SUBAGENT_TOOLS: readonly string[] = ["task"]
 
 export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort {
   let pendingLogs = 0

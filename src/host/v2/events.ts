@@ -238,7 +238,7 @@ function usageSignal(sessionID: string, data: Obj): Signal[] {
 }
 
 /** 2.x reports an interrupted step as `{ type: "aborted" }`; the 1.x names are read too. */
-export function isAbortedError(error: unknown): boolean {
+function isAbortedError(error: unknown): boolean {
   const kind = str(get(error, "type")) ?? str(get(error, "name"))
   return kind === "aborted" || kind === "MessageAbortedError" || kind === "AbortError"
 }

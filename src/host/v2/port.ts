@@ -70,7 +70,7 @@ function itemID(value: unknown): string | undefined {
 }
 
 /** OpenCode 2.x names its subagent tool `subagent` (1.x: `task`). */
-export const V2_SUBAGENT_TOOLS: readonly string[] = ["subagent"]
+const V2_SUBAGENT_TOOLS: readonly string[] = ["subagent"]
 
 export function createV2Port(deps: V2PortDeps): V2Port {
   const { ctx, time, shared } = deps

@@ -56,7 +56,7 @@ export function taskCompleteTool(deps: TaskCompleteDeps) {
  * comes back the same way, as a failed call the model can read (`metadata.refused`), not as
  * a thrown exception the host may treat as a defect of the plugin.
  */
-export function taskCompleteResult(result: { ok: boolean; text: string }) {
+function taskCompleteResult(result: { ok: boolean; text: string }) {
   const metadata: Record<string, unknown> = { autoResume: true }
   if (!result.ok) metadata.refused = true
   return { content: result.text, output: result.text, metadata }
