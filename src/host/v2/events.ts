@@ -6,14 +6,19 @@
  * aggregate for events that leave it out. Field names moved between 2.0.x releases, so every
  * renamed field is read under both spellings (`id ?? callID`, `name ?? tool`, ...).
  *
- * Pure apart from `ToolNames`: the tool name travels only on `session.tool.input.started`,
- * while the call itself is announced later by `session.tool.called`.
+ * Pure apart from two bounded memories: `ToolNames` (the tool name travels only on
+ * `session.tool.input.started`, while the call itself is announced later by
+ * `session.tool.called`) and `RunMemory` (forms and step errors, see below).
  *
  * Busy and idle come from `session.execution.*` only: `session.status` and `session.idle` are
  * declared but not emitted by 2.x, and are read as mere activity should one turn up.
  *
  * Forms: `form.created` holds the session (its id is inside the form) until `form.replied` /
  * `form.cancelled` names the same form id, or the run ends (see run-memory.ts).
+ *
+ * Errors: `{ type, message, status? }`, the type standing where 1.x put a name. A failed step
+ * is not the end of the run (the host may retry it), so its error is kept and reported once,
+ * by the run's failure; `type: "aborted"` is an interruption, not an error.
  *
  * Interruptions: only reason "user" can be a user stop, but the plugin's own
  * `session.interrupt` is reported with that same reason. So "user" (and a missing reason, which
