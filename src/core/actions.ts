@@ -13,7 +13,6 @@ import { openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
 import { promptCallOverdue, promptCallStarted } from "./own-prompt.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { recoveryRecord, type OpenTool, type RecoveryKind, type SessionState } from "./session-state.ts"
-import { isSubagentCall } from "./subagents.ts"
 
 export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
   return (label, outcome, error) => {
@@ -51,10 +50,10 @@ export type PromptRequest = { text: string | (() => string); kind: SendKind; lab
  * stuck, and both for an abort only (the prompt after it meets the plain guard again):
  *
  *  - a proven live tool loop, aborted before its next call runs: every open call is the loop's;
- *  - an orphan parent: only its open subagent calls pass (the core's `isSubagentCall`), and only
- *    while `childrenSettled()` says every child has run and ended or is silent past
- *    `subagentDeadMs`. Any other open tool, or a child working again or waiting on its user,
- *    refuses the abort.
+ *  - an orphan parent: only its open subagent calls that wait on a child pass
+ *    (`OpenTool.subagent === "wait"`, never a background run), and only while
+ *    `childrenSettled()` says every child has run and ended or is silent past `subagentDeadMs`.
+ *    Any other open tool, or a child working again or waiting on its user, refuses the abort.
  */
 export type OpenCallException =
   | { kind: "live-tool-loop" }
@@ -64,7 +63,7 @@ export type OpenCallException =
 function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool): boolean {
   if (!exception) return false
   if (exception.kind === "live-tool-loop") return true
-  return isSubagentCall(open.tool) && exception.childrenSettled()
+  return open.subagent === "wait" && exception.childrenSettled()
 }
 
 function runningTool(ctx: EngineContext, state: SessionState, exception?: OpenCallException): string | undefined {

@@ -7,7 +7,8 @@ import type { Signal } from "../host/port.ts"
 import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import type { EngineContext } from "./context.ts"
 import type { IdlePipeline } from "./idle.ts"
-import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type SessionState } from "./session-state.ts"
+import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type OpenTool, type SessionState } from "./session-state.ts"
+import { subagentCallKind } from "./subagents.ts"
 import { attributeInterruption, endAbortWaitOnOwnPrompt, runMovedOn, userTookOver } from "./own-abort.ts"
 import { ownPromptShown } from "./own-prompt.ts"
 import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
@@ -41,7 +42,10 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
       if (!state.busy) markBusy(idle, state, now)
       if (signal.tool !== TASK_COMPLETE_TOOL) state.taskCompleteRepeats = 0
       if (!state.openTools.has(signal.callID)) {
-        boundedSet(state.openTools, signal.callID, { tool: signal.tool, startedAt: now }, MAX_OPEN_TOOLS_PER_SESSION)
+        const open: OpenTool = { tool: signal.tool, startedAt: now }
+        const subagent = subagentCallKind(signal.tool, signal.args, ctx.port.subagentTools)
+        if (subagent) open.subagent = subagent
+        boundedSet(state.openTools, signal.callID, open, MAX_OPEN_TOOLS_PER_SESSION)
       }
       noteModelOutput(ctx, state, now)
       break

@@ -29,7 +29,18 @@ export type FailureClassifierOptions = Pick<Options, "streamingFailureErrorNames
 /** Characters of an error message that are looked at (the head: that is where providers put the reason). */
 export const ERROR_MESSAGE_CAP = 4_096
 
-const ABORT_NAMES = new Set(["MessageAbortedError", "AbortError"])
+/** 1.x error names, and the 2.x `type` of an interrupted step. */
+const ABORT_NAMES = new Set(["MessageAbortedError", "AbortError", "aborted"])
+
+/**
+ * OpenCode 2.x reports an error's `type` where 1.x gave a name (the adapter passes it as the
+ * name). Rate limits and quota are told by type; so are the failures a continue cannot fix:
+ * a content filter would only block the answer again, and bad credentials, a malformed
+ * request or a missing route fail the same way every time. These are decided before the
+ * streaming check, so no `streamingFailureErrorNames` entry can turn them into retries.
+ */
+const RATE_LIMIT_TYPES = new Set(["provider.rate-limit", "provider.quota"])
+const DETERMINISTIC_TYPES = new Set(["provider.content-filter", "provider.auth", "provider.invalid-request", "provider.no-route", "permission.rejected"])
 
 /**
  * Rate limits and quota. Decided list: HTTP 429, or a message saying "too many requests",
@@ -159,14 +170,16 @@ export type FailureVerdict = { kind: FailureClass; why: string }
 
 /**
  * Precedence, first match wins:
- *  1. aborted: MessageAbortedError / AbortError (the engine decides whether it was ESC);
- *  2. rate-limit: status 429 or a rate-limit/quota message;
+ *  1. aborted: MessageAbortedError / AbortError / 2.x "aborted" (the engine decides whether
+ *     it was ESC);
+ *  2. rate-limit: status 429, a 2.x rate-limit or quota type, or a rate-limit/quota message;
  *  3. context-overflow: an overflow message or name;
- *  4. other: a 4xx status that is not transient (400, 401, 403, 404, 413, 422 ...): the same
+ *  4. other: a 2.x type no retry can fix (content filter, auth, invalid request, no route);
+ *  5. other: a 4xx status that is not transient (400, 401, 403, 404, 413, 422 ...): the same
  *     request would fail the same way, so it is a deterministic failure even when its name
  *     (APIError) is a streaming name;
- *  5. streaming: a streaming name or message pattern;
- *  6. other.
+ *  6. streaming: a streaming name (1.x name or 2.x type) or message pattern;
+ *  7. other.
  */
 export function explainFailure(signal: ErrorSignal, options: FailureClassifierOptions): FailureVerdict {
   const name = typeof signal.name === "string" ? signal.name : ""
@@ -174,11 +187,13 @@ export function explainFailure(signal: ErrorSignal, options: FailureClassifierOp
   const status = typeof signal.status === "number" && Number.isFinite(signal.status) ? signal.status : undefined
   if (ABORT_NAMES.has(name)) return { kind: "aborted", why: `${name}` }
   if (status === 429) return { kind: "rate-limit", why: "HTTP 429" }
+  if (RATE_LIMIT_TYPES.has(name)) return { kind: "rate-limit", why: `error type ${name}` }
   const rate = RATE_LIMIT_PATTERNS.find((re) => re.test(message))
   if (rate) return { kind: "rate-limit", why: `message matches ${rate.source}` }
   if (OVERFLOW_NAME.test(name)) return { kind: "context-overflow", why: `error name ${name}` }
   const overflow = OVERFLOW_PATTERNS.find((re) => re.test(message))
   if (overflow) return { kind: "context-overflow", why: `message matches ${overflow.source}` }
+  if (DETERMINISTIC_TYPES.has(name)) return { kind: "other", why: `error type ${name} is not fixed by a retry` }
   if (status !== undefined && status >= 400 && status < 500 && !TRANSIENT_CLIENT_STATUSES.has(status)) {
     return { kind: "other", why: `HTTP ${status} is a deterministic client error` }
   }

@@ -16,12 +16,14 @@
 /** Most output room OpenCode sets aside when it works out whether a prompt overflows. */
 export const OUTPUT_RESERVE_CAP = 20_000
 
-export type ModelLimit = { context: number; output?: number }
+/** `input`: a cap on the prompt itself that some models have (2.x `limit.input`), tighter than the window. */
+export type ModelLimit = { context: number; output?: number; input?: number }
 
 export function usableContext(limit: ModelLimit | undefined): number | undefined {
   if (!limit || !Number.isFinite(limit.context) || limit.context <= 0) return undefined
   const output = typeof limit.output === "number" && Number.isFinite(limit.output) && limit.output > 0 ? limit.output : OUTPUT_RESERVE_CAP
-  const usable = limit.context - Math.min(OUTPUT_RESERVE_CAP, output)
+  let usable = limit.context - Math.min(OUTPUT_RESERVE_CAP, output)
+  if (typeof limit.input === "number" && Number.isFinite(limit.input) && limit.input > 0) usable = Math.min(usable, limit.input)
   return usable > 0 ? usable : undefined
 }
 

@@ -2,7 +2,12 @@ import type { TurnSetup } from "../host/port.ts"
 import type { CancelTimer } from "./clock.ts"
 import type { TodoItem } from "./transcript.ts"
 
-export type OpenTool = { tool: string; startedAt: number }
+/**
+ * `subagent`: the call is the host's subagent tool; "wait" when the parent blocks on the child
+ * until it ends, "background" when it returns at once (2.x `background: true`) and the
+ * parent carries on: that one is not a parent waiting on its child.
+ */
+export type OpenTool = { tool: string; startedAt: number; subagent?: "wait" | "background" }
 
 export type RecoveryKind = "continue" | "abort+continue"
 

@@ -5,7 +5,8 @@
  * Two failures are handled here:
  *
  *  - ORPHAN PARENT. A child finished (or crashed) but its parent stays busy, still holding
- *    the subagent call (`task`) open, and never picks the result up. In the event stream this
+ *    the subagent call (the host's subagent tool: 1.x `task`, 2.x `subagent`) open, and never
+ *    picks the result up. A 2.x background call is no wait: its parent carries on by itself. In the event stream this
  *    shows as the busy count dropping from >1 to 1 with the parent as the survivor. The
  *    machine keys on the condition behind that drop rather than on the drop itself: the
  *    parent is busy, holds an open subagent call, and none of its children is busy. A missed
@@ -33,13 +34,12 @@
  * started means the parent is alive: back to watching.
  */
 import type { Options } from "../options/index.ts"
+import type { OpenTool } from "./session-state.ts"
 
 /** No new child output for this long reads as stuck... */
 export const STUCK_CHILD_MS = 60_000
 /** ...or this long while the child runs a tool. */
 export const STUCK_CHILD_TOOL_MS = 180_000
-/** Tool names whose open call in the parent means "waiting on a subagent". */
-export const SUBAGENT_TOOL_NAMES: readonly string[] = ["task"]
 /** Children remembered as already nudged, per parent. */
 const MAX_NUDGED = 64
 
@@ -76,7 +76,8 @@ export type ParentFacts = {
 export type OrphanBudgets = Pick<Options, "subagentWaitMs" | "gracePeriodMs" | "subagentDeadMs"> & {
   stuckChildMs?: number
   stuckChildToolMs?: number
-  subagentToolNames?: readonly string[]
+  /** The host's subagent tool names (HostPort.subagentTools). */
+  subagentToolNames: readonly string[]
 }
 
 export type OrphanPhase = "watching" | "orphan-wait" | "child-probed" | "child-nudged" | "resumed"
@@ -105,13 +106,18 @@ export type OrphanAction =
 
 export type OrphanStep = { state: OrphanState; action: OrphanAction; wakeAt?: number }
 
-type ChildVerdict = "active" | "awaiting-user" | "stuck" | "dead" | "crashed" | "finished"
-
-/** Whether an open call named `tool` is the parent waiting on a subagent (the one test of it). */
-export function isSubagentCall(tool: string, budgets: Pick<OrphanBudgets, "subagentToolNames"> = {}): boolean {
-  const name = tool.toLowerCase()
-  return (budgets.subagentToolNames ?? SUBAGENT_TOOL_NAMES).some((t) => t.toLowerCase() === name)
+/**
+ * How a call that starts relates to a subagent: not one (undefined), a wait on the child, or
+ * a background run (input `background: true`, 2.x) that returns at once.
+ */
+export function subagentCallKind(tool: string, args: unknown, names: readonly string[]): OpenTool["subagent"] {
+  const lower = tool.toLowerCase()
+  if (!names.some((n) => n.toLowerCase() === lower)) return undefined
+  const background = typeof args === "object" && args !== null && (args as { background?: unknown }).background === true
+  return background ? "background" : "wait"
 }
+
+type ChildVerdict = "active" | "awaiting-user" | "stuck" | "dead" | "crashed" | "finished"
 
 /** A child that has run and ended, or one silent past subagentDeadMs: neither will answer its parent's call. */
 export function childSettled(child: ChildFacts, now: number, budgets: OrphanBudgets): boolean {
@@ -175,9 +181,10 @@ export function nextOrphanStep(prev: OrphanState, facts: ParentFacts, now: numbe
   if (state.phase === "resumed") return none(state, "parent already aborted and resumed this busy period")
   if (facts.children.length === 0) return none(watching(state), "parent has no subagents")
 
+  const subagentTools = new Set(budgets.subagentToolNames.map((t) => t.toLowerCase()))
   let subagentCallOpen = false
   for (const tool of facts.openTools) {
-    if (!isSubagentCall(tool, budgets)) return none(watching(state), `parent has a tool in flight (${tool})`)
+    if (!subagentTools.has(tool.toLowerCase())) return none(watching(state), `parent has a tool in flight (${tool})`)
     subagentCallOpen = true
   }
   if (facts.awaitingUser) return none(watching(state), "parent is waiting on the user")

@@ -4,7 +4,11 @@
  * messages with `content[]`), so no detector ever knows which host it runs on.
  */
 
-export type ToolPartStatus = "pending" | "running" | "completed" | "error"
+/**
+ * `streaming` (2.x): the model was still writing the call's input, or the step failed while it
+ * did. A call in progress or cut off, never one waiting on the user (unlike 1.x `pending`).
+ */
+export type ToolPartStatus = "pending" | "streaming" | "running" | "completed" | "error"
 
 export type TranscriptToolPart = {
   kind: "tool"

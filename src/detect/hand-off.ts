@@ -3,7 +3,8 @@
  *
  *  - an open question or permission in the newest assistant message: a tool part still
  *    `pending` (the call was emitted but is waiting, typically on the user), or a question
- *    tool still `running`. Completed and failed tool parts never count;
+ *    tool still `running`. Completed and failed tool parts never count, nor does a 2.x
+ *    `streaming` part (its input was still arriving or was cut off: no one asked anything);
  *  - the newest assistant text matches one of the user's `stopPatterns` (a protocol line
  *    such as `STOP: NEEDS_DECISION …`). Those patterns are compiled multi-line, exactly as
  *    written (case included), and run on the capped tail of the text only.

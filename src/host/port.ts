@@ -112,6 +112,11 @@ export interface HostPort {
   command(sessionID: string, name: string, args: string): Promise<void>
   /** Ids or package names of the plugins the host has loaded. */
   pluginNames(): Promise<string[]>
-  /** Context and output limits of a model, when the host knows them. */
-  modelLimits(model: ModelRef): Promise<{ context: number; output: number } | undefined>
+  /** Context and output limits of a model (and its input cap, where one is set), when the host knows them. */
+  modelLimits(model: ModelRef): Promise<{ context: number; output: number; input?: number } | undefined>
+  /**
+   * Names of the host's subagent tool: an open call of one in a parent is what orphan-parent
+   * and stuck-subagent recovery look for (1.x `task`, 2.x `subagent`).
+   */
+  readonly subagentTools: readonly string[]
 }

@@ -64,9 +64,12 @@ export const TUNABLE_SPECS = {
   }),
   streamingFailureErrorNames: withDefault(
     stringList(),
-    ["ProviderError", "APIError", "StreamError", "ConnectionError", "TimeoutError"],
+    ["ProviderError", "APIError", "StreamError", "ConnectionError", "TimeoutError", "provider.transport", "provider.internal", "provider.invalid-output", "provider.unknown"],
     {
-      description: "Error names (compared exactly, case-sensitive) that mark a provider error as a broken stream.",
+      description:
+        "Error names (1.x) or error types (2.x), compared exactly and case-sensitively, that mark a provider error as a broken stream.",
+      hostNote:
+        "v2 errors carry a type instead of a name (provider.transport, provider.internal, ...); list 2.x types here. Rate limits, quota, content filter and auth errors are never streaming failures.",
       list: "strings",
     },
   ),

@@ -69,14 +69,23 @@ export async function until(ready: () => boolean, turns = 3000): Promise<boolean
   return ready()
 }
 
+/**
+ * The production clock is one per process, kept on globalThis (src/host/real-time.ts). A cell
+ * runs it on fake time, which leaves it ahead of the wall afterwards: each cell gets its own
+ * and the process's is put back, so tests after the matrix see the clock they would without it.
+ */
+const PROCESS_CLOCK = Symbol.for("opencode-auto-resume.forward-only-clock")
+
 const ENV_KEYS = ["XDG_CONFIG_HOME", "XDG_STATE_HOME", "AUTO_RESUME_DEBUG", "AUTO_RESUME_VISIBLE_CONTINUE"] as const
 
 /** A temporary home for the pause marker and the 2.x log, and fake timers; `close` restores all. */
 export class Sandbox {
   readonly dir = mkdtempSync(path.join(os.tmpdir(), "auto-resume-matrix-"))
   private readonly saved = new Map<string, string | undefined>()
+  private readonly savedClock = (globalThis as Record<symbol, unknown>)[PROCESS_CLOCK]
 
   constructor() {
+    delete (globalThis as Record<symbol, unknown>)[PROCESS_CLOCK]
     for (const key of ENV_KEYS) this.saved.set(key, process.env[key])
     process.env.XDG_CONFIG_HOME = path.join(this.dir, "config")
     process.env.XDG_STATE_HOME = path.join(this.dir, "state")
@@ -87,6 +96,9 @@ export class Sandbox {
 
   close(): void {
     jest.useRealTimers()
+    const g = globalThis as Record<symbol, unknown>
+    if (this.savedClock === undefined) delete g[PROCESS_CLOCK]
+    else g[PROCESS_CLOCK] = this.savedClock
     for (const [key, value] of this.saved) {
       if (value === undefined) delete process.env[key]
       else process.env[key] = value

@@ -78,7 +78,7 @@ export type Act =
   /** The task_complete tool's answer to the model; `ok: false` is a refusal the model reads as a failure. */
   | { act: "toolAnswer"; ok: boolean; text: string }
   /** The answer to `/auto-resume` (a local reply turn, a toast, or the command's own result). */
-  | { act: "reply"; text: string }
+  | { act: "reply"; in?: string; text: string }
 
 /** One expected act; unset fields are not compared. */
 export type Expect =

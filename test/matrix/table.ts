@@ -196,7 +196,6 @@ export const ROWS: Row[] = [
     steps: [user(), trigger(todos(OPEN)), { do: "taskComplete" }],
     effect: [{ act: "toolAnswer", text: /^task_complete refused: 1 todo item is still open/ }],
     controlEffect: [{ act: "toolAnswer", ok: true, text: /^Completion recorded/ }],
-    pending: { v2: "issue14-task-complete-content" },
   },
   {
     id: "task-complete-repeated",
@@ -208,7 +207,6 @@ export const ROWS: Row[] = [
       { act: "toolAnswer", text: /^task_complete rejected/ },
     ],
     controlEffect: [{ act: "toolAnswer", ok: true, text: /^Completion recorded/ }],
-    pending: { v2: "issue14-task-complete-content" },
   },
   {
     id: "task-complete-subagent",
@@ -216,7 +214,6 @@ export const ROWS: Row[] = [
     steps: [user(), { do: "spawn" }, user({ in: "child" }), todos(OPEN), { do: "todos", todos: OPEN, in: "child" }, triggerOr([{ do: "taskComplete", in: "child" }], [{ do: "taskComplete" }])],
     effect: [{ act: "toolAnswer", ok: true, text: /^Completion recorded/ }],
     controlEffect: [{ act: "toolAnswer", text: /^task_complete refused/ }],
-    pending: { v2: "issue14-task-complete-content" },
   },
   // -- hand-offs to the user
   {
@@ -226,7 +223,6 @@ export const ROWS: Row[] = [
     steps: [user(), say("I need a decision. "), trigger({ do: "ask", kind: "question", id: "que_1" }), { do: "wait", ms: STALL }],
     effect: [],
     controlEffect: ABORTED_AND_CONTINUED,
-    pending: { v2: "issue14-forms" },
   },
   {
     id: "permission-hand-off",
@@ -345,7 +341,6 @@ export const ROWS: Row[] = [
       triggerOr([{ do: "end", in: "child" }, { do: "wait", ms: 30_000 }], [{ do: "stream", ms: 30_000, in: "child" }]),
     ],
     effect: ABORTED_AND_CONTINUED,
-    pending: { v2: "issue13-orphan + issue14-subagent-tool" },
   },
   {
     id: "stuck-subagent",
@@ -359,7 +354,6 @@ export const ROWS: Row[] = [
       triggerOr([{ do: "wait", ms: 75_000 }], [{ do: "stream", ms: 75_000, in: "child" }]),
     ],
     effect: [{ act: "send", in: "child", kind: "correction", text: /the session that started you is waiting for your result/ }],
-    pending: { v2: "issue14-subagent-tool" },
     e2e: [{ file: E2E.failures, test: "a parent waiting on a running subagent (task tool) is not interrupted, and picks up the child's result" }],
   },
   {
@@ -376,7 +370,6 @@ export const ROWS: Row[] = [
     ],
     effect: [],
     controlEffect: [{ act: "send", in: "child", kind: "correction", text: /the session that started you is waiting for your result/ }],
-    pending: { v2: "issue14-forms + issue14-subagent-tool" },
   },
   // -- provider failures
   {
@@ -384,7 +377,6 @@ export const ROWS: Row[] = [
     why: "a streaming failure OpenCode gave up on gets a recovery prompt",
     steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "stream" }], [end]), SETTLE],
     effect: [{ act: "send", kind: "continue", text: /the provider stream failed/ }],
-    pending: { v2: "issue14-error-type" },
   },
   {
     id: "streaming-failure-chain",
@@ -392,7 +384,6 @@ export const ROWS: Row[] = [
     options: { __modelFailsAfterPrompt: true },
     steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "stream" }], [end]), { do: "wait", ms: 600_000 }],
     effect: [1, 2, 3].map(() => ({ act: "send", kind: "continue", text: /the provider stream failed/ }) as const),
-    pending: { v2: "issue14-error-type" },
   },
   {
     id: "rate-limit",
@@ -401,8 +392,7 @@ export const ROWS: Row[] = [
     steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "rateLimit" }], [end]), { do: "wait", ms: 70_000 }],
     effect: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }],
     // Found by this matrix: 2.x reports one failure as session.step.failed and then
-    // session.execution.failed, and the adapter counts both, so the hit is counted twice.
-    pending: { v2: "matrix-found-v2-failure-counted-twice" },
+    // session.execution.failed; the adapter now reports it to the core once, with the run.
     e2e: [{ file: E2E.failures, test: "429 forever: OpenCode's retries run out, the plugin waits each rung, sends one continue per rung without spending budget, then stays silent" }],
   },
   {
@@ -412,7 +402,6 @@ export const ROWS: Row[] = [
     steps: [user(), say("Working "), { do: "fail", error: "rateLimit" }, triggerOr([{ do: "wait", ms: 590_000 }], [{ do: "wait", ms: 610_000 }])],
     effect: [],
     controlEffect: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }],
-    pending: { v2: "matrix-found-v2-failure-counted-twice" },
   },
   {
     id: "full-context",
@@ -420,7 +409,6 @@ export const ROWS: Row[] = [
     steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "contextFull" }], [{ do: "fail", error: "stream" }]), SETTLE],
     effect: [],
     controlEffect: [{ act: "send", kind: "continue", text: /the provider stream failed/ }],
-    pending: { v2: "issue14-error-type" },
   },
   {
     id: "saturation",
@@ -428,7 +416,6 @@ export const ROWS: Row[] = [
     options: { __magicContext: true },
     steps: [user(), say("Read the whole repository."), triggerOr([{ do: "tokens", output: 500, input: 160_000 }], [{ do: "tokens", output: 500, input: 20_000 }]), end, SETTLE],
     effect: [{ act: "command", name: "ctx-wrapup" }],
-    pending: { v2: "issue13-v2-saturation" },
   },
   {
     id: "saturation-subagent",
@@ -445,7 +432,6 @@ export const ROWS: Row[] = [
       SETTLE,
     ],
     effect: [{ act: "compact", in: "child" }],
-    pending: { v2: "issue13-v2-saturation" },
   },
   // -- discovery
   {

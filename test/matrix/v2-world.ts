@@ -284,7 +284,7 @@ export function createV2World(options: Record<string, unknown>) {
 
 /** Errors as 2.x reports a failed execution: `{ type, message, status? }`. */
 export const V2_ERRORS: Record<string, Obj> = {
-  stream: { type: "provider.stream", message: "the response stream ended before the answer was complete" },
+  stream: { type: "provider.transport", message: "the response stream ended before the answer was complete" },
   rateLimit: { type: "provider.rate-limit", message: "429", status: 429 },
   contextFull: { type: "provider.context-overflow", message: "prompt is too long: the context window is full", status: 400 },
   contentFilter: { type: "provider.content-filter", message: "Provider blocked the response" },

@@ -269,6 +269,7 @@ export class ScriptedHost {
       toolNames: () => this.read<string[]>("toolNames", ["bash", "read", "edit"], "core") as Promise<string[]>,
       pluginNames: () => this.read<string[]>("pluginNames", [], "core") as Promise<string[]>,
       modelLimits: () => this.read("modelLimits", { context: 200_000, output: 32_000 }, "core") as Promise<undefined>,
+      subagentTools: ["task"],
     }
   }
 

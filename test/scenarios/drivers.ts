@@ -130,6 +130,13 @@ class FakeV1Client {
     this.event("session.idle", { sessionID })
   }
 
+  /** A provider error the host gave up on, then idle (as 1.18 reports it). */
+  failed(sessionID: string, failure: "stream" | "rate-limit"): void {
+    const data = failure === "rate-limit" ? { message: "Rate limit exceeded", statusCode: 429 } : { message: "stream closed unexpectedly" }
+    this.event("session.error", { sessionID, error: { name: "APIError", data } })
+    this.endRun(sessionID, true)
+  }
+
   aborted(sessionID: string): void {
     this.event("session.error", { sessionID, error: { name: "MessageAbortedError", data: { message: "Aborted" } } })
     this.endRun(sessionID, true)
@@ -173,6 +180,12 @@ export function v1Driver(options: Record<string, unknown>): Driver {
           return fake.event("permission.asked", { id: step.id, sessionID: SESSION, permission: "bash", patterns: [] })
         case "permissionAnswered":
           return fake.event("permission.replied", { sessionID: SESSION, requestID: step.id, reply: "once" })
+        case "questionAsked":
+          return fake.event("question.asked", { id: step.id, sessionID: SESSION, questions: [] })
+        case "questionAnswered":
+          return fake.event("question.replied", { sessionID: SESSION, requestID: step.id, answers: [] })
+        case "providerFails":
+          return fake.failed(SESSION, step.failure)
         case "pause":
           return pauses.pause(SESSION)
         case "resume":
@@ -225,6 +238,12 @@ export function v2Driver(options: Record<string, unknown>): Driver {
           return host.askPermission(SESSION, step.id)
         case "permissionAnswered":
           return host.replyPermission(SESSION, step.id)
+        case "questionAsked":
+          return host.askForm(SESSION, step.id)
+        case "questionAnswered":
+          return host.replyForm(step.id)
+        case "providerFails":
+          return host.failRun(SESSION, step.failure === "rate-limit" ? { type: "provider.rate-limit", message: "429", status: 429 } : { type: "provider.transport", message: "stream closed unexpectedly" })
         case "pause":
           return pauses.pause(SESSION)
         case "resume":

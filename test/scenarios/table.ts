@@ -30,6 +30,11 @@ export type Step =
   | { do: "hostRunStarts" }
   | { do: "permissionAsked"; id: string }
   | { do: "permissionAnswered"; id: string }
+  /** The model asks the user a question (1.x `question.asked`, 2.x `form.created`), and its answer. */
+  | { do: "questionAsked"; id: string }
+  | { do: "questionAnswered"; id: string }
+  /** The provider fails the run and the host gives up on it: a broken stream, or a 429. */
+  | { do: "providerFails"; failure: "stream" | "rate-limit" }
   | { do: "pause" }
   | { do: "resume" }
   /** How the host answers the plugin's actions (sends and aborts) from now on. */
@@ -156,6 +161,30 @@ export const SCENARIOS: Scenario[] = [
       silence(STALL + 2_000),
       check(1, 0),
     ],
+  },
+  {
+    name: "question open",
+    why: "an open question to the user (a form on 2.x) holds recovery however long it waits; once answered, a silence is a stall",
+    steps: [
+      { do: "userTurn" },
+      { do: "questionAsked", id: "q_1" },
+      silence(20 * 60_000),
+      check(0, 0),
+      { do: "questionAnswered", id: "q_1" },
+      silence(STALL + 2_000),
+      check(1, 0),
+    ],
+  },
+  {
+    name: "streaming failure",
+    why: "a broken stream the host gave up on gets a recovery prompt within seconds",
+    steps: [{ do: "userTurn" }, { do: "streamDelta" }, { do: "providerFails", failure: "stream" }, silence(10_000), check(1, 0)],
+  },
+  {
+    name: "rate limit",
+    why: "a 429 waits out its cooldown (counted once), then sends one continue",
+    options: { rateLimitCooldownsMs: [120_000, 240_000] },
+    steps: [{ do: "userTurn" }, { do: "streamDelta" }, { do: "providerFails", failure: "rate-limit" }, silence(110_000), check(0, 0), silence(20_000), check(1, 0)],
   },
   {
     name: "paused",

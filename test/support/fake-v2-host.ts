@@ -11,6 +11,11 @@
  *   and starts a run; into a running one it joins the inbox and is promoted at the next
  *   provider-turn boundary (the run carries on); `interrupt` ends the run with reason "user"
  *   (the host cannot tell the plugin's interrupt from ESC) and drops queued items.
+ * - As the corrections of 2026-12-01 have it: no `session.status` / `session.idle` (busy and
+ *   idle only from `session.execution.*`); `form.created` carries `{ form: { id, sessionID,
+ *   ... } }` and no `durable`, its reply only `data.id`; errors are `{ type, message, status? }`;
+ *   tool results carry `content`; the subagent tool is `subagent` (`background: true` returns
+ *   at once); a step ends with `tokens { input, output, reasoning, cache { read, write } }`.
  * - Knobs: per-method behaviour (reject, throw, hang, missing), version presets (2.0.16 has no
  *   `session.compact` and no `app.server`), `inboxEvents: false` for releases without inbox
  *   events, stream end/failure, and an HTTP server reachable only at `app.server.url`.
@@ -35,6 +40,7 @@ export type FakeV2Options = {
 }
 
 const EPHEMERAL = new Set([
+  "form.created",
   "session.usage.updated",
   "session.text.delta",
   "session.reasoning.delta",
@@ -395,6 +401,21 @@ export class FakeV2Host {
     this.emit("session.tool.called", { sessionID, assistantMessageID: msg?.id, id, input, executed: false })
   }
 
+  /** The model starts writing a call's input and the stream stops there: a `streaming` part. */
+  toolInputStreaming(sessionID: string, id: string, name: string, partial = '{"comm'): void {
+    const msg = this.assistant(sessionID)
+    msg?.content.push({ type: "tool", id, name, state: { status: "streaming", input: partial }, time: { start: this.now() } })
+    this.emit("session.tool.input.started", { sessionID, assistantMessageID: msg?.id, id, name })
+    this.emit("session.tool.input.delta", { sessionID, assistantMessageID: msg?.id, id, delta: partial })
+  }
+
+  toolFailed(sessionID: string, id: string, message = "tool failed"): void {
+    const msg = this.assistant(sessionID)
+    const part = msg?.content.find((p: Record<string, unknown>) => p.id === id)
+    if (part) part.state = { status: "error", input: part.state.input, error: { type: "tool.execution", message } }
+    this.emit("session.tool.failed", { sessionID, assistantMessageID: msg?.id, id, error: { type: "tool.execution", message }, executed: true })
+  }
+
   toolProgress(sessionID: string, id: string): void {
     this.emit("session.tool.progress", { sessionID, assistantMessageID: this.assistant(sessionID)?.id, id, metadata: { output: "..." } })
   }
@@ -410,6 +431,56 @@ export class FakeV2Host {
     this.endRun(sessionID, "succeeded")
   }
 
+  /** The step ends with its token figures (what the context now holds). */
+  endStep(sessionID: string, tokens: { input: number; output: number; reasoning?: number; cache?: { read: number; write: number } }, finish = "stop"): void {
+    const msg = this.assistant(sessionID)
+    const full = { input: tokens.input, output: tokens.output, reasoning: tokens.reasoning ?? 0, cache: tokens.cache ?? { read: 0, write: 0 } }
+    if (msg) {
+      msg.tokens = full
+      msg.finish = finish
+    }
+    this.emit("session.step.ended", { sessionID, assistantMessageID: msg?.id, agent: "build", model: this.model, finish, cost: 0, tokens: full })
+  }
+
+  /** The provider fails the step and the run with a 2.x error object `{ type, message, status? }`. */
+  failRun(sessionID: string, error: { type: string; message: string; status?: number }): void {
+    const msg = this.assistant(sessionID)
+    if (msg) msg.error = error
+    this.emit("session.step.failed", { sessionID, assistantMessageID: msg?.id, error, finish: "error" })
+    this.endRun(sessionID, "failed", undefined, error)
+  }
+
+  /** A child session of `parentID` (what the subagent tool creates). */
+  createChild(parentID: string, childID: string): void {
+    this.emit("session.created", { sessionID: childID, projectID: "prj_1", location: { directory: this.directory }, parentID, agent: "general" })
+  }
+
+  /**
+   * The parent calls the `subagent` tool and the child starts. A foreground call stays open
+   * until `toolEnd`; `background: true` returns at once with `status: "running"`.
+   */
+  subagentCall(parentID: string, callID: string, childID: string, opts: { background?: boolean } = {}): void {
+    const input: Record<string, unknown> = { agent: "general", description: "look around", prompt: "find the config files" }
+    if (opts.background) input.background = true
+    this.toolStart(parentID, callID, "subagent", input)
+    this.createChild(parentID, childID)
+    this.userTurn(childID, "find the config files")
+    if (opts.background) this.toolEnd(parentID, callID, JSON.stringify({ status: "running", sessionID: childID }))
+  }
+
+  /** A form (the question tool's) opens in `sessionID`: `data.form.sessionID`, ephemeral. */
+  askForm(sessionID: string, formID: string): void {
+    this.emit("form.created", { form: { id: formID, sessionID, title: "Which one?", fields: [{ id: "choice", type: "select", options: ["a", "b"] }] } })
+  }
+
+  replyForm(formID: string): void {
+    this.emit("form.replied", { id: formID, values: { choice: "a" } })
+  }
+
+  cancelForm(formID: string): void {
+    this.emit("form.cancelled", { id: formID })
+  }
+
   userEsc(sessionID: string): void {
     this.endRun(sessionID, "interrupted", "user")
   }
@@ -419,7 +490,7 @@ export class FakeV2Host {
    * normal end they become messages and the same run carries on with a new step (no idle in
    * between); an interruption drops them.
    */
-  private endRun(sessionID: string, outcome: "succeeded" | "failed" | "interrupted", reason?: string): void {
+  private endRun(sessionID: string, outcome: "succeeded" | "failed" | "interrupted", reason?: string, error?: unknown): void {
     const run = this.runs.get(sessionID)
     if (!run) return
     const msg = this.history.get(sessionID)?.find((m) => m.id === run.assistantID)
@@ -433,7 +504,13 @@ export class FakeV2Host {
       return
     }
     this.runs.delete(sessionID)
-    this.emit(`session.execution.${outcome}`, outcome === "interrupted" ? { sessionID, reason } : { sessionID })
+    // An interrupted run's step fails as `aborted` first (the step's error on the message too).
+    if (outcome === "interrupted" && msg) {
+      msg.error = { type: "aborted", message: "Aborted" }
+      this.emit("session.step.failed", { sessionID, assistantMessageID: msg.id, error: msg.error })
+    }
+    const data = outcome === "interrupted" ? { sessionID, reason } : outcome === "failed" ? { sessionID, error } : { sessionID }
+    this.emit(`session.execution.${outcome}`, data)
     this.push(sessionID, { id: this.id("idl"), type: "idle", outcome })
     for (const q of run.queued) if (this.inboxEvents) this.emit("session.inbox.cancelled", { sessionID, inboxID: q.id })
   }

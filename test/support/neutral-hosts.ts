@@ -12,7 +12,6 @@
  * Todos: 1.x reports a `todowrite` call's list in `todo.updated`; 2.x has only the message log,
  * where the newest completed `todowrite` part is the list.
  */
-import { SUBAGENT_TOOL_NAMES } from "../../src/core/subagents.ts"
 import { FakeV1Host } from "../unit/v1/rig.ts"
 import { makeV2 } from "../unit/v2/harness.ts"
 
@@ -55,7 +54,7 @@ export interface NeutralHost {
  * tool names is the one authority on what counts as such a call, so a 2.x timeline uses the
  * 2.x name once the core knows it, the 1.x one until then.
  */
-const V2_SUBAGENT_TOOL = SUBAGENT_TOOL_NAMES.includes("subagent") ? "subagent" : "task"
+const V2_SUBAGENT_TOOL = "subagent"
 
 export function v1Host(options: Record<string, unknown> = {}): NeutralHost {
   const host = new FakeV1Host()

@@ -16,6 +16,8 @@ export type RecordedCall =
 export class RecordingPort implements HostPort {
   readonly calls: RecordedCall[] = []
   readonly logs: { level: LogLevel; message: string }[] = []
+  /** The 1.x subagent tool; a test of another host sets its own. */
+  subagentTools: readonly string[] = ["task"]
   sendBehaviour: CallBehaviour = "ok"
   abortBehaviour: CallBehaviour = "ok"
 

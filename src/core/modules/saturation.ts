@@ -7,7 +7,7 @@
 import type { ModelRef } from "../../host/port.ts"
 import { withTimeout } from "../host-calls.ts"
 import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
-import { decideSaturation, hasMagicContext, saturationRatio } from "../saturation.ts"
+import { decideSaturation, hasMagicContext, saturationRatio, type ModelLimit } from "../saturation.ts"
 
 const LOOKUP_CACHE_MS = 5 * 60_000
 const MAX_CACHED_MODELS = 32
@@ -16,8 +16,17 @@ export const CTX_WRAPUP_COMMAND = "ctx-wrapup"
 
 export function saturationModule({ ctx }: ModuleEnv): EngineModule {
   const contextTokens = new Map<string, number>()
-  const limits = new Map<string, { at: number; value: { context: number; output: number } | undefined }>()
+  const limits = new Map<string, { at: number; value: ModelLimit | undefined }>()
+  /** Models whose limits the host did not give, already named in the log (once each). */
+  const unknownLimits = new Set<string>()
   let plugins: { at: number; magic: boolean } | undefined
+
+  function noteUnknownLimit(model: ModelRef): void {
+    const key = `${model.providerID}/${model.modelID}`
+    if (unknownLimits.has(key) || unknownLimits.size >= MAX_CACHED_MODELS) return
+    unknownLimits.add(key)
+    ctx.logger.log("info", `context saturation: the host gives no context limit for model ${key}; saturation routing stays off for it`)
+  }
 
   async function limitFor(model: ModelRef, timeoutMs: number) {
     const key = `${model.providerID}/${model.modelID}`
@@ -50,7 +59,7 @@ export function saturationModule({ ctx }: ModuleEnv): EngineModule {
           const model = state.setup.model
           if (used === undefined || !model) return undefined
           const timeout = facts.options.sendTimeoutMs
-          let limit: { context: number; output: number } | undefined
+          let limit: ModelLimit | undefined
           let magic = false
           try {
             limit = await limitFor(model, timeout)
@@ -58,6 +67,7 @@ export function saturationModule({ ctx }: ModuleEnv): EngineModule {
           } catch {
             return undefined // a failed look-up means no intervention
           }
+          if (limit === undefined) noteUnknownLimit(model)
           const ratio = saturationRatio(used, limit)
           const decision = decideSaturation({
             ratio,

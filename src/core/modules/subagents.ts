@@ -19,6 +19,8 @@ import { INITIAL_ORPHAN_STATE, childSettled, nextOrphanStep, type ChildFacts, ty
  */
 const RELEVANT: readonly Signal["type"][] = ["busy", "idle", "toolStart", "toolEnd", "error", "interrupted", "awaitingUser", "sessionCreated", "userMessage"]
 const MAX_CHILDREN_PER_PARENT = 64
+/** Levels of subagents below a parent that are looked through for one waiting on the user. */
+const MAX_NESTING = 4
 
 type ParentTrack = { state: OrphanState; timer?: CancelTimer }
 /** What a child's turn count is computed from: the count, and the stamps that move on a turn. */
@@ -84,9 +86,12 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     const facts: ParentFacts = {
       busy: parent.busy,
       lastActivityAt: parent.lastActivityAt,
-      openTools: [...parent.openTools.values()].map((t) => t.tool),
+      // A background subagent call returns at once: the parent is not waiting on that child.
+      openTools: [...parent.openTools.values()].filter((t) => t.subagent !== "background").map((t) => t.tool),
       awaitingUser: parent.awaiting.size > 0,
-      blocked: holdReason(ctx, parent) !== undefined && parent.awaiting.size === 0,
+      // A child waiting on the user holds the parent too (holdReason below); the machine reads
+      // that from the child's facts, so it does not count as the parent being blocked.
+      blocked: holdReason(ctx, parent) !== undefined && parent.awaiting.size === 0 && childAwaitingUser(parentID) === undefined,
       children: [...kids].flatMap((id) => {
         const child = sessions.get(id)
         return child ? [childFacts(child)] : []
@@ -94,8 +99,8 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     }
     let track = parents.get(parentID)
     if (!track) parents.set(parentID, (track = { state: INITIAL_ORPHAN_STATE }))
-    const options = ctx.effective(parent)
-    const step = nextOrphanStep(track.state, facts, ctx.time.now(), options)
+    const budgets = { ...ctx.effective(parent), subagentToolNames: ctx.port.subagentTools }
+    const step = nextOrphanStep(track.state, facts, ctx.time.now(), budgets)
     track.state = step.state
     track.timer?.()
     track.timer = undefined
@@ -124,16 +129,35 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
         return [...(children.get(parentID) ?? [])].every((id) => {
           const child = sessions.get(id)
           // Whether a child is settled does not depend on its turn count: leave that count alone.
-          return !child || childSettled(childFacts(child, 0), now, options)
+          return !child || childSettled(childFacts(child, 0), now, budgets)
         })
       }
       void abortThenPrompt(ctx, parent, continueRequest(ctx, parent, { reason, label: "send orphan-parent continue" }), undefined, { kind: "orphan-parent", childrenSettled })
     }
   }
 
+  /**
+   * A subagent (or its own subagent) waiting on a question, form or permission: its parent,
+   * blocked on that child, is waiting on the user too, however long that takes.
+   */
+  function childAwaitingUser(parentID: string, depth = 0): string | undefined {
+    const kids = children.get(parentID)
+    if (!kids || depth >= MAX_NESTING) return undefined
+    for (const id of kids) {
+      if ((sessions.get(id)?.awaiting.size ?? 0) > 0) return id
+      const nested = childAwaitingUser(id, depth + 1)
+      if (nested) return nested
+    }
+    return undefined
+  }
+
   return {
     name: "subagents",
     signals: RELEVANT,
+    holdReason(state) {
+      const waiting = childAwaitingUser(state.id)
+      return waiting ? `subagent ${waiting} is waiting for the user` : undefined
+    },
     onSignal(state, signal) {
       if (state.parentID) countTurn(state, signal)
       // A user message only counts as a child's turn; it does not change a parent's verdict.

@@ -73,6 +73,9 @@ export function isHiddenSend(kind: SendRequest["kind"], options: { visibleContin
   return kind === "continue" ? !options.visibleContinue : options.quietCorrections
 }
 
+/** OpenCode 1.x runs a subagent through its `task` tool. */
+const V1_SUBAGENT_TOOLS: readonly string[] = ["task"]
+
 export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort {
   let pendingLogs = 0
   const session = client.session
@@ -82,6 +85,8 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
   const sendLog = deps.sendLog ?? new SendLog()
 
   return {
+    subagentTools: V1_SUBAGENT_TOOLS,
+
     async send(request: SendRequest) {
       const options = effectiveOptions(resolved, request.setup?.model?.providerID)
       // Booked before the call is made, so an instance racing this one is refused.

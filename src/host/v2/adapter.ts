@@ -23,6 +23,7 @@ import { startupLine } from "../startup.ts"
 import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
 import { belongsHere, decodeV2Event, mapDecoded, ToolNames } from "./events.ts"
+import { RunMemory } from "./run-memory.ts"
 import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
 import type { FetchLike } from "./http.ts"
 import { createV2Port, type V2Port } from "./port.ts"
@@ -115,6 +116,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   adoptWatchState()
 
   const tools = new ToolNames()
+  const memory = new RunMemory()
   const firstStepPending = new Set<string>()
   /** Genuine turns reported before their model was known; the run's first step names it. */
   const setupPending = new Set<string>()
@@ -137,7 +139,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const wallNow = () => (time.wall ? time.wall() : time.now())
   function onEvent(raw: unknown): void {
     if (stopped) return
-    const event = decodeV2Event(raw)
+    const event = decodeV2Event(raw, memory)
     if (!event?.sessionID || !belongsHere(event, directory)) return
     const sessionID = event.sessionID
     const { type, data } = event
@@ -150,7 +152,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     if (type === "session.step.started") noteStepSetup(sessionID, data)
 
     const now = time.now()
-    for (const signal of mapDecoded(event, sessionID, tools, wallNow)) engine.handle(signal, now)
+    for (const signal of mapDecoded(event, sessionID, tools, wallNow, memory)) engine.handle(signal, now)
 
     if (type === "session.execution.started") {
       if (firstStepPending.size < 1000) firstStepPending.add(sessionID)

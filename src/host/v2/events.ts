@@ -6,8 +6,19 @@
  * aggregate for events that leave it out. Field names moved between 2.0.x releases, so every
  * renamed field is read under both spellings (`id ?? callID`, `name ?? tool`, ...).
  *
- * Pure apart from `ToolNames`: the tool name travels only on `session.tool.input.started`,
- * while the call itself is announced later by `session.tool.called`.
+ * Pure apart from two bounded memories: `ToolNames` (the tool name travels only on
+ * `session.tool.input.started`, while the call itself is announced later by
+ * `session.tool.called`) and `RunMemory` (forms and step errors, see below).
+ *
+ * Busy and idle come from `session.execution.*` only: `session.status` and `session.idle` are
+ * declared but not emitted by 2.x, and are read as mere activity should one turn up.
+ *
+ * Forms: `form.created` holds the session (its id is inside the form) until `form.replied` /
+ * `form.cancelled` names the same form id, or the run ends (see run-memory.ts).
+ *
+ * Errors: `{ type, message, status? }`, the type standing where 1.x put a name. A failed step
+ * is not the end of the run (the host may retry it), so its error is kept and reported once,
+ * by the run's failure; `type: "aborted"` is an interruption, not an error.
  *
  * Interruptions: only reason "user" can be a user stop, but the plugin's own
  * `session.interrupt` is reported with that same reason. So "user" (and a missing reason, which
@@ -15,8 +26,10 @@
  * decides by counting the interruptions its own aborts can account for (core/own-abort.ts).
  * Every other reason (shutdown, superseded, inactivity) is `byUser: false`: never a latch.
  */
+import { usedTokens } from "../../core/saturation.ts"
 import type { Signal } from "../port.ts"
 import { asObj, get, num, retryAfterMs, str, type Obj } from "../shape.ts"
+import { RunMemory } from "./run-memory.ts"
 
 const MAX_REMEMBERED_TOOLS = 2000
 
@@ -50,15 +63,25 @@ export class ToolNames {
 /** A decoded event, or undefined for anything malformed. */
 export type V2Event = { type: string; data: Obj; sessionID?: string; directory?: string }
 
-export function decodeV2Event(event: unknown): V2Event | undefined {
+/**
+ * `memory` ties a form's reply to its session: `form.created` names the session only inside
+ * the form (`data.form.sessionID`), and its reply names only the form (`data.id`).
+ */
+export function decodeV2Event(event: unknown, memory?: RunMemory): V2Event | undefined {
   const type = str(get(event, "type"))
   const data = asObj(get(event, "data"))
   if (!type || !data) return undefined
   const sessionID =
     str(data.sessionID) ??
     (type.startsWith("session.") ? str(get(data, "info", "id")) : undefined) ??
+    (type.startsWith("form.") ? formSession(data, memory) : undefined) ??
     str(get(event, "durable", "aggregateID"))
   return { type, data, sessionID, directory: str(get(event, "location", "directory")) }
+}
+
+function formSession(data: Obj, memory: RunMemory | undefined): string | undefined {
+  const id = str(data.id) ?? str(data.formID)
+  return str(get(data, "form", "sessionID")) ?? (id ? memory?.formSession(id) : undefined)
 }
 
 function sameDirectory(a: string, b: string): boolean {
@@ -98,39 +121,51 @@ export function callIDOf(data: unknown): string | undefined {
   return str(get(data, "id")) ?? str(get(data, "callID"))
 }
 
-export function mapV2Event(raw: unknown, tools: ToolNames, wallNow: () => number): Signal[] {
-  const event = decodeV2Event(raw)
+export function mapV2Event(raw: unknown, tools: ToolNames, wallNow: () => number, memory = new RunMemory()): Signal[] {
+  const event = decodeV2Event(raw, memory)
   if (!event?.sessionID) return []
-  return mapDecoded(event, event.sessionID, tools, wallNow)
+  return mapDecoded(event, event.sessionID, tools, wallNow, memory)
 }
 
 /**
  * The same mapping for an event already decoded (and filtered) by the adapter. `wallNow` is
  * read only to turn a provider's Retry-After date into a wait.
  */
-export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, wallNow: () => number): Signal[] {
+export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, wallNow: () => number, memory?: RunMemory): Signal[] {
   const { type, data } = event
   if (MODEL_OUTPUT.has(type)) return [{ type: "modelOutput", sessionID }]
 
   switch (type) {
     case "session.execution.started":
+      memory?.runStarted(sessionID)
       return [{ type: "busy", sessionID }]
     case "session.execution.succeeded":
+      memory?.runEnded(sessionID)
       return [{ type: "idle", sessionID }]
-    case "session.execution.failed":
-      return [errorSignal(sessionID, data.error, wallNow()), { type: "idle", sessionID }]
+    case "session.execution.failed": {
+      // The host gave up: the one error the core classifies (the step's, if the run has none).
+      const error = data.error ?? memory?.stepError(sessionID)
+      memory?.runEnded(sessionID)
+      // An aborted run is an interruption, whichever of the two events reports it.
+      if (isAbortedError(error)) return [{ type: "interrupted", sessionID }, { type: "idle", sessionID }]
+      return [errorSignal(sessionID, error, wallNow()), { type: "idle", sessionID }]
+    }
     case "session.execution.interrupted":
+      memory?.runEnded(sessionID)
       return [{ type: "interrupted", sessionID, byUser: interruptedByUser(data.reason) }, { type: "idle", sessionID }]
     case "session.step.failed":
-      return [errorSignal(sessionID, data.error, wallNow())]
+      // Not the end of the run: the host may still retry the step. The error is kept for the
+      // run's own failure, so a provider error reaches the core once (a rate limit counted
+      // twice would double its cooldown), and only once the host gave up on it.
+      if (data.error !== undefined) memory?.noteStepError(sessionID, data.error)
+      return [{ type: "activity", sessionID }]
     case "session.retry.scheduled":
       return [{ type: "retryScheduled", sessionID }]
     case "session.usage.updated":
       return usageSignal(sessionID, data)
-    case "session.status":
-      return statusSignals(sessionID, str(get(data, "status", "type")) ?? str(data.status))
-    case "session.idle":
-      return [{ type: "idle", sessionID }]
+    case "session.step.ended":
+      // The step's final token figures: its context size is what saturation weighs.
+      return data.tokens === undefined ? [{ type: "activity", sessionID }] : usageSignal(sessionID, data)
     case "session.created":
     case "session.forked": {
       const parentID = str(data.parentID) ?? str(get(data, "info", "parentID"))
@@ -160,7 +195,17 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, 
     }
   }
 
-  if (AWAITING_OPEN.has(type) || AWAITING_CLOSED.has(type)) return awaitingSignals(sessionID, type, data)
+  if (AWAITING_OPEN.has(type) || AWAITING_CLOSED.has(type)) {
+    const signals = awaitingSignals(sessionID, type, data)
+    if (memory && type.startsWith("form.")) {
+      for (const signal of signals) {
+        if (signal.type !== "awaitingUser") continue
+        if (signal.open) memory.rememberForm(signal.key, sessionID)
+        else memory.forgetForm(signal.key)
+      }
+    }
+    return signals
+  }
   // Anything else about this session (tool progress, steps, compaction, inbox, shells, events
   // newer than this code) is still proof that the host is alive.
   return [{ type: "activity", sessionID }]
@@ -173,22 +218,42 @@ export function interruptedByUser(reason: unknown): boolean | undefined {
   return false
 }
 
-function statusSignals(sessionID: string, status: string | undefined): Signal[] {
-  if (status === "busy" || status === "running") return [{ type: "busy", sessionID }]
-  if (status === "idle") return [{ type: "idle", sessionID }]
-  if (status === "retry") return [{ type: "busy", sessionID }, { type: "retryScheduled", sessionID }]
-  return [{ type: "activity", sessionID }]
-}
-
-/** Output plus reasoning tokens: the part of the total that grows while the model writes. */
+/**
+ * `tokens`: output plus reasoning, the part of the total that grows while the model writes.
+ * `contextTokens`: everything the step's context held (input, cache read and write, and what
+ * it wrote), the figure context saturation weighs against the model's window.
+ */
 function usageSignal(sessionID: string, data: Obj): Signal[] {
   const tokens = data.tokens
   const total = num(tokens) ?? (num(get(tokens, "output")) ?? 0) + (num(get(tokens, "reasoning")) ?? 0)
+  const signal: Extract<Signal, { type: "usage" }> = { type: "usage", sessionID, tokens: total }
   const messageID = str(data.assistantMessageID) ?? str(data.messageID)
-  return [messageID ? { type: "usage", sessionID, tokens: total, messageID } : { type: "usage", sessionID, tokens: total }]
+  if (messageID) signal.messageID = messageID
+  const context = asObj(tokens)
+    ? usedTokens({
+        input: num(get(tokens, "input")),
+        output: num(get(tokens, "output")),
+        reasoning: num(get(tokens, "reasoning")),
+        cacheRead: num(get(tokens, "cache", "read")),
+        cacheWrite: num(get(tokens, "cache", "write")),
+      })
+    : 0
+  if (context > 0) signal.contextTokens = context
+  return [signal]
 }
 
-/** `{ type, message, status?, response? }` in 2.x; 1.x-style `{ name, data }` accepted too. */
+/** 2.x reports an interrupted step as `{ type: "aborted" }`; the 1.x names are read too. */
+function isAbortedError(error: unknown): boolean {
+  const kind = str(get(error, "type")) ?? str(get(error, "name"))
+  return kind === "aborted" || kind === "MessageAbortedError" || kind === "AbortError"
+}
+
+/**
+ * `{ type, message, status?, response? }` in 2.x: the `type` ("provider.rate-limit",
+ * "provider.transport", ...) stands where 1.x put the error name, so the core classifies it
+ * (and `streamingFailureErrorNames` matches it) the same way. 1.x-style `{ name, data }` is
+ * accepted too.
+ */
 export function errorSignal(sessionID: string, error: unknown, now: number): Signal {
   const text = str(error)
   const name = str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError"

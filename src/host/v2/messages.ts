@@ -49,8 +49,11 @@ export function messageText(entry: unknown): string {
 
 function toolStatus(raw: string | undefined): ToolPartStatus {
   if (raw === "running" || raw === "completed" || raw === "error") return raw
-  // 2.x "streaming" (input still arriving) is what 1.x called "pending".
-  return "pending"
+  // 1.x spelling, read so a history written by an older host keeps its meaning.
+  if (raw === "pending") return "pending"
+  // 2.x "streaming": input still arriving, or cut off by a failed step. Not a hand-off to the
+  // user; an unknown status is read the same way, so it can never silence the judge.
+  return "streaming"
 }
 
 function errorText(value: unknown): string | undefined {
@@ -112,7 +115,7 @@ export function normalizeV2Message(entry: unknown): TranscriptMessage | undefine
     role: "assistant",
     parts,
     finish: str(o.finish),
-    errorName: error === undefined || error === null ? undefined : str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError",
+    errorName: error === undefined || error === null ? undefined : errorNameOf(error),
     outputTokens: num(get(o, "tokens", "output")),
     reasoningTokens: num(get(o, "tokens", "reasoning")),
     createdAt: num(get(o, "time", "created")),
@@ -124,6 +127,12 @@ export function normalizeV2Message(entry: unknown): TranscriptMessage | undefine
 
 /** The v1 name of an aborted turn, which detectors written once for both hosts look for. */
 export const ABORTED_ERROR_NAME = "MessageAbortedError"
+
+/** 2.x `type` (or a 1.x name); an aborted step reads under the name the detectors know. */
+function errorNameOf(error: unknown): string {
+  const name = str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError"
+  return name === "aborted" ? ABORTED_ERROR_NAME : name
+}
 
 /**
  * Normalizes a history, oldest first. An assistant message closed by an `idle` marker with

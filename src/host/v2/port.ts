@@ -69,6 +69,9 @@ function itemID(value: unknown): string | undefined {
   return str(get(value, "id")) ?? str(get(value, "item", "id"))
 }
 
+/** OpenCode 2.x names its subagent tool `subagent` (1.x: `task`). */
+const V2_SUBAGENT_TOOLS: readonly string[] = ["subagent"]
+
 export function createV2Port(deps: V2PortDeps): V2Port {
   const { ctx, time, shared } = deps
   const http = new HostHttp(ctx, deps.fetch, time, () => deps.resolved.options.sendTimeoutMs)
@@ -133,6 +136,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
 
   return {
     readRaw,
+    subagentTools: V2_SUBAGENT_TOOLS,
 
     async send(request) {
       const options = optionsFor(request)
@@ -222,16 +226,23 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     },
 
     async modelLimits(model: ModelRef) {
-      const list = unwrapData(await callCtx(ctx, "model", "list"))
-      if (!Array.isArray(list)) return undefined
-      const info = list.find((m) => {
+      const isModel = (m: unknown) => {
         const provider = str(get(m, "providerID")) ?? str(get(m, "provider", "id")) ?? str(get(m, "provider"))
         const id = str(get(m, "id")) ?? str(get(m, "modelID"))
         return provider === model.providerID && id === model.modelID
-      })
+      }
+      const list = unwrapData(await callCtx(ctx, "model", "list"))
+      let info = Array.isArray(list) ? list.find(isModel) : undefined
+      // A model the listing leaves out may still be the default one.
+      if (!info && hasMethod(ctx, "model", "default")) {
+        const fallback = unwrapData(await callCtx(ctx, "model", "default"))
+        if (isModel(fallback)) info = fallback
+      }
       const context = num(get(info, "limit", "context"))
       const output = num(get(info, "limit", "output"))
-      return context && output !== undefined ? { context, output } : undefined
+      const input = num(get(info, "limit", "input"))
+      if (!context || output === undefined) return undefined
+      return input && input > 0 ? { context, output, input } : { context, output }
     },
   }
 }

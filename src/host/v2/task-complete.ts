@@ -3,7 +3,8 @@
  *
  * Plugin tools default to code mode on 2.x (callable only inside the built-in `execute` tool),
  * so the tool is registered with `options: { codemode: false }` to stand as a tool of its own
- * under its plain name. The input is JSON Schema, as real 2.x plugins use.
+ * under its plain name. The input is JSON Schema, as real 2.x plugins use. It never throws:
+ * every answer, a refusal included, is a result the model reads (see taskCompleteResult).
  *
  * A registry that is missing, throws, rejects or refuses the tool costs a log line and
  * nothing else: stall recovery does not depend on the tool.
@@ -44,11 +45,21 @@ export function taskCompleteTool(deps: TaskCompleteDeps) {
         deps.log("warn", `task_complete handler failed: ${errorText(error)}`)
         result = { ok: true, text: "Noted." }
       }
-      // A failing result is the tool's own error, the one way to stop a model that keeps calling it.
-      if (!result.ok) throw new Error(result.text)
-      return { output: result.text, metadata: { autoResume: true } }
+      return taskCompleteResult(result)
     },
   }
+}
+
+/**
+ * The 2.x tool result: the model reads `content` (`output` is only the structured value an
+ * output schema checks; it is kept for releases that showed it). A refusal of a repeated call
+ * comes back the same way, as a failed call the model can read (`metadata.refused`), not as
+ * a thrown exception the host may treat as a defect of the plugin.
+ */
+function taskCompleteResult(result: { ok: boolean; text: string }) {
+  const metadata: Record<string, unknown> = { autoResume: true }
+  if (!result.ok) metadata.refused = true
+  return { content: result.text, output: result.text, metadata }
 }
 
 /**

@@ -92,7 +92,9 @@ describe("abortThenPrompt settles when the whole action is over", () => {
 
 describe("the open-tool guard and its two exceptions", () => {
   const settled = (value: boolean): OpenCallException => ({ kind: "orphan-parent", childrenSettled: () => value })
-  const open = (s: ReturnType<typeof setup>, callID: string, tool: string) => s.state.openTools.set(callID, { tool, startedAt: s.time.now() })
+  // As apply-signal records them: the host's subagent tool is a wait on the child unless it runs in the background.
+  const open = (s: ReturnType<typeof setup>, callID: string, tool: string, subagent?: "wait" | "background") =>
+    s.state.openTools.set(callID, { tool, startedAt: s.time.now(), subagent: subagent ?? (tool === "task" ? "wait" : undefined) })
 
   test("an orphan parent's open subagent call, every child settled: the abort goes out", async () => {
     const s = setup()
@@ -100,6 +102,14 @@ describe("the open-tool guard and its two exceptions", () => {
     s.start(settled(true))
     await settle()
     expect(s.port.actions).toEqual(["abort"])
+  })
+
+  test("control: a background subagent call is not waited on, so the exception does not cover it: refused", async () => {
+    const s = setup()
+    open(s, "call_sub", "task", "background")
+    s.start(settled(true))
+    await settle()
+    expect(s.port.calls).toHaveLength(0)
   })
 
   test("control: the same call without the exception: refused", async () => {

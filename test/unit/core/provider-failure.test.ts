@@ -18,6 +18,7 @@ import {
   isStreamingFailure,
   looksSuperLinear,
   type ErrorSignal,
+  type FailureClass,
   type FailureClassifierOptions,
 } from "../../../src/core/provider-failure.ts"
 import { abortResumeReason, streamingFailureReason } from "../../../src/prompts/failures.ts"
@@ -87,6 +88,31 @@ describe("classification", () => {
 
   test("garbage fields never throw", () => {
     expect(classifyFailure({ name: undefined as never, message: 42 as never, status: Number.NaN }, defaults)).toBe("other")
+  })
+})
+
+describe("classification of 2.x error types (the adapter passes the type as the name)", () => {
+  test.each<[ErrorSignal, FailureClass]>([
+    [sig("provider.rate-limit", "429", 429), "rate-limit"],
+    [sig("provider.rate-limit", "slow down"), "rate-limit"],
+    [sig("provider.quota", "out of credits"), "rate-limit"],
+    [sig("provider.transport", "socket closed"), "streaming"],
+    [sig("provider.internal", "upstream error", 500), "streaming"],
+    [sig("provider.unknown", "stream broke"), "streaming"],
+    [sig("provider.content-filter", "Provider blocked the response"), "other"],
+    [sig("provider.auth", "invalid key"), "other"],
+    [sig("provider.invalid-request", "bad schema"), "other"],
+    [sig("aborted", "Aborted"), "aborted"],
+    [sig("provider.transport", "prompt is too long"), "context-overflow"],
+  ])("%o -> %s", (signal, kind) => {
+    expect(classifyFailure(signal, defaults)).toBe(kind)
+  })
+
+  test("streamingFailureErrorNames matches a 2.x type exactly; a content filter stays out even when listed", () => {
+    const none: FailureClassifierOptions = { streamingFailureErrorNames: [], streamingFailureMessagePatterns: [] }
+    expect(classifyFailure(sig("provider.transport", "socket closed"), none)).toBe("other")
+    expect(classifyFailure(sig("provider.transport", "socket closed"), { ...none, streamingFailureErrorNames: ["provider.transport"] })).toBe("streaming")
+    expect(classifyFailure(sig("provider.content-filter", "blocked"), { ...none, streamingFailureErrorNames: ["provider.content-filter"] })).toBe("other")
   })
 })
 

@@ -3,10 +3,10 @@ import {
   childSettled,
   classifyChild,
   INITIAL_ORPHAN_STATE,
-  isSubagentCall,
   nextOrphanStep,
   STUCK_CHILD_MS,
   STUCK_CHILD_TOOL_MS,
+  subagentCallKind,
   type ChildFacts,
   type OrphanBudgets,
   type OrphanState,
@@ -15,7 +15,7 @@ import {
 } from "../../../src/core/subagents.ts"
 import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../../src/prompts/subagents.ts"
 
-const budgets: OrphanBudgets = { subagentWaitMs: 15_000, gracePeriodMs: 3_000, subagentDeadMs: 1_800_000 }
+const budgets: OrphanBudgets = { subagentWaitMs: 15_000, gracePeriodMs: 3_000, subagentDeadMs: 1_800_000, subagentToolNames: ["task"] }
 
 const child = (patch: Partial<ChildFacts> = {}): ChildFacts => ({
   id: "child",
@@ -312,11 +312,16 @@ describe("what the open-tool guard's orphan-parent exception asks of the core", 
     expect(childSettled(child({ status: "busy", lastOutputAt: now - STUCK_CHILD_MS - 1 }), now, budgets)).toBe(false)
     expect(childSettled(child({ status: "busy", lastOutputAt: 0, awaitingUser: true }), now, budgets)).toBe(false)
   })
+})
 
-  test("the subagent call is recognised by the core's list of subagent tool names, in any case", () => {
-    expect(isSubagentCall("task")).toBe(true)
-    expect(isSubagentCall("Task")).toBe(true)
-    expect(isSubagentCall("bash")).toBe(false)
-    expect(isSubagentCall("delegate", { subagentToolNames: ["delegate"] })).toBe(true)
+describe("which open call is a wait on a subagent", () => {
+  test("the host's subagent tool is a wait, unless it runs in the background; any other tool is none", () => {
+    expect(subagentCallKind("subagent", { prompt: "p" }, ["subagent"])).toBe("wait")
+    expect(subagentCallKind("Subagent", {}, ["subagent"])).toBe("wait")
+    expect(subagentCallKind("subagent", { prompt: "p", background: true }, ["subagent"])).toBe("background")
+    expect(subagentCallKind("subagent", { background: "yes" }, ["subagent"])).toBe("wait")
+    expect(subagentCallKind("task", { prompt: "p" }, ["subagent"])).toBeUndefined()
+    expect(subagentCallKind("task", undefined, ["task"])).toBe("wait")
+    expect(subagentCallKind("bash", { background: true }, ["task"])).toBeUndefined()
   })
 })

@@ -84,3 +84,28 @@ describe("malformed parent links", () => {
     expect(nudges(h)).toBe(1)
   })
 })
+
+describe("a child waiting on the user holds its parent (both hosts)", () => {
+  /** A parent blocked on its `task` call for 45 minutes while its child is busy and quiet. */
+  async function blockedParent(childAsks: boolean): Promise<Harness> {
+    const h = makeHarness()
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_task", tool: "task" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" })
+    if (childAsks) on(h, "child", { type: "awaitingUser", key: "q1", open: true })
+    await h.advance(45 * 60_000, 5_000)
+    return h
+  }
+
+  test("past the wedged-tool ceiling the parent is still left alone, and says why", async () => {
+    const h = await blockedParent(true)
+    expect(h.port.sends).toHaveLength(0)
+    expect(h.port.calls.filter((c) => c.kind === "abort")).toHaveLength(0)
+    expect(h.port.logs.some((l) => /subagent child is waiting for the user/.test(l.message))).toBe(true)
+  })
+
+  test("negative control: without the question, the quiet child is nudged and the wedged parent recovered", async () => {
+    const h = await blockedParent(false)
+    expect(nudges(h)).toBe(1)
+    expect(h.port.sends.filter((s) => s.sessionID === "parent").length).toBeGreaterThan(0)
+  })
+})

@@ -28,7 +28,7 @@ describe("defaults", () => {
       loopMaxContinues: 3,
       loopWindowMs: 600_000,
       lifetimeMaxContinues: 9,
-      streamingFailureErrorNames: ["ProviderError", "APIError", "StreamError", "ConnectionError", "TimeoutError"],
+      streamingFailureErrorNames: ["ProviderError", "APIError", "StreamError", "ConnectionError", "TimeoutError", "provider.transport", "provider.internal", "provider.invalid-output", "provider.unknown"],
       streamingFailureMessagePatterns: ["streaming response failed", "stream.*fail", "connection.*reset", "connection.*closed"],
       toolTextCheckDelayMs: 3_000,
       minActivityGapMs: 1_000,

@@ -1,6 +1,7 @@
 /** OpenCode 2.x event shapes (per the host document) -> core signals, both spellings of every renamed field. */
 import { describe, expect, test } from "bun:test"
 import { belongsHere, decodeV2Event, interruptedByUser, mapV2Event, ToolNames } from "../../../src/host/v2/events.ts"
+import { RunMemory } from "../../../src/host/v2/run-memory.ts"
 
 const ev = (type: string, data: unknown, extra: Record<string, unknown> = {}) => ({ id: "evt_1", created: 1, type, data, ...extra })
 const map = (event: unknown, tools = new ToolNames(), now = 0) => mapV2Event(event, tools, () => now)
@@ -12,27 +13,52 @@ describe("run lifecycle", () => {
     expect(map(ev("session.execution.succeeded", { sessionID: "s" }))).toEqual([{ type: "idle", sessionID: "s" }])
   })
 
-  test("a failed run reports its error (type/message/status) and goes idle", () => {
+  test("a failed run reports its error (type as the name, message, status) and goes idle", () => {
     const signals = map(
-      ev("session.execution.failed", { sessionID: "s", error: { type: "APIError", message: "Rate limit exceeded", status: 429, response: { headers: { "retry-after": "7" } } } }),
+      ev("session.execution.failed", { sessionID: "s", error: { type: "provider.rate-limit", message: "429", status: 429, response: { headers: { "retry-after": "7" } } } }),
     )
     expect(signals).toEqual([
-      { type: "error", sessionID: "s", name: "APIError", message: "Rate limit exceeded", status: 429, retryAfterMs: 7000 },
+      { type: "error", sessionID: "s", name: "provider.rate-limit", message: "429", status: 429, retryAfterMs: 7000 },
       { type: "idle", sessionID: "s" },
     ])
   })
 
+  test("an aborted step or run is an interruption, never an error to recover", () => {
+    expect(types(ev("session.step.failed", { sessionID: "s", error: { type: "aborted", message: "Aborted" } }))).toEqual(["activity"])
+    expect(map(ev("session.execution.failed", { sessionID: "s", error: { type: "aborted", message: "Aborted" } }))).toEqual([
+      { type: "interrupted", sessionID: "s" },
+      { type: "idle", sessionID: "s" },
+    ])
+    // Negative control: any other type is an error.
+    expect(types(ev("session.execution.failed", { sessionID: "s", error: { type: "provider.transport", message: "socket closed" } }))).toEqual(["error", "idle"])
+  })
+
   test("error fields under their other spellings: name, statusCode, data.message, response.status, retry-after-ms", () => {
-    const [err] = map(ev("session.step.failed", { sessionID: "s", error: { name: "ProviderError", data: { message: "boom" }, statusCode: 503 } }))
+    const [err] = map(ev("session.execution.failed", { sessionID: "s", error: { name: "ProviderError", data: { message: "boom" }, statusCode: 503 } }))
     expect(err).toEqual({ type: "error", sessionID: "s", name: "ProviderError", message: "boom", status: 503 })
-    const [err2] = map(ev("session.step.failed", { sessionID: "s", error: { type: "x", message: "m", response: { status: 500, headers: { "Retry-After-Ms": "250" } } } }))
+    const [err2] = map(ev("session.execution.failed", { sessionID: "s", error: { type: "x", message: "m", response: { status: 500, headers: { "Retry-After-Ms": "250" } } } }))
     expect(err2).toMatchObject({ status: 500, retryAfterMs: 250 })
-    const [bare] = map(ev("session.step.failed", { sessionID: "s", error: "socket hang up" }))
+    const [bare] = map(ev("session.execution.failed", { sessionID: "s", error: "socket hang up" }))
     expect(bare).toEqual({ type: "error", sessionID: "s", name: "UnknownError", message: "socket hang up" })
   })
 
-  test("a step failure is an error but not the end of the run", () => {
-    expect(types(ev("session.step.failed", { sessionID: "s", error: { type: "e", message: "m" } }))).toEqual(["error"])
+  test("a step failure is not the end of the run: its error reaches the core once, when the run fails", () => {
+    const memory = new RunMemory()
+    const tools = new ToolNames()
+    const step = (type: string, data: unknown) => mapV2Event(ev(type, data), tools, () => 0, memory).map((s) => s.type)
+    const error = { type: "provider.rate-limit", message: "429", status: 429 }
+    expect(step("session.step.failed", { sessionID: "s", error })).toEqual(["activity"])
+    expect(step("session.execution.failed", { sessionID: "s", error })).toEqual(["error", "idle"])
+    // A run whose end carries no error still reports its step's.
+    step("session.execution.started", { sessionID: "s" })
+    step("session.step.failed", { sessionID: "s", error })
+    expect(mapV2Event(ev("session.execution.failed", { sessionID: "s" }), tools, () => 0, memory)[0]).toMatchObject({ type: "error", name: "provider.rate-limit", status: 429 })
+    // Negative control: a step the host retried and a run that then succeeded report nothing.
+    step("session.execution.started", { sessionID: "s" })
+    step("session.step.failed", { sessionID: "s", error })
+    expect(step("session.retry.scheduled", { sessionID: "s", attempt: 1 })).toEqual(["retryScheduled"])
+    expect(step("session.execution.succeeded", { sessionID: "s" })).toEqual(["idle"])
+    expect(memory.keptErrors).toBe(0)
   })
 
   test("interrupted is always terminal; only reason user (or none) can be a user stop", () => {
@@ -50,11 +76,10 @@ describe("run lifecycle", () => {
     expect(interruptedByUser(undefined)).toBeUndefined()
   })
 
-  test("the declared session.status / session.idle are read too, should a release emit them", () => {
-    expect(types(ev("session.status", { sessionID: "s", status: { type: "busy" } }))).toEqual(["busy"])
-    expect(types(ev("session.status", { sessionID: "s", status: "idle" }))).toEqual(["idle"])
-    expect(types(ev("session.status", { sessionID: "s", status: { type: "retry" } }))).toEqual(["busy", "retryScheduled"])
-    expect(types(ev("session.idle", { sessionID: "s" }))).toEqual(["idle"])
+  test("session.status / session.idle (declared, not emitted by 2.x) are mere activity: busy and idle come from execution.* only", () => {
+    expect(types(ev("session.status", { sessionID: "s", status: { type: "busy" } }))).toEqual(["activity"])
+    expect(types(ev("session.status", { sessionID: "s", status: "idle" }))).toEqual(["activity"])
+    expect(types(ev("session.idle", { sessionID: "s" }))).toEqual(["activity"])
   })
 
   test("retries scheduled by the host are not stalls", () => {
@@ -100,16 +125,25 @@ describe("liveness and output", () => {
 
   test("tool progress is a heartbeat (activity), as is every event we do not model", () => {
     expect(types(ev("session.tool.progress", { sessionID: "s", id: "c", metadata: {} }))).toEqual(["activity"])
-    for (const type of ["session.step.started", "session.step.ended", "session.compaction.delta", "session.inbox.enqueued", "session.shell.started", "session.brand.new"]) {
+    for (const type of ["session.step.started", "session.compaction.delta", "session.inbox.enqueued", "session.shell.started", "session.brand.new"]) {
       expect(types(ev(type, { sessionID: "s" }))).toEqual(["activity"])
     }
   })
 
   test("usage carries output + reasoning tokens keyed by the assistant message (the core counts growth only)", () => {
     expect(map(ev("session.usage.updated", { sessionID: "s", assistantMessageID: "a", cost: 0, tokens: { input: 900, output: 10, reasoning: 5, cache: { read: 0, write: 0 } } }))).toEqual([
-      { type: "usage", sessionID: "s", tokens: 15, messageID: "a" },
+      { type: "usage", sessionID: "s", tokens: 15, messageID: "a", contextTokens: 915 },
     ])
     expect(map(ev("session.usage.updated", { sessionID: "s", tokens: 42 }))).toEqual([{ type: "usage", sessionID: "s", tokens: 42 }])
+  })
+
+  test("a step's end carries its context size: input + output + reasoning + cache read + cache write", () => {
+    const tokens = { input: 150_000, output: 2_000, reasoning: 500, cache: { read: 20_000, write: 1_000 } }
+    expect(map(ev("session.step.ended", { sessionID: "s", assistantMessageID: "a", finish: "stop", cost: 0.1, tokens }))).toEqual([
+      { type: "usage", sessionID: "s", tokens: 2_500, messageID: "a", contextTokens: 173_500 },
+    ])
+    // Negative control: a step end without token figures is only a sign of life.
+    expect(types(ev("session.step.ended", { sessionID: "s", assistantMessageID: "a", finish: "stop" }))).toEqual(["activity"])
   })
 })
 
@@ -155,16 +189,43 @@ describe("waiting on the user", () => {
     expect(closes.map((s) => (s as { key: string }).key)).toEqual(["r9", "p1"])
   })
 
-  test("forms (1.x questions) open and close the same gate; the old question.* names still work", () => {
+  test("form.created names its session inside the form; the reply (data.id only) is tied back to it", () => {
+    const forms = new RunMemory()
+    const tools = new ToolNames()
+    expect(mapV2Event(ev("form.created", { form: { id: "f1", sessionID: "s", title: "Pick one", fields: [] } }), tools, () => 0, forms)).toEqual([
+      { type: "awaitingUser", sessionID: "s", key: "f1", open: true },
+    ])
+    expect(mapV2Event(ev("form.replied", { id: "f1" }), tools, () => 0, forms)).toEqual([{ type: "awaitingUser", sessionID: "s", key: "f1", open: false }])
+    expect(forms.openForms).toBe(0)
+    mapV2Event(ev("form.created", { form: { id: "f2", sessionID: "s", fields: [] } }), tools, () => 0, forms)
+    expect(mapV2Event(ev("form.cancelled", { id: "f2" }), tools, () => 0, forms)).toEqual([{ type: "awaitingUser", sessionID: "s", key: "f2", open: false }])
+    // Negative control: a reply to a form never seen names no session, so it closes nothing.
+    expect(mapV2Event(ev("form.replied", { id: "f9" }), tools, () => 0, forms)).toEqual([])
+  })
+
+  test("the run's end forgets its forms (the core drops open requests on idle); the memory is bounded", () => {
+    const forms = new RunMemory()
+    const tools = new ToolNames()
+    mapV2Event(ev("form.created", { form: { id: "f1", sessionID: "s", fields: [] } }), tools, () => 0, forms)
+    mapV2Event(ev("form.created", { form: { id: "g1", sessionID: "other", fields: [] } }), tools, () => 0, forms)
+    mapV2Event(ev("session.execution.succeeded", { sessionID: "s" }), tools, () => 0, forms)
+    expect(forms.formSession("f1")).toBeUndefined()
+    expect(forms.formSession("g1")).toBe("other")
+    for (let i = 0; i < 1000; i++) forms.rememberForm(`x${i}`, "s")
+    expect(forms.openForms).toBeLessThanOrEqual(256)
+    for (let i = 0; i < 5000; i++) forms.noteStepError(`s${i}`, { type: "x" })
+    expect(forms.keptErrors).toBeLessThanOrEqual(1000)
+  })
+
+  test("the other spellings still open and close the gate: data.sessionID, formID, the old question.* names", () => {
     expect(map(ev("form.created", { sessionID: "s", form: { id: "f1" } }))).toEqual([{ type: "awaitingUser", sessionID: "s", key: "f1", open: true }])
     expect(map(ev("form.replied", { sessionID: "s", formID: "f1" }))[0]).toMatchObject({ key: "f1", open: false })
-    expect(map(ev("form.cancelled", { sessionID: "s", id: "f1" }))[0]).toMatchObject({ key: "f1", open: false })
     expect(map(ev("question.asked", { sessionID: "s", id: "q1" }))[0]).toMatchObject({ key: "q1", open: true })
     expect(map(ev("question.rejected", { sessionID: "s", requestID: "q1" }))[0]).toMatchObject({ key: "q1", open: false })
   })
 
   test("a request without any id opens and closes by its family", () => {
-    expect(map(ev("form.created", { sessionID: "s" }))[0]).toMatchObject({ key: "form", open: true })
+    expect(map(ev("form.created", { form: { sessionID: "s" } }))[0]).toMatchObject({ key: "form", open: true })
     expect(map(ev("form.replied", { sessionID: "s" }))[0]).toMatchObject({ key: "form", open: false })
   })
 })

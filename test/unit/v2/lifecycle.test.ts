@@ -263,7 +263,8 @@ describe("task_complete", () => {
     expect(tool.options).toEqual({ codemode: false })
     expect(tool.input.type).toBe("object")
     const result = await tool.execute({ summary: "all done" }, { sessionID: SID, agent: "build", messageID: "m", id: "c", signal: new AbortController().signal, progress() {} })
-    expect(typeof result.output).toBe("string")
+    expect(typeof result.content).toBe("string")
+    expect(result.metadata).toEqual({ autoResume: true })
     r.instance.stop()
   })
 

@@ -1,5 +1,6 @@
 /** 2.x session messages -> the normalized transcript. */
 import { describe, expect, test } from "bun:test"
+import { openUserRequest } from "../../../src/detect/hand-off.ts"
 import { normalizeV2Message, normalizeV2Messages } from "../../../src/host/v2/messages.ts"
 
 const assistant = (content: unknown[], extra: Record<string, unknown> = {}) => ({
@@ -45,7 +46,7 @@ describe("normalizeV2Message", () => {
       ]),
     )!
     expect(m.parts).toEqual([
-      { kind: "tool", callID: "c1", tool: "bash", status: "pending", input: '{"comm', error: undefined, output: undefined },
+      { kind: "tool", callID: "c1", tool: "bash", status: "streaming", input: '{"comm', error: undefined, output: undefined },
       { kind: "tool", callID: "c2", tool: "read", status: "running", input: { path: "a" }, error: undefined, output: undefined },
       { kind: "tool", callID: "c3", tool: "grep", status: "completed", input: {}, error: undefined, output: "3 matches" },
       { kind: "tool", callID: "c4", tool: "edit", status: "error", input: {}, error: "no such file", output: undefined },
@@ -65,9 +66,23 @@ describe("normalizeV2Message", () => {
     expect(m.parts[2]).toMatchObject({ status: "pending" })
   })
 
-  test("an assistant error gives its name or type", () => {
-    expect(normalizeV2Message(assistant([], { error: { type: "ProviderError", message: "x" } }))?.errorName).toBe("ProviderError")
+  test("an assistant error gives its type (2.x) or name (1.x); an aborted step reads as the aborted turn", () => {
+    expect(normalizeV2Message(assistant([], { error: { type: "provider.transport", message: "socket closed" } }))?.errorName).toBe("provider.transport")
     expect(normalizeV2Message(assistant([], { error: { name: "APIError" } }))?.errorName).toBe("APIError")
+    expect(normalizeV2Message(assistant([], { error: { type: "aborted", message: "Aborted" } }))?.errorName).toBe("MessageAbortedError")
+  })
+
+  test("a streaming tool part, or one in a status this code does not know, is never a call waiting on the user", () => {
+    const m = normalizeV2Message(
+      assistant([
+        { type: "tool", id: "c1", name: "question", state: { status: "streaming", input: "{" } },
+        { type: "tool", id: "c2", name: "bash", state: { status: "queued-for-later" } },
+      ]),
+    )!
+    expect(m.parts.map((p) => (p.kind === "tool" ? p.status : p.kind))).toEqual(["streaming", "streaming"])
+    expect(openUserRequest(m)).toBeUndefined()
+    // Negative control: the 1.x pending spelling still is one.
+    expect(openUserRequest(normalizeV2Message(assistant([{ type: "tool", id: "c3", name: "bash", state: { status: "pending" } }]))!)).toMatchObject({ kind: "open-question" })
   })
 
   test("user and synthetic messages are user turns; our marker makes them own", () => {

@@ -1,0 +1,65 @@
+/**
+ * What the 2.x event mapping must remember between events of one run, bounded.
+ *
+ * - Forms: `form.created` names its session only inside the form (`data.form.sessionID`),
+ *   and `form.replied` / `form.cancelled` name only the form (`data.id`): the reply is tied
+ *   back to its session here. A run that ends forgets its session's forms (the core drops
+ *   every open request on idle anyway).
+ * - Step errors: a provider error is reported on `session.step.failed` and again on
+ *   `session.execution.failed`. The step's is kept until the run ends, so the core hears
+ *   the error once, when the host gave up (and still hears it should the run's end carry none).
+ */
+const MAX_OPEN_FORMS = 256
+const MAX_STEP_ERRORS = 1000
+
+function boundedSet<K, V>(map: Map<K, V>, key: K, value: V, cap: number): void {
+  map.delete(key)
+  if (map.size >= cap) {
+    const oldest = map.keys().next()
+    if (!oldest.done) map.delete(oldest.value)
+  }
+  map.set(key, value)
+}
+
+export class RunMemory {
+  private readonly forms = new Map<string, string>()
+  private readonly stepErrors = new Map<string, unknown>()
+
+  rememberForm(formID: string, sessionID: string): void {
+    boundedSet(this.forms, formID, sessionID, MAX_OPEN_FORMS)
+  }
+
+  formSession(formID: string): string | undefined {
+    return this.forms.get(formID)
+  }
+
+  forgetForm(formID: string): void {
+    this.forms.delete(formID)
+  }
+
+  noteStepError(sessionID: string, error: unknown): void {
+    boundedSet(this.stepErrors, sessionID, error, MAX_STEP_ERRORS)
+  }
+
+  stepError(sessionID: string): unknown {
+    return this.stepErrors.get(sessionID)
+  }
+
+  runStarted(sessionID: string): void {
+    this.stepErrors.delete(sessionID)
+  }
+
+  /** The run of `sessionID` ended: its forms and its step's error are over with it. */
+  runEnded(sessionID: string): void {
+    this.stepErrors.delete(sessionID)
+    for (const [formID, owner] of this.forms) if (owner === sessionID) this.forms.delete(formID)
+  }
+
+  get openForms(): number {
+    return this.forms.size
+  }
+
+  get keptErrors(): number {
+    return this.stepErrors.size
+  }
+}
