@@ -122,6 +122,20 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     const file = Bun.file(logFile)
     return (await file.exists()) ? await file.text() : ""
   }
+  /**
+   * The log file is written asynchronously on real I/O: read it until `needle` is there, for up
+   * to five seconds of real time (process.hrtime is not faked; Date and performance are), so a
+   * loaded machine cannot turn a slow disk into a failed row.
+   */
+  const waitForLog = async (needle: string): Promise<string> => {
+    const deadline = process.hrtime.bigint() + 5_000_000_000n
+    let log = await readLog()
+    while (!log.includes(needle) && process.hrtime.bigint() < deadline) {
+      await flush(2)
+      log = await readLog()
+    }
+    return log
+  }
 
   return {
     name: "v2",
@@ -135,19 +149,14 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
       }
     },
     startupLine: async () => {
-      // The log file is written asynchronously: read it until the line is there.
-      let log = ""
-      for (let i = 0; i < 200 && !log.includes("accepted-but-inert="); i++) {
-        log = await readLog()
-        await flush(2)
-      }
+      const log = await waitForLog("accepted-but-inert=")
       return log.split("\n").find((l) => l.includes("accepted-but-inert="))
     },
     stop: async () => {
       for (const cleanup of cleanups) cleanup()
       w.close()
       // The log is written asynchronously: its last line must land before the sandbox goes.
-      for (let i = 0; i < 200 && !(await readLog()).includes("stopped (cleanup)"); i++) await flush(2)
+      await waitForLog("stopped (cleanup)")
       await flush()
     },
   }
