@@ -220,7 +220,7 @@ export class RecoveryEngine {
 
   /** Drops idle sessions that are old or beyond the idle cap (runs every CLEANUP_SWEEP_MS). */
   sweep(): void {
-    this.sessions.sweep(this.ctx.time.now())
+    this.sessions.sweep(this.ctx.time.now(), (state) => this.modules.some((m) => m.keepsSession?.(state) === true))
   }
 
   private discoveryTarget() {

@@ -33,6 +33,12 @@ export interface EngineModule {
   onSignal?(state: SessionState, signal: Signal): void
   holdReason?(state: SessionState): string | undefined
   idleRules?: readonly PrioritizedRule[]
+  /**
+   * True while the module still has something due for an idle session (a wake it scheduled, a
+   * lock that waits for the user): the idle sweep leaves such a session in the table, or the
+   * wait would vanish with it. Sessions kept this way are still bounded by the table's ceiling.
+   */
+  keepsSession?(state: SessionState): boolean
   /** The session left the table: drop whatever the module keeps for it. */
   forget?(state: SessionState): void
   dispose?(): void

@@ -221,6 +221,13 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
       if (gate.kind === "silent-until-user") return "rate limited past the cooldown ladder; waiting for the user"
       return undefined
     },
+    // A rate-limit wait (the default first rung is 15 minutes, past the idle sweep) or a lock
+    // that waits for the user must outlive the sweep, or the continue or the hold is lost.
+    keepsSession(state) {
+      const t = tracked.get(state.id)
+      if (!t) return false
+      return t.timer !== undefined || t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
+    },
     forget(state) {
       tracked.get(state.id)?.timer?.()
       tracked.delete(state.id)

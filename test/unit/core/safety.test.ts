@@ -209,6 +209,26 @@ describe("bounded state", () => {
 })
 
 describe("sweeping keeps what protects the user", () => {
+  const rateLimit = { type: "error", name: "APIError", message: "Rate limit exceeded", status: 429 } as const
+
+  test("a rate-limit wait longer than the idle sweep (the default first rung, 15 min) still sends its continue", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn, rateLimit, { type: "idle" })
+    await h.advance(14 * 60_000, 60_000)
+    expect(h.port.sends).toHaveLength(0)
+    expect(h.engine.status("s1")).toBeDefined()
+    await h.advance(2 * 60_000, 10_000)
+    expect(h.port.sends).toHaveLength(1)
+  })
+
+  test("negative control: the same idle session without a wait is swept, and nothing is sent", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(16 * 60_000, 60_000)
+    expect(h.engine.status("s1")).toBeUndefined()
+    expect(h.port.sends).toHaveLength(0)
+  })
+
   test("a swept idle session that runs again without a user message keeps its ESC latch", async () => {
     const h = makeHarness()
     h.emit(...userTurn, { type: "interrupted" }, { type: "idle" })

@@ -55,11 +55,10 @@ describe("rate limits", () => {
     r.instance.stop()
   })
 
-  // KNOWN BUG (both hosts, in the core): an idle session with no event for IDLE_CLEANUP_MS
-  // (10 min) is swept from the session table, and its rate-limit wait with it, so a rung
-  // longer than that (the default first rung is 15 min) never sends its continue. When this
-  // starts passing, make it a plain test.
-  test.failing("known bug: a first rung longer than the idle sweep (the default 15 min) still resumes", async () => {
+  // Was a bug on both hosts: an idle session with no event for IDLE_CLEANUP_MS (10 min) was
+  // swept from the session table with its rate-limit wait, so the default 15-minute first rung
+  // never sent its continue. The failures module now keeps a session it still waits on.
+  test("a first rung longer than the idle sweep (the default 15 min) still resumes", async () => {
     const r = await failedRun({ type: "provider.rate-limit", message: "429", status: 429 }, 10_000)
     await r.advance(16 * 60_000, 10_000)
     expect(sends(r.host)).toBe(1)
