@@ -8,7 +8,8 @@
  * Each hook call is awaited, as the host does. `--profile` also records a CPU profile of the
  * real hook and lists where its self time goes.
  */
-import { MessageRoles, mapV1Event } from "../src/host/v1/events.ts"
+import { MessageRoles } from "../src/host/v1/events.ts"
+import { mapV1Event } from "../test/support/map-events.ts"
 import type { Signal } from "../src/host/port.ts"
 import { realTime } from "../src/host/real-time.ts"
 import { argNumber, median, report, startPlugin } from "./common.ts"

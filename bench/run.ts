@@ -3,7 +3,7 @@
  *
  *   bun bench/run.ts [--quick]
  *
- * Each bench runs in its own process (hot-path.ts, memory.ts, latency.ts, and
+ * Each bench runs in its own process (hot-path.ts, memory.ts, latency.ts, hang-recovery.ts, and
  * detectors.ts when present, which is owned by the detector work); figures are medians over
  * the run counts shown. Nothing here asserts: a missed target is printed as missed, with
  * what the profile says about where the time goes.
@@ -61,6 +61,8 @@ console.log(`runtime: Bun ${m.bun}, JavaScriptCore ${m.jsc}, Node API ${m.nodeCo
 const hot = runJson("hot-path.ts", quick ? ["--runs", "5", "--events", "50000", "--profile"] : ["--runs", "15", "--events", "100000", "--profile"])
 const mem = runJson("memory.ts", quick ? ["--runs", "2"] : ["--runs", "5"])
 const lat = runJson("latency.ts", quick ? ["--runs", "10"] : ["--runs", "30"])
+// Starts a real opencode serve (node_modules/.bin/opencode) and a fake provider on 127.0.0.1.
+const hang = runJson("hang-recovery.ts", quick ? ["--runs", "1"] : ["--runs", "3"])
 const det = runDetectors()
 
 type Row = { metric: string; median: string; target: string; verdict: string; runs: string }
@@ -93,6 +95,13 @@ const rows: Row[] = [
     target: "within 100 ms of the budget",
     verdict: verdict(typeof lat.medianOvershootMs === "number" ? lat.medianOvershootMs <= 100 : undefined),
     runs: `${lat.runs ?? "?"}${lat.missed ? ` (${lat.missed} missed)` : ""}`,
+  },
+  {
+    metric: `hang recovery, real opencode serve: keep-alive-warm hang, last byte -> continue (budget ${hang.budgetMs ?? "?"} ms = chunk ${hang.chunkTimeoutMs ?? "?"} + grace ${hang.gracePeriodMs ?? "?"}; abort pause ${hang.abortPauseMs ?? "?"} ms)`,
+    median: `${fmt(hang.warmRatio)}x the budget (${fmt(hang.warmMedianMs, 0)} ms; ${fmt(hang.warmRatioWithoutPause)}x without the pause); plain hang retried by OpenCode itself at ${fmt(hang.plainHostRetryRatio)}x, no plugin message`,
+    target: "<= 1.0 + the abort pause",
+    verdict: verdict(typeof hang.warmRatio === "number" && typeof hang.warmTargetRatio === "number" && Number.isFinite(hang.warmRatio) ? hang.warmRatio <= hang.warmTargetRatio : undefined),
+    runs: `${hang.runs ?? "?"}${hang.missed ? ` (${hang.missed} missed)` : ""}`,
   },
   {
     metric: "idle judgement: full judgement (bench/detectors.ts)",
@@ -129,7 +138,7 @@ if (profile.length) {
   console.log("\nhot path, where the time goes (self time of the real hook, CPU profile):")
   for (const p of profile) console.log(`  ${(p.share * 100).toFixed(1).padStart(5)}%  ${p.fn}`)
 }
-for (const [name, r] of [["hot-path", hot], ["memory", mem], ["latency", lat]] as const) if (r.error) console.log(`\n${name}: ${r.error}`)
+for (const [name, r] of [["hot-path", hot], ["memory", mem], ["latency", lat], ["hang-recovery", hang]] as const) if (r.error) console.log(`\n${name}: ${r.error}`)
 
 const md = [
   "# Benchmark results",
@@ -148,6 +157,7 @@ const md = [
   "- Hot path (`bench/hot-path.ts`): one busy session on the real v1 hooks (startV1, real clock, in-memory pauses); text deltas alternating with growing text-part updates of the assistant message; every hook call awaited as the host does; interleaved with an empty async event hook and with the floor hook (clock read and liveness stamps only) in the same process; per-run µs/event, median over the runs.",
   "- Memory (`bench/memory.ts`): 10,000 sessions through the v1 hooks on simulated time, each one turn (user message, busy, usage, text part, tool start/end, idle, idle judgement); the engine keeps at most MAX_TRACKED_SESSIONS; heap growth over the plugin's own baseline divided by the sessions tracked; then past IDLE_CLEANUP_MS the sweep drops them and the heap is compared with the baseline. `Bun.gc(true)` before each reading; heapUsed from `process.memoryUsage()` (bun:jsc heapStats agrees).",
   "- Detection latency (`bench/latency.ts`): real timers; the last event of a busy session, then the time until the prompt reaches the SDK client; first-retry backoff 0 so the figure is the detector's own delay.",
+  "- Hang recovery (`bench/hang-recovery.ts`): a real `opencode serve` 1.18.33 with the plugin and a scripted provider on 127.0.0.1, chunkTimeoutMs 3000, gracePeriodMs 1000, first backoff 0; from the hung stream's last data byte to the provider request carrying the plugin's continue (a hang kept warm by keep-alive comments, which OpenCode's own chunkTimeout cannot see), and for a plain hang to OpenCode's own retry request.",
   "- Idle judgement: `bench/detectors.ts` (the detector work), run as is; its table follows when present.",
   "",
   ...(Object.keys(breakdown).length
@@ -172,7 +182,7 @@ const md = [
   "## Raw figures",
   "",
   "```json",
-  JSON.stringify({ hot: { ...hot, profile: undefined }, mem, lat }, null, 2),
+  JSON.stringify({ hot: { ...hot, profile: undefined }, mem, lat, hang }, null, 2),
   "```",
   "",
 ]

@@ -201,6 +201,3 @@ export function explainFailure(signal: ErrorSignal, options: FailureClassifierOp
   return { kind: "other", why: `unclassified ${name || "error"}` }
 }
 
-export function classifyFailure(signal: ErrorSignal, options: FailureClassifierOptions): FailureClass {
-  return explainFailure(signal, options).kind
-}

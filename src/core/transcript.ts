@@ -51,22 +51,3 @@ export type TodoItem = { content: string; status: TodoStatus | string; priority?
 
 /** Cap on how much of one message's text any detector looks at (see detect/README). */
 export const MAX_SCANNED_TEXT = 16_384
-
-export function textOf(message: TranscriptMessage | undefined): string {
-  if (!message) return ""
-  let out = ""
-  for (const p of message.parts) if (p.kind === "text") out += (out ? "\n" : "") + p.text
-  return out
-}
-
-export function reasoningOf(message: TranscriptMessage | undefined): string {
-  if (!message) return ""
-  let out = ""
-  for (const p of message.parts) if (p.kind === "reasoning") out += (out ? "\n" : "") + p.text
-  return out
-}
-
-/** The tail of a text that detectors are allowed to scan: bounded, so every scan is bounded. */
-export function scanTail(text: string, cap = MAX_SCANNED_TEXT): string {
-  return text.length > cap ? text.slice(text.length - cap) : text
-}

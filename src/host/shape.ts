@@ -28,18 +28,3 @@ export function get(value: unknown, ...path: string[]): unknown {
   return current
 }
 
-/** Retry-After from response headers: `retry-after-ms`, or `retry-after` in seconds or as a date. */
-export function retryAfterMs(headers: unknown, now: number): number | undefined {
-  const h = asObj(headers)
-  if (!h) return undefined
-  const lower: Obj = {}
-  for (const [k, v] of Object.entries(h)) lower[k.toLowerCase()] = v
-  const ms = Number(str(lower["retry-after-ms"]))
-  if (Number.isFinite(ms) && ms >= 0) return ms
-  const raw = str(lower["retry-after"])
-  if (raw === undefined) return undefined
-  const seconds = Number(raw)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(raw)
-  return Number.isFinite(date) ? Math.max(0, date - now) : undefined
-}

@@ -4,7 +4,8 @@
  */
 import type { Signal } from "../port.ts"
 import { normalizeTodos } from "./messages.ts"
-import { get, num, retryAfterMs, str } from "../shape.ts"
+import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
+import { get, num, str } from "../shape.ts"
 
 const MAX_REMEMBERED_MESSAGES = 2000
 /** Part updates concern a session's latest messages; older ones need no role. */
@@ -97,13 +98,6 @@ export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal |
   return undefined
 }
 
-/** Any event to its signals. `wallNow` is read only to turn a provider's Retry-After date into a wait. */
-export function mapV1Event(event: unknown, roles: MessageRoles, wallNow: () => number): readonly Signal[] {
-  const streamed = mapStreamingEvent(event, roles)
-  if (streamed !== undefined) return streamed === null ? NO_SIGNALS : [streamed]
-  return mapOtherEvent(event, roles, wallNow)
-}
-
 /** Every event that is not a streaming one (mapStreamingEvent said undefined) to its signals. */
 export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () => number): readonly Signal[] {
   if (typeof event !== "object" || event === null) return NO_SIGNALS
@@ -148,7 +142,7 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
           name,
           message: (str(get(data, "message")) ?? "").slice(0, 2000),
           status: num(get(data, "statusCode")),
-          retryAfterMs: retryAfterMs(get(data, "responseHeaders"), wallNow()),
+          retryAfterMs: retryAfterFromHeaders(get(data, "responseHeaders"), wallNow()),
         },
       ]
     }

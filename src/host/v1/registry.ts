@@ -43,7 +43,3 @@ export function getV1Slot(scope: string | undefined, directory: string | undefin
   return slotIn(slots(), key, () => make(key))
 }
 
-/** Test helper: forgets a slot entirely (its holder is not stopped). */
-export function dropV1Slot(scope: string | undefined, directory: string): void {
-  slots().delete(v1SlotKey(scope, directory))
-}

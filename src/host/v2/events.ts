@@ -28,7 +28,8 @@
  */
 import { usedTokens } from "../../core/saturation.ts"
 import type { Signal } from "../port.ts"
-import { asObj, get, num, retryAfterMs, str, type Obj } from "../shape.ts"
+import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
+import { asObj, get, num, str, type Obj } from "../shape.ts"
 import { RunMemory } from "./run-memory.ts"
 
 const MAX_REMEMBERED_TOOLS = 2000
@@ -119,12 +120,6 @@ const MODEL_OUTPUT = new Set([
 
 export function callIDOf(data: unknown): string | undefined {
   return str(get(data, "id")) ?? str(get(data, "callID"))
-}
-
-export function mapV2Event(raw: unknown, tools: ToolNames, wallNow: () => number, memory = new RunMemory()): Signal[] {
-  const event = decodeV2Event(raw, memory)
-  if (!event?.sessionID) return []
-  return mapDecoded(event, event.sessionID, tools, wallNow, memory)
 }
 
 /**
@@ -264,7 +259,7 @@ export function errorSignal(sessionID: string, error: unknown, now: number): Sig
     num(get(error, "response", "status")) ??
     num(get(error, "data", "statusCode"))
   const headers = get(error, "response", "headers") ?? get(error, "headers") ?? get(error, "data", "responseHeaders")
-  const retry = num(get(error, "retryAfterMs")) ?? retryAfterMs(headers, now)
+  const retry = num(get(error, "retryAfterMs")) ?? retryAfterFromHeaders(headers, now)
   const signal: Extract<Signal, { type: "error" }> = { type: "error", sessionID, name, message: message.slice(0, 2000) }
   if (status !== undefined) signal.status = status
   if (retry !== undefined) signal.retryAfterMs = retry

@@ -119,7 +119,3 @@ export function sharedFileLog(path: string, make: () => FileLog): FileLog {
   return log
 }
 
-/** Test helper: forgets a slot entirely (its holder is not stopped). */
-export function dropSlot(key: string): void {
-  slots().delete(key)
-}

@@ -13,7 +13,6 @@ import {
   type FailureStep,
 } from "../../../src/core/failure-chain.ts"
 import {
-  classifyFailure,
   explainFailure,
   isStreamingFailure,
   looksSuperLinear,
@@ -22,6 +21,8 @@ import {
   type FailureClassifierOptions,
 } from "../../../src/core/provider-failure.ts"
 import { abortResumeReason, streamingFailureReason } from "../../../src/prompts/failures.ts"
+
+const classifyFailure = (signal: ErrorSignal, options: FailureClassifierOptions): FailureClass => explainFailure(signal, options).kind
 
 const defaults: FailureClassifierOptions = {
   streamingFailureErrorNames: OPTION_DEFAULTS.streamingFailureErrorNames,

@@ -1,6 +1,7 @@
 /** OpenCode 1.x event shapes (as observed on 1.18.33) -> core signals. */
 import { describe, expect, test } from "bun:test"
-import { MessageRoles, mapStreamingEvent, mapV1Event } from "../../../src/host/v1/events.ts"
+import { MessageRoles, mapStreamingEvent } from "../../../src/host/v1/events.ts"
+import { mapV1Event } from "../../support/map-events.ts"
 
 const ev = (type: string, properties: unknown) => ({ type, properties })
 const map = (event: unknown, roles = new MessageRoles()) => mapV1Event(event, roles, () => 0)

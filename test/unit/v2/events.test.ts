@@ -1,6 +1,7 @@
 /** OpenCode 2.x event shapes (per the host document) -> core signals, both spellings of every renamed field. */
 import { describe, expect, test } from "bun:test"
-import { belongsHere, decodeV2Event, interruptedByUser, mapV2Event, ToolNames } from "../../../src/host/v2/events.ts"
+import { belongsHere, decodeV2Event, interruptedByUser, ToolNames } from "../../../src/host/v2/events.ts"
+import { mapV2Event } from "../../support/map-events.ts"
 import { RunMemory } from "../../../src/host/v2/run-memory.ts"
 
 const ev = (type: string, data: unknown, extra: Record<string, unknown> = {}) => ({ id: "evt_1", created: 1, type, data, ...extra })
