@@ -24,7 +24,7 @@ function setup(opts: { fs?: MarkerFs; recheckMs?: number } = {}) {
     recheckMs: opts.recheckMs ?? 500,
     now: () => now,
     log: (level, message) => logs.push(`${level} ${message}`),
-    alwaysReset: true,
+    identity: { id: "iA", pid: 101 },
   })
   // Another process (the CLI) writing the same file.
   const cli = new PauseMarkerFile(filePath)
@@ -32,22 +32,35 @@ function setup(opts: { fs?: MarkerFs; recheckMs?: number } = {}) {
 }
 
 describe("FilePauses", () => {
-  test("start() resets the file: a restart clears every pause", async () => {
+  test("start() keeps the pauses of other running OpenCode processes (their leases are fresh)", async () => {
     const { pauses, cli, filePath } = setup()
-    await cli.update(() => ({ all: true, sessions: ["ses_old"] }))
+    const other = { id: "iB", pid: 202, since: 999_000, at: 999_900, ttlMs: 3000 }
+    await cli.update(() => ({ all: false, sessions: ["ses_b"], holds: [{ session: "ses_b", by: "iB", at: 990_000 }], leases: [other] }))
     await pauses.start()
-    expect(pauses.isPaused("ses_old")).toBe(false)
-    expect(pauses.allPaused()).toBe(false)
-    expect(fs.readFileSync(filePath, "utf8")).toBe('{"version":1,"all":false,"sessions":[]}\n')
+    expect(pauses.isPaused("ses_b")).toBe(true)
+    const file = JSON.parse(fs.readFileSync(filePath, "utf8"))
+    expect(file.sessions).toEqual(["ses_b"])
+    expect(file.leases.map((l: { id: string }) => l.id).sort()).toEqual(["iA", "iB"])
+    expect(fs.statSync(filePath).mode & 0o777).toBe(0o600)
   })
 
-  test("start() resets a given file once per process unless told otherwise", async () => {
-    const { cli, filePath } = setup()
-    const make = () => new FilePauses({ file: filePath, recheckMs: 0, now: () => 0, log: () => {} })
-    await make().start()
-    await cli.update(() => ({ all: false, sessions: ["ses_kept"] }))
-    const second = make()
-    await second.start() // a second instance (another directory in the same server)
+  test("start() drops the pauses whose holder's lease lapsed (a restart of the process that held them)", async () => {
+    const { pauses, cli, logs } = setup()
+    const old = { id: "iOld", pid: 303, since: 900_000, at: 990_000, ttlMs: 3000 } // last refreshed 10 s ago
+    await cli.update(() => ({ all: false, sessions: ["ses_old"], holds: [{ session: "ses_old", by: "iOld", at: 950_000 }], leases: [old] }))
+    await pauses.start()
+    expect(pauses.isPaused("ses_old")).toBe(false)
+    expect(cli.read().state.sessions).toEqual([])
+    expect(cli.read().state.leases?.map((l) => l.id)).toEqual(["iA"])
+    expect(logs.filter((l) => l.includes("dropped the pause of session ses_old"))).toHaveLength(1)
+  })
+
+  test("a second instance of the same process keeps the pauses the first holds", async () => {
+    const { pauses, filePath } = setup()
+    await pauses.start()
+    await pauses.pause("ses_kept")
+    const second = new FilePauses({ file: filePath, recheckMs: 0, now: () => 1_000_000, log: () => {}, identity: { id: "iA" } })
+    await second.start() // another directory in the same server
     expect(second.isPaused("ses_kept")).toBe(true)
   })
 
@@ -83,7 +96,9 @@ describe("FilePauses", () => {
     // Resuming one session while all are paused: still paused, and said so.
     expect(await pauses.resume("ses_b")).toEqual({ ok: true, paused: true, allPaused: true })
     expect(await pauses.resumeAll()).toEqual({ ok: true, paused: false, allPaused: false })
-    expect(cli.read().state).toEqual({ all: false, sessions: [] })
+    const after = cli.read().state
+    expect([after.all, after.sessions]).toEqual([false, []])
+    expect(after.leases?.map((l) => l.id)).toEqual(["iA"]) // lifting the pauses keeps the lease
   })
 
   test("a bad session id is refused, not thrown", async () => {
@@ -100,7 +115,7 @@ describe("FilePauses", () => {
     advance(500)
     expect(pauses.isPaused("ses_a")).toBe(false)
     await pauses.settled()
-    expect(fs.readFileSync(filePath, "utf8")).toBe('{"version":1,"all":false,"sessions":[]}\n')
+    expect(JSON.parse(fs.readFileSync(filePath, "utf8"))).toMatchObject({ version: 1, all: false, sessions: [] })
     advance(500)
     pauses.isPaused("ses_a")
     advance(500)
@@ -116,7 +131,7 @@ describe("FilePauses", () => {
     advance(500)
     expect(pauses.isPaused("ses_a")).toBe(false)
     await pauses.settled()
-    expect(JSON.parse(fs.readFileSync(filePath, "utf8"))).toEqual({ version: 1, all: false, sessions: [] })
+    expect(JSON.parse(fs.readFileSync(filePath, "utf8"))).toMatchObject({ version: 1, all: false, sessions: [] })
     expect(logs).toHaveLength(1)
   })
 
@@ -181,7 +196,7 @@ describe("FilePauses", () => {
       log: () => {
         throw new Error("sink down")
       },
-      alwaysReset: true,
+      identity: { id: "iA" },
     })
     await pauses.start()
     fs.writeFileSync(p, "junk")

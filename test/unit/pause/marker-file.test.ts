@@ -5,7 +5,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { PauseMarkerFile } from "../../../src/pause/marker-file.ts"
-import { MAX_PAUSED_SESSIONS, parsePauseFile, pauseFilePath, serializePauseState } from "../../../src/pause/marker-format.ts"
+import { MAX_PAUSED_SESSIONS, MAX_PAUSE_FILE_BYTES, parsePauseFile, pauseFilePath, serializePauseState } from "../../../src/pause/marker-format.ts"
 import { PauseFileError, type MarkerFs } from "../../../src/pause/marker-io.ts"
 import { MAX_SESSION_ID_LENGTH, sessionIdProblem } from "../../../src/pause/session-id.ts"
 
@@ -127,7 +127,7 @@ describe("file", () => {
   test("an oversized file is not read", async () => {
     const p = tempFile()
     fs.mkdirSync(path.dirname(p), { recursive: true })
-    fs.writeFileSync(p, " ".repeat(300 * 1024))
+    fs.writeFileSync(p, " ".repeat(MAX_PAUSE_FILE_BYTES + 1))
     expect(new PauseMarkerFile(p).read().problem).toMatch(/larger than/)
   })
 
