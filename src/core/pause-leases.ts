@@ -128,7 +128,7 @@ export function tidyPauses(state: PauseState, input: TidyInput): TidyResult {
   const claimed: string[] = []
   /** The hold after this check, or undefined when the pause goes. */
   const judge = (session: string | undefined, found: Hold | undefined): Hold | undefined => {
-    const hold: Hold = found ? { ...found, at: clampAt(found.at) } : { at: now }
+    const hold: Hold = !found ? { at: now } : found.by === undefined ? { at: clampAt(found.at) } : { by: found.by, at: clampAt(found.at) }
     if (hold.by !== undefined) {
       if (live.has(hold.by) || !prune) return hold
       dropped.push({ session, hold, why: "holder-gone" })

@@ -205,6 +205,125 @@ describe("FilePauses", () => {
   })
 })
 
+/** Two OpenCode processes (two stores with their own instance ids) and the CLI on one file, one clock. */
+function twoProcesses(recheckMs = 500) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ar-pauses-"))
+  dirs.push(dir)
+  const filePath = path.join(dir, "opencode", "auto-resume.paused")
+  const clock = { now: Date.UTC(2026, 11, 1, 12) }
+  const logs: string[] = []
+  const store = (id: string, pid: number) =>
+    new FilePauses({ file: filePath, recheckMs, now: () => clock.now, log: (level, m) => logs.push(`${id} ${level} ${m}`), identity: { id, pid } })
+  return { filePath, clock, logs, store, cli: new PauseMarkerFile(filePath), advance: (ms: number) => void (clock.now += ms) }
+}
+
+describe("FilePauses across processes", () => {
+  test("a pause made in one process survives another starting; it is dropped only once its holder's lease lapsed", async () => {
+    const t = twoProcesses()
+    const first = t.store("iFirst", 11)
+    await first.start()
+    await first.pause("ses_a")
+    const second = t.store("iSecond", 22)
+    await second.start()
+    t.advance(500)
+    expect(second.isPaused("ses_a")).toBe(true)
+    expect(second.holdOf("ses_a")).toMatchObject({ kind: "other", lease: { id: "iFirst", pid: 11 } })
+    expect(first.holdOf("ses_a")).toMatchObject({ kind: "self" })
+
+    // The first process dies right after a refresh; the second keeps checking.
+    await first.tick()
+    first.stop()
+    for (let i = 0; i < 3000 / 500; i++) {
+      t.advance(500)
+      await second.tick()
+      expect(second.isPaused("ses_a")).toBe(true) // not before the lease lapsed (3 s)
+    }
+    t.advance(500)
+    await second.tick()
+    expect(second.isPaused("ses_a")).toBe(false)
+    expect(t.logs.filter((l) => /dropped the pause of session ses_a .*pid 11 that held it is no longer running/.test(l))).toHaveLength(1)
+  })
+
+  test("a restart of the process that runs the session clears its pause; its lease was removed at exit", async () => {
+    const t = twoProcesses()
+    const before = t.store("iRun1", 11)
+    await before.start()
+    await before.pause("ses_a")
+    expect(before.leave()).toBe(true) // what a normal exit does
+    expect(t.cli.read().state.leases ?? []).toEqual([])
+    const after = t.store("iRun2", 12) // the restarted process: a new instance id
+    await after.start()
+    expect(after.isPaused("ses_a")).toBe(false)
+  })
+
+  test("negative control: the holder still refreshing keeps its pause through any number of other starts", async () => {
+    const t = twoProcesses()
+    const first = t.store("iFirst", 11)
+    await first.start()
+    await first.pause("ses_a")
+    for (let i = 0; i < 10; i++) {
+      t.advance(1000)
+      await first.tick()
+      await t.store(`iOther${i}`, 100 + i).start()
+    }
+    expect(t.cli.read().state.sessions).toEqual(["ses_a"])
+  })
+
+  test("a CLI pause is claimed by the process that runs the session, and then follows its lease", async () => {
+    const t = twoProcesses()
+    const runner = t.store("iRunner", 11)
+    const bystander = t.store("iBystander", 22)
+    await runner.start()
+    await bystander.start()
+    runner.isPaused("ses_a") // the engine asks: the runner runs ses_a
+    await t.cli.update((s) => ({ ...s, sessions: ["ses_a"], holds: [{ session: "ses_a", at: t.clock.now }] }))
+    t.advance(500)
+    await bystander.tick()
+    expect(t.cli.read().state.holds).toEqual([{ session: "ses_a", at: t.clock.now - 500 }]) // not the bystander's
+    await runner.tick()
+    expect(t.cli.read().state.holds).toEqual([{ session: "ses_a", by: "iRunner", at: t.clock.now - 500 }])
+    expect(runner.isPaused("ses_a")).toBe(true)
+  })
+
+  test("an old-format file (no holders) is read: its pauses are unclaimed, kept 24 hours, then dropped with one log line", async () => {
+    const quarter = 15 * 60_000
+    const t = twoProcesses(quarter)
+    fs.mkdirSync(path.dirname(t.filePath), { recursive: true })
+    fs.writeFileSync(t.filePath, '{"version":1,"all":false,"sessions":["ses_old"]}\n')
+    const p = t.store("iA", 11)
+    await p.start() // first read: the pause counts from now
+    expect(p.holdOf("ses_old")).toMatchObject({ kind: "unclaimed" })
+    for (let i = 1; i < 24 * 4; i++) {
+      t.advance(quarter)
+      await p.tick()
+    }
+    t.advance(quarter - 1)
+    await p.tick()
+    expect(t.cli.read().state.sessions).toEqual(["ses_old"]) // 1 ms short of 24 h
+    t.advance(1)
+    await p.tick()
+    expect(t.cli.read().state.sessions).toEqual([])
+    expect(t.logs.filter((l) => l.includes("ses_old"))).toEqual([expect.stringMatching(/^iA info dropped the pause of session ses_old: .*no running OpenCode claimed it within 24 hours/)])
+  })
+
+  test("the lease is refreshed on the scheduler's beat and not after stop()", async () => {
+    const t = twoProcesses()
+    const timers: Array<() => void> = []
+    const p = new FilePauses({ file: t.filePath, recheckMs: 500, now: () => t.clock.now, log: () => {}, identity: { id: "iS" }, schedule: (_ms, fn) => (timers.push(fn), () => {}) })
+    await p.start()
+    const at0 = t.cli.read().state.leases?.[0]?.at
+    t.advance(500)
+    timers.shift()?.()
+    await p.settled()
+    expect(t.cli.read().state.leases?.[0]?.at).toBe((at0 ?? 0) + 500)
+    p.stop()
+    t.advance(500)
+    timers.shift()?.()
+    await p.settled()
+    expect(t.cli.read().state.leases?.[0]?.at).toBe((at0 ?? 0) + 500)
+  })
+})
+
 describe("isPauseControl", () => {
   test("tells a drivable store from a bare PauseSource", () => {
     expect(isPauseControl(setup().pauses)).toBe(true)
