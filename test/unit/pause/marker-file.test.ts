@@ -55,6 +55,39 @@ describe("session ids", () => {
 })
 
 describe("format", () => {
+  test("holders and leases round trip; the file stays a version 1 file an older reader accepts", () => {
+    const state = {
+      all: true,
+      sessions: ["ses_a", "ses_b"],
+      allHold: { at: 5 },
+      holds: [{ session: "ses_a", by: "iX", at: 1 }, { session: "ses_b", at: 2 }],
+      leases: [{ id: "iX", pid: 9, host: "box", since: 1, at: 3, ttlMs: 20_000 }],
+    }
+    const text = serializePauseState(state)
+    expect(parsePauseFile(text)).toEqual({ state, problem: undefined })
+    const asOld = JSON.parse(text)
+    expect([asOld.version, asOld.all, asOld.sessions]).toEqual([1, true, ["ses_a", "ses_b"]])
+  })
+
+  test("the older layout (no holders, no leases) is read as it was", () => {
+    expect(parsePauseFile('{"version":1,"all":false,"sessions":["ses_a"]}\n')).toEqual({ state: { all: false, sessions: ["ses_a"] }, problem: undefined })
+  })
+
+  test("bad holder and lease entries are dropped with a problem; the pauses stay", () => {
+    const text = JSON.stringify({
+      version: 1,
+      all: false,
+      sessions: ["ses_a"],
+      holds: [{ session: "ses_a", by: "i/x", at: 1 }, { session: "ses_gone", at: 1 }, "junk"],
+      leases: [{ id: "iX", since: 1, at: "soon", ttlMs: 1 }, { id: "iY", since: 1, at: 2, ttlMs: 3, host: "h\u001b[31m" }],
+    })
+    const r = parsePauseFile(text)
+    expect(r.state.sessions).toEqual(["ses_a"])
+    expect(r.state.holds).toBeUndefined()
+    expect(r.state.leases).toEqual([{ id: "iY", since: 1, at: 2, ttlMs: 3, host: "h?[31m" }])
+    expect(r.problem).toMatch(/3 malformed holder or lease entries dropped/)
+  })
+
   test("round trip", () => {
     const text = serializePauseState({ all: true, sessions: ["ses_a", "ses_b"] })
     expect(text).toBe('{"version":1,"all":true,"sessions":["ses_a","ses_b"]}\n')
