@@ -244,6 +244,30 @@ describe("FilePauses across processes", () => {
     expect(t.logs.filter((l) => /dropped the pause of session ses_a .*pid 11 that held it is no longer running/.test(l))).toHaveLength(1)
   })
 
+  test("after a laptop sleep nobody's pause is dropped before its holder had a chance to refresh", async () => {
+    const t = twoProcesses()
+    const holder = t.store("iHolder", 11)
+    const other = t.store("iOther", 22)
+    await holder.start()
+    await holder.pause("ses_a")
+    await other.start()
+    t.advance(3_600_000) // both processes were frozen for an hour
+    await other.tick() // back first: it was frozen too, so it judges no one yet
+    expect(t.cli.read().state.sessions).toEqual(["ses_a"])
+    await holder.tick()
+    t.advance(500)
+    await other.tick()
+    expect(t.cli.read().state.sessions).toEqual(["ses_a"])
+    // Negative control: a holder that does not come back is dropped at the next check.
+    holder.stop()
+    t.advance(3_600_000)
+    await other.tick()
+    expect(t.cli.read().state.sessions).toEqual(["ses_a"])
+    t.advance(500)
+    await other.tick()
+    expect(t.cli.read().state.sessions).toEqual([])
+  })
+
   test("a restart of the process that runs the session clears its pause; its lease was removed at exit", async () => {
     const t = twoProcesses()
     const before = t.store("iRun1", 11)
