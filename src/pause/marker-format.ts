@@ -38,7 +38,7 @@ export const PAUSE_FILE_NAME = "auto-resume.paused"
 export const PAUSE_FILE_VERSION = 1
 /** Individually paused sessions kept at most; a pause beyond this is refused. */
 export const MAX_PAUSED_SESSIONS = 1000
-/** Larger files are not read at all (a well-formed full file, longest ids, is about 330 KiB). */
+/** Larger files are not read at all (a well-formed full file with the longest ids everywhere is about 460 KiB). */
 export const MAX_PAUSE_FILE_BYTES = 512 * 1024
 /** Host names longer than this are cut (they are for status reports only). */
 const MAX_HOST_LENGTH = 255

@@ -69,6 +69,22 @@ describe("format", () => {
     expect([asOld.version, asOld.all, asOld.sessions]).toEqual([1, true, ["ses_a", "ses_b"]])
   })
 
+  test("a full file (every cap reached, the longest ids and host names) stays readable", () => {
+    const id = (i: number) => `s${String(i).padStart(MAX_SESSION_ID_LENGTH - 1, "0")}`
+    const holder = "i".repeat(MAX_SESSION_ID_LENGTH)
+    const sessions = Array.from({ length: MAX_PAUSED_SESSIONS }, (_, i) => id(i))
+    const state = {
+      all: true,
+      sessions,
+      allHold: { by: holder, at: Date.now() },
+      holds: sessions.map((session) => ({ session, by: holder, at: Date.now() })),
+      leases: Array.from({ length: 64 }, (_, i) => ({ id: `${holder.slice(3)}${String(i).padStart(3, "0")}`, pid: 4_000_000, host: "h".repeat(255), since: Date.now(), at: Date.now(), ttlMs: 3_600_000 })),
+    }
+    const text = serializePauseState(state)
+    expect(Buffer.byteLength(text)).toBeLessThan(MAX_PAUSE_FILE_BYTES)
+    expect(parsePauseFile(text).state).toEqual(state)
+  })
+
   test("the older layout (no holders, no leases) is read as it was", () => {
     expect(parsePauseFile('{"version":1,"all":false,"sessions":["ses_a"]}\n')).toEqual({ state: { all: false, sessions: ["ses_a"] }, problem: undefined })
   })
