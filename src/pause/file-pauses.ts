@@ -77,7 +77,7 @@ export class FilePauses implements PauseControl {
   private memoryAll = false
   private signature: string | undefined
   private lastCheckAt = Number.NEGATIVE_INFINITY
-  private resetting: Promise<void> | undefined
+  private starting: Promise<void> | undefined
   private warnedIo = false
   private warnedProblem = false
   private repairing: Promise<void> | undefined
@@ -113,10 +113,10 @@ export class FilePauses implements PauseControl {
    * file is not consulted (only pauses made in this run count). Never rejects.
    */
   start(): Promise<void> {
-    this.resetting = this.keeper.start().finally(() => {
-      this.resetting = undefined
+    this.starting = this.keeper.start().finally(() => {
+      this.starting = undefined
     })
-    return this.resetting
+    return this.starting
   }
 
   /** Stops refreshing the lease. The pauses stay in the file, held until the lease lapses (or another instance of this process refreshes it). */
@@ -143,7 +143,7 @@ export class FilePauses implements PauseControl {
 
   /** Resolves once a pending check or rewrite of the file is done (for tests and shutdown). */
   async settled(): Promise<void> {
-    await this.resetting
+    await this.starting
     await this.keeper.settled()
     await this.repairing
   }
@@ -183,7 +183,7 @@ export class FilePauses implements PauseControl {
 
   /** Re-reads the file if it is due (or `force`) and changed. Never throws. */
   refresh(force = false): void {
-    if (this.resetting) return
+    if (this.starting) return
     const now = this.now()
     if (!force && now - this.lastCheckAt < this.recheckMs * RECHECK_SLACK) return
     this.lastCheckAt = now
@@ -230,7 +230,7 @@ export class FilePauses implements PauseControl {
         const problem = sessionIdProblem(sessionID)
         if (problem) return { ok: false, error: `${problem}: ${printable(sessionID)}` }
       }
-      if (this.resetting) await this.resetting
+      if (this.starting) await this.starting
       if (!pausing) {
         if (sessionID === undefined) {
           this.memoryPaused.clear()

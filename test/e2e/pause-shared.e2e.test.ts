@@ -117,6 +117,8 @@ describe("one pause file shared by several OpenCode 1.18.33 servers", () => {
       await second.stop()
       await first.stop()
       expect(readFile(config).sessions).toEqual([sessionID])
+      // Informational: whether the stopped server removed its lease at exit, or left it to lapse.
+      console.log(`[pause-shared] after SIGTERM the first server's lease is ${leaseOf(readFile(config), first.pid) ? "still in the file (it lapses)" : "removed (normal exit)"}`)
       const restarted = await server(config, path.join(first.root, "data"))
       const lifted = await eventually(() => readFile(config).sessions.length === 0, 20_000, 100)
       expect(lifted).toBe(true)
