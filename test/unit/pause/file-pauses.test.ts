@@ -330,6 +330,23 @@ describe("FilePauses across processes", () => {
     expect(t.logs.filter((l) => l.includes("ses_old"))).toEqual([expect.stringMatching(/^iA info dropped the pause of session ses_old: .*no running OpenCode claimed it within 24 hours/)])
   })
 
+  test("--all off from the CLI survives plugin starts, says who set it, and goes after 24 hours", async () => {
+    const t = twoProcesses(15 * 60_000)
+    await t.cli.update((s) => ({ ...s, all: true, allHold: { at: t.clock.now } }))
+    const p = t.store("iA", 11)
+    await p.start()
+    await t.store("iB", 22).start()
+    expect(p.isPaused("ses_any")).toBe(true)
+    expect(p.allHoldOf()).toMatchObject({ kind: "unclaimed", at: t.clock.now })
+    for (let i = 1; i <= 24 * 4; i++) {
+      t.advance(15 * 60_000)
+      await p.tick()
+      expect(t.cli.read().state.all).toBe(i < 24 * 4)
+    }
+    expect(p.allPaused()).toBe(false)
+    expect(t.logs.filter((l) => l.includes("dropped the pause of all sessions"))).toHaveLength(1)
+  })
+
   test("the lease is refreshed on the scheduler's beat and not after stop()", async () => {
     const t = twoProcesses()
     const timers: Array<() => void> = []
