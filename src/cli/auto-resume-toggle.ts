@@ -6,9 +6,16 @@
  *   auto-resume-toggle --all off|on|status
  *   auto-resume-toggle --help
  *
+ * Every run also applies the pause file's housekeeping (src/core/pause-leases.ts): pauses whose
+ * holder is gone and pauses nobody claimed within 24 hours are dropped, each with a note on
+ * stderr. A pause written here is held by nobody until the OpenCode that runs the session
+ * claims it (within one watchdog interval); `status` says who holds it and since when.
+ *
  * Exit status: 0 done, 1 the marker file could not be read or written, 2 bad usage (one line
  * on stderr saying why). `main` does not exit the process; bin/auto-resume-toggle.mjs does.
  */
+import { emptyPauseState, sessionHold, tidyPauses, viewHold, type DroppedPause, type Hold } from "../core/pause-leases.ts"
+import { droppedText, holdText } from "../pause/hold-text.ts"
 import { PauseMarkerFile } from "../pause/marker-file.ts"
 import { pauseFilePath, type PauseState } from "../pause/marker-format.ts"
 import { printable, sessionIdProblem } from "../pause/session-id.ts"
@@ -23,6 +30,8 @@ export type CliIo = {
   stdout: (line: string) => void
   stderr: (line: string) => void
   env: Record<string, string | undefined>
+  /** Epoch milliseconds (tests). */
+  now: () => number
 }
 
 type Action = "on" | "off" | "status"
@@ -36,8 +45,10 @@ export function helpText(file: string): string {
     "",
     "Pauses (off) or resumes (on) automatic recovery by opencode-auto-resume for one session, or",
     "for every session with --all, without opening the chat; status shows what is paused.",
-    "A running OpenCode honours the change within one watchdog interval. Restarting OpenCode",
-    "clears all pauses. `--all on` lifts the global pause and every session's pause.",
+    "A running OpenCode honours the change within one watchdog interval and then holds the",
+    "pause: other OpenCode processes starting or stopping leave it alone, a restart of the",
+    "OpenCode that runs the session lifts it. A pause no running OpenCode claims is dropped",
+    "after 24 hours. `--all on` lifts the global pause and every session's pause.",
     "",
     `Pause file: ${file}`,
     "Exit status: 0 done, 1 the pause file could not be read or written, 2 bad usage.",
@@ -71,6 +82,7 @@ function defaultIo(): CliIo {
     stdout: (line) => process.stdout.write(`${line}\n`),
     stderr: (line) => process.stderr.write(`${line}\n`),
     env: process.env,
+    now: Date.now,
   }
 }
 
@@ -89,9 +101,22 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   const file = new PauseMarkerFile(filePath)
   const { target, action } = parsed
   try {
-    const { state, problem } = await file.update((s) => edit(s, target, action))
+    const now = out.now()
+    let dropped: DroppedPause[] = []
+    let leases: PauseState["leases"] = []
+    const { state, problem } = await file.update((s) => {
+      leases = s.leases ?? []
+      const tidied = tidyPauses(s, { now, prune: true })
+      dropped = tidied.dropped
+      return edit(tidied.state, target, action, now)
+    })
     if (problem) out.stderr(`${PROGRAM}: warning: ${filePath} was not a usable pause file (${problem}); it was read as empty and rewritten`)
+    for (const d of dropped) out.stderr(`${PROGRAM}: note: ${droppedText(d, leases)}`)
     out.stdout(report(state, target, action))
+    if (action === "status") {
+      const hold = holdLine(state, target, now)
+      if (hold) out.stdout(`  ${hold}`)
+    }
     return EXIT_OK
   } catch (error) {
     out.stderr(`${PROGRAM}: ${error instanceof Error ? error.message : String(error)}`)
@@ -99,15 +124,31 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   }
 }
 
-function edit(state: PauseState, target: { all: true } | { all: false; sessionID: string }, action: Action): PauseState {
+type Target = { all: true } | { all: false; sessionID: string }
+
+/** The change asked for. A new pause is held by nobody yet (`at` only); the leases are never touched. */
+function edit(state: PauseState, target: Target, action: Action, now: number): PauseState {
   if (action === "status") return state // rewritten as is: repairs a malformed file
-  if (target.all) return action === "off" ? { ...state, all: true } : { all: false, sessions: [] }
+  const fresh: Hold = { at: now }
+  if (target.all) {
+    if (action === "on") return { ...emptyPauseState(), leases: state.leases }
+    return state.all ? state : { ...state, all: true, allHold: fresh }
+  }
   const id = target.sessionID
-  if (action === "off") return state.sessions.includes(id) ? state : { ...state, sessions: [...state.sessions, id] }
-  return { ...state, sessions: state.sessions.filter((s) => s !== id) }
+  if (action === "off") return state.sessions.includes(id) ? state : { ...state, sessions: [...state.sessions, id], holds: [...(state.holds ?? []), { session: id, ...fresh }] }
+  return { ...state, sessions: state.sessions.filter((s) => s !== id), holds: state.holds?.filter((h) => h.session !== id) }
 }
 
-function report(state: PauseState, target: { all: true } | { all: false; sessionID: string }, action: Action): string {
+/** Who holds the pause the status was asked for, and since when. */
+function holdLine(state: PauseState, target: Target, now: number): string | undefined {
+  const leases = state.leases ?? []
+  if (target.all) return state.all ? holdText(viewHold(state.allHold, leases, now), now) : undefined
+  const own = sessionHold(state, target.sessionID)
+  if (own) return holdText(viewHold(own, leases, now), now)
+  return state.all ? `all sessions: ${holdText(viewHold(state.allHold, leases, now), now)}` : undefined
+}
+
+function report(state: PauseState, target: Target, action: Action): string {
   if (target.all) {
     const head = `all sessions: ${state.all ? "paused" : "not paused"}`
     if (action === "on") return `${head} (every pause lifted)`

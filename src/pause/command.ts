@@ -49,7 +49,7 @@ export function toggleReply(r: ToggleResult): string {
     lines.push(
       r.wasPaused
         ? "auto-resume was already paused for this session; nothing changed."
-        : "auto-resume is paused for this session: no continue nudges and no quota waits until you run /auto-resume on (a restart of OpenCode also lifts it).",
+        : "auto-resume is paused for this session: no continue nudges and no quota waits until you run /auto-resume on (a restart of this OpenCode also lifts it; other OpenCode processes starting or stopping do not).",
     )
   } else if (r.allPaused) {
     lines.push("This session is no longer paused on its own, but all sessions are still paused (lift that with: auto-resume-toggle --all on).")
@@ -64,6 +64,8 @@ export type StatusReportInput = {
   sessionID: string
   paused: boolean
   allPaused: boolean
+  /** Who holds the pause and since when (hold-text.ts), when that is known. */
+  holder?: string
   /** The engine's view of the session; undefined when it has seen nothing of it yet. */
   status?: SessionStatus
   now: number
@@ -80,6 +82,7 @@ export function formatStatusReport(input: StatusReportInput): string {
       : "paused (/auto-resume on resumes it)"
     : "active"
   lines.push(`auto-resume for session ${input.sessionID}: ${pauseLine}`)
+  if (input.paused && input.holder) lines.push(`Pause ${input.holder}`)
   if (!status) {
     lines.push("No activity of this session has been seen since the plugin started, so there are no counters yet.")
     return lines.join("\n")

@@ -1,8 +1,13 @@
 /**
- * The running plugin's PauseSource, backed by the marker file (marker-file.ts).
+ * The running plugin's PauseSource, backed by the marker file (marker-file.ts) that every
+ * OpenCode process of the user shares with the others and with the CLI.
  *
- * - At start the file is reset (once per process and path): a restart clears every pause, so
- *   a stale pause never outlives a run.
+ * - No process clears the file. Each keeps a lease in it, refreshed every `recheckMs` (see
+ *   src/core/pause-leases.ts for the rules): at start and at every refresh it claims the
+ *   unclaimed pauses of the sessions it runs (those the engine has asked about), and drops
+ *   the pauses whose holder's lease lapsed or that nobody claimed within 24 hours, with one
+ *   log line each. So another OpenCode starting leaves our pauses alone, while a restart of
+ *   the process that runs a session still clears that session's pause.
  * - `isPaused` answers from memory and re-checks the file at most every `recheckMs` with a
  *   stat; only a changed file is read. The engine asks at each watchdog decision, so a pause
  *   written by the CLI is honoured at the next check, within one watchdog interval.
@@ -12,8 +17,10 @@
  *   rewritten. A pause that cannot be written is still kept in memory for this run.
  */
 import type { PauseSource } from "../core/pauses.ts"
+import { emptyPauseState, sessionHold, viewHold, type HoldView, type PauseState } from "../core/pause-leases.ts"
+import { LeaseKeeper } from "./lease-keeper.ts"
 import { PauseMarkerFile } from "./marker-file.ts"
-import { emptyPauseState, type PauseState } from "./marker-format.ts"
+import type { LeaseIdentity } from "./process-lease.ts"
 import { printable, sessionIdProblem } from "./session-id.ts"
 
 export type PauseLog = (level: "info" | "warn", message: string) => void
@@ -27,6 +34,10 @@ export interface PauseControl extends PauseSource {
   allPaused(): boolean
   pause(sessionID: string): Promise<PauseOutcome>
   resume(sessionID: string): Promise<PauseOutcome>
+  /** Who holds the session's own pause and since when (undefined: not paused on its own). */
+  holdOf?(sessionID: string): HoldView | undefined
+  /** The same for the pause of all sessions. */
+  allHoldOf?(): HoldView | undefined
 }
 
 /** True for a pause store the slash command can drive (FilePauses does; MemoryPauses does not). */
@@ -38,21 +49,15 @@ export function isPauseControl(value: unknown): value is PauseControl {
 export type FilePausesOptions = {
   /** The marker file, or its path. */
   file: PauseMarkerFile | string
-  /** Minimum time between two stats of the file; pass the watchdog's checkIntervalMs. */
+  /** Minimum time between two stats of the file, and the lease's refresh period; pass the watchdog's checkIntervalMs. */
   recheckMs: number
+  /** Wall-clock epoch milliseconds: the file is shared with other processes. */
   now: () => number
   log: PauseLog
-  /** Reset the file in start() even if this process already did (tests). */
-  alwaysReset?: boolean
-}
-
-/** Files already reset by this process, shared across module copies loaded twice. */
-const RESET_KEY = Symbol.for("opencode-auto-resume.pause-file-reset")
-function resetRegistry(): Set<string> {
-  const g = globalThis as Record<symbol, unknown>
-  let set = g[RESET_KEY] as Set<string> | undefined
-  if (!(set instanceof Set)) g[RESET_KEY] = set = new Set<string>()
-  return set
+  /** Runs the next lease refresh; absent, the lease is refreshed only by `tick()` (tests). */
+  schedule?: (delayMs: number, fn: () => void) => () => void
+  /** Who this store is in the file; by default this process's identity (process-lease.ts). */
+  identity?: LeaseIdentity
 }
 
 /** Timers may fire a little early relative to Date.now(); a check this close counts as due. */
@@ -63,7 +68,7 @@ export class FilePauses implements PauseControl {
   private readonly recheckMs: number
   private readonly now: () => number
   private readonly log: PauseLog
-  private readonly alwaysReset: boolean
+  private readonly keeper: LeaseKeeper
 
   private state: PauseState = emptyPauseState()
   private sessions = new Set<string>()
@@ -72,7 +77,7 @@ export class FilePauses implements PauseControl {
   private memoryAll = false
   private signature: string | undefined
   private lastCheckAt = Number.NEGATIVE_INFINITY
-  private resetting: Promise<void> | undefined
+  private starting: Promise<void> | undefined
   private warnedIo = false
   private warnedProblem = false
   private repairing: Promise<void> | undefined
@@ -82,43 +87,69 @@ export class FilePauses implements PauseControl {
     this.recheckMs = Math.max(0, options.recheckMs)
     this.now = options.now
     this.log = options.log
-    this.alwaysReset = options.alwaysReset ?? false
+    this.keeper = new LeaseKeeper({
+      file: this.file,
+      refreshMs: this.recheckMs,
+      now: this.now,
+      schedule: options.schedule,
+      identity: options.identity,
+      checked: (state, problem, now) => this.checked(state, problem, now),
+      log: (level, text) => (level === "warn" ? this.warnIo(text) : this.safeLog(level, text)),
+    })
   }
 
   get path(): string {
     return this.file.path
   }
 
-  /**
-   * Clears the file for this run. Until it is done the file is not consulted (only pauses
-   * made in this run count). Resolves when done; never rejects.
-   */
-  start(): Promise<void> {
-    const registry = resetRegistry()
-    if (!this.alwaysReset && registry.has(this.file.path)) return Promise.resolve()
-    registry.add(this.file.path)
-    this.resetting = (async () => {
-      try {
-        const { problem } = await this.file.update(() => emptyPauseState())
-        if (problem) this.warnProblem(problem, true)
-        this.apply(emptyPauseState(), this.safeSignature())
-        this.ioRecovered()
-      } catch (error) {
-        this.warnIo(`could not reset the pause file at start: ${message(error)}`)
-      } finally {
-        this.resetting = undefined
-      }
-    })()
-    return this.resetting
+  /** This store's instance id in the file. */
+  get instanceId(): string {
+    return this.keeper.instanceId
   }
 
-  /** Resolves once a pending reset or rewrite of the file is done (for tests and shutdown). */
+  /**
+   * Writes this process's lease and does the first check (claims, drops); with a scheduler,
+   * keeps refreshing it every `recheckMs` until stop(). Until the first check is done the
+   * file is not consulted (only pauses made in this run count). Never rejects.
+   */
+  start(): Promise<void> {
+    this.starting = this.keeper.start().finally(() => {
+      this.starting = undefined
+    })
+    return this.starting
+  }
+
+  /** Stops refreshing the lease. The pauses stay in the file, held until the lease lapses (or another instance of this process refreshes it). */
+  stop(): void {
+    this.keeper.stop()
+  }
+
+  /** Takes this store's lease out of the file now, if the lock is free (what a normal exit does). */
+  leave(): boolean {
+    return this.keeper.leave()
+  }
+
+  /** One lease refresh and check (the scheduler runs these). Resolves when done; never rejects. */
+  tick(): Promise<void> {
+    return this.keeper.tick()
+  }
+
+  private checked(state: PauseState, problem: string | undefined, now: number): void {
+    this.apply(state, this.safeSignature())
+    this.lastCheckAt = now
+    this.ioRecovered()
+    if (problem) this.warnProblem(problem, true)
+  }
+
+  /** Resolves once a pending check or rewrite of the file is done (for tests and shutdown). */
   async settled(): Promise<void> {
-    await this.resetting
+    await this.starting
+    await this.keeper.settled()
     await this.repairing
   }
 
   isPaused(sessionID: string): boolean {
+    this.keeper.noteRun(sessionID)
     if (this.memoryAll || this.memoryPaused.has(sessionID)) return true
     this.refresh()
     return this.state.all || this.sessions.has(sessionID)
@@ -135,9 +166,24 @@ export class FilePauses implements PauseControl {
     return [...new Set([...this.state.sessions, ...this.memoryPaused])]
   }
 
+  holdOf(sessionID: string): HoldView | undefined {
+    this.refresh()
+    const now = this.now()
+    if (this.memoryPaused.has(sessionID)) return { kind: "self", at: now }
+    const hold = sessionHold(this.state, sessionID)
+    return hold ? viewHold(hold, this.state.leases ?? [], now, this.keeper.instanceId) : undefined
+  }
+
+  allHoldOf(): HoldView | undefined {
+    this.refresh()
+    const now = this.now()
+    if (this.memoryAll) return { kind: "self", at: now }
+    return this.state.all ? viewHold(this.state.allHold, this.state.leases ?? [], now, this.keeper.instanceId) : undefined
+  }
+
   /** Re-reads the file if it is due (or `force`) and changed. Never throws. */
   refresh(force = false): void {
-    if (this.resetting) return
+    if (this.starting) return
     const now = this.now()
     if (!force && now - this.lastCheckAt < this.recheckMs * RECHECK_SLACK) return
     this.lastCheckAt = now
@@ -156,8 +202,13 @@ export class FilePauses implements PauseControl {
     }
   }
 
+  /** Pauses the session, held by this instance from now on (a pause already there keeps its time). */
   pause(sessionID: string): Promise<PauseOutcome> {
-    return this.change(sessionID, (s) => (s.sessions.includes(sessionID) ? s : { ...s, sessions: [...s.sessions, sessionID] }), true)
+    this.keeper.noteRun(sessionID)
+    return this.change(sessionID, (s, now) => {
+      if (s.sessions.includes(sessionID)) return s
+      return { ...s, sessions: [...s.sessions, sessionID], holds: [...(s.holds ?? []), { session: sessionID, by: this.keeper.instanceId, at: now }] }
+    }, true)
   }
 
   resume(sessionID: string): Promise<PauseOutcome> {
@@ -165,21 +216,21 @@ export class FilePauses implements PauseControl {
   }
 
   pauseAll(): Promise<PauseOutcome> {
-    return this.change(undefined, (s) => ({ ...s, all: true }), true)
+    return this.change(undefined, (s, now) => (s.all ? s : { ...s, all: true, allHold: { by: this.keeper.instanceId, at: now } }), true)
   }
 
-  /** Lifts every pause: the global one and each session's. */
+  /** Lifts every pause: the global one and each session's (the leases stay). */
   resumeAll(): Promise<PauseOutcome> {
-    return this.change(undefined, () => emptyPauseState(), false)
+    return this.change(undefined, (s) => ({ ...emptyPauseState(), leases: s.leases }), false)
   }
 
-  private async change(sessionID: string | undefined, edit: (s: PauseState) => PauseState, pausing: boolean): Promise<PauseOutcome> {
+  private async change(sessionID: string | undefined, edit: (s: PauseState, now: number) => PauseState, pausing: boolean): Promise<PauseOutcome> {
     try {
       if (sessionID !== undefined) {
         const problem = sessionIdProblem(sessionID)
         if (problem) return { ok: false, error: `${problem}: ${printable(sessionID)}` }
       }
-      if (this.resetting) await this.resetting
+      if (this.starting) await this.starting
       if (!pausing) {
         if (sessionID === undefined) {
           this.memoryPaused.clear()
@@ -187,7 +238,9 @@ export class FilePauses implements PauseControl {
         } else this.memoryPaused.delete(sessionID)
       }
       try {
-        const { state, problem } = await this.file.update(edit)
+        const now = this.now()
+        // The write refreshes our lease too, so a pause never names a holder missing from the file.
+        const { state, problem } = await this.file.update((s) => this.keeper.withLease(edit(s, now), now))
         this.apply(state, this.safeSignature())
         this.lastCheckAt = this.now()
         this.ioRecovered()

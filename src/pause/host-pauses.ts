@@ -1,7 +1,8 @@
 /**
  * The pause store a running plugin hands its engine, the same on both hosts: the marker file
  * the `auto-resume-toggle` CLI and the slash command write (file-pauses.ts), re-read at most
- * every check interval, unless the caller injected a store of its own (tests). The slash
+ * every check interval, with this process's lease refreshed on the same beat (lease-keeper.ts),
+ * unless the caller injected a store of its own (tests). The slash
  * command needs a store it can write to: the file store always is one, an injected store only
  * when it offers pause/resume.
  */
@@ -16,7 +17,10 @@ export type HostPausesOptions = {
   env: Record<string, string | undefined>
   /** The watchdog's checkIntervalMs: a CLI pause is honoured within one check. */
   recheckMs: number
+  /** Epoch milliseconds (the file is shared with other processes, so wall time). */
   now: () => number
+  /** The host's timer, for the lease refresh (unref'd: it must not keep the process alive). */
+  schedule: (delayMs: number, fn: () => void) => () => void
   log: PauseLog
 }
 
@@ -25,12 +29,20 @@ export type HostPauses = {
   readonly source: PauseSource
   /** What `/auto-resume` writes to; undefined when the injected store is read-only. */
   readonly control: PauseControl | undefined
+  /** Stops refreshing the lease (the instance is disposed); its pauses stay until the lease lapses. */
+  stop(): void
 }
 
-/** Builds the store; the marker file is reset in the background (once per process and path). */
+/** Builds the store; the lease is written and the first check made in the background. */
 export function hostPauses(options: HostPausesOptions): HostPauses {
-  if (options.injected) return { source: options.injected, control: isPauseControl(options.injected) ? options.injected : undefined }
-  const file = new FilePauses({ file: pauseFilePath(options.env), recheckMs: options.recheckMs, now: options.now, log: options.log })
+  if (options.injected) return { source: options.injected, control: isPauseControl(options.injected) ? options.injected : undefined, stop: () => {} }
+  const file = new FilePauses({
+    file: pauseFilePath(options.env),
+    recheckMs: options.recheckMs,
+    now: options.now,
+    schedule: options.schedule,
+    log: options.log,
+  })
   void file.start()
-  return { source: file, control: file }
+  return { source: file, control: file, stop: () => file.stop() }
 }

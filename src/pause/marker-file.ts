@@ -26,6 +26,15 @@ export type MarkerFileOptions = {
   lockStaleMs?: number
 }
 
+/** A copy the caller's change may edit freely. */
+function copyState(state: PauseState): PauseState {
+  const copy: PauseState = { all: state.all, sessions: [...state.sessions] }
+  if (state.holds) copy.holds = state.holds.map((h) => ({ ...h }))
+  if (state.allHold) copy.allHold = { ...state.allHold }
+  if (state.leases) copy.leases = state.leases.map((l) => ({ ...l }))
+  return copy
+}
+
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 export class PauseMarkerFile {
@@ -114,13 +123,32 @@ export class PauseMarkerFile {
   async update(change: (state: PauseState) => PauseState): Promise<{ state: PauseState; problem?: string }> {
     const token = await this.fileLock.acquire()
     try {
-      const current = this.read()
-      const next = checkedState(change({ all: current.state.all, sessions: [...current.state.sessions] }))
-      this.writeAtomically(serializePauseState(next))
-      return { state: next, problem: current.problem }
+      return this.rewrite(change)
     } finally {
       this.fileLock.release(token)
     }
+  }
+
+  /**
+   * The same, synchronously and only if the lock is free right now; false when it was not
+   * (nothing changed). For a process on its way out, which cannot wait. Throws PauseFileError.
+   */
+  updateNow(change: (state: PauseState) => PauseState): boolean {
+    const token = this.fileLock.tryAcquireNow()
+    if (token === undefined) return false
+    try {
+      this.rewrite(change)
+      return true
+    } finally {
+      this.fileLock.release(token)
+    }
+  }
+
+  private rewrite(change: (state: PauseState) => PauseState): { state: PauseState; problem?: string } {
+    const current = this.read()
+    const next = checkedState(change(copyState(current.state)))
+    this.writeAtomically(serializePauseState(next))
+    return { state: next, problem: current.problem }
   }
 
   // --- writing -------------------------------------------------------------------------------

@@ -8,18 +8,29 @@
  *
  * Format (UTF-8 JSON, one line, newline at the end):
  *
- *     {"version":1,"all":false,"sessions":["ses_..."]}
+ *     {"version":1,"all":false,"sessions":["ses_..."],
+ *      "holds":[{"session":"ses_...","by":"i...","at":1764620000000}],
+ *      "allHold":{"by":"i...","at":...},
+ *      "leases":[{"id":"i...","pid":123,"host":"box","since":...,"at":...,"ttlMs":20000}]}
  *
  * - `version`: always 1 for this layout; anything else is a foreign file.
  * - `all`: true pauses every session.
  * - `sessions`: ids of individually paused sessions, oldest first, at most
  *   MAX_PAUSED_SESSIONS, each valid per session-id.ts.
+ * - `holds`, `allHold`, `leases` (optional): who holds each pause and since when, and the
+ *   leases of the running plugins (src/core/pause-leases.ts). They were added without a
+ *   version bump on purpose: an older CLI or plugin reads such a file as a plain version 1
+ *   file and keeps the pauses (dropping only these extras), where a new version number
+ *   would make it discard the whole file. A file without them (the older layout) reads as
+ *   pauses nobody has claimed yet.
  *
  * A file that is not valid JSON, not this layout, too large, or holds invalid ids reads as
  * empty (bad entries dropped) with a `problem` description; callers warn once and rewrite it.
+ * Bad holder or lease entries are dropped the same way (the pause itself stays).
  */
 import os from "node:os"
 import path from "node:path"
+import { MAX_LEASES, emptyPauseState, type Hold, type Lease, type PauseState, type SessionHold } from "../core/pause-leases.ts"
 import { PauseFileError } from "./marker-io.ts"
 import { MAX_SESSION_ID_LENGTH, isValidSessionId, printable, sessionIdProblem } from "./session-id.ts"
 
@@ -27,19 +38,17 @@ export const PAUSE_FILE_NAME = "auto-resume.paused"
 export const PAUSE_FILE_VERSION = 1
 /** Individually paused sessions kept at most; a pause beyond this is refused. */
 export const MAX_PAUSED_SESSIONS = 1000
-/** Larger files are not read at all (a well-formed full file is about 140 KiB). */
-export const MAX_PAUSE_FILE_BYTES = 256 * 1024
+/** Larger files are not read at all (a well-formed full file with the longest ids everywhere is about 460 KiB). */
+export const MAX_PAUSE_FILE_BYTES = 512 * 1024
+/** Host names longer than this are cut (they are for status reports only). */
+const MAX_HOST_LENGTH = 255
 
-export type PauseState = { all: boolean; sessions: string[] }
+export { emptyPauseState, type PauseState }
 
 export type ReadResult = {
   state: PauseState
   /** Set when the file was malformed or foreign: it was read as `state` and needs a rewrite. */
   problem?: string
-}
-
-export function emptyPauseState(): PauseState {
-  return { all: false, sessions: [] }
 }
 
 /** Where the marker lives for this environment. */
@@ -90,11 +99,80 @@ export function parsePauseFile(text: string): ReadResult {
   const problems: string[] = []
   if (invalid) problems.push(`${invalid} invalid session id(s) dropped`)
   if (overflow) problems.push(`${overflow} id(s) beyond the limit of ${MAX_PAUSED_SESSIONS} dropped`)
-  return { state: { all, sessions: kept }, problem: problems.length ? problems.join("; ") : undefined }
+  const extras = parseHolders(obj, new Set(kept), all)
+  if (extras.bad) problems.push(`${extras.bad} malformed holder or lease entr${extras.bad === 1 ? "y" : "ies"} dropped`)
+  const state: PauseState = { all, sessions: kept }
+  if (extras.holds.length) state.holds = extras.holds
+  if (extras.allHold) state.allHold = extras.allHold
+  if (extras.leases.length) state.leases = extras.leases
+  return { state, problem: problems.length ? problems.join("; ") : undefined }
+}
+
+const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v)
+
+function parseHold(value: unknown): Hold | undefined {
+  if (typeof value !== "object" || value === null) return undefined
+  const v = value as Record<string, unknown>
+  if (!finite(v.at)) return undefined
+  if (v.by !== undefined && !isValidSessionId(v.by)) return undefined
+  return v.by === undefined ? { at: v.at } : { by: v.by as string, at: v.at }
+}
+
+function parseLease(value: unknown): Lease | undefined {
+  if (typeof value !== "object" || value === null) return undefined
+  const v = value as Record<string, unknown>
+  if (!isValidSessionId(v.id) || !finite(v.since) || !finite(v.at) || !finite(v.ttlMs) || v.ttlMs <= 0) return undefined
+  const lease: Lease = { id: v.id, since: v.since, at: v.at, ttlMs: v.ttlMs }
+  if (typeof v.pid === "number" && Number.isSafeInteger(v.pid) && v.pid > 0) lease.pid = v.pid
+  // eslint-disable-next-line no-control-regex
+  if (typeof v.host === "string") lease.host = v.host.slice(0, MAX_HOST_LENGTH).replace(/[\u0000-\u001f\u007f-\u009f]/g, "?")
+  return lease
+}
+
+/** The optional holder fields; entries that do not fit are counted in `bad` and left out. */
+function parseHolders(obj: Record<string, unknown>, paused: Set<string>, all: boolean) {
+  let bad = 0
+  const holds: SessionHold[] = []
+  const held = new Set<string>()
+  if (Array.isArray(obj.holds)) {
+    for (const entry of obj.holds.slice(0, MAX_PAUSED_SESSIONS * 2)) {
+      const hold = parseHold(entry)
+      const session = (entry as Record<string, unknown> | null)?.session
+      if (!hold || !isValidSessionId(session)) bad++
+      // A hold for a session that is not paused (an older writer resumed it) is simply stale.
+      else if (paused.has(session) && !held.has(session)) {
+        held.add(session)
+        holds.push({ session, ...hold })
+      }
+    }
+  } else if (obj.holds !== undefined) bad++
+  let allHold: Hold | undefined
+  if (obj.allHold !== undefined) {
+    allHold = parseHold(obj.allHold)
+    if (!allHold) bad++
+    if (!all) allHold = undefined
+  }
+  const leases: Lease[] = []
+  const ids = new Set<string>()
+  if (Array.isArray(obj.leases)) {
+    for (const entry of obj.leases.slice(0, MAX_LEASES * 2)) {
+      const lease = parseLease(entry)
+      if (!lease) bad++
+      else if (!ids.has(lease.id) && leases.length < MAX_LEASES) {
+        ids.add(lease.id)
+        leases.push(lease)
+      }
+    }
+  } else if (obj.leases !== undefined) bad++
+  return { holds, allHold, leases, bad }
 }
 
 export function serializePauseState(state: PauseState): string {
-  return `${JSON.stringify({ version: PAUSE_FILE_VERSION, all: state.all, sessions: state.sessions })}\n`
+  const out: Record<string, unknown> = { version: PAUSE_FILE_VERSION, all: state.all, sessions: state.sessions }
+  if (state.holds?.length) out.holds = state.holds.map((h) => (h.by === undefined ? { session: h.session, at: h.at } : { session: h.session, by: h.by, at: h.at }))
+  if (state.all && state.allHold) out.allHold = state.allHold.by === undefined ? { at: state.allHold.at } : { by: state.allHold.by, at: state.allHold.at }
+  if (state.leases?.length) out.leases = state.leases
+  return `${JSON.stringify(out)}\n`
 }
 
 /** Checks a state before it is written: valid ids, no duplicates, within the cap. */
@@ -111,5 +189,12 @@ export function checkedState(state: PauseState): PauseState {
   if (sessions.length > MAX_PAUSED_SESSIONS) {
     throw new PauseFileError(`too many paused sessions (limit ${MAX_PAUSED_SESSIONS}); resume some first, or pause all at once`)
   }
-  return { all: state.all === true, sessions }
+  const next: PauseState = { all: state.all === true, sessions }
+  const kept = new Set(sessions)
+  const holds = (state.holds ?? []).filter((h) => kept.has(h.session) && parseHold(h) !== undefined)
+  if (holds.length) next.holds = [...new Map(holds.map((h) => [h.session, h])).values()]
+  if (next.all && state.allHold && parseHold(state.allHold)) next.allHold = state.allHold
+  const leases = (state.leases ?? []).filter((l) => parseLease(l) !== undefined).slice(0, MAX_LEASES)
+  if (leases.length) next.leases = leases
+  return next
 }

@@ -94,6 +94,19 @@ export class MarkerLock {
     }
   }
 
+  /** Takes the lock only if it is free (or stale) right now; undefined otherwise. Throws PauseFileError. */
+  tryAcquireNow(): string | undefined {
+    this.ensureDir()
+    const token = this.uniqueSuffix()
+    if (this.tryCreateLock(token)) return token
+    const existing = this.inspectLock()
+    if (existing?.stale) {
+      this.breakStaleLock(existing.raw)
+      if (this.tryCreateLock(token)) return token
+    }
+    return undefined
+  }
+
   private tryCreateLock(token: string): boolean {
     let fd: number
     try {

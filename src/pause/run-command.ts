@@ -5,6 +5,7 @@
 import type { SessionStatus } from "../core/status.ts"
 import { formatStatusReport, parsePauseArguments, toggleReply, usageReply, type ParsedPauseCommand } from "./command.ts"
 import type { PauseControl } from "./file-pauses.ts"
+import { holdText } from "./hold-text.ts"
 
 export type PauseCommandDeps = {
   pauses: PauseControl
@@ -39,13 +40,24 @@ export async function runPauseCommand(sessionID: string, rawArgs: unknown, deps:
 }
 
 function statusText(sessionID: string, deps: PauseCommandDeps): string {
+  const now = safe(() => deps.now(), Date.now())
+  const allPaused = safe(() => deps.pauses.allPaused(), false)
   return formatStatusReport({
     sessionID,
     paused: safe(() => deps.pauses.isPaused(sessionID), false),
-    allPaused: safe(() => deps.pauses.allPaused(), false),
+    allPaused,
+    holder: safe(() => holderText(sessionID, allPaused, deps.pauses, now), undefined),
     status: safe(() => deps.status(sessionID), undefined),
-    now: safe(() => deps.now(), Date.now()),
+    now,
   })
+}
+
+/** The session's own pause first; else the pause of all sessions. */
+function holderText(sessionID: string, allPaused: boolean, pauses: PauseControl, now: number): string | undefined {
+  const own = pauses.holdOf?.(sessionID)
+  if (own) return holdText(own, now)
+  const all = allPaused ? pauses.allHoldOf?.() : undefined
+  return all ? `of all sessions ${holdText(all, now)}` : undefined
 }
 
 function safe<T>(fn: () => T, fallback: T): T {

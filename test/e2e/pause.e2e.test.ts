@@ -62,8 +62,10 @@ function toggle(...args: string[]) {
 const held = (sessionID: string) => autoResumeLog(host).some((l) => l.includes(sessionID) && /stall recovery held: paused/.test(l))
 
 describe("pausing on OpenCode 1.18.33", () => {
-  test("the plugin reset the pause file when it started", () => {
-    expect(fs.readFileSync(pauseFile, "utf8")).toBe('{"version":1,"all":false,"sessions":[]}\n')
+  test("the plugin wrote its lease into the pause file when it started", () => {
+    const file = JSON.parse(fs.readFileSync(pauseFile, "utf8"))
+    expect(file).toMatchObject({ version: 1, all: false, sessions: [] })
+    expect(file.leases).toEqual([expect.objectContaining({ pid: host.pid, ttlMs: 3000 })])
     expect(fs.statSync(pauseFile).mode & 0o777).toBe(0o600)
   })
 

@@ -56,12 +56,15 @@ export function startV1(
   const slot = getV1Slot(resolved.options.registryScope, str(get(input, "directory")))
   const serial = nextSerial()
   const port = createV1Port(input.client as V1Client, { resolved, time, sendLog: slot.sendLog })
-  // The marker file the CLI writes; reset once per process, so a restart clears every pause.
+  // The marker file the CLI writes, shared with every OpenCode process: this process keeps a
+  // lease in it, so a restart clears the pauses it held and nothing else (host-pauses.ts).
   const pauses = hostPauses({
     injected: deps.pauses,
     env,
     recheckMs: resolved.options.checkIntervalMs,
-    now: () => time.now(),
+    // Wall time: the file is shared with other processes and the CLI.
+    now: () => (time.wall ? time.wall() : time.now()),
+    schedule: (delayMs, fn) => time.schedule(delayMs, fn),
     log: (level, message) => port.log(level, message),
   })
   const roles = new MessageRoles()
@@ -101,6 +104,7 @@ export function startV1(
     }
     port.log("info", `instance #${serial} stopped (${reason})`)
     engine.dispose()
+    pauses.stop()
     releaseSlot(slot, holder)
   }
 

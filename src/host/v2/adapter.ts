@@ -101,13 +101,15 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const holder = { serial, stop: (reason: string) => stop(reason) }
   claimSlot(slot, holder)
 
-  // The marker file auto-resume-toggle writes, as on 1.x; reset once per process and re-read at
-  // most every check interval.
+  // The marker file auto-resume-toggle writes, as on 1.x: re-read at most every check interval,
+  // with this process's lease in it, so a restart clears only the pauses this process held.
   const pauses = hostPauses({
     injected: deps.pauses,
     env,
     recheckMs: resolved.options.checkIntervalMs,
-    now: () => time.now(),
+    // Wall time: the file is shared with other processes and the CLI.
+    now: () => (time.wall ? time.wall() : time.now()),
+    schedule: (delayMs, fn) => time.schedule(delayMs, fn),
     log: (level, message) => port.log(level, message),
   })
   const engine = new RecoveryEngine({ port, time, options: resolved, pauses: pauses.source })
@@ -238,6 +240,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     pump.stop()
     watcher.stop()
     engine.dispose()
+    pauses.stop()
     registration?.dispose()
     registration = undefined
     command?.dispose()

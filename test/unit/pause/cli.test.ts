@@ -6,6 +6,8 @@ import os from "node:os"
 import path from "node:path"
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, main, parseArgs } from "../../../src/cli/auto-resume-toggle.ts"
 
+const NOW = Date.UTC(2026, 11, 1, 12, 0, 0)
+const HOUR = 3_600_000
 const BIN = path.resolve(import.meta.dir, "../../../bin/auto-resume-toggle.mjs")
 
 const dirs: string[] = []
@@ -19,9 +21,10 @@ function sandbox() {
   const out: string[] = []
   const err: string[] = []
   const env = { XDG_CONFIG_HOME: dir, HOME: dir }
-  const run = (...argv: string[]) => main(argv, { stdout: (l) => out.push(l), stderr: (l) => err.push(l), env })
+  const clock = { now: NOW }
+  const run = (...argv: string[]) => main(argv, { stdout: (l) => out.push(l), stderr: (l) => err.push(l), env, now: () => clock.now })
   const file = path.join(dir, "opencode", "auto-resume.paused")
-  return { dir, out, err, run, file, read: () => JSON.parse(fs.readFileSync(file, "utf8")) }
+  return { dir, out, err, run, file, clock, read: () => JSON.parse(fs.readFileSync(file, "utf8")) }
 }
 
 describe("argument parsing", () => {
@@ -71,12 +74,17 @@ describe("main", () => {
   test("off, status, on for one session", async () => {
     const s = sandbox()
     expect(await s.run("ses_a", "off")).toBe(EXIT_OK)
-    expect(s.read()).toEqual({ version: 1, all: false, sessions: ["ses_a"] })
+    // Held by nobody yet: the OpenCode that runs ses_a claims it at its next check.
+    expect(s.read()).toEqual({ version: 1, all: false, sessions: ["ses_a"], holds: [{ session: "ses_a", at: NOW }] })
     expect(fs.statSync(s.file).mode & 0o777).toBe(0o600)
+    s.clock.now += 60_000
     expect(await s.run("ses_a", "status")).toBe(EXIT_OK)
     expect(await s.run("ses_a", "on")).toBe(EXIT_OK)
     expect(await s.run("ses_a", "status")).toBe(EXIT_OK)
-    expect(s.out).toEqual(["ses_a: paused", "ses_a: paused", "ses_a: not paused", "ses_a: not paused"])
+    expect(s.out.filter((l) => !l.startsWith("  "))).toEqual(["ses_a: paused", "ses_a: paused", "ses_a: not paused", "ses_a: not paused"])
+    // The status says who holds it and since when.
+    expect(s.out[2]).toMatch(/^ {2}set since .* \(1m 0s ago\), not claimed by any running OpenCode yet; dropped at .* unless one claims it$/)
+    expect(s.out).toHaveLength(5)
   })
 
   test("--all off and on", async () => {
@@ -89,6 +97,7 @@ describe("main", () => {
     expect(s.out.slice(1)).toEqual([
       "all sessions: paused; paused one by one: ses_a",
       "ses_b: paused (all sessions are paused; auto-resume-toggle --all on lifts it)",
+      expect.stringMatching(/^ {2}all sessions: set since .*not claimed by any running OpenCode yet/),
       "all sessions: not paused (every pause lifted)",
     ])
   })
@@ -100,7 +109,42 @@ describe("main", () => {
     expect(await s.run("ses_a", "off")).toBe(EXIT_OK)
     expect(s.err).toHaveLength(1)
     expect(s.err[0]).toMatch(/warning: .* was not a usable pause file \(it is not valid JSON\)/)
-    expect(s.read()).toEqual({ version: 1, all: false, sessions: ["ses_a"] })
+    expect(s.read()).toMatchObject({ version: 1, all: false, sessions: ["ses_a"] })
+  })
+
+  test("status names the running OpenCode that holds a pause; the leases are left alone", async () => {
+    const s = sandbox()
+    fs.mkdirSync(path.dirname(s.file), { recursive: true })
+    const lease = { id: "iLive", pid: 4242, host: "box", since: NOW - HOUR, at: NOW - 1000, ttlMs: 20_000 }
+    const file = { version: 1, all: false, sessions: ["ses_a"], holds: [{ session: "ses_a", by: "iLive", at: NOW - 5 * 60_000 }], leases: [lease] }
+    fs.writeFileSync(s.file, JSON.stringify(file))
+    expect(await s.run("ses_a", "status")).toBe(EXIT_OK)
+    expect(s.out).toEqual(["ses_a: paused", expect.stringMatching(/^ {2}held by the OpenCode process pid 4242 on box since .* \(5m 0s ago\); a restart of that process lifts the pause$/)])
+    expect(await s.run("--all", "on")).toBe(EXIT_OK)
+    expect(s.read()).toEqual({ version: 1, all: false, sessions: [], leases: [lease] })
+    expect(s.err).toEqual([])
+  })
+
+  test("a run drops, with a note, a pause nobody claimed for 24 hours and one whose holder is gone; not before", async () => {
+    const s = sandbox()
+    fs.mkdirSync(path.dirname(s.file), { recursive: true })
+    const dead = { id: "iDead", pid: 4343, since: NOW - HOUR, at: NOW - 30_000, ttlMs: 20_000 }
+    const file = {
+      version: 1,
+      all: false,
+      sessions: ["ses_cli", "ses_dead"],
+      holds: [{ session: "ses_cli", at: NOW - 24 * HOUR + 1000 }, { session: "ses_dead", by: "iDead", at: NOW - HOUR }],
+      leases: [dead],
+    }
+    fs.writeFileSync(s.file, JSON.stringify(file))
+    expect(await s.run("ses_cli", "status")).toBe(EXIT_OK)
+    expect(s.out[0]).toBe("ses_cli: paused") // 1 s short of 24 h: kept
+    expect(s.err).toEqual([expect.stringMatching(/note: dropped the pause of session ses_dead .*pid 4343 that held it is no longer running/)])
+    s.clock.now += 1000
+    expect(await s.run("ses_cli", "status")).toBe(EXIT_OK)
+    expect(s.out.at(-1)).toBe("ses_cli: not paused")
+    expect(s.err.slice(1)).toEqual([expect.stringMatching(/note: dropped the pause of session ses_cli: it was set at .* and no running OpenCode claimed it within 24 hours/)])
+    expect(s.read()).toEqual({ version: 1, all: false, sessions: [] })
   })
 
   test("an unwritable location: exit 1 with the reason", async () => {

@@ -80,6 +80,20 @@ describe("runPauseCommand", () => {
     expect(pauses.isPaused("ses_a")).toBe(false)
   })
 
+  test("status says who holds the pause and since when; not when the session is active", async () => {
+    const pauses = new FakePauses()
+    pauses.holdOf = (id: string) => (pauses.paused.has(id) ? { kind: "other", at: NOW - 90_000, lease: { id: "iB", pid: 777, since: NOW - 600_000, at: NOW, ttlMs: 20_000 } } : undefined)
+    await pauses.pause("ses_a")
+    const text = (await runPauseCommand("ses_a", "status", deps(pauses))).text
+    expect(text).toMatch(/\nPause held by the OpenCode process pid 777 since .* \(1m 30s ago\); a restart of that process lifts the pause\n/)
+    await pauses.resume("ses_a")
+    expect((await runPauseCommand("ses_a", "status", deps(pauses))).text).not.toContain("Pause held")
+    // The pause of all sessions, when the session has none of its own.
+    pauses.all = true
+    pauses.allHoldOf = () => ({ kind: "unclaimed", at: NOW - 1000, expiresAt: NOW + 86_399_000 })
+    expect((await runPauseCommand("ses_a", "status", deps(pauses))).text).toMatch(/\nPause of all sessions set since .*not claimed by any running OpenCode yet/)
+  })
+
   test("unknown argument answers with the usage line and changes nothing", async () => {
     const pauses = new FakePauses()
     const r = await runPauseCommand("ses_a", "sometimes", deps(pauses))

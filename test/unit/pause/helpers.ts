@@ -1,11 +1,14 @@
 /** Fakes shared by the pause tests. */
 import type { SessionStatus } from "../../../src/core/status.ts"
+import type { HoldView } from "../../../src/core/pause-leases.ts"
 import type { PauseControl, PauseOutcome } from "../../../src/pause/file-pauses.ts"
 
 export class FakePauses implements PauseControl {
   readonly paused = new Set<string>()
   all = false
   failWith?: string
+  holdOf?: (id: string) => HoldView | undefined
+  allHoldOf?: () => HoldView | undefined
   isPaused(id: string) {
     return this.all || this.paused.has(id)
   }

@@ -5,7 +5,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { PauseMarkerFile } from "../../../src/pause/marker-file.ts"
-import { MAX_PAUSED_SESSIONS, parsePauseFile, pauseFilePath, serializePauseState } from "../../../src/pause/marker-format.ts"
+import { MAX_PAUSED_SESSIONS, MAX_PAUSE_FILE_BYTES, parsePauseFile, pauseFilePath, serializePauseState } from "../../../src/pause/marker-format.ts"
 import { PauseFileError, type MarkerFs } from "../../../src/pause/marker-io.ts"
 import { MAX_SESSION_ID_LENGTH, sessionIdProblem } from "../../../src/pause/session-id.ts"
 
@@ -55,6 +55,55 @@ describe("session ids", () => {
 })
 
 describe("format", () => {
+  test("holders and leases round trip; the file stays a version 1 file an older reader accepts", () => {
+    const state = {
+      all: true,
+      sessions: ["ses_a", "ses_b"],
+      allHold: { at: 5 },
+      holds: [{ session: "ses_a", by: "iX", at: 1 }, { session: "ses_b", at: 2 }],
+      leases: [{ id: "iX", pid: 9, host: "box", since: 1, at: 3, ttlMs: 20_000 }],
+    }
+    const text = serializePauseState(state)
+    expect(parsePauseFile(text)).toEqual({ state, problem: undefined })
+    const asOld = JSON.parse(text)
+    expect([asOld.version, asOld.all, asOld.sessions]).toEqual([1, true, ["ses_a", "ses_b"]])
+  })
+
+  test("a full file (every cap reached, the longest ids and host names) stays readable", () => {
+    const id = (i: number) => `s${String(i).padStart(MAX_SESSION_ID_LENGTH - 1, "0")}`
+    const holder = "i".repeat(MAX_SESSION_ID_LENGTH)
+    const sessions = Array.from({ length: MAX_PAUSED_SESSIONS }, (_, i) => id(i))
+    const state = {
+      all: true,
+      sessions,
+      allHold: { by: holder, at: Date.now() },
+      holds: sessions.map((session) => ({ session, by: holder, at: Date.now() })),
+      leases: Array.from({ length: 64 }, (_, i) => ({ id: `${holder.slice(3)}${String(i).padStart(3, "0")}`, pid: 4_000_000, host: "h".repeat(255), since: Date.now(), at: Date.now(), ttlMs: 3_600_000 })),
+    }
+    const text = serializePauseState(state)
+    expect(Buffer.byteLength(text)).toBeLessThan(MAX_PAUSE_FILE_BYTES)
+    expect(parsePauseFile(text).state).toEqual(state)
+  })
+
+  test("the older layout (no holders, no leases) is read as it was", () => {
+    expect(parsePauseFile('{"version":1,"all":false,"sessions":["ses_a"]}\n')).toEqual({ state: { all: false, sessions: ["ses_a"] }, problem: undefined })
+  })
+
+  test("bad holder and lease entries are dropped with a problem; the pauses stay", () => {
+    const text = JSON.stringify({
+      version: 1,
+      all: false,
+      sessions: ["ses_a"],
+      holds: [{ session: "ses_a", by: "i/x", at: 1 }, { session: "ses_gone", at: 1 }, "junk"],
+      leases: [{ id: "iX", since: 1, at: "soon", ttlMs: 1 }, { id: "iY", since: 1, at: 2, ttlMs: 3, host: "h\u001b[31m" }],
+    })
+    const r = parsePauseFile(text)
+    expect(r.state.sessions).toEqual(["ses_a"])
+    expect(r.state.holds).toBeUndefined()
+    expect(r.state.leases).toEqual([{ id: "iY", since: 1, at: 2, ttlMs: 3, host: "h?[31m" }])
+    expect(r.problem).toMatch(/3 malformed holder or lease entries dropped/)
+  })
+
   test("round trip", () => {
     const text = serializePauseState({ all: true, sessions: ["ses_a", "ses_b"] })
     expect(text).toBe('{"version":1,"all":true,"sessions":["ses_a","ses_b"]}\n')
@@ -127,7 +176,7 @@ describe("file", () => {
   test("an oversized file is not read", async () => {
     const p = tempFile()
     fs.mkdirSync(path.dirname(p), { recursive: true })
-    fs.writeFileSync(p, " ".repeat(300 * 1024))
+    fs.writeFileSync(p, " ".repeat(MAX_PAUSE_FILE_BYTES + 1))
     expect(new PauseMarkerFile(p).read().problem).toMatch(/larger than/)
   })
 

@@ -1,0 +1,140 @@
+/**
+ * Keeps one plugin instance's lease in the pause file: refreshes it every check interval,
+ * claims the unclaimed pauses of the sessions the instance runs, and drops the pauses whose
+ * holder is gone or that nobody claimed in time (the rules are in src/core/pause-leases.ts),
+ * with one log line per dropped pause. FilePauses owns one of these.
+ */
+import { leaseTtl, mayPrune, tidyPauses, type Lease, type PauseState, type TidyResult } from "../core/pause-leases.ts"
+import { droppedText } from "./hold-text.ts"
+import type { PauseMarkerFile } from "./marker-file.ts"
+import { leaveNow, leaveOnExit, processLeaseIdentity, processLeaseSince, type LeaseIdentity } from "./process-lease.ts"
+
+export type LeaseKeeperOptions = {
+  file: PauseMarkerFile
+  /** The refresh period (the watchdog's checkIntervalMs); the lease lapses a few of these after its last refresh. */
+  refreshMs: number
+  /** Wall-clock epoch milliseconds. */
+  now: () => number
+  /** Runs the next refresh; absent, only `tick()` refreshes (tests). */
+  schedule?: (delayMs: number, fn: () => void) => () => void
+  /** Who we are in the file; by default this process's identity, whose lease a normal exit removes. */
+  identity?: LeaseIdentity
+  /** The file as a check left it, and any problem found in what was there before. */
+  checked: (state: PauseState, problem: string | undefined, now: number) => void
+  log: (level: "info" | "warn", text: string) => void
+}
+
+/** Sessions remembered as run by this instance (claims); the oldest is forgotten first. */
+const MAX_RUN_SESSIONS = 1000
+/** The lease is never refreshed more often than this, whatever the check interval. */
+const MIN_REFRESH_MS = 250
+
+export class LeaseKeeper {
+  readonly ttlMs: number
+  private readonly identity: LeaseIdentity
+  private readonly processIdentity: boolean
+  /** Sessions the engine asked about: the ones this instance runs, whose pauses it claims. */
+  private readonly runs = new Set<string>()
+  private lastRefreshAt: number | undefined
+  private ticking: Promise<void> | undefined
+  private cancelTimer: (() => void) | undefined
+  private stopped = false
+
+  constructor(private readonly options: LeaseKeeperOptions) {
+    this.ttlMs = leaseTtl(options.refreshMs)
+    this.processIdentity = options.identity === undefined
+    this.identity = options.identity ?? processLeaseIdentity()
+  }
+
+  get instanceId(): string {
+    return this.identity.id
+  }
+
+  /** The first check, then (with a scheduler) one every refresh period. Never rejects. */
+  start(): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    if (this.options.schedule && this.processIdentity) leaveOnExit(this.options.file)
+    return this.tick()
+  }
+
+  stop(): void {
+    this.stopped = true
+    this.cancelTimer?.()
+    this.cancelTimer = undefined
+  }
+
+  /** Stops, and takes the lease out of the file now if the lock is free. */
+  leave(): boolean {
+    this.stop()
+    return leaveNow(this.options.file, this.identity.id)
+  }
+
+  async settled(): Promise<void> {
+    await this.ticking
+  }
+
+  /** One refresh and check. Resolves when done; never rejects. */
+  tick(): Promise<void> {
+    if (this.ticking) return this.ticking
+    this.ticking = this.check().finally(() => {
+      this.ticking = undefined
+      this.scheduleNext()
+    })
+    return this.ticking
+  }
+
+  /** Marks a session as run by this instance, so its unclaimed pause is claimed at the next check. */
+  noteRun(sessionID: string): void {
+    if (this.runs.has(sessionID)) return
+    if (this.runs.size >= MAX_RUN_SESSIONS) {
+      const oldest = this.runs.values().next().value
+      if (oldest !== undefined) this.runs.delete(oldest)
+    }
+    this.runs.add(sessionID)
+  }
+
+  /** `state` with our lease refreshed and our sessions' pauses claimed, nothing dropped: for the slash command's writes. */
+  withLease(state: PauseState, now: number): PauseState {
+    return tidyPauses(state, { now, self: this.lease(now), runs: (id) => this.runs.has(id), prune: false }).state
+  }
+
+  private async check(): Promise<void> {
+    if (this.stopped) return
+    const now = this.options.now()
+    const prune = mayPrune(this.lastRefreshAt, now, this.ttlMs)
+    let result: TidyResult | undefined
+    let before: Lease[] = []
+    try {
+      const { state, problem } = await this.options.file.update((s) => {
+        before = s.leases ?? []
+        result = tidyPauses(s, { now, self: this.lease(now), runs: (id) => this.runs.has(id), prune })
+        return result.state
+      })
+      this.lastRefreshAt = now
+      this.options.checked(state, problem, now)
+      for (const dropped of result?.dropped ?? []) this.options.log("info", droppedText(dropped, before))
+    } catch (error) {
+      this.options.log("warn", `cannot refresh this OpenCode's lease in the pause file: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  private scheduleNext(): void {
+    if (this.stopped || !this.options.schedule || this.cancelTimer) return
+    try {
+      this.cancelTimer = this.options.schedule(Math.max(MIN_REFRESH_MS, this.options.refreshMs), () => {
+        this.cancelTimer = undefined
+        void this.tick()
+      })
+    } catch (error) {
+      this.options.log("warn", `cannot schedule the pause lease refresh: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  private lease(now: number): Lease {
+    const since = processLeaseSince(`${this.options.file.path}#${this.identity.id}`, now)
+    const lease: Lease = { id: this.identity.id, since, at: now, ttlMs: this.ttlMs }
+    if (this.identity.pid !== undefined) lease.pid = this.identity.pid
+    if (this.identity.host !== undefined) lease.host = this.identity.host
+    return lease
+  }
+}
