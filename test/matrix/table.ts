@@ -468,7 +468,7 @@ export const ROWS: Row[] = [
     controlEffect: ABORTED_AND_CONTINUED,
     e2e: [
       { file: E2E.pause, test: "the CLI, run as a separate process, pauses a live session and the plugin honours it" },
-      { file: E2E.pause, test: "the plugin reset the pause file when it started" },
+      { file: E2E.pause, test: "the plugin wrote its lease into the pause file when it started" },
     ],
   },
   {

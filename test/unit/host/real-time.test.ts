@@ -61,6 +61,10 @@ describe("realTime", () => {
   })
 
   test("reads as epoch ms, never goes backwards, and every instance shares one clock", () => {
+    // The process clock is shared by the whole test run: an instance an earlier file left
+    // running may have read it while the capability matrix had Date faked (ahead of the wall),
+    // and a forward-only clock keeps such a lead. Start this check from a fresh process clock.
+    delete (globalThis as Record<symbol, unknown>)[Symbol.for("opencode-auto-resume.forward-only-clock")]
     const a = realTime()
     const b = realTime()
     expect(a.now).toBe(b.now)
