@@ -7,10 +7,11 @@
  * on its way into the history.
  *
  * Second pass, `toolTextCheckDelayMs` later, on a fresh history read: the first-pass
- * guards again (the user may have answered meanwhile), then in order: the completion
+ * guards again (the user may have answered meanwhile), then in order: a reply that asks
+ * the user something (a question, a decision, an approval: stand down), the completion
  * signals (🎉 ending, stop statement), a tool call printed as text, a tool call left in
- * the reasoning, a closing question to the user (stand down), ready-to-continue, action
- * intent, and the done claim. A genuine user message within `activeUserWindowMs` holds
+ * the reasoning, ready-to-continue, action intent, the done claim, and last the open-todo
+ * reminder for a turn that just stops with todos open. A genuine user message within `activeUserWindowMs` holds
  * only the nudges for a model that stopped by choice (todo reminder, ready, action intent,
  * done claim), never the recovery of a malfunction.
  *
@@ -25,11 +26,11 @@
  * sessions), and the "went busy again before sending" race (the engine re-checks at send).
  */
 import { hasActionIntent } from "../detect/action-intent.ts"
+import { asksUser } from "../detect/asks-user.ts"
 import { endsWithCelebration } from "../detect/celebration.ts"
 import { silentDeadStream } from "../detect/dead-stream.ts"
 import { doneClaimPatterns, hasDoneClaim } from "../detect/done-claim.ts"
 import { matchedStopPattern, openUserRequest } from "../detect/hand-off.ts"
-import { endsWithQuestion } from "../detect/question.ts"
 import { hasReadyToContinue, readyToContinuePatterns } from "../detect/ready-to-continue.ts"
 import { stopStatement } from "../detect/stop-statement.ts"
 import { messageTail } from "../detect/text.ts"
@@ -234,6 +235,13 @@ export function judgeSecondPass(input: JudgeInput): Verdict {
   if (dead) return dead
 
   const text = messageTail(turn, "text")
+  // A reply that asks the user (a question, a decision, an approval) is theirs to answer:
+  // checked before every rule that reads the text, so no nudge ever answers it for them.
+  const asked = asksUser(text)
+  if (asked) {
+    const reason = asked.kind === "question" ? "the reply ends with a question to the user" : `the reply hands the turn to the user (${asked.detail})`
+    return { kind: "none", reason, standDown: true }
+  }
   const done = completion(input, text)
   if (done) return done
 
@@ -241,8 +249,6 @@ export function judgeSecondPass(input: JudgeInput): Verdict {
   if (printed) return budgeted(input, "tool-text", toolTextPrompt(input.options), "correction", `tool call written as text (${printed.form}: ${printed.detail})`)
   const stranded = toolCallInReasoning(turn, input.knownTools)
   if (stranded) return budgeted(input, "thinking-tool", thinkingToolPrompt(input.options), "correction", `tool call left in reasoning (${stranded.form}: ${stranded.detail})`)
-
-  if (endsWithQuestion(text)) return { kind: "none", reason: "the reply ends with a question to the user", standDown: true }
 
   // Everything below is a model that stopped by choice: while the user has just been active,
   // they may be about to answer, so those nudges wait. The malfunctions above (a dead stream,

@@ -276,3 +276,22 @@ describe("second pass re-runs the guards on the fresh read", () => {
     expect(outcome(judge("The function returns the parsed config and caches it per directory."))).toBe("none")
   })
 })
+
+describe("hand-off wins: a reply that asks the user is never answered for them", () => {
+  test.each([
+    ["ready, once approved", "Ready to continue with task 3 once you approve the schema.", NO_LIST],
+    ["action intent that asks to confirm", "Before I delete anything, please confirm:", NO_LIST],
+    ["a wait for approval, with open todos (no reminder either)", "Waiting for your approval before I push to main.", openList],
+    ["a question followed by a sign-off", "Should I also update the changelog?\nThanks!", openList],
+    ["a decision asked in Chinese", "请确认是否继续。", openList],
+  ])("%s: nothing is sent, the turn stands down", (_name, text, todos) => {
+    const v = judge(text, { todos })
+    expect(outcome(v)).toBe("none")
+    expect(v.kind === "none" && v.standDown).toBe(true)
+  })
+
+  test("negative control: the same announcement without the request is still nudged", () => {
+    expect(outcome(judge("Ready to continue with task 3."))).toBe("send:ready-to-continue")
+    expect(outcome(judge("Before I delete anything, let me list the files:"))).toBe("send:action-intent")
+  })
+})
