@@ -8,6 +8,7 @@
  * multi-line (`^`/`$` are line ends), matching what `doneClaimPatterns` documents for a
  * user's own list.
  */
+import { INTL_DONE_CLAIM_PATTERNS } from "./done-claims-intl.ts"
 import { anyMatches, compilePatterns } from "./patterns.ts"
 import { lastNonBlankLines } from "./text.ts"
 
@@ -34,6 +35,7 @@ export const DEFAULT_DONE_CLAIM_PATTERNS: readonly RegExp[] = Object.freeze([
   ),
   /\bnothing\s+(?:else\s+|more\s+)?(?:left|remaining)\s+to\s+do\b/im,
   /\bsuccessfully\s+(?:completed|finished)\s+(?:the\s+|all\s+(?:the\s+)?)?(?:task|tasks|work|implementation)\b/im,
+  ...INTL_DONE_CLAIM_PATTERNS,
 ])
 
 /** The done-claim patterns in force: the user's list when it has usable entries, else the built-in set. */
