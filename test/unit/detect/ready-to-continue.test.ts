@@ -35,3 +35,26 @@ describe("ready to continue", () => {
     expect(readyToContinuePatterns(["[bad"])).toBe(DEFAULT_READY_TO_CONTINUE_PATTERNS)
   })
 })
+
+describe("ready to continue in other languages (issue 18)", () => {
+  test.each([
+    ["Chinese", "第 2 步已完成，接下来继续下一个任务。"],
+    ["Japanese", "次のタスクに進みます。"],
+    ["Spanish", "Continúo con la siguiente tarea."],
+    ["Portuguese", "Prosseguindo para a próxima tarefa."],
+    ["German", "Ich fahre jetzt mit dem nächsten Schritt fort."],
+    ["French", "Je passe à la tâche suivante."],
+    ["Russian", "Перехожу к следующей задаче."],
+  ])("ready: %s", (_name, text) => {
+    expect(hasReadyToContinue(text)).toBe(true)
+  })
+
+  test.each([
+    ["Chinese: the next task as a subject", "计划中的下一个任务是给解析器补测试。"],
+    ["Japanese: asked with a full-width question mark", "次のタスクに進んでもよろしいですか？"],
+    ["German: the next task as a subject", "Die nächste Aufgabe im Plan sind Tests für den Parser."],
+    ["Russian: the next task as a subject", "Следующая задача в плане: тесты для парсера."],
+  ])("not ready: %s", (_name, text) => {
+    expect(hasReadyToContinue(text)).toBe(false)
+  })
+})
