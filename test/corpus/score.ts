@@ -106,12 +106,13 @@ export function scoreUnknownTools(): Score & { misses: string[] } {
   const misses: string[] = []
   for (const [name, expected] of UNKNOWN_TOOLS) {
     const got = closestTool(name, OPENCODE_TOOLS)
-    if (got !== undefined && got === expected) tp++
-    else {
-      if (got !== undefined) fp++
-      if (expected !== undefined) fn++
-      misses.push(`${name} -> ${got ?? "(none)"} (expected ${expected ?? "(none)"})`)
+    if (got === expected) {
+      if (got !== undefined) tp++
+      continue
     }
+    if (got !== undefined) fp++
+    if (expected !== undefined) fn++
+    misses.push(`${name} -> ${got ?? "(none)"} (expected ${expected ?? "(none)"})`)
   }
   return { family: "none", tp, fp, fn, precision: ratio(tp, tp + fp), recall: ratio(tp, tp + fn), misses }
 }
