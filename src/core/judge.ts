@@ -219,6 +219,20 @@ function doneClaim(input: JudgeInput, text: string): Verdict {
   return budgeted(input, "done-claim", doneWithoutDetailsPromptText(input.options), "correction", "done claim without any description of the work")
 }
 
+/**
+ * The last rule: the turn just stopped ("I have analyzed the code and found the issue.",
+ * "step 1 done") with todos still open and nothing else to go on. The open-todo reminder
+ * names them. It sits behind every guard, the hand-off check and the active-user window
+ * above, and shares the reminder's budget with the completion signals.
+ */
+function openTodosLeft(input: JudgeInput): Verdict | undefined {
+  if (input.todos === "unreadable") return undefined
+  const open = openTodos(input.todos)
+  if (open.length === 0) return undefined
+  const reason = `the turn stopped with ${open.length} open todo(s) and no other signal`
+  return budgeted(input, "todo-reminder", todoReminderPrompt(input.todos, input.options), "correction", reason)
+}
+
 /** First pass, on the idle event. Never reads the closing text. */
 export function judgeFirstPass(input: JudgeInput): Verdict {
   const guarded = guard(input)
@@ -264,5 +278,5 @@ export function judgeSecondPass(input: JudgeInput): Verdict {
   }
 
   if (hasDoneClaim(text, doneClaimPatterns(input.options.doneClaimPatterns))) return doneClaim(input, text)
-  return none("nothing to act on")
+  return openTodosLeft(input) ?? none("nothing to act on")
 }
