@@ -6,6 +6,7 @@ import { DONE, DONE_NEAR_MISSES } from "./done.ts"
 import { HAND_OFF, HAND_OFF_NEAR_MISSES } from "./hand-off.ts"
 import { PLAIN } from "./plain.ts"
 import { READY, READY_NEAR_MISSES } from "./ready.ts"
+import { SECOND_BATCH } from "./second-batch.ts"
 import { STOP, STOP_NEAR_MISSES } from "./stop.ts"
 import { TOOL_CALL, TOOL_CALL_NEAR_MISSES } from "./tool-call.ts"
 import type { Sample } from "./types.ts"
@@ -28,4 +29,5 @@ export const CORPUS: readonly Sample[] = [
   ...HAND_OFF,
   ...HAND_OFF_NEAR_MISSES,
   ...PLAIN,
+  ...SECOND_BATCH,
 ]
