@@ -50,13 +50,15 @@ const REQUESTS: readonly { name: string; pattern: RegExp }[] = [
       /\b(?:wait|waiting|awaiting)\s+(?:for\s+)?(?:your|the\s+user's|an?)\s+(?:approval|confirmation|decision|go-ahead|green\s+light|sign-off|answer|reply|choice|ok)\b/i,
   },
   { name: "need your decision", pattern: /\b(?:need|needs|require|requires)\s+(?:your|a)\s+(?:approval|confirmation|decision|go-ahead|answer|choice)\b/i },
+  { name: "your go-ahead", pattern: /\byour\s+(?:go-ahead|approval|confirmation|sign-off|green\s+light|ok|okay)\b/i },
+  { name: "which would you prefer", pattern: /\b(?:which|what)\s+(?:one\s+|option\s+|approach\s+)?(?:would|do|should|shall)\s+(?:you|i|we)\b|\bwould\s+you\s+(?:prefer|like)\b/i },
   { name: "your call", pattern: /\b(?:your\s+(?:call|choice)[.!]*$|up\s+to\s+you\b)/i },
   { name: "reply with", pattern: /\b(?:reply|answer|respond)\s+with\b/i },
   { name: "question without a mark", pattern: /^(?:shall|should|may)\s+i\s|^(?:do|would)\s+you\s+(?:want|like|prefer)\b/i },
   // Chinese.
   { name: "请确认", pattern: /请(?:确认|批准|审批|选择|告诉我|回复|决定|指定|审核)/u },
   { name: "是否继续", pattern: /(?:是否(?:需要|继续|要|可以|同意)|要不要|需不需要|要我|需要我)/u },
-  { name: "你确认", pattern: /[您你](?:希望|想要|倾向于?|更喜欢|确认|批准|同意)(?!的)/u },
+  { name: "你确认", pattern: /[您你](?:(?:希望|想要|倾向于?|更喜欢)(?!的)|确认|批准|同意)/u },
   { name: "等待您的确认", pattern: /等(?:待)?[您你]的?(?:确认|批准|决定|答复|回复|同意|选择)/u },
   { name: "吗", pattern: /吗[。.!！]*$/u },
   // Japanese.
@@ -87,6 +89,7 @@ const REQUESTS: readonly { name: string; pattern: RegExp }[] = [
     name: "a la espera de tu aprobación",
     pattern: new RegExp(`${NL}(?:espera|esperando|aguardo)\\s+(?:de\\s+)?(?:tu|su)\\s+(?:aprobación|confirmación|decisión|respuesta|visto\\s+bueno)${NR}`, "iu"),
   },
+  { name: "si me das el visto bueno", pattern: new RegExp(`${NL}(?:visto\\s+bueno|(?:si|cuando|en\\s+cuanto)\\s+(?:me\\s+)?(?:das|des|confirmas|apruebas))${NR}`, "iu") },
   { name: "quieres que", pattern: new RegExp(`${NL}(?:quieres|prefieres|deseas)\\s+que${NR}`, "iu") },
   // Portuguese.
   {
@@ -98,6 +101,7 @@ const REQUESTS: readonly { name: string; pattern: RegExp }[] = [
     name: "aguardo sua aprovação",
     pattern: new RegExp(`${NL}(?:aguardo|aguardando|espero|esperando)\\s+(?:a\\s+)?(?:sua|tua)\\s+(?:aprovação|confirmação|decisão|resposta)${NR}`, "iu"),
   },
+  { name: "preciso da sua aprovação", pattern: new RegExp(`${NL}(?:sua|tua)\\s+(?:aprovação|confirmação|decisão|autorização)${NR}`, "iu") },
   { name: "você quer que", pattern: new RegExp(`${NL}(?:quer|prefere|deseja)\\s+que${NR}|${NL}(?:posso|devo)\\s+(?:prosseguir|continuar|seguir)${NR}`, "iu") },
   // German.
   {
@@ -115,6 +119,7 @@ const REQUESTS: readonly { name: string; pattern: RegExp }[] = [
     name: "warte auf deine Freigabe",
     pattern: new RegExp(`${NL}(?:warte|warten)\\s+auf\\s+(?:deine|ihre|eure)\\s+(?:freigabe|bestätigung|entscheidung|zustimmung|antwort|rückmeldung)${NR}`, "iu"),
   },
+  { name: "deine Freigabe", pattern: new RegExp(`${NL}(?:deine|ihre|eure)\\s+(?:freigabe|zustimmung|bestätigung|entscheidung|erlaubnis)${NR}`, "iu") },
   { name: "soll ich", pattern: new RegExp(`^(?:soll|sollen|darf|möchtest|möchten|willst)\\s+(?:ich|wir|du|sie)${NR}`, "iu") },
   // French.
   {
@@ -136,6 +141,7 @@ const REQUESTS: readonly { name: string; pattern: RegExp }[] = [
     name: "j'attends votre validation",
     pattern: new RegExp(`${NL}(?:attends|attente\\s+de)\\s+(?:votre|ta)\\s+(?:validation|approbation|confirmation|décision|réponse|accord|feu\\s+vert)${NR}`, "iu"),
   },
+  { name: "votre accord", pattern: new RegExp(`${NL}(?:votre|ton|ta)\\s+(?:accord|validation|approbation|confirmation|décision|feu\\s+vert|autorisation)${NR}`, "iu") },
   { name: "dois-je", pattern: new RegExp(`^(?:dois-je|puis-je|voulez-vous|veux-tu|souhaitez-vous|préférez-vous|faut-il)${NR}`, "iu") },
   // Russian.
   {
@@ -149,6 +155,7 @@ const REQUESTS: readonly { name: string; pattern: RegExp }[] = [
     name: "после вашего одобрения",
     pattern: new RegExp(`${NL}(?:после|до)\\s+(?:вашего|твоего)\\s+(?:одобрения|подтверждения|решения|согласия)${NR}`, "iu"),
   },
+  { name: "ваше одобрение", pattern: new RegExp(`${NL}(?:ваше|твоё|твое|вашего|твоего)\\s+(?:одобрени|подтверждени|решени|согласи|разрешени)`, "iu") },
   { name: "жду вашего подтверждения", pattern: new RegExp(`${NL}жду\\s+(?:вашего|твоего)\\s+(?:подтверждения|одобрения|решения|ответа)${NR}`, "iu") },
 ]
 

@@ -12,16 +12,16 @@ function re(body: string): RegExp {
 
 export const INTL_READY_TO_CONTINUE_PATTERNS: readonly RegExp[] = Object.freeze([
   // Chinese.
-  re("(?:继续|接着|开始|进入|转到)(?:进行|执行|处理|做)?(?:下一个|下一|第\\s?\\d+\\s?)?(?:任务|步骤|步|阶段)"),
+  re("(?:继续|接着|开始|进入|转到)(?:进行|执行|处理|做)?(?:下一个|下一|第\\s?\\d+\\s?个?)?(?:任务|步骤|步|阶段)"),
   // Japanese.
   re("(?:次の|タスク\\s?\\d+|ステップ\\s?\\d+)(?:タスク|ステップ|作業|段階|フェーズ)?に(?:進みます|移ります|取りかかります|取り掛かります|進む準備ができました)"),
   // Spanish.
   re(
-    `${NL}(?:continúo|continuaré|sigo|seguiré|paso|pasaré|procedo|procederé|voy\\s+a\\s+(?:continuar|seguir|pasar)|listo\\s+para\\s+(?:continuar|seguir|pasar))\\s+(?:con|a)\\s+(?:la\\s+|el\\s+)?(?:(?:siguiente|próxima|próximo)\\s+)?(?:tarea|paso|fase|etapa)`,
+    `${NL}(?:continúo|continuaré|continuando|sigo|seguiré|siguiendo|paso|pasaré|pasando|procedo|procederé|procediendo|voy\\s+a\\s+(?:continuar|seguir|pasar)|listo\\s+para\\s+(?:continuar|seguir|pasar))\\s+(?:con|al|a)\\s+(?:la\\s+|el\\s+)?(?:(?:siguiente|próxima|próximo)\\s+)?(?:tarea|paso|fase|etapa)`,
   ),
   // Portuguese.
   re(
-    `${NL}(?:prosseguindo|continuando|passando|seguindo|sigo|continuo|prossigo|vou\\s+(?:continuar|prosseguir|passar|seguir)|pronto\\s+para\\s+(?:continuar|prosseguir|passar))\\s+(?:com|para|a)\\s+(?:a\\s+|o\\s+)?(?:(?:próxima|próximo|seguinte)\\s+)?(?:tarefa|passo|etapa|fase)`,
+    `${NL}(?:prosseguindo|continuando|passando|seguindo|sigo|continuo|prossigo|passo|vou\\s+(?:continuar|prosseguir|passar|seguir)|pronto\\s+para\\s+(?:continuar|prosseguir|passar))\\s+(?:com|para|a)\\s+(?:a\\s+|o\\s+)?(?:(?:próxima|próximo|seguinte)\\s+)?(?:tarefa|passo|etapa|fase)`,
   ),
   // German.
   re(`${NL}weiter\\s+mit\\s+(?:der\\s+|dem\\s+)?(?:nächsten\\s+)?(?:aufgabe|schritt|phase)`),
@@ -30,7 +30,7 @@ export const INTL_READY_TO_CONTINUE_PATTERNS: readonly RegExp[] = Object.freeze(
   ),
   // French.
   re(
-    `${NL}(?:je\\s+passe|passons|je\\s+vais\\s+(?:maintenant\\s+)?passer|je\\s+continue|je\\s+poursuis|prêt\\s+à\\s+(?:continuer|passer|poursuivre))\\s+(?:à|avec)\\s+(?:la\\s+|l['\u2019]|le\\s+)?(?:(?:prochaine|suivante)\\s+)?(?:tâche|étape|phase)`,
+    `${NL}(?:je\\s+passe|passons|je\\s+vais\\s+(?:maintenant\\s+)?passer|je\\s+continue|je\\s+poursuis|prêt\\s+à\\s+(?:continuer|passer|poursuivre))\\s+(?:maintenant\\s+)?(?:à|avec)\\s+(?:la\\s+|l['\u2019]|le\\s+)?(?:(?:prochaine|suivante)\\s+)?(?:tâche|étape|phase)`,
   ),
   // Russian.
   re(

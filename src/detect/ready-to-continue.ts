@@ -20,6 +20,7 @@ export const DEFAULT_READY_TO_CONTINUE_PATTERNS: readonly RegExp[] = Object.free
   new RegExp(`\\b(?:continuing|proceeding|moving\\s+on)\\s+(?:with|to)\\s+${NEXT_THING}`, "i"),
   new RegExp(`\\b(?:will|i'll|let\\s+me|now\\s+i'll)\\s+(?:now\\s+)?(?:continue|proceed|move\\s+on)\\s+(?:with|to)\\s+${NEXT_THING}`, "i"),
   new RegExp(`\\bnext,?\\s+(?:i'll|i\\s+will)\\s+(?:continue|proceed)\\s+with\\s+${NEXT_THING}`, "i"),
+  new RegExp(`^(?:and\\s+)?(?:now\\s+)?on\\s+to\\s+${NEXT_THING}`, "im"),
   ...INTL_READY_TO_CONTINUE_PATTERNS,
 ])
 
