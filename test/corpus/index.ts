@@ -4,6 +4,7 @@ import { CELEBRATION, CELEBRATION_NEAR_MISSES } from "./celebration.ts"
 import { DEAD_STREAM, DEAD_STREAM_NEAR_MISSES } from "./dead-stream.ts"
 import { DONE, DONE_NEAR_MISSES } from "./done.ts"
 import { HAND_OFF, HAND_OFF_NEAR_MISSES } from "./hand-off.ts"
+import { HARD_NEGATIVES } from "./hard-negatives.ts"
 import { PLAIN } from "./plain.ts"
 import { READY, READY_NEAR_MISSES } from "./ready.ts"
 import { SECOND_BATCH } from "./second-batch.ts"
@@ -30,4 +31,5 @@ export const CORPUS: readonly Sample[] = [
   ...HAND_OFF_NEAR_MISSES,
   ...PLAIN,
   ...SECOND_BATCH,
+  ...HARD_NEGATIVES,
 ]
