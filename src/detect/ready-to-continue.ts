@@ -8,6 +8,7 @@
  * for the user is exactly what a user of this kind of plugin complained about.
  */
 import { anyMatches, compilePatterns } from "./patterns.ts"
+import { anyClauseEnds } from "./clause-tail.ts"
 import { INTL_READY_TO_CONTINUE_PATTERNS } from "./ready-intl.ts"
 import { lastNonBlankLines, trimEndDecoration } from "./text.ts"
 
@@ -35,5 +36,8 @@ export function hasReadyToContinue(text: string, patterns: readonly RegExp[] = D
   if (last === undefined) return false
   const end = trimEndDecoration(last)
   if (end.endsWith("?") || end.endsWith("\uff1f")) return false
-  return anyMatches(patterns, lines.join("\n"))
+  const joined = lines.join("\n")
+  // The built-in claims must end their sentence ("… requires the API key" is no claim);
+  // a user's own patterns are taken as written.
+  return patterns === DEFAULT_READY_TO_CONTINUE_PATTERNS ? anyClauseEnds(patterns, joined) : anyMatches(patterns, joined)
 }

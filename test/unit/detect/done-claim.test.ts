@@ -83,3 +83,26 @@ describe("done claims in other languages (issue 18)", () => {
     expect(hasDoneClaim(text)).toBe(false)
   })
 })
+
+describe("a built-in done claim must end its sentence (hard negatives of issue 18)", () => {
+  test.each([
+    ["English, with an exception", "The implementation is complete except for the Windows path handling."],
+    ["Spanish", "La implementación está completa salvo el manejo de rutas en Windows."],
+    ["German", "Die Implementierung ist abgeschlossen bis auf die Pfadbehandlung unter Windows."],
+    ["French", "L'implémentation est terminée sauf pour les chemins Windows."],
+    ["Japanese, 'but'", "実装が完了しましたが、Windows のパス処理がまだ残っています。"],
+    ["Russian, half done", "Работа закончена наполовину: осталась обработка путей в Windows."],
+  ])("no claim: %s", (_name, text) => {
+    expect(hasDoneClaim(text)).toBe(false)
+  })
+
+  test("negative control: the same claims ending their sentence are claims", () => {
+    expect(hasDoneClaim("The implementation is complete.")).toBe(true)
+    expect(hasDoneClaim("L'implémentation est terminée.")).toBe(true)
+    expect(hasDoneClaim("実装が完了しました。")).toBe(true)
+  })
+
+  test("a user's own patterns are taken as written", () => {
+    expect(hasDoneClaim("The implementation is complete except for Windows.", doneClaimPatterns(["implementation is complete"]))).toBe(true)
+  })
+})

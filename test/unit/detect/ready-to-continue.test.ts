@@ -58,3 +58,27 @@ describe("ready to continue in other languages (issue 18)", () => {
     expect(hasReadyToContinue(text)).toBe(false)
   })
 })
+
+describe("a built-in ready claim must end its sentence (hard negatives of issue 18)", () => {
+  test.each([
+    ["the next task as the subject", "Continuing with the next task requires the API key, which is not in the environment."],
+    ["a step that failed", "Proceeding with step 2 failed because the lock file is stale."],
+    ["Spanish 'step by step'", "Paso a paso, el parser ahora valida cada token."],
+    ["French, conditional on CI", "Je passe à la tâche suivante dès que la CI repasse au vert, ce qui prend dix minutes."],
+    ["Chinese, the logic of moving on", "继续下一个任务的逻辑在 queue.ts 的 advance() 里。"],
+    ["Russian, only after review", "Перехожу к следующей задаче только после ревью."],
+  ])("not ready: %s", (_name, text) => {
+    expect(hasReadyToContinue(text)).toBe(false)
+  })
+
+  test("negative control: the same claims ending their sentence are ready", () => {
+    expect(hasReadyToContinue("Continuing with the next task.")).toBe(true)
+    expect(hasReadyToContinue("Proceeding with step 2 now.")).toBe(true)
+    expect(hasReadyToContinue("Перехожу к следующей задаче.")).toBe(true)
+  })
+
+  test("a user's own patterns are taken as written", () => {
+    const own = readyToContinuePatterns(["continuing with the next task"])
+    expect(hasReadyToContinue("Continuing with the next task requires the API key.", own)).toBe(true)
+  })
+})
