@@ -5,6 +5,7 @@ import { DEAD_STREAM, DEAD_STREAM_NEAR_MISSES } from "./dead-stream.ts"
 import { DONE, DONE_NEAR_MISSES } from "./done.ts"
 import { HAND_OFF, HAND_OFF_NEAR_MISSES } from "./hand-off.ts"
 import { HARD_NEGATIVES } from "./hard-negatives.ts"
+import { LONG_REPLIES } from "./long-replies.ts"
 import { PLAIN } from "./plain.ts"
 import { READY, READY_NEAR_MISSES } from "./ready.ts"
 import { SECOND_BATCH } from "./second-batch.ts"
@@ -32,4 +33,5 @@ export const CORPUS: readonly Sample[] = [
   ...PLAIN,
   ...SECOND_BATCH,
   ...HARD_NEGATIVES,
+  ...LONG_REPLIES,
 ]
