@@ -15,6 +15,7 @@ import { judgeFirstPass, judgeSecondPass, type JudgeInput } from "../src/core/ju
 import { decideTaskComplete } from "../src/core/task-complete.ts"
 import type { TranscriptMessage } from "../src/core/transcript.ts"
 import { hasActionIntent } from "../src/detect/action-intent.ts"
+import { asksUser } from "../src/detect/asks-user.ts"
 import { endsWithCelebration } from "../src/detect/celebration.ts"
 import { silentDeadStream } from "../src/detect/dead-stream.ts"
 import { hasDoneClaim } from "../src/detect/done-claim.ts"
@@ -94,6 +95,7 @@ const DETECTORS: Detector[] = [
   { name: "ready to continue", prepare: (t) => () => hasReadyToContinue(t) },
   { name: "action intent", prepare: (t) => () => hasActionIntent(t) },
   { name: "question ending", prepare: (t) => () => endsWithQuestion(t) },
+  { name: "asks the user (hand-off text)", prepare: (t) => () => asksUser(t) },
   { name: "hand-off: open question", prepare: (t) => { const m = assistant(t); return () => openUserRequest(m) } },
   {
     name: "hand-off: stopPatterns",

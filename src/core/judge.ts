@@ -7,10 +7,11 @@
  * on its way into the history.
  *
  * Second pass, `toolTextCheckDelayMs` later, on a fresh history read: the first-pass
- * guards again (the user may have answered meanwhile), then in order: the completion
+ * guards again (the user may have answered meanwhile), then in order: a reply that asks
+ * the user something (a question, a decision, an approval: stand down), the completion
  * signals (🎉 ending, stop statement), a tool call printed as text, a tool call left in
- * the reasoning, a closing question to the user (stand down), ready-to-continue, action
- * intent, and the done claim. A genuine user message within `activeUserWindowMs` holds
+ * the reasoning, ready-to-continue, action intent, the done claim, and last the open-todo
+ * reminder for a turn that just stops with todos open. A genuine user message within `activeUserWindowMs` holds
  * only the nudges for a model that stopped by choice (todo reminder, ready, action intent,
  * done claim), never the recovery of a malfunction; a held nudge carries the window's end
  * (`heldUntil`), when the engine judges the turn once more.
@@ -26,11 +27,11 @@
  * sessions), and the "went busy again before sending" race (the engine re-checks at send).
  */
 import { hasActionIntent } from "../detect/action-intent.ts"
+import { asksUser } from "../detect/asks-user.ts"
 import { endsWithCelebration } from "../detect/celebration.ts"
 import { silentDeadStream } from "../detect/dead-stream.ts"
 import { doneClaimPatterns, hasDoneClaim } from "../detect/done-claim.ts"
 import { matchedStopPattern, openUserRequest } from "../detect/hand-off.ts"
-import { endsWithQuestion } from "../detect/question.ts"
 import { hasReadyToContinue, readyToContinuePatterns } from "../detect/ready-to-continue.ts"
 import { stopStatement } from "../detect/stop-statement.ts"
 import { messageTail } from "../detect/text.ts"
@@ -235,6 +236,20 @@ function doneClaim(input: JudgeInput, text: string): Verdict {
   return budgeted(input, "done-claim", doneWithoutDetailsPromptText(input.options), "correction", "done claim without any description of the work")
 }
 
+/**
+ * The last rule: the turn just stopped ("I have analyzed the code and found the issue.",
+ * "step 1 done") with todos still open and nothing else to go on. The open-todo reminder
+ * names them. It sits behind every guard, the hand-off check and the active-user window
+ * above, and shares the reminder's budget with the completion signals.
+ */
+function openTodosLeft(input: JudgeInput): Verdict | undefined {
+  if (input.todos === "unreadable") return undefined
+  const open = openTodos(input.todos)
+  if (open.length === 0) return undefined
+  const reason = `the turn stopped with ${open.length} open todo(s) and no other signal`
+  return budgeted(input, "todo-reminder", todoReminderPrompt(input.todos, input.options), "correction", reason)
+}
+
 /** First pass, on the idle event. Never reads the closing text. */
 export function judgeFirstPass(input: JudgeInput): Verdict {
   const guarded = guard(input)
@@ -251,6 +266,13 @@ export function judgeSecondPass(input: JudgeInput): Verdict {
   if (dead) return dead
 
   const text = messageTail(turn, "text")
+  // A reply that asks the user (a question, a decision, an approval) is theirs to answer:
+  // checked before every rule that reads the text, so no nudge ever answers it for them.
+  const asked = asksUser(text)
+  if (asked) {
+    const reason = asked.kind === "question" ? "the reply ends with a question to the user" : `the reply hands the turn to the user (${asked.detail})`
+    return { kind: "none", reason, standDown: true }
+  }
   const done = completion(input, text)
   if (done) return done
 
@@ -259,8 +281,6 @@ export function judgeSecondPass(input: JudgeInput): Verdict {
   const stranded = toolCallInReasoning(turn, input.knownTools)
   if (stranded) return budgeted(input, "thinking-tool", thinkingToolPrompt(input.options), "correction", `tool call left in reasoning (${stranded.form}: ${stranded.detail})`)
 
-  if (endsWithQuestion(text)) return { kind: "none", reason: "the reply ends with a question to the user", standDown: true }
-
   // What is left is a model that stopped by choice: those nudges wait while the user has just
   // been active. The malfunctions above (a dead stream, a tool call printed as text or left in
   // the reasoning) are recovered regardless: the user's own recent prompt is what the broken
@@ -268,7 +288,7 @@ export function judgeSecondPass(input: JudgeInput): Verdict {
   return afterUserWindow(input, (at) => stoppedByChoice(at, text))
 }
 
-/** Ready-to-continue, action intent and the done claim. */
+/** Ready-to-continue, action intent, the done claim, and last the open-todo reminder. */
 function stoppedByChoice(input: JudgeInput, text: string): Verdict {
   if (hasReadyToContinue(text, readyToContinuePatterns(input.options.readyToContinuePatterns))) return readyToContinue(input)
 
@@ -278,5 +298,5 @@ function stoppedByChoice(input: JudgeInput, text: string): Verdict {
   }
 
   if (hasDoneClaim(text, doneClaimPatterns(input.options.doneClaimPatterns))) return doneClaim(input, text)
-  return none("nothing to act on")
+  return openTodosLeft(input) ?? none("nothing to act on")
 }

@@ -13,6 +13,7 @@ import { lastNonBlankLines } from "./text.ts"
 /** Bounds on the announcing line: shorter is a label fragment, longer is not one line of intent. */
 const MIN_LINE = 6
 const MAX_LINE = 500
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]{4}/u
 
 export function hasActionIntent(text: string): boolean {
   if (typeof text !== "string" || text.length === 0) return false
@@ -20,11 +21,15 @@ export function hasActionIntent(text: string): boolean {
   if (line === undefined || line.length < MIN_LINE || line.length > MAX_LINE) return false
   let end = line.length
   while (end > 0 && (line[end - 1] === "*" || line[end - 1] === "_" || line[end - 1] === " ")) end--
-  if (end === 0 || line[end - 1] !== ":") return false
+  // A full-width colon ("：") ends a Chinese or Japanese announcement.
+  if (end === 0 || (line[end - 1] !== ":" && line[end - 1] !== "\uff1a")) return false
   const body = line.slice(0, end - 1)
+  // An emoji short code (":tada:", ":rocket:") ends in a colon but announces nothing.
+  if (/(?:^|\s):[a-z0-9_+-]{1,40}$/i.test(body)) return false
   // Needs at least two words: "Summary:" alone is a heading, not an announced action.
+  // Chinese and Japanese have no spaces: four such characters in a row count instead.
   const words = body.split(/[^\p{L}\p{N}'’-]+/u).filter((w) => /\p{L}/u.test(w))
-  if (words.length < 2) return false
+  if (words.length < 2 && !CJK_RUN.test(body)) return false
   // A URL cut at its scheme ("see https:") announces nothing.
   if (/(?:^|\s)(?:https?|ftp)$/i.test(body)) return false
   return true

@@ -1,20 +1,73 @@
 /**
- * The 🎉 ending: the model considers the task complete. Only the very end counts (after
- * trailing spaces, punctuation and emoji variation selectors); a 🎉 in the middle of a
- * message is just enthusiasm.
+ * The 🎉 ending: the model considers the task complete. Only the very end counts; a 🎉 in
+ * the middle of a message is just enthusiasm.
+ *
+ * "The end" allows what models put after it: spaces and punctuation (also full-width
+ * "！" and "。"), other emoji ("🎉🚀"), closing markup or brackets ("**Done 🎉**", "(🎉)"),
+ * emoji variation selectors, and the `:tada:` short code. A single sign-off line after it
+ * ("Happy coding!", "祝编码愉快！") is looked through as well.
+ *
+ * Bounded: the walk back takes at most MAX_TRAILING code points, and only the last two
+ * lines are read.
  */
-import { capTail } from "./text.ts"
+import { lastNonBlankLines } from "./text.ts"
 
-const PARTY = "\u{1F389}"
+const PARTY = 0x1f389
+const SHORT_CODE = ":tada:"
+/** How many trailing characters after the 🎉 are walked over at most. */
+const MAX_TRAILING = 24
+
+const PICTOGRAPH = /\p{Extended_Pictographic}/u
+
+/** Sign-off lines a 🎉 may stand before, in the languages the detectors cover. */
+const SIGN_OFF =
+  /^[¡]?(?:happy\s+(?:coding|hacking|shipping)|cheers|enjoy|good\s+luck|祝?[你您]?编码愉快|祝顺利|feliz\s+programación|bon\s+code|bonne\s+continuation|viel\s+spaß|viel\s+erfolg|frohes\s+coden|bom\s+código|boa\s+codificação|удачи|хорошего\s+дня|楽しいコーディングを|ハッピーコーディング)[\s.!！。]*$/iu
+
+function isTrailing(ch: string, code: number): boolean {
+  switch (ch) {
+    case " ":
+    case "\t":
+    case ".":
+    case "!":
+    case "\uff01": // ！
+    case "\u3002": // 。
+    case "*":
+    case "_":
+    case "~":
+    case ")":
+    case "]":
+    case "\uff09": // ）
+    case "\u300d": // 」
+    case "\ufe0f":
+    case "\u200d":
+      return true
+  }
+  return code !== PARTY && PICTOGRAPH.test(ch)
+}
+
+/** Does `line` end with 🎉 (or `:tada:`), behind at most MAX_TRAILING trailing characters? */
+function lineEndsWithParty(line: string): boolean {
+  let end = line.length
+  for (let steps = 0; end > 0 && steps <= MAX_TRAILING; steps++) {
+    if (line.endsWith(SHORT_CODE, end)) return true
+    const code = line.codePointAt(end - 1)!
+    let start = end - 1
+    // The low half of a surrogate pair: step back to its start.
+    if (code >= 0xdc00 && code <= 0xdfff && start > 0) start -= 1
+    const ch = line.slice(start, end)
+    if (ch.codePointAt(0) === PARTY) return true
+    if (!isTrailing(ch, ch.codePointAt(0)!)) return false
+    end = start
+  }
+  return false
+}
 
 export function endsWithCelebration(text: string): boolean {
-  if (typeof text !== "string") return false
-  const tail = capTail(text)
-  let end = tail.length
-  while (end > 0) {
-    const ch = tail[end - 1]!
-    if (ch === " " || ch === "\n" || ch === "\r" || ch === "\t" || ch === "." || ch === "!" || ch === "\ufe0f") end--
-    else break
-  }
-  return end >= PARTY.length && tail.slice(end - PARTY.length, end) === PARTY
+  if (typeof text !== "string" || text.length === 0) return false
+  const lines = lastNonBlankLines(text, 2)
+  const last = lines[lines.length - 1]
+  if (last === undefined) return false
+  if (lineEndsWithParty(last)) return true
+  const before = lines[lines.length - 2]
+  return before !== undefined && SIGN_OFF.test(last) && lineEndsWithParty(before)
 }

@@ -3,6 +3,9 @@
  * visible at all) and the host still finalised the message with a finish reason, so no
  * error or stall path ever fires and the session just sits idle.
  *
+ * "Visible" excludes blanks, zero-width characters, a lone "." and reasoning leaked into
+ * the text as `<think>` (a stream cut inside its thinking never reaches the answer).
+ *
  * Only the newest assistant message is judged: an earlier step that made tool calls and
  * said nothing is normal work, and a delivered text answer is a normal ending.
  */
@@ -23,18 +26,60 @@ export type DeadStreamInput = {
 
 export type DeadStreamFinding = { finish: string; tokens: number }
 
+/** Blanks and zero-width characters: a part made only of these shows nothing. */
+function isInvisible(c: number): boolean {
+  return (
+    c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0 || c === 0xfeff ||
+    c === 0x200b || c === 0x200c || c === 0x200d || c === 0x2060 || c === 0x180e
+  )
+}
+
+/** What a stream that died at once leaves behind: a lone full stop or ellipsis. */
+const LONE_MARKS: ReadonlySet<string> = new Set([".", "\u3002", "\u2026", "..."])
+
+const THINK_OPEN = "<think>"
+const THINK_CLOSE = "</think>"
+
+/** `text` without `<think>…</think>` blocks; an unclosed `<think>` swallows the rest. One pass. */
+function withoutThinking(text: string): string {
+  const lower = text.toLowerCase()
+  let open = lower.indexOf(THINK_OPEN)
+  if (open < 0) return text
+  let kept = ""
+  let from = 0
+  while (open >= 0) {
+    kept += text.slice(from, open)
+    const close = lower.indexOf(THINK_CLOSE, open + THINK_OPEN.length)
+    if (close < 0) return kept
+    from = close + THINK_CLOSE.length
+    open = lower.indexOf(THINK_OPEN, from)
+  }
+  return kept + text.slice(from)
+}
+
 /**
  * Whether a text part shows anything. Only its last MAX_SCANNED_TEXT characters are looked
  * at, so a part that ends in that much whitespace counts as empty: a stream that emitted
- * nothing but blank space died just the same.
+ * nothing but blank space died just the same. Zero-width characters, reasoning leaked as
+ * `<think>` (closed or not) and a lone "." show nothing either.
  */
 function hasVisibleText(text: string): boolean {
-  const tail = capTail(text)
-  for (let i = tail.length - 1; i >= 0; i--) {
-    const c = tail.charCodeAt(i)
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && c !== 0xa0 && c !== 0xfeff) return true
+  const shown = withoutThinking(capTail(text))
+  let first = -1
+  let last = -1
+  for (let i = 0; i < shown.length; i++) {
+    if (isInvisible(shown.charCodeAt(i))) continue
+    if (first < 0) first = i
+    last = i
   }
-  return false
+  if (first < 0) return false
+  // Only a lone mark among the visible characters (zero-width ones may sit between).
+  if (last - first < 8) {
+    let core = ""
+    for (let i = first; i <= last; i++) if (!isInvisible(shown.charCodeAt(i))) core += shown[i]
+    if (LONE_MARKS.has(core)) return false
+  }
+  return true
 }
 
 function count(value: number | undefined): number {

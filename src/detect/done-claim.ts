@@ -8,6 +8,8 @@
  * multi-line (`^`/`$` are line ends), matching what `doneClaimPatterns` documents for a
  * user's own list.
  */
+import { anyClauseEnds } from "./clause-tail.ts"
+import { INTL_DONE_CLAIM_PATTERNS } from "./done-claims-intl.ts"
 import { anyMatches, compilePatterns } from "./patterns.ts"
 import { lastNonBlankLines } from "./text.ts"
 
@@ -34,6 +36,7 @@ export const DEFAULT_DONE_CLAIM_PATTERNS: readonly RegExp[] = Object.freeze([
   ),
   /\bnothing\s+(?:else\s+|more\s+)?(?:left|remaining)\s+to\s+do\b/im,
   /\bsuccessfully\s+(?:completed|finished)\s+(?:the\s+|all\s+(?:the\s+)?)?(?:task|tasks|work|implementation)\b/im,
+  ...INTL_DONE_CLAIM_PATTERNS,
 ])
 
 /** The done-claim patterns in force: the user's list when it has usable entries, else the built-in set. */
@@ -46,5 +49,8 @@ export function hasDoneClaim(text: string, patterns: readonly RegExp[] = DEFAULT
   if (typeof text !== "string" || text.length === 0) return false
   const lines = lastNonBlankLines(text, DONE_CLAIM_LINES)
   if (lines.length === 0) return false
-  return anyMatches(patterns, lines.join("\n"))
+  const joined = lines.join("\n")
+  // The built-in claims must end their sentence ("complete except for …" is no claim);
+  // a user's own patterns are taken as written.
+  return patterns === DEFAULT_DONE_CLAIM_PATTERNS ? anyClauseEnds(patterns, joined) : anyMatches(patterns, joined)
 }

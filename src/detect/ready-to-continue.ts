@@ -8,6 +8,8 @@
  * for the user is exactly what a user of this kind of plugin complained about.
  */
 import { anyMatches, compilePatterns } from "./patterns.ts"
+import { anyClauseEnds } from "./clause-tail.ts"
+import { INTL_READY_TO_CONTINUE_PATTERNS } from "./ready-intl.ts"
 import { lastNonBlankLines, trimEndDecoration } from "./text.ts"
 
 export const READY_LINES = 3
@@ -19,6 +21,8 @@ export const DEFAULT_READY_TO_CONTINUE_PATTERNS: readonly RegExp[] = Object.free
   new RegExp(`\\b(?:continuing|proceeding|moving\\s+on)\\s+(?:with|to)\\s+${NEXT_THING}`, "i"),
   new RegExp(`\\b(?:will|i'll|let\\s+me|now\\s+i'll)\\s+(?:now\\s+)?(?:continue|proceed|move\\s+on)\\s+(?:with|to)\\s+${NEXT_THING}`, "i"),
   new RegExp(`\\bnext,?\\s+(?:i'll|i\\s+will)\\s+(?:continue|proceed)\\s+with\\s+${NEXT_THING}`, "i"),
+  new RegExp(`^(?:and\\s+)?(?:now\\s+)?on\\s+to\\s+${NEXT_THING}`, "im"),
+  ...INTL_READY_TO_CONTINUE_PATTERNS,
 ])
 
 export function readyToContinuePatterns(sources: readonly string[] | undefined): readonly RegExp[] {
@@ -29,6 +33,11 @@ export function hasReadyToContinue(text: string, patterns: readonly RegExp[] = D
   if (typeof text !== "string" || text.length === 0) return false
   const lines = lastNonBlankLines(text, READY_LINES)
   const last = lines[lines.length - 1]
-  if (last === undefined || trimEndDecoration(last).endsWith("?")) return false
-  return anyMatches(patterns, lines.join("\n"))
+  if (last === undefined) return false
+  const end = trimEndDecoration(last)
+  if (end.endsWith("?") || end.endsWith("\uff1f")) return false
+  const joined = lines.join("\n")
+  // The built-in claims must end their sentence ("… requires the API key" is no claim);
+  // a user's own patterns are taken as written.
+  return patterns === DEFAULT_READY_TO_CONTINUE_PATTERNS ? anyClauseEnds(patterns, joined) : anyMatches(patterns, joined)
 }

@@ -18,6 +18,7 @@
  * Deliberately not stops: "work is still in progress" (bare "in progress" never matches),
  * "I'll report the result when it lands" (future intent).
  */
+import { INTL_CANCELLING_WORDS, INTL_STOP_CLAUSES } from "./stop-clauses-intl.ts"
 import { isDecorativeLine, lastNonBlankLines, trimEndDecoration } from "./text.ts"
 
 export const TASK_COMPLETE_LITERAL = "TASK COMPLETE"
@@ -34,7 +35,14 @@ const STOP_CLAUSES: readonly { name: string; pattern: RegExp }[] = [
       /\bno\s+(?:further\s+|more\s+|other\s+)?(?:action|work|changes)\s+(?:is\s+|are\s+)?(?:needed|required|necessary|pending|remaining|left)$/i,
   },
   { name: "no further action", pattern: /\bno\s+further\s+(?:action|work)$/i },
-  { name: "stopping here", pattern: /\b(?:stopping|stop|pausing|halting|stopped|halted|paused)\s+(?:here|there|now|for\s+now)$/i },
+  // "stopped now" alone describes a thing ("The dev server is stopped now."): only the
+  // speaker stopping counts, or a stop that names the place ("here", "there").
+  { name: "stopping here", pattern: /\b(?:stopping|pausing|halting)\s+(?:here|there|now|for\s+now)$/i },
+  { name: "stop here", pattern: /\b(?:stop|stopped|halted|paused|pause|halt)\s+(?:here|there)(?:\s+for\s+now)?$/i },
+  {
+    name: "I stop now",
+    pattern: /\b(?:i'?ll|i\s+will|i'?ve|i\s+have|i|we'?ll|we|let\s+me|let's)\s+(?:stop|stopped|pause|paused|halt)\s+(?:now|for\s+now)$/i,
+  },
   { name: "stopping", pattern: /^(?:stopping|halted|paused)$/i },
   {
     name: "nothing further",
@@ -52,6 +60,7 @@ const STOP_CLAUSES: readonly { name: string; pattern: RegExp }[] = [
   },
   { name: "done", pattern: /^done$/i },
   { name: "that's all", pattern: /\bthat(?:'s|\u2019s|\s+is)\s+all(?:\s+for\s+now)?$/i },
+  ...INTL_STOP_CLAUSES,
 ]
 
 /** Words that, just before a stop clause, turn it into something else. */
@@ -65,6 +74,7 @@ const CANCELLING_WORDS: ReadonlySet<string> = new Set([
   "until",
   "before",
   "whether",
+  ...INTL_CANCELLING_WORDS,
 ])
 
 /** How many words before the clause are checked for a negation or condition. */
@@ -72,11 +82,28 @@ const CANCEL_WINDOW_WORDS = 3
 
 function cancelledBefore(line: string, clauseStart: number): boolean {
   const before = line.slice(Math.max(0, clauseStart - 60), clauseStart).toLowerCase()
-  const words = before.split(/[^a-z'\u2019]+/).filter((w) => w !== "")
+  const words = before.split(/[^\p{L}'\u2019]+/u).filter((w) => w !== "")
   for (const word of words.slice(-CANCEL_WINDOW_WORDS)) {
     if (CANCELLING_WORDS.has(word) || word.endsWith("n't") || word.endsWith("n\u2019t")) return true
   }
   return false
+}
+
+/** `line` without leading markdown (bold, heading, quote marks), so "**Tarea completada**" reads whole. */
+function withoutLeadingMarkup(line: string): string {
+  let start = 0
+  while (start < line.length && "*_#> \t`".includes(line[start]!)) start++
+  return line.slice(start)
+}
+
+/**
+ * The system's literal as models really print it: `TASK COMPLETE` alone on its line, also
+ * in bold or a heading, with a full stop or a ✅ after it; "Task complete" capitalised the
+ * same way. Lower-case "task complete" stays prose (a bare done claim, judged later).
+ */
+function isTaskCompleteLiteral(line: string): boolean {
+  const core = trimEndDecoration(withoutLeadingMarkup(line)).replace(/[`\u2705\u2714\ufe0f ]+$/u, "")
+  return core === TASK_COMPLETE_LITERAL || core === "Task complete"
 }
 
 export type StopFinding = { clause: string; line: string }
@@ -93,10 +120,10 @@ export function stopStatement(text: string): StopFinding | undefined {
     }
   }
   if (line === undefined) return undefined
-  if (line === TASK_COMPLETE_LITERAL) return { clause: TASK_COMPLETE_LITERAL, line }
+  if (isTaskCompleteLiteral(line)) return { clause: TASK_COMPLETE_LITERAL, line }
   // Every clause is anchored at the end of the line and ends in a word, so a line ending
   // in "?" never matches: the question-mark rule needs no separate check.
-  const core = trimEndDecoration(line)
+  const core = trimEndDecoration(withoutLeadingMarkup(line))
   if (core.length === 0) return undefined
   for (const { name, pattern } of STOP_CLAUSES) {
     const match = pattern.exec(core)

@@ -120,6 +120,9 @@ function isDecoration(ch: string): boolean {
     case "\u2019": // ’
     case "\ufe0f": // emoji presentation selector
     case "\u200d": // zero-width joiner
+    case "\u3002": // 。 full-width full stop
+    case "\uff01": // ！ full-width exclamation mark
+    case "\uff0e": // ． full-width full stop
       return true
   }
   return PICTOGRAPH.test(ch)

@@ -11,7 +11,14 @@
  *  - a tag cut off at the very end of the text: `<func`, `<tool_ca`, `<edit path="a`;
  *  - JSON: `{"type": "function"…`, `{"name": "…", "arguments": …`, `"tool_calls": [`,
  *    and such an object cut off at the very end (`{"name": "bash",`);
- *  - the special-token markers some chat templates leak (`<|tool_call…`, `[TOOL_CALLS]`).
+ *  - the special-token markers some chat templates leak (`<|tool_call…`, `[TOOL_CALLS]`),
+ *    and gpt-oss harmony calls (`<|channel|>commentary to=functions.read … <|call|>`);
+ *  - Llama 3.x pythonic calls on a line of their own: `[read(filePath="a.ts")]`, when the
+ *    function is a known tool;
+ *  - Cline/Roo-style tags, which are bare tags named after their tools (`<write_to_file>`);
+ *  - ReAct: an `Action: <tool>` line followed by an `Action Input:` line;
+ *  - a fence whose info string is `tool_code` or `tool_call` (Gemma): the one form that is
+ *    read inside code, because the fence itself is the call.
  *
  * Tags are found by a hand-written scanner (one pass, a bounded look-ahead per `<`);
  * the few regexes start with a literal and separate their quantifiers by literals.
@@ -19,7 +26,16 @@
 import { MAX_SCANNED_TEXT, type TranscriptMessage } from "../core/transcript.ts"
 import { FENCE_CONTEXT_CHARS, capTail, messageTail, proseTail } from "./text.ts"
 
-export type ToolCallForm = "xml-tag" | "tool-tag" | "truncated-tag" | "json" | "truncated-json" | "marker"
+export type ToolCallForm =
+  | "xml-tag"
+  | "tool-tag"
+  | "truncated-tag"
+  | "json"
+  | "truncated-json"
+  | "marker"
+  | "pythonic"
+  | "react"
+  | "tool-fence"
 
 export type ToolCallHit = { form: ToolCallForm; detail: string }
 
@@ -66,9 +82,41 @@ export const DEFAULT_TOOL_NAMES: readonly string[] = Object.freeze([
   "write_file",
   "create_file",
   "execute_command",
+  // Cline / Roo Code tool tags.
+  "write_to_file",
+  "replace_in_file",
+  "apply_diff",
+  "insert_content",
+  "search_and_replace",
+  "list_files",
+  "search_files",
+  "list_code_definition_names",
+  "codebase_search",
+  "use_mcp_tool",
+  "access_mcp_resource",
+  "attempt_completion",
 ])
 
-const MARKERS: readonly string[] = ["<|tool_call", "<|tool_calls", "<\uff5ctool\u2581call", "[tool_calls]", "<|python_tag|>"]
+const MARKERS: readonly string[] = [
+  "<|tool_call",
+  "<|tool_calls",
+  "<\uff5ctool\u2581call",
+  "[tool_calls]",
+  "<|python_tag|>",
+  // gpt-oss harmony: a call is addressed "to=functions.<name>" and ends with <|call|>.
+  "to=functions.",
+  "<|call|>",
+  "<|constrain|>",
+]
+
+/** A Llama 3.x pythonic call opening a line: `[name(` then `)` or `arg=`. */
+const PYTHONIC = /^[ \t]*\[([A-Za-z_][\w.]{0,60})\((?:\)|[A-Za-z_]\w{0,60}[ \t]?=)/gm
+
+/** ReAct: `Action: name` with `Action Input:` on the next line. */
+const REACT = /^[ \t]*Action:[ \t]*([\w.-]{1,60})[ \t]*\r?\n[ \t]*Action[ \t]Input:/im
+
+/** A fence opened with the info string Gemma uses for a call. */
+const TOOL_FENCE = /^[ ]{0,3}(?:```|~~~)[ \t]*(tool_code|tool_call)[ \t]*$/m
 
 const JSON_FORMS: readonly RegExp[] = [
   /\{\s*"type"\s*:\s*"function"/i,
@@ -194,6 +242,28 @@ function scanJson(text: string): ToolCallHit | undefined {
   return undefined
 }
 
+function scanPythonic(text: string, known: ReadonlySet<string>): ToolCallHit | undefined {
+  if (text.indexOf("[") < 0) return undefined
+  PYTHONIC.lastIndex = 0
+  for (let m = PYTHONIC.exec(text); m; m = PYTHONIC.exec(text)) {
+    const raw = m[1]!.toLowerCase()
+    const name = raw.slice(raw.lastIndexOf(".") + 1)
+    if (known.has(name)) return { form: "pythonic", detail: `[${m[1]}(` }
+  }
+  return undefined
+}
+
+function scanReact(text: string): ToolCallHit | undefined {
+  const m = text.indexOf("ction") >= 0 ? REACT.exec(text) : null
+  return m ? { form: "react", detail: `Action: ${m[1]}` } : undefined
+}
+
+function scanToolFence(window: string): ToolCallHit | undefined {
+  if (window.indexOf("tool_") < 0) return undefined
+  const m = TOOL_FENCE.exec(window)
+  return m ? { form: "tool-fence", detail: `\`\`\`${m[1]}` } : undefined
+}
+
 function scanMarkers(text: string): ToolCallHit | undefined {
   const lower = text.toLowerCase()
   for (const marker of MARKERS) if (lower.includes(marker)) return { form: "marker", detail: marker }
@@ -206,12 +276,16 @@ function scanMarkers(text: string): ToolCallHit | undefined {
  */
 export function findToolCallText(text: string, knownTools?: readonly string[]): ToolCallHit | undefined {
   if (typeof text !== "string" || text.length === 0) return undefined
-  // Every form needs a "<", "{" or "[" in the window; without one, skip the code stripping.
+  // Every form needs a "<", "{", "[", a fence or "Action" in the window; without one,
+  // skip the code stripping.
   const window = capTail(text, MAX_SCANNED_TEXT)
-  if (window.indexOf("<") < 0 && window.indexOf("{") < 0 && window.indexOf("[") < 0) return undefined
+  const fenced = scanToolFence(window)
+  if (fenced) return fenced
+  if (window.indexOf("<") < 0 && window.indexOf("{") < 0 && window.indexOf("[") < 0 && window.indexOf("ction") < 0) return undefined
   const prose = proseTail(text, MAX_SCANNED_TEXT).trimEnd()
   if (prose.length === 0) return undefined
-  return scanMarkers(prose) ?? scanTags(prose, toolNameSet(knownTools)) ?? scanJson(prose)
+  const known = toolNameSet(knownTools)
+  return scanMarkers(prose) ?? scanTags(prose, known) ?? scanJson(prose) ?? scanPythonic(prose, known) ?? scanReact(prose)
 }
 
 /** The tool-call-as-text finding for the visible text of `message`, if any. */

@@ -16,7 +16,9 @@
  *    several names reach the threshold, the most frequent wins, ties to the newest.
  *  - No list, an empty list (or a list of only the host's internal `invalid` placeholder):
  *    no finding at all, because with nothing to compare against every name looks invented.
- *  - Closest tool: case-insensitive Levenshtein distance `<=` half the wrong name's length
+ *  - Closest tool: first the name another agent uses for one of ours (`read_file` ->
+ *    `read`, `run_terminal_cmd` -> `bash`; see OTHER_AGENTS_TOOLS), then the
+ *    case-insensitive Levenshtein distance `<=` half the wrong name's length
  *    (`d <= len / 2`, so `edti` -> `edit`, whose transposition costs 2, still qualifies).
  *    Ties go to the tool listed first. `invalid` is never suggested or listed.
  */
@@ -93,10 +95,74 @@ export function countUnknownToolCalls(
   return counts
 }
 
-/** The closest real tool to `wrongName`, or undefined when none is within half its length. */
+/**
+ * Names other agents give their tools (Claude Code, Cursor, Cline/Roo, Codex, SWE-agent,
+ * Gemini CLI, …), with the OpenCode tools that do the same job, best first. Spelling alone
+ * would never get there ("run_terminal_cmd" is nowhere near "bash"), so these are looked
+ * up before the distance. Keys are lower case with `_`/`-` removed.
+ */
+const OTHER_AGENTS_TOOLS: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries({
+    readfile: ["read"],
+    viewfile: ["read"],
+    openfile: ["read"],
+    cat: ["read"],
+    strreplaceeditor: ["edit"],
+    strreplacebasededittool: ["edit"],
+    strreplace: ["edit"],
+    replaceinfile: ["edit"],
+    editfile: ["edit"],
+    applydiff: ["edit", "patch"],
+    searchreplace: ["edit"],
+    searchandreplace: ["edit"],
+    runterminalcmd: ["bash"],
+    runcommand: ["bash"],
+    executecommand: ["bash"],
+    shell: ["bash"],
+    terminal: ["bash"],
+    runshellcommand: ["bash"],
+    exec: ["bash"],
+    applypatch: ["patch", "apply_patch", "edit"],
+    ls: ["list", "glob"],
+    listdir: ["list", "glob"],
+    listfiles: ["list", "glob"],
+    listdirectory: ["list", "glob"],
+    writetofile: ["write"],
+    createfile: ["write"],
+    writefile: ["write"],
+    grepsearch: ["grep"],
+    searchfiles: ["grep"],
+    filesearch: ["glob"],
+    findfiles: ["glob"],
+    fetch: ["webfetch"],
+    webfetch: ["webfetch"],
+    fetchurl: ["webfetch"],
+    websearch: ["websearch"],
+    todowrite: ["todowrite"],
+    updatetodos: ["todowrite"],
+  }),
+)
+
+/** The OpenCode tool another agent's tool name stands for, when the host has it. */
+function counterpart(wrong: string, tools: readonly string[]): string | undefined {
+  const targets = OTHER_AGENTS_TOOLS.get(wrong.replace(/[_-]/g, ""))
+  if (!targets) return undefined
+  for (const target of targets) {
+    const found = tools.find((t) => t.toLowerCase() === target)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/**
+ * The real tool `wrongName` should have been: another agent's name for one of ours, else
+ * the closest spelling within half its length, else undefined.
+ */
 export function closestTool(wrongName: string, available: readonly string[]): string | undefined {
   const wrong = wrongName.trim().toLowerCase()
   if (!wrong) return undefined
+  const mapped = counterpart(wrong, usableToolNames(available))
+  if (mapped !== undefined) return mapped
   const limit = wrong.length / 2
   let best: string | undefined
   let bestDistance = Infinity

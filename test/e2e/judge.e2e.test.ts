@@ -165,26 +165,75 @@ describe("judging a finished turn on OpenCode 1.18.33", () => {
           ],
         }),
         text("All done! 🎉"),
-        text("Working on the open items now."),
+        // The reminded model closes its items: a turn that stopped with todos still open
+        // would get the open-todo reminder again (issue 18).
+        toolCall("todowrite", {
+          todos: [
+            { content: "write tests", status: "completed", priority: "high" },
+            { content: "ship", status: "completed", priority: "low" },
+          ],
+        }),
+        text("Both items are finished now."),
       )
       provider.setFallback(text("unexpected extra turn"))
       // On the twin provider: the reminder is a nudge for a model that stopped by choice, which
       // the default activeUserWindowMs would hold for five minutes after this prompt.
       await promptAsync(host, sessionID, "plan the release", { model: QUICK_MODEL })
 
-      const answered = await eventually(async () => (await lastAssistantText(host, sessionID)) === "Working on the open items now.", 30_000, 250)
+      const answered = await eventually(async () => (await lastAssistantText(host, sessionID)) === "Both items are finished now.", 30_000, 250)
       expect(answered).toBe(true)
       await quiet(provider, QUIET_MS, 15_000)
 
       const todo = (await toolParts(host, sessionID)).find((p) => p.tool === "todowrite")
       expect(todo?.state?.status).toBe("completed")
+      // One reminder, answered in two model steps (the todowrite, then the text): both
+      // requests carry it as their last user message.
       const reminders = requestsWithUserText(provider, "Your todo list still has 2 open items", before)
-      expect(reminders).toHaveLength(1)
+      expect(reminders).toHaveLength(2)
       expect(reminders[0]!.lastUserText).toContain("1. [pending] write tests")
       expect(reminders[0]!.lastUserText).toContain("2. [in_progress] ship")
-      expect(provider.requests.length).toBe(before + 3)
+      expect(provider.requests.length).toBe(before + 4)
       expect(await pluginMessages(host, sessionID)).toHaveLength(1)
       expect(logOf(sessionID).some((l) => /todo-reminder: ends with 🎉 with 2 open todo\(s\) -> send/.test(l))).toBe(true)
+    },
+    60_000,
+  )
+
+  test(
+    "todowrite with open items, then a plain stop: the open-todo reminder names them (issue 18)",
+    async () => {
+      const sessionID = await createSession(host)
+      const before = provider.requests.length
+      provider.enqueue(
+        toolCall("todowrite", {
+          todos: [
+            { content: "find the bug", status: "completed", priority: "high" },
+            { content: "fix the bug", status: "pending", priority: "high" },
+          ],
+        }),
+        text("I have analyzed the code and found the issue."),
+        toolCall("todowrite", {
+          todos: [
+            { content: "find the bug", status: "completed", priority: "high" },
+            { content: "fix the bug", status: "completed", priority: "high" },
+          ],
+        }),
+        text("Fixed the bug."),
+      )
+      provider.setFallback(text("unexpected extra turn"))
+      await promptAsync(host, sessionID, "fix the parser bug", { model: QUICK_MODEL })
+
+      const answered = await eventually(async () => (await lastAssistantText(host, sessionID)) === "Fixed the bug.", 30_000, 250)
+      expect(answered).toBe(true)
+      await quiet(provider, QUIET_MS, 15_000)
+
+      // One reminder, answered in two model steps (the todowrite, then the text).
+      const reminders = requestsWithUserText(provider, "Your todo list still has 1 open item", before)
+      expect(reminders).toHaveLength(2)
+      expect(reminders[0]!.lastUserText).toContain("[pending] fix the bug")
+      expect(provider.requests.length).toBe(before + 4)
+      expect(await pluginMessages(host, sessionID)).toHaveLength(1)
+      expect(logOf(sessionID).some((l) => /todo-reminder: the turn stopped with 1 open todo\(s\) and no other signal -> send/.test(l))).toBe(true)
     },
     60_000,
   )

@@ -26,3 +26,21 @@ describe("action intent", () => {
     expect(hasActionIntent(text)).toBe(false)
   })
 })
+
+describe("action intent in Chinese and Japanese, and what it is not (issue 18)", () => {
+  test.each([
+    ["Chinese with a full-width colon", "接下来我会更新配置："],
+    ["Japanese with a full-width colon", "次に設定を更新します："],
+  ])("intent: %s", (_name, text) => {
+    expect(hasActionIntent(text)).toBe(true)
+  })
+
+  test.each([
+    ["an emoji short code", "Done :tada:"],
+    ["another short code", "Shipped the release :rocket:"],
+    ["a Chinese heading", "总结："],
+    ["a Japanese heading", "まとめ："],
+  ])("no intent: %s", (_name, text) => {
+    expect(hasActionIntent(text)).toBe(false)
+  })
+})

@@ -78,6 +78,11 @@ const EXPECTED: Record<string, Partial<Answers>> = {
   "question marks": { question: true },
   // The window starts inside the digit run, so its tail reads "<number> passed".
   "digits then a word": { workDescription: true },
+  // Reasoning leaked as an unclosed <think>, or only zero-width characters: nothing shown.
+  "<think> repeated, never closed": { deadStream: true, firstPass: "send:dead-stream", secondPass: "send:dead-stream" },
+  // "a.b.c" reads as a dotted file name to the work-description scanner.
+  "pythonic call openers that never finish": { workDescription: true },
+  "zero-width spaces only": { deadStream: true, firstPass: "send:dead-stream", secondPass: "send:dead-stream" },
 }
 
 function verdictKey(v: ReturnType<typeof judgeFirstPass>): string {

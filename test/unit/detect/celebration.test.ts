@@ -27,3 +27,24 @@ describe("🎉 ending", () => {
     expect(endsWithCelebration(text)).toBe(false)
   })
 })
+
+describe("🎉 as models end with it (issue 18)", () => {
+  test.each([
+    ["followed by another emoji", "Shipped 🎉🚀"],
+    ["inside bold", "**All done 🎉**"],
+    ["inside brackets", "The release is out (🎉)"],
+    ["before a full-width exclamation mark", "全部测试通过了🎉！"],
+    ["before a sign-off line", "Everything is green 🎉\n\nHappy coding!"],
+    ["as a short code", "Done :tada:"],
+  ])("celebration: %s", (_name, text) => {
+    expect(endsWithCelebration(text)).toBe(true)
+  })
+
+  test.each([
+    ["🎉 at the start", "🎉 Good news: the flaky test was a timezone bug, pinned TZ=UTC."],
+    ["a real sentence after it", "Shipped 🎉\nNext I will clean up the old flags in the loader."],
+    ["a long tail of emoji past the bound", `Shipped 🎉${"🚀".repeat(30)}`],
+  ])("no celebration: %s", (_name, text) => {
+    expect(endsWithCelebration(text)).toBe(false)
+  })
+})

@@ -63,3 +63,31 @@ describe("silent dead stream", () => {
     expect(check(assistant([], { outputTokens: 0 }), 0, 0)).toBeDefined()
   })
 })
+
+describe("text that shows nothing (issue 18)", () => {
+  const withText = (text: string) => said(text, { outputTokens: 300 })
+
+  test.each([
+    ["only zero-width characters", "\u200b\u200c\u200d\u2060"],
+    ["a lone full stop", " .\n"],
+    ["a lone ideographic full stop", "。"],
+    ["an unclosed <think> leaked into the text", "<think>\nThe user wants the parser fixed. I should read"],
+    ["a closed <think> and nothing after it", "<think>plan the change</think>\n\n"],
+  ])("dead: %s", (_name, text) => {
+    expect(check(withText(text))).toBeDefined()
+  })
+
+  test.each([
+    ["a one-word answer", "Yes."],
+    ["a number", "42"],
+    ["an answer after a closed <think>", "<think>plan</think>\nThe loop was off by one."],
+    ["prose that mentions <think>", "I looked at <think> tags: the parser strips them now."],
+    ["two full stops around a word", ". ok ."],
+  ])("alive: %s", (_name, text) => {
+    expect(check(withText(text))).toBeUndefined()
+  })
+
+  test("negative control: the same blank text under silentDeadStreamMinTokens is left alone", () => {
+    expect(check(said("\u200b", { outputTokens: 50 }))).toBeUndefined()
+  })
+})

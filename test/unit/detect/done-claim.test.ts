@@ -58,3 +58,51 @@ describe("doneClaimPatterns option", () => {
     expect(hasDoneClaim("Shipped", patterns)).toBe(true)
   })
 })
+
+describe("done claims in other languages (issue 18)", () => {
+  test.each([
+    ["Chinese", "实现已完成。"],
+    ["Japanese", "すべて完了しました。"],
+    ["Spanish", "He terminado la tarea."],
+    ["Portuguese", "A implementação está concluída."],
+    ["German", "Alle Aufgaben sind erledigt."],
+    ["French", "J'ai terminé la tâche."],
+    ["Russian", "Реализация завершена."],
+  ])("claim: %s", (_name, text) => {
+    expect(hasDoneClaim(text)).toBe(true)
+  })
+
+  test.each([
+    ["Chinese: a build finishing", "构建完成后，产物会放在 dist/ 目录。"],
+    ["Spanish: a download finishing", "La descarga terminó en 3 segundos y la suma coincide."],
+    ["German: a build being done", "Wenn der Build fertig ist, liegen die Artefakte in dist/."],
+    ["French: a build being done", "Quand le build est terminé, les artefacts sont dans dist/."],
+    ["Russian: a build finishing", "Когда сборка завершится, артефакты окажутся в dist/."],
+    ["Japanese: a build finishing", "ビルドが完了すると、成果物は dist/ に置かれます。"],
+  ])("no claim: %s", (_name, text) => {
+    expect(hasDoneClaim(text)).toBe(false)
+  })
+})
+
+describe("a built-in done claim must end its sentence (hard negatives of issue 18)", () => {
+  test.each([
+    ["English, with an exception", "The implementation is complete except for the Windows path handling."],
+    ["Spanish", "La implementación está completa salvo el manejo de rutas en Windows."],
+    ["German", "Die Implementierung ist abgeschlossen bis auf die Pfadbehandlung unter Windows."],
+    ["French", "L'implémentation est terminée sauf pour les chemins Windows."],
+    ["Japanese, 'but'", "実装が完了しましたが、Windows のパス処理がまだ残っています。"],
+    ["Russian, half done", "Работа закончена наполовину: осталась обработка путей в Windows."],
+  ])("no claim: %s", (_name, text) => {
+    expect(hasDoneClaim(text)).toBe(false)
+  })
+
+  test("negative control: the same claims ending their sentence are claims", () => {
+    expect(hasDoneClaim("The implementation is complete.")).toBe(true)
+    expect(hasDoneClaim("L'implémentation est terminée.")).toBe(true)
+    expect(hasDoneClaim("実装が完了しました。")).toBe(true)
+  })
+
+  test("a user's own patterns are taken as written", () => {
+    expect(hasDoneClaim("The implementation is complete except for Windows.", doneClaimPatterns(["implementation is complete"]))).toBe(true)
+  })
+})

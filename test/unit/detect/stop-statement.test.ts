@@ -38,13 +38,23 @@ const stops: Array<[string, string]> = [
   ["decoration lines after the stop", "Standing by.\n---\n✅"],
   ["the stop on the second of three lines, then decoration", "Summary above.\nNo action needed.\n***"],
   ["trailing blank lines", "Stopping here.\n\n\n"],
+  // The system's literal as models print it (issue 18).
+  ["Task complete, title case", "Task complete."],
+  ["TASK COMPLETE with a full stop", "TASK COMPLETE."],
+  ["TASK COMPLETE in bold", "**TASK COMPLETE**"],
+  ["Task complete with a check mark", "Task complete ✅"],
+  ["German", "Ich höre hier auf."],
+  ["Chinese", "修复已合并。\n无需进一步操作。"],
+  ["Japanese", "次の指示をお待ちしています。"],
+  ["French", "Je m'arrête ici."],
+  ["Spanish, in bold", "**Tarea completada**"],
 ]
 
 const notStops: Array<[string, string]> = [
   ["task complete, lower case (model prose)", "task complete"],
-  ["Task complete, title case", "Task complete."],
-  ["TASK COMPLETE with a full stop (not byte-exact)", "TASK COMPLETE."],
-  ["TASK COMPLETE in bold (not byte-exact)", "**TASK COMPLETE**"],
+  ["the dev server stopped (a thing, not the speaker)", "The dev server is stopped now."],
+  ["a Russian stop, negated", "Я не останавливаюсь здесь"],
+  ["a Portuguese stop, negated", "Não vou parar por aqui."],
   ["TASK COMPLETE inside a sentence", "I will write TASK COMPLETE when done"],
   ["connective after the stop", "Stopping here for a moment, then continuing with the tests."],
   ["connective clause after no action needed", "No action needed, but I will refactor the loader next."],
@@ -79,7 +89,7 @@ describe("stop statements", () => {
     expect(stopStatement(text)).toBeUndefined()
   })
 
-  test("TASK COMPLETE is the only case-sensitive rule", () => {
+  test("TASK COMPLETE is the only case-sensitive rule (also as \"Task complete\")", () => {
     expect(stopStatement("TASK COMPLETE")?.clause).toBe("TASK COMPLETE")
     for (const variant of ["Task Complete", "task complete", "TASK complete", "Task COMPLETE"]) {
       expect(stopStatement(variant)).toBeUndefined()

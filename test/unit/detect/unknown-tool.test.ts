@@ -201,3 +201,28 @@ describe("ToolListCache", () => {
     expect(cache.get(1)).toEqual([])
   })
 })
+
+describe("other agents' tool names map to ours (issue 18)", () => {
+  const tools = ["bash", "read", "write", "edit", "list", "glob", "grep", "patch", "webfetch", "invalid"]
+
+  test.each([
+    ["read_file", "read"],
+    ["str_replace_editor", "edit"],
+    ["run_terminal_cmd", "bash"],
+    ["apply_patch", "patch"],
+    ["shell", "bash"],
+    ["ls", "list"],
+  ])("%s -> %s", (name, expected) => {
+    expect(closestTool(name, tools)).toBe(expected)
+  })
+
+  test("the counterpart must exist on the host: apply_patch falls back to edit, ls to glob", () => {
+    expect(closestTool("apply_patch", ["bash", "edit"])).toBe("edit")
+    expect(closestTool("ls", ["bash", "glob"])).toBe("glob")
+  })
+
+  test("negative control: names with no counterpart still get no suggestion", () => {
+    expect(closestTool("deploy_to_production", tools)).toBeUndefined()
+    expect(closestTool("mcp__github__create_issue", tools)).toBeUndefined()
+  })
+})

@@ -313,3 +313,51 @@ describe("a nudge held by the active-user window says when the window ends", () 
     expect(judgeSecondPass(input(printed, recent)).kind).toBe("send")
   })
 })
+
+describe("hand-off wins: a reply that asks the user is never answered for them", () => {
+  test.each([
+    ["ready, once approved", "Ready to continue with task 3 once you approve the schema.", NO_LIST],
+    ["action intent that asks to confirm", "Before I delete anything, please confirm:", NO_LIST],
+    ["a wait for approval, with open todos (no reminder either)", "Waiting for your approval before I push to main.", openList],
+    ["a question followed by a sign-off", "Should I also update the changelog?\nThanks!", openList],
+    ["a decision asked in Chinese", "请确认是否继续。", openList],
+  ])("%s: nothing is sent, the turn stands down", (_name, text, todos) => {
+    const v = judge(text, { todos })
+    expect(outcome(v)).toBe("none")
+    expect(v.kind === "none" && v.standDown).toBe(true)
+  })
+
+  test("negative control: the same announcement without the request is still nudged", () => {
+    expect(outcome(judge("Ready to continue with task 3."))).toBe("send:ready-to-continue")
+    expect(outcome(judge("Before I delete anything, let me list the files:"))).toBe("send:action-intent")
+  })
+})
+
+describe("a turn that just stops with open todos gets the open-todo reminder", () => {
+  const plain = "I have analyzed the code and found the issue."
+
+  test("the reminder names the open items, as a correction", () => {
+    const v = judge(plain, { todos: openList })
+    expect(v.kind === "send" && [v.feature, v.sendKind]).toEqual(["todo-reminder", "correction"])
+    const prompt = v.kind === "send" ? v.prompt : ""
+    expect(prompt).toContain("Verify the plugin loads")
+    expect(prompt).toContain("Write the README section")
+    expect(prompt).not.toContain("Set up the repo")
+    expect(outcome(judge("step 1 done", { todos: openList }))).toBe("send:todo-reminder")
+  })
+
+  test.each([
+    ["no todo list", { todos: NO_LIST }],
+    ["every todo closed", { todos: closedList }],
+    ["an unreadable list", { todos: UNREADABLE }],
+    ["the user was active just now", { todos: openList, lastGenuineUserAt: NOW - 1_000 }],
+    ["its budget is spent", { todos: openList, budgets: { "todo-reminder": 3 } }],
+    ["a question or permission is open", { todos: openList, awaitingUser: true }],
+  ] as Array<[string, Partial<JudgeInput>]>)("nothing when %s", (_name, overrides) => {
+    expect(outcome(judge(plain, overrides))).toBe("none")
+  })
+
+  test("a reply that asks the user is not answered with the reminder", () => {
+    expect(outcome(judge("I found the issue. Should I fix it now?", { todos: openList }))).toBe("none")
+  })
+})
