@@ -27,6 +27,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "a silent dead stream": { rows: ["dead-stream"] },
   'a "done" that is not': { rows: ["done-claim-open-todos", "done-claim-no-details", "celebration", "celebration-all-closed", "stop-statement"] },
   '"ready to continue"': { rows: ["ready-to-continue", "action-intent"] },
+  "a turn that simply stops with todos open": { rows: ["open-todos-stop"] },
   task_complete: { rows: ["task-complete-open-todos", "task-complete-repeated", "task-complete-subagent"] },
   "Loops.": { rows: ["loop-idle", "loop-live"] },
   "Tools that do not exist.": { rows: ["unknown-tool"] },

@@ -148,6 +148,8 @@ export const ROWS: Row[] = [
     why: "a completion claim while a todo is open gets the reminder naming the open item",
     steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All done.")], [say("Working through the list.")]), end, SETTLE],
     effect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
+    // Without the claim the turn still stops with a todo open: the plain open-todo reminder.
+    controlEffect: [{ act: "send", kind: "correction", text: REMINDER }],
   },
   {
     id: "done-claim-no-details",
@@ -158,7 +160,9 @@ export const ROWS: Row[] = [
   {
     id: "celebration",
     why: "🎉 while a todo is open gets the reminder naming each open item",
-    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All tests pass! 🎉")], [say("All tests pass, moving to the rollback test.")]), end, SETTLE],
+    // The trigger is the open todo: every turn that stops with one gets a reminder, and 🎉 with
+    // every todo closed is a real stop (the control).
+    steps: [user(), triggerOr([todos(OPEN)], [todos(CLOSED)]), LONG_WORK, say("All tests pass! 🎉"), end, SETTLE],
     effect: [{ act: "send", kind: "correction", text: REMINDER }],
     e2e: [{ file: E2E.judge, test: "todowrite with open items, then 'All done! 🎉': the reminder names every open item" }],
   },
@@ -174,7 +178,7 @@ export const ROWS: Row[] = [
   {
     id: "stop-statement",
     why: "a stop statement while a todo is open gets the reminder",
-    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("The migration is written. Stopping here.")], [say("The migration is written.")]), end, SETTLE],
+    steps: [user(), triggerOr([todos(OPEN)], [todos(CLOSED)]), LONG_WORK, say("The migration is written. Stopping here."), end, SETTLE],
     effect: [{ act: "send", kind: "correction", text: REMINDER }],
   },
   {
@@ -182,7 +186,16 @@ export const ROWS: Row[] = [
     why: "'ready to continue' and stopping gets a plain continue",
     steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("The migration is written. Ready to continue with the next step.")], [say("The migration is written.")]), end, SETTLE],
     effect: [{ act: "send", kind: "continue", text: /^continue$/ }],
+    // Without it the turn just stops with a todo open: the open-todo reminder instead.
+    controlEffect: [{ act: "send", kind: "correction", text: REMINDER }],
     e2e: [{ file: E2E.judge, test: "'ready to continue' and a stop gets a plain continue, and the model carries on" }],
+  },
+  {
+    id: "open-todos-stop",
+    why: "a turn that simply stops with a todo open gets the reminder naming it",
+    steps: [user(), triggerOr([todos(OPEN)], [todos(CLOSED)]), LONG_WORK, say("I have analyzed the code and found the issue."), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: REMINDER }],
+    e2e: [{ file: E2E.judge, test: "todowrite with open items, then a plain stop: the open-todo reminder names them (issue 18)" }],
   },
   {
     id: "action-intent",
