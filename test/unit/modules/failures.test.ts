@@ -209,7 +209,8 @@ describe("streaming failure", () => {
         h.emit({ type: "userMessage", genuine: false }) // recovery prompt 1: shown at once, revives nothing
         return answer(0)
       }
-      if (echo || revive) h.emit({ type: "userMessage", genuine: false }, ...(revive ? [{ type: "busy" as const }] : []))
+      // A revived run is one the model speaks in (a busy alone is not: see "dead endpoint" below).
+      if (echo || revive) h.emit({ type: "userMessage", genuine: false }, ...(revive ? [{ type: "busy" as const }, { type: "modelOutput" as const }] : []))
       return answer(acceptMs)
     }
     const gaveUp: number[] = []
