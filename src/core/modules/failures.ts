@@ -186,10 +186,14 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
         t.context = nextContextLock(t.context, { type: "failure", kind: "context-overflow" }, now)
         ctx.logger.log("warn", `session ${state.id}: context window full (${verdict.why}); no continues until the user writes`)
         return
-      case "streaming":
-        ctx.logger.log("info", `session ${state.id}: streaming failure (${verdict.why}); recovery armed`)
+      case "streaming": {
+        const before = t.failure.consecutive
         feed(state, t, { type: "failure", name: signal.name })
+        const again = t.failure.consecutive > before
+        const next = again ? `our recovery ended in it with no model output (${t.failure.consecutive} in a row); same incident` : "recovery armed"
+        ctx.logger.log("info", `session ${state.id}: streaming failure (${verdict.why}); ${next}`)
         return
+      }
       default:
         ctx.logger.log("debug", `session ${state.id}: error not recovered (${verdict.kind}: ${verdict.why})`)
     }
