@@ -97,8 +97,20 @@ export async function sendPrompt(ctx: EngineContext, state: SessionState, reques
   return outcome
 }
 
+/**
+ * The prompt a counted recovery (beginRecovery) meant to send never reached the session: held
+ * at the last moment, another call in flight, refused or failed. It gives its count back, since
+ * only prompts the plugin really sends count against lifetimeMaxContinues. A call that timed
+ * out may still be carried out and keeps its count. True when the count was given back.
+ */
+export function uncountUnsent(state: SessionState, outcome: CallOutcome | "held" | undefined): boolean {
+  if (outcome === "ok" || outcome === "timeout") return false
+  state.lifetimeContinues = Math.max(0, state.lifetimeContinues - 1)
+  return true
+}
+
 /** How long a prompt must wait so that it keeps `injectIntervalMs` from the previous one. */
-function spacingWait(ctx: EngineContext, state: SessionState): number {
+export function spacingWait(ctx: EngineContext, state: SessionState): number {
   if (state.lastSendAt === undefined) return 0
   return Math.max(0, state.lastSendAt + ctx.effective(state).injectIntervalMs - ctx.time.now())
 }

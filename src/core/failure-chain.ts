@@ -3,6 +3,19 @@
  * then abort + resume, then giving up, with a latch when recoveries keep bringing nothing.
  * No clock, no timers: every step takes `now` and says when a `tick` is next worth making
  * (`wakeAt`). Only failures classified "streaming" (provider-failure.ts) are fed in.
+ *
+ * One incident runs from a failure to the next model output (or genuine user turn). A run our
+ * recovery started that fails again before the model said anything is the same incident, not
+ * a new one: the chain goes on to its next step instead of starting over at "recovery 1/N".
+ * How the two budgets combine:
+ *  - `maxRetries` bounds the prompts: a prompt the session never answers is judged by the
+ *    watchdog, and after `maxRetries` of them comes abort + resume, then the give-up;
+ *  - `failureLoopLimit` bounds the recoveries answered by a failure with no model output (a
+ *    dead endpoint that fails every prompt at once). The last recovery that limit allows is
+ *    abort + resume, the strongest step, and the failure that answers it latches the loop.
+ * With the defaults (3 and 3) a dead endpoint gets recovery 1/3, recovery 2/3, abort + resume
+ * (3/3), then the give-up; a session that just stays silent gets prompts 1/3 to 3/3, abort +
+ * resume, then the give-up. Either way the chain ends; model output starts it over.
  */
 import type { Options } from "../options/index.ts"
 import { backoffDelay } from "./ladder.ts"
@@ -10,6 +23,8 @@ import { PROMPT_ECHO_GRACE_MS } from "./own-prompt.ts"
 
 /**
  * clear          nothing to do
+ * running        a run started after a recovery of ours, with no model output yet: the incident
+ *                stays open, and a failure now continues it (nothing to tick meanwhile)
  * armed          a streaming failure was seen; waiting for idle and `notBefore` (backoff)
  * prompted       a recovery prompt was decided; once its host call settled (`sentAt`) and the
  *                prompt showed up in the session (`seenAt`) the watchdog expects busy soon
@@ -21,7 +36,7 @@ import { PROMPT_ECHO_GRACE_MS } from "./own-prompt.ts"
  *                the endpoint is down for good, stop cycling
  * gave-up and loop-latched are lifted by model output or a genuine user turn.
  */
-export type FailurePhase = "clear" | "armed" | "prompted" | "abort-resumed" | "gave-up" | "loop-latched"
+export type FailurePhase = "clear" | "running" | "armed" | "prompted" | "abort-resumed" | "gave-up" | "loop-latched"
 
 export type FailureState = {
   phase: FailurePhase
@@ -31,6 +46,8 @@ export type FailureState = {
   reason: string
   /** Recovery prompts sent in the current incident. */
   attempts: number
+  /** Abort + resume was used in the current incident: its failure or silence ends the chain. */
+  aborted: boolean
   notBefore: number
   /** When the recovery went out: when its (continue's) host call settled (the `sent` event). */
   sentAt: number
@@ -54,7 +71,7 @@ export type FailureState = {
    * is not judged before this: the next identical prompt would land right behind it (K18).
    */
   mayLandUntil?: number
-  /** Failure recoveries started with no model output since. */
+  /** Recoveries of ours answered by a failure, with no model output since (the loop count). */
   consecutive: number
 }
 
@@ -63,6 +80,7 @@ export const INITIAL_FAILURE_STATE: FailureState = {
   busy: false,
   reason: "",
   attempts: 0,
+  aborted: false,
   notBefore: 0,
   sentAt: 0,
   sending: false,
@@ -76,13 +94,18 @@ export type FailureEvent =
   | { type: "modelOutput" }
   | { type: "tick" }
   | { type: "sent"; mayLandUntil?: number }
+  | { type: "refused"; retryAt: number }
   | { type: "ownPromptSeen" }
   | { type: "genuineUser" }
 
 export type FailureAction =
   | { type: "none" }
   | { type: "prompt"; attempt: number; maxAttempts: number; reason: string }
-  | { type: "abort-resume"; reason: string }
+  /**
+   * `attempt` is the incident's recovery number, for the labels: at most `maxAttempts` when the
+   * failure loop brought abort + resume forward, one more when it follows every prompt.
+   */
+  | { type: "abort-resume"; reason: string; attempt: number; maxAttempts: number }
   | { type: "give-up"; reason: string }
 
 export type FailureBudgets = Pick<Options, "maxRetries" | "baseBackoffMs" | "maxBackoffMs" | "toolTextCheckDelayMs"> & {
@@ -141,46 +164,44 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
  *    `abort-resume` when its continue's call settled or it is known that none will go out (the
  *    watchdog after either counts from here; until then the chain waits); a call that timed
  *    out carries `mayLandUntil`, how long the host may still carry it out;
+ *  - `refused` instead of `sent` when a `prompt` never reached the host (held at the last
+ *    moment, another call in flight, the send spacing): the attempt is not spent, the same
+ *    prompt is due again at `retryAt`;
  *  - `ownPromptSeen` when the plugin's own user message shows up in the session (the watchdog
  *    also waits for this, up to FAILURE_ECHO_GRACE_MS past its usual time).
  * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
  * `abort-resume` -> own abort, then a continue after ABORT_CONTINUE_DELAY_MS;
  * `give-up` -> one log line. It must check its guards (cancelled, paused, awaiting the user,
- * completed, the out-of-context lock, the rate-limit gate, a prompt of ours on its way) before
- * `tick`/`idle`. While they refuse it feeds neither, only records that the session is idle
- * (`busy: false`), and ticks again later: the chain just waits.
+ * completed, the out-of-context lock, the rate-limit gate, a prompt of ours on its way, the
+ * send spacing) before `tick`/`idle`. While they refuse it feeds neither, only records that
+ * the session is idle (`busy: false`), and ticks again later: the chain just waits.
  */
 export function nextFailureStep(state: FailureState, event: FailureEvent, now: number, budgets: FailureBudgets): FailureStep {
   switch (event.type) {
     case "genuineUser":
       return { state: { ...INITIAL_FAILURE_STATE, busy: state.busy }, action: NONE }
     case "modelOutput":
-      return { state: { ...state, phase: "clear", attempts: 0, consecutive: 0 }, action: NONE }
+      return { state: { ...state, phase: "clear", attempts: 0, aborted: false, consecutive: 0 }, action: NONE }
     case "busy":
       // Whatever made it busy (our prompt, the host, the user), nothing is pending any more.
+      // After a recovery of ours the incident stays open until the model says something.
       if (state.phase === "armed" || state.phase === "prompted" || state.phase === "abort-resumed") {
-        return { state: { ...state, busy: true, phase: "clear", attempts: 0 }, action: NONE }
+        const open = state.attempts > 0 || state.aborted
+        return { state: { ...state, busy: true, phase: open ? "running" : "clear", attempts: open ? state.attempts : 0 }, action: NONE }
       }
       return { state: { ...state, busy: true }, action: NONE }
-    case "failure": {
-      if (state.phase === "gave-up" || state.phase === "loop-latched") return { state, action: NONE }
-      const limit = budgets.failureLoopLimit ?? DEFAULT_FAILURE_LOOP_LIMIT
-      if (state.consecutive >= limit) {
-        return {
-          state: { ...state, phase: "loop-latched", reason: event.name },
-          action: { type: "give-up", reason: `failure loop: ${state.consecutive} recoveries in a row brought no model output (${event.name})` },
-        }
-      }
-      const notBefore = now + backoffDelay(0, budgets.baseBackoffMs, budgets.maxBackoffMs)
-      const next: FailureState = { ...state, phase: "armed", reason: event.name, attempts: 0, notBefore, sentAt: 0 }
-      return state.busy ? { state: next, action: NONE } : { state: next, action: NONE, wakeAt: notBefore }
-    }
+    case "failure":
+      return onFailure(state, event.name, now, budgets)
     case "idle":
       return evaluate({ ...state, busy: false }, now, budgets)
     case "sent":
       // A late settle of an earlier prompt finds the chain elsewhere (or already timing): ignored.
       if (!awaitsEffect(state.phase) || !state.sending) return { state, action: NONE }
       return evaluate({ ...state, sending: false, sentAt: now, mayLandUntil: event.mayLandUntil }, now, budgets)
+    case "refused":
+      // The prompt never reached the host: not an attempt, and not judged; sent again at retryAt.
+      if (state.phase !== "prompted" || !state.sending) return { state, action: NONE }
+      return evaluate({ ...state, phase: "armed", attempts: state.attempts - 1, sending: false, notBefore: event.retryAt }, now, budgets)
     case "ownPromptSeen":
       // Seen before its call settled counts too (the host may echo before it answers). The
       // latest sighting counts: a very late echo of an earlier prompt must not stand in for
@@ -193,6 +214,60 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
   }
 }
 
+/**
+ * A streaming failure. One that answers a recovery of ours (the chain is running it, or still
+ * waiting for it to show) before any model output is the same incident: the loop count grows
+ * and the chain takes its next step; the failure-loop limit, or abort + resume failing too,
+ * ends it. Any other failure starts an incident.
+ */
+function onFailure(state: FailureState, name: string, now: number, budgets: FailureBudgets): FailureStep {
+  if (state.phase === "gave-up" || state.phase === "loop-latched") return { state, action: NONE }
+  const answersOurs = (state.phase === "running" || awaitsEffect(state.phase)) && (state.attempts > 0 || state.aborted)
+  if (!answersOurs) {
+    // A new incident, or a second report while one is armed: the steps taken so far stand.
+    const fresh = state.phase === "clear"
+    const attempts = fresh ? 0 : state.attempts
+    const notBefore = fresh ? now + backoffDelay(0, budgets.baseBackoffMs, budgets.maxBackoffMs) : state.notBefore
+    const next: FailureState = { ...state, phase: "armed", reason: name, attempts, aborted: false, notBefore, sentAt: 0, sending: false }
+    return state.busy ? { state: next, action: NONE } : { state: next, action: NONE, wakeAt: notBefore }
+  }
+  const consecutive = state.consecutive + 1
+  const limit = budgets.failureLoopLimit ?? DEFAULT_FAILURE_LOOP_LIMIT
+  if (consecutive >= limit) {
+    return {
+      state: { ...state, phase: "loop-latched", reason: name, consecutive, sending: false },
+      action: { type: "give-up", reason: `failure loop: ${consecutive} recoveries in a row brought no model output (${name})` },
+    }
+  }
+  if (state.aborted) {
+    return {
+      state: { ...state, phase: "gave-up", reason: name, consecutive, sending: false },
+      action: { type: "give-up", reason: `abort + resume did not restart the session (${name})` },
+    }
+  }
+  const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)
+  const next: FailureState = { ...state, phase: "armed", reason: name, consecutive, notBefore, sentAt: 0, sending: false }
+  return state.busy ? { state: next, action: NONE } : { state: next, action: NONE, wakeAt: notBefore }
+}
+
+/**
+ * Abort + resume instead of another prompt: the prompts are spent, or the failure loop allows
+ * one more recovery only (and the first recovery of an incident is always a plain prompt).
+ */
+function abortIsNext(state: FailureState, maxAttempts: number, budgets: FailureBudgets): boolean {
+  const limit = budgets.failureLoopLimit ?? DEFAULT_FAILURE_LOOP_LIMIT
+  return state.attempts >= maxAttempts || (state.consecutive >= 1 && state.consecutive + 1 >= limit)
+}
+
+function abortResume(state: FailureState, now: number, maxAttempts: number, why: string): FailureStep {
+  // No wakeAt: as for a prompt, the watchdog is armed by `sent`, once the continue that
+  // follows the abort (ABORT_CONTINUE_DELAY_MS and two host calls later) has settled.
+  return {
+    state: { ...state, phase: "abort-resumed", aborted: true, sentAt: now, sending: true, seenAt: undefined, mayLandUntil: undefined },
+    action: { type: "abort-resume", reason: `${why} (${state.reason})`, attempt: state.attempts + 1, maxAttempts },
+  }
+}
+
 function evaluate(state: FailureState, now: number, budgets: FailureBudgets): FailureStep {
   const maxAttempts = Math.max(0, budgets.maxRetries)
   switch (state.phase) {
@@ -202,19 +277,13 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
       if (maxAttempts === 0) {
         return { state: { ...state, phase: "gave-up" }, action: { type: "give-up", reason: `retry budget is 0 (${state.reason})` } }
       }
+      if (abortIsNext(state, maxAttempts, budgets)) {
+        return abortResume(state, now, maxAttempts, `${state.attempts} recovery prompt(s) ended in another failure`)
+      }
       const attempt = state.attempts + 1
       // No wakeAt: the watchdog is armed by `sent`, when the prompt's host call has settled.
       return {
-        state: {
-          ...state,
-          phase: "prompted",
-          attempts: attempt,
-          sentAt: now,
-          sending: true,
-          seenAt: undefined,
-          mayLandUntil: undefined,
-          consecutive: state.attempts === 0 ? state.consecutive + 1 : state.consecutive,
-        },
+        state: { ...state, phase: "prompted", attempts: attempt, sentAt: now, sending: true, seenAt: undefined, mayLandUntil: undefined },
         action: { type: "prompt", attempt, maxAttempts, reason: state.reason },
       }
     }
@@ -233,12 +302,7 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
         const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)
         return evaluate({ ...state, phase: "armed", notBefore }, now, budgets)
       }
-      // No wakeAt: as for a prompt, the watchdog is armed by `sent`, once the continue that
-      // follows the abort (ABORT_CONTINUE_DELAY_MS and two host calls later) has settled.
-      return {
-        state: { ...state, phase: "abort-resumed", sentAt: now, sending: true, seenAt: undefined, mayLandUntil: undefined },
-        action: { type: "abort-resume", reason: `${state.attempts} recovery prompt(s) did not restart the session (${state.reason})` },
-      }
+      return abortResume(state, now, maxAttempts, `${state.attempts} recovery prompt(s) did not restart the session`)
     }
     default:
       return { state, action: NONE }

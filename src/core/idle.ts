@@ -20,7 +20,7 @@
 import type { SendKind } from "../host/port.ts"
 import type { Options } from "../options/index.ts"
 import { holdReason, type EngineContext } from "./context.ts"
-import { beginRecovery, reporter, sendPrompt } from "./actions.ts"
+import { beginRecovery, reporter, sendPrompt, uncountUnsent } from "./actions.ts"
 import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
@@ -224,10 +224,13 @@ export class IdlePipeline {
     const timeout = options.sendTimeoutMs
     const report = reporter(this.ctx, state)
     switch (action.kind) {
-      case "send":
+      case "send": {
         // The one way a prompt goes out: it counts for the send spacing and for the prompts on their way.
-        await sendPrompt(this.ctx, state, { text: action.text, kind: action.sendKind, label: `send ${action.feature}` })
+        const sent = await sendPrompt(this.ctx, state, { text: action.text, kind: action.sendKind, label: `send ${action.feature}` })
+        // Only a nudge that reached the session counts against lifetimeMaxContinues.
+        if (uncountUnsent(state, sent)) log.log("debug", `session ${state.id}: ${action.feature} not sent (${sent}); not counted`)
         break
+      }
       case "command":
         await exclusiveHostCall(state, this.ctx.time, timeout, `command ${action.name}`, () =>
           this.ctx.port.command(state.id, action.name, action.args), report)

@@ -13,15 +13,24 @@ function errorLabel(name: string): string {
   return flat.length > MAX_NAME_CHARS ? `${flat.slice(0, MAX_NAME_CHARS)}…` : flat
 }
 
-/** Reason for a recovery prompt after a broken provider stream. */
-export function streamingFailureReason(errorName: string, attempt: number, maxAttempts: number): string {
-  const tries = maxAttempts > 1 ? `, recovery ${attempt}/${maxAttempts}` : ""
-  return `the provider stream failed (${errorLabel(errorName)}${tries})`
+/** ", recovery k/n" while k is within the budget (and the budget is more than one). */
+function recoveryLabel(attempt: number, maxAttempts: number): string {
+  return maxAttempts > 1 && attempt >= 1 && attempt <= maxAttempts ? `, recovery ${attempt}/${maxAttempts}` : ""
 }
 
-/** Reason for the continue sent after abort + resume ended the recovery chain. */
-export function abortResumeReason(errorName: string): string {
-  return `the provider stream failed (${errorLabel(errorName)}) and earlier recovery prompts did not restart the turn`
+/** Reason for a recovery prompt after a broken provider stream. */
+export function streamingFailureReason(errorName: string, attempt: number, maxAttempts: number): string {
+  return `the provider stream failed (${errorLabel(errorName)}${recoveryLabel(attempt, maxAttempts)})`
+}
+
+/**
+ * Reason for the continue sent after abort + resume, the chain's last step. It carries the
+ * incident's recovery number when the failure loop brought it forward (recovery 3/3 after two
+ * prompts that failed again); after every prompt was spent it is one past the budget and is
+ * not quoted, so no label repeats.
+ */
+export function abortResumeReason(errorName: string, attempt = 0, maxAttempts = 0): string {
+  return `the provider stream failed (${errorLabel(errorName)}${recoveryLabel(attempt, maxAttempts)}) and earlier recovery prompts did not restart the turn`
 }
 
 /** Reason for the one continue sent when a rate-limit cooldown is over. */

@@ -393,10 +393,19 @@ export const ROWS: Row[] = [
   },
   {
     id: "streaming-failure-chain",
-    why: "a dead endpoint that fails every recovery at once: failures in a row with no model output stop the chain after three prompts instead of cycling",
+    why: "a dead endpoint that fails every recovery at once is one incident: recovery 1/3, 2/3, abort + resume 3/3, then the failure loop gives up instead of cycling",
     options: { __modelFailsAfterPrompt: true },
     steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "stream" }], [end]), { do: "wait", ms: 600_000 }],
-    effect: [1, 2, 3].map(() => ({ act: "send", kind: "continue", text: /the provider stream failed/ }) as const),
+    // Found by this matrix: each failure answering our own prompt re-armed the chain at 1/3, the
+    // next prompt came inside injectIntervalMs and was refused yet counted (continue #1, #3, #5).
+    // Now every prompt waits for the spacing and only prompts sent are counted. (The error is
+    // APIError on 1.x, the type provider.transport on 2.x.)
+    effect: [
+      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 1\/3\)\.\nAttempt 1\/3 \(continue #1 since/ },
+      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 2\/3\)\.\nAttempt 2\/3 \(continue #2 since/ },
+      { act: "abort" },
+      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 3\/3\) and earlier recovery prompts did not restart the turn\.\nAttempt 3\/3 \(continue #3 since/ },
+    ],
   },
   {
     id: "rate-limit",

@@ -4,6 +4,7 @@ import { RecoveryEngine } from "../../src/core/engine.ts"
 import type { IdleRule } from "../../src/core/idle.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import type { Signal } from "../../src/host/port.ts"
+import { SendRefusedError } from "../../src/host/send-log.ts"
 import { resolveOptions } from "../../src/options/index.ts"
 import { RecordingPort } from "./recording-port.ts"
 
@@ -60,3 +61,36 @@ export const userTurn: Array<Partial<Signal> & { type: Signal["type"] }> = [
   { type: "busy" },
   { type: "modelOutput" },
 ]
+
+/** A broken stream as the host reports it when it gives up (a streaming name and message). */
+export const streamFailure = { type: "error", name: "APIError", message: "Streaming response failed: connection reset" } as const
+
+/**
+ * Makes `h`'s host a dead endpoint, as the matrix's `__modelFailsAfterPrompt`: every prompt of
+ * ours shows up, starts a run, and that run fails `failAfterMs` later with `streamFailure` and
+ * goes idle, with no model output, unless `speaks` (the model says something first). The port
+ * refuses a send closer than `spacingMs` to the previous one it took, as both real ports do
+ * (injectIntervalMs): such a send throws SendRefusedError and nothing reaches the session.
+ * Returns the texts the host took and the refusals it made.
+ */
+export function deadEndpoint(h: Harness, opts: { failAfterMs?: number; spacingMs?: number; speaks?: boolean } = {}) {
+  const { failAfterMs = 1000, spacingMs = 5000, speaks = false } = opts
+  const taken: { at: number; text: string }[] = []
+  const refused: number[] = []
+  const send = h.port.send.bind(h.port)
+  h.port.send = (request) => {
+    const now = h.time.now()
+    const last = taken.at(-1)?.at
+    if (last !== undefined && now - last < spacingMs) {
+      refused.push(now)
+      void send(request)
+      return Promise.reject(new SendRefusedError(`send refused: ${now - last}ms after the previous one to this session (injectIntervalMs=${spacingMs})`))
+    }
+    taken.push({ at: now, text: request.text })
+    const done = send(request)
+    h.time.schedule(0, () => h.emit({ type: "userMessage", genuine: false }, { type: "busy" }, ...(speaks ? [{ type: "modelOutput" as const }] : [])))
+    h.time.schedule(failAfterMs, () => h.emit(streamFailure, { type: "idle" }))
+    return done
+  }
+  return { taken, refused }
+}

@@ -8,7 +8,7 @@
 import type { Signal } from "../../host/port.ts"
 import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
-import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, type PromptRequest } from "../actions.ts"
+import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, spacingWait, uncountUnsent, type PromptRequest } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
 import type { CallOutcome } from "../host-calls.ts"
 import { errorText } from "../logger.ts"
@@ -96,7 +96,10 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
    * Feeds the streaming chain. A tick or idle, the events that can make it act, waits while a
    * hold says the session must be left alone, or while a prompt of ours (any path's) is still
    * on its way: a recovery prompt now would land behind it. The chain still learns that the
-   * session went idle, and looks again when the wait may be over.
+   * session went idle, and looks again when the wait may be over. A recovery prompt due before
+   * the send spacing (injectIntervalMs) allows is not taken yet either, but scheduled for when
+   * it does: the host would refuse it (a dead endpoint fails our prompt about a second after it
+   * went out, so the next one is always due too early).
    */
   function feed(state: SessionState, t: Tracked, event: FailureEvent): void {
     if (event.type === "tick" || event.type === "idle") {
@@ -108,10 +111,14 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
         return
       }
     }
-    const step = nextFailureStep(t.failure, event, ctx.time.now(), ctx.effective(state))
+    const now = ctx.time.now()
+    let step = nextFailureStep(t.failure, event, now, ctx.effective(state))
+    const spacing = step.action.type === "prompt" ? spacingWait(ctx, state) : 0
+    // Handed back before it goes out, as the host would refuse it: due again once spacing allows.
+    if (spacing > 0) step = nextFailureStep(step.state, { type: "refused", retryAt: now + spacing }, now, ctx.effective(state))
+    const action = step.action
     t.failure = step.state
     wakeAt(state, t, step.wakeAt)
-    const action = step.action
     if (action.type === "none") return
     if (action.type === "give-up") {
       ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
@@ -123,7 +130,14 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     // for abort + resume that is the continue sent seconds after the abort.
     const settled = (outcome?: CallOutcome | "held") => {
       try {
+        // Only a prompt that reached the session counts against lifetimeMaxContinues.
+        if (uncountUnsent(state, outcome)) ctx.logger.log("debug", `session ${state.id}: failure recovery not sent (${outcome ?? "no continue"}); not counted`)
         if (tracked.get(state.id) !== t) return
+        if (action.type === "prompt" && (outcome === "held" || outcome === "busy")) {
+          // It never reached the host: not an attempt; the same prompt again once it may go.
+          const now = ctx.time.now()
+          return feed(state, t, { type: "refused", retryAt: now + Math.max(ctx.effective(state).checkIntervalMs, spacingWait(ctx, state)) })
+        }
         // Past sendTimeoutMs the host may still carry the prompt out: not judged before it could
         // land (sendPrompt noted until when).
         feed(state, t, { type: "sent", mayLandUntil: outcome === "timeout" ? state.promptOverdueUntil : undefined })
@@ -132,12 +146,18 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
         ctx.logger.fault("module:failures", `failures failed after a recovery settled: ${errorText(error)}`)
       }
     }
+    // The continue quotes the incident's recovery number ("Attempt k/n"), capped at the budget
+    // for abort + resume after every prompt was spent.
+    const attempt = Math.min(action.attempt, action.maxAttempts)
     if (action.type === "prompt") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
-      void sendPrompt(ctx, state, failureContinue(ctx, state, streamingFailureReason(action.reason, action.attempt, action.maxAttempts))).then(settled, () => settled())
+      const reason = streamingFailureReason(action.reason, action.attempt, action.maxAttempts)
+      void sendPrompt(ctx, state, failureContinue(ctx, state, reason, attempt)).then(settled, () => settled())
     } else {
-      ctx.logger.log("info", `session ${state.id}: ${action.reason}; abort + resume`)
-      void abortThenPrompt(ctx, state, failureContinue(ctx, state, abortResumeReason(t.failure.reason))).then(settled, () => settled())
+      const step = action.attempt <= action.maxAttempts ? `recovery ${action.attempt}/${action.maxAttempts}` : "after the last prompt"
+      ctx.logger.log("info", `session ${state.id}: ${action.reason}; abort + resume (${step})`)
+      const reason = abortResumeReason(t.failure.reason, action.attempt, action.maxAttempts)
+      void abortThenPrompt(ctx, state, failureContinue(ctx, state, reason, attempt)).then(settled, () => settled())
     }
   }
 
@@ -166,10 +186,14 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
         t.context = nextContextLock(t.context, { type: "failure", kind: "context-overflow" }, now)
         ctx.logger.log("warn", `session ${state.id}: context window full (${verdict.why}); no continues until the user writes`)
         return
-      case "streaming":
-        ctx.logger.log("info", `session ${state.id}: streaming failure (${verdict.why}); recovery armed`)
+      case "streaming": {
+        const before = t.failure.consecutive
         feed(state, t, { type: "failure", name: signal.name })
+        const again = t.failure.consecutive > before
+        const next = again ? `our recovery ended in it with no model output (${t.failure.consecutive} in a row); same incident` : "recovery armed"
+        ctx.logger.log("info", `session ${state.id}: streaming failure (${verdict.why}); ${next}`)
         return
+      }
       default:
         ctx.logger.log("debug", `session ${state.id}: error not recovered (${verdict.kind}: ${verdict.why})`)
     }
@@ -239,6 +263,6 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
   }
 }
 
-function failureContinue(ctx: EngineContext, state: SessionState, reason: string): PromptRequest {
-  return continueRequest(ctx, state, { reason, label: "send failure recovery" })
+function failureContinue(ctx: EngineContext, state: SessionState, reason: string, attempt = 1): PromptRequest {
+  return continueRequest(ctx, state, { reason, label: "send failure recovery", attempt: () => attempt })
 }

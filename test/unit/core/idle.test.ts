@@ -129,6 +129,20 @@ describe("idle pipeline", () => {
     expect(h.port.sends).toHaveLength(3)
   })
 
+  test("a nudge the host refused does not count against the lifetime cap; control: one it took does", async () => {
+    const counted = async (behaviour: "reject" | "ok") => {
+      const first = recorder("first", () => nudge)
+      const h = makeHarness({}, {}, [first.rule])
+      h.port.sendBehaviour = behaviour
+      h.emit(...userTurn, { type: "idle" })
+      await h.advance(1000)
+      expect(h.port.sends).toHaveLength(1)
+      return h.engine.status("s1")?.lifetimeContinues
+    }
+    expect(await counted("reject")).toBe(0)
+    expect(await counted("ok")).toBe(1)
+  })
+
   test("a failed history read skips the pass instead of judging on nothing", async () => {
     const first = recorder("first", () => nudge)
     const h = makeHarness({}, {}, [first.rule])

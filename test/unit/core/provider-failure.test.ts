@@ -252,7 +252,7 @@ describe("streaming-failure chain", () => {
       [1_200, BUSY], // the prompt worked
       [1_300, SENT],
     ])
-    expect(steps[3]!.state.phase).toBe("clear")
+    expect(steps[3]!.state.phase).toBe("running")
     expect(steps[3]!.wakeAt).toBeUndefined()
   })
 
@@ -276,15 +276,20 @@ describe("streaming-failure chain", () => {
     expect(actions(steps)).toEqual(["none", "none", "none", "none"])
   })
 
-  test("a prompt that made the session busy ends the chain", () => {
+  test("a prompt that made the session busy takes no further step: the incident stays open until model output", () => {
     const steps = run([
       [0, F],
       [1_000, IDLE],
       [1_200, BUSY],
       [10_000, TICK],
+      [11_000, IDLE],
+      [60_000, TICK],
+      [61_000, OUTPUT],
     ])
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none"])
-    expect(steps[2]!.state.phase).toBe("clear")
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "none", "none"])
+    expect(steps[2]!.state).toMatchObject({ phase: "running", attempts: 1 })
+    expect(steps[5]!.state.phase).toBe("running")
+    expect(steps[6]!.state).toMatchObject({ phase: "clear", attempts: 0, consecutive: 0 })
   })
 
   test("watchdog: still not busy after toolTextCheckDelayMs -> retries with doubling backoff, then abort+resume, then give up", () => {
@@ -349,21 +354,65 @@ describe("streaming-failure chain", () => {
     expect(actions(steps)).toEqual(["none", "prompt", "none", "prompt"])
   })
 
-  test("endpoint permanently down: consecutive recoveries without output latch a failure loop", () => {
+  /** A dead endpoint: each recovery of ours starts a run that fails 1 s later with no output. */
+  const deadEndpoint = (rounds: number): [number, FailureEvent][] => {
     const events: [number, FailureEvent][] = []
     let t = 0
-    for (let i = 0; i < 5; i++) {
-      events.push([t, F], [t + 1_000, IDLE], [t + 1_100, BUSY], [t + 1_200, IDLE])
+    for (let i = 0; i < rounds; i++) {
+      events.push([t, F], [t + 100, IDLE], [t + 5_000, TICK], [t + 5_000, SENT], [t + 5_100, BUSY])
       t += 10_000
     }
-    const steps = run(events)
-    const sent = actions(steps).filter((a) => a === "prompt").length
-    expect(sent).toBe(3)
-    const latch = steps.find((s) => s.action.type === "give-up")
-    expect(latch?.state.phase).toBe("loop-latched")
-    expect(latch?.action).toMatchObject({ reason: expect.stringContaining("failure loop") })
+    return events
+  }
+
+  test("endpoint permanently down: one incident, recovery 1/3, 2/3, abort + resume 3/3, then the failure loop latches", () => {
+    const steps = run(deadEndpoint(6))
+    const taken = steps.filter((s) => s.action.type !== "none").map((s) => s.action)
+    expect(taken).toEqual([
+      { type: "prompt", attempt: 1, maxAttempts: 3, reason: "APIError" },
+      { type: "prompt", attempt: 2, maxAttempts: 3, reason: "APIError" },
+      { type: "abort-resume", attempt: 3, maxAttempts: 3, reason: expect.stringContaining("ended in another failure") },
+      { type: "give-up", reason: "failure loop: 3 recoveries in a row brought no model output (APIError)" },
+    ])
+    // The failure that answers prompt 1 continues the incident instead of starting a new one.
+    expect(steps[5]!.state).toMatchObject({ phase: "armed", attempts: 1, consecutive: 1 })
+    // Its backoff grows with the incident (backoff(1) = 2 s), as for a prompt judged dead.
+    expect(steps[6]!.wakeAt).toBe(10_000 + 2_000)
+    expect(steps.at(-1)!.state.phase).toBe("loop-latched")
     // Once latched, further failures and ticks do nothing.
     expect(actions(steps.slice(-4))).toEqual(["none", "none", "none", "none"])
+  })
+
+  test("negative control: a failure that does not follow a recovery of ours starts a new incident at recovery 1/3", () => {
+    // Same timeline, but the model speaks in each revived run before it fails again.
+    const events = deadEndpoint(4).flatMap((e): [number, FailureEvent][] => (e[1] === BUSY ? [e, [e[0] + 50, OUTPUT]] : [e]))
+    const prompts = run(events).filter((s) => s.action.type !== "none").map((s) => s.action)
+    expect(prompts).toEqual([1, 1, 1, 1].map((attempt) => ({ type: "prompt", attempt, maxAttempts: 3, reason: "APIError" })))
+  })
+
+  test("a failure before our prompt's call settled still answers it; its late settle changes nothing", () => {
+    const steps = run([[0, F], [1_000, IDLE], [1_900, F], [2_000, SENT], [3_900, IDLE], [3_900, SENT]])
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "prompt", "none"])
+    expect(steps[4]!.action).toMatchObject({ attempt: 2 })
+  })
+
+  test("abort + resume answered by a failure gives up, with a loop limit not reached yet", () => {
+    // maxRetries 1: prompt 1/1 fails again -> abort + resume -> it fails again -> give up.
+    const steps = run(deadEndpoint(4), INITIAL_FAILURE_STATE, { ...budgets, maxRetries: 1, failureLoopLimit: 5 })
+    const taken = steps.filter((s) => s.action.type !== "none").map((s) => s.action.type)
+    expect(taken).toEqual(["prompt", "abort-resume", "give-up"])
+    expect(steps.find((s) => s.action.type === "give-up")!.action).toMatchObject({ reason: expect.stringContaining("abort + resume did not restart") })
+  })
+
+  test("a prompt refused before it reached the host is not an attempt: the same prompt is due again at retryAt", () => {
+    const steps = run([[0, F], [1_000, IDLE], [1_000, { type: "refused", retryAt: 6_000 }], [5_999, TICK], [6_000, TICK]])
+    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "prompt"])
+    expect(steps[2]!.state).toMatchObject({ phase: "armed", attempts: 0 })
+    expect(steps[2]!.wakeAt).toBe(6_000)
+    expect(steps[4]!.action).toMatchObject({ attempt: 1 })
+    // Negative control: a refusal after the prompt settled (a late report) changes nothing.
+    const late = run([[0, F], [1_000, IDLE], [1_000, SENT], [1_500, { type: "refused", retryAt: 6_000 }]])
+    expect(late[3]!.state).toEqual(late[2]!.state)
   })
 
   test("model output between failures resets the count (negative control)", () => {
@@ -415,7 +464,7 @@ describe("streaming-failure chain: a recovery prompt the host shows late (K16)",
     expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "none", "none"])
     expect(steps[3]!.state.phase).toBe("prompted") // the usual verdict time: not yet, the prompt is unseen
     expect(steps[3]!.wakeAt).toBe(1_000 + 3_000 + FAILURE_ECHO_GRACE_MS)
-    expect(steps[5]!.state.phase).toBe("clear")
+    expect(steps[5]!.state.phase).toBe("running")
   })
 
   test("shown late but no run follows: the watchdog counts from the sighting", () => {
@@ -523,10 +572,10 @@ describe("streaming-failure chain: abort + resume is judged from its continue", 
   test("a continue that revives the session before its call settled: a later failure is recovered again", () => {
     // The old timing gave up at 4000 + ABORT_CONTINUE_DELAY_MS + 3000, before the continue even
     // went out; gave-up ignores failures, so the revived run's next failure got nothing.
-    const steps = run([...decided, [settle - 1_000, SEEN], [settle - 1_000, BUSY], [settle, SENT], [settle + 5_000, F], [settle + 5_000, IDLE], [settle + 6_000, TICK]], INITIAL_FAILURE_STATE, b1, false)
-    expect(steps[6]!.state.phase).toBe("clear")
-    expect(steps[7]!.state.phase).toBe("clear") // its late settle changes nothing
-    expect(actions(steps).slice(5)).toEqual(["none", "none", "none", "none", "none", "prompt"])
+    const steps = run([...decided, [settle - 1_000, SEEN], [settle - 1_000, BUSY], [settle - 900, OUTPUT], [settle, SENT], [settle + 5_000, F], [settle + 5_000, IDLE], [settle + 6_000, TICK]], INITIAL_FAILURE_STATE, b1, false)
+    expect(steps[6]!.state.phase).toBe("running")
+    expect(steps[8]!.state.phase).toBe("clear") // its late settle changes nothing
+    expect(actions(steps).slice(5)).toEqual(["none", "none", "none", "none", "none", "none", "prompt"])
   })
 
   test("negative control: the continue settles and shows at once: the verdict comes at the old time", () => {
@@ -556,5 +605,8 @@ describe("failure prompts", () => {
     expect(streamingFailureReason("APIError", 2, 3)).toBe("the provider stream failed (APIError, recovery 2/3)")
     expect(streamingFailureReason("", 1, 1)).toBe("the provider stream failed (an error)")
     expect(abortResumeReason("StreamError")).toContain("StreamError")
+    expect(abortResumeReason("APIError", 3, 3)).toBe("the provider stream failed (APIError, recovery 3/3) and earlier recovery prompts did not restart the turn")
+    // Past the budget (abort + resume after every prompt) no number is quoted: none repeats.
+    expect(abortResumeReason("APIError", 4, 3)).toBe("the provider stream failed (APIError) and earlier recovery prompts did not restart the turn")
   })
 })

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test"
 import { FAILURE_ECHO_GRACE_MS } from "../../../src/core/failure-chain.ts"
 import { MIN_LATE_LANDING_HOLD_MS } from "../../../src/core/host-calls.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
-import { makeHarness, userTurn } from "../../support/harness.ts"
+import { deadEndpoint, makeHarness, streamFailure, userTurn } from "../../support/harness.ts"
 
 const streamError = { type: "error", name: "UnknownError", message: "Streaming response failed: connection reset" } as const
 const rateLimit = { type: "error", name: "APIError", message: "Rate limit exceeded", status: 429 } as const
@@ -209,7 +209,8 @@ describe("streaming failure", () => {
         h.emit({ type: "userMessage", genuine: false }) // recovery prompt 1: shown at once, revives nothing
         return answer(0)
       }
-      if (echo || revive) h.emit({ type: "userMessage", genuine: false }, ...(revive ? [{ type: "busy" as const }] : []))
+      // A revived run is one the model speaks in (a busy alone is not: see "dead endpoint" below).
+      if (echo || revive) h.emit({ type: "userMessage", genuine: false }, ...(revive ? [{ type: "busy" as const }, { type: "modelOutput" as const }] : []))
       return answer(acceptMs)
     }
     const gaveUp: number[] = []
@@ -270,6 +271,84 @@ describe("streaming failure", () => {
     h.emit(...userTurn, streamError, { type: "interrupted" }, { type: "idle" })
     await h.advance(60_000, 1000)
     expect(h.port.calls).toHaveLength(0)
+  })
+})
+
+describe("a dead endpoint: every recovery fails about a second after it is sent, with no model output", () => {
+  /** The quoted labels of each prompt the host took: "recovery k/n", "Attempt k/n", "continue #k". */
+  const labels = (text: string) => [/recovery \d\/\d/.exec(text)?.[0] ?? "-", /Attempt \d+\/\d+/.exec(text)?.[0], /continue #\d+/.exec(text)?.[0]].join(" ")
+  const start = async (opts: Parameters<typeof deadEndpoint>[1] = {}) => {
+    const h = makeHarness()
+    const host = deadEndpoint(h, opts)
+    h.emit(...userTurn, streamFailure, { type: "idle" })
+    await h.advance(600_000, 250)
+    return { h, ...host }
+  }
+
+  test("one incident: recovery 1/3, 2/3, abort + resume 3/3, then the failure loop gives up; nothing refused, nothing more", async () => {
+    const { h, taken, refused } = await start()
+    expect(h.port.actions).toEqual(["send", "send", "abort", "send"])
+    expect(taken.map((t) => labels(t.text))).toEqual([
+      "recovery 1/3 Attempt 1/3 continue #1",
+      "recovery 2/3 Attempt 2/3 continue #2",
+      "recovery 3/3 Attempt 3/3 continue #3",
+    ])
+    expect(taken[2]!.text).toContain("earlier recovery prompts did not restart the turn")
+    expect(refused).toEqual([])
+    expect(h.port.logs.filter((l) => /gave up/.test(l.message)).map((l) => l.message)).toEqual([
+      "session s1: streaming-failure recovery gave up: failure loop: 3 recoveries in a row brought no model output (APIError)",
+    ])
+    expect(h.port.logged(/same incident/)).toBe(true)
+    expect(h.engine.status("s1")?.lifetimeContinues).toBe(3)
+  })
+
+  test("each prompt waits until the send spacing allows it (the failure comes 1 s after the previous prompt)", async () => {
+    const { taken, refused } = await start()
+    // Due at 1 s (the failure) + 2 s (backoff) after prompt 1, prompt 2 waits for the 5 s spacing instead of being refused.
+    expect(taken[1]!.at - taken[0]!.at).toBe(5000)
+    expect(refused).toEqual([])
+    // Negative control: a failure that comes after the spacing is over is answered at its backoff, not held to the spacing.
+    const late = await start({ failAfterMs: 8000 })
+    expect(late.taken[1]!.at - late.taken[0]!.at).toBe(8000 + 2000)
+  })
+
+  test("negative control: the model speaks in each revived run before it fails: every failure is a new incident at recovery 1/3", async () => {
+    const { h, taken } = await start({ speaks: true, spacingMs: 0 })
+    expect(taken.length).toBeGreaterThanOrEqual(3)
+    expect(new Set(taken.map((t) => /recovery \d\/\d/.exec(t.text)?.[0]))).toEqual(new Set(["recovery 1/3"]))
+    expect(h.port.aborts).toBe(0)
+    expect(h.port.logged(/same incident|failure loop/)).toBe(false)
+  })
+})
+
+describe("a recovery prompt that never reached the session does not count against lifetimeMaxContinues", () => {
+  /** The first recovery prompt's host call goes as `first`; later ones succeed. */
+  const firstCall = async (first: "reject" | "hang") => {
+    const h = makeHarness({ sendTimeoutMs: 1000, chunkTimeoutMs: 10_000, gracePeriodMs: 0, debug: true })
+    h.port.sendBehaviour = first
+    const send = h.port.send.bind(h.port)
+    h.port.send = (request) => {
+      const out = send(request)
+      h.port.sendBehaviour = "ok"
+      return out
+    }
+    h.emit(...userTurn, streamFailure, { type: "idle" })
+    await h.advance(120_000, 500)
+    return h
+  }
+
+  test("a refused prompt gives its continue back: the next one is still continue #1", async () => {
+    const h = await firstCall("reject")
+    expect(h.port.sends.length).toBeGreaterThanOrEqual(2)
+    expect(h.port.sends[1]!.text).toContain("continue #1 since")
+    expect(h.port.logged(/failure recovery not sent \(failed\); not counted/)).toBe(true)
+  })
+
+  test("negative control: a prompt whose call timed out may still land and keeps its count: the next one is continue #2", async () => {
+    const h = await firstCall("hang")
+    expect(h.port.sends.length).toBeGreaterThanOrEqual(2)
+    expect(h.port.sends[1]!.text).toContain("continue #2 since")
+    expect(h.port.logged(/not counted/)).toBe(false)
   })
 })
 
