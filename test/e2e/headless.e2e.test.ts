@@ -76,7 +76,7 @@ function startupLines(run: Run): string[] {
   return runPluginLogs(run.result, "auto-resume").filter((l) => l.startsWith("info opencode-auto-resume ") && l.includes("host=v1"))
 }
 
-const TIMEOUTS_LINE = /^info headless run: provider timeouts set to chunkTimeoutMs .*: fake chunkTimeout\+headerTimeout=3000ms$/
+const TIMEOUTS_LINE = /^info provider timeouts set to chunkTimeoutMs .*: fake chunkTimeout\+headerTimeout=3000ms$/
 
 /** The plugin handed the fake provider its budget for both timeouts, and said so once. */
 function checkTimeoutsSet(run: Run) {
