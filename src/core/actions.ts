@@ -6,6 +6,7 @@
 import type { SendKind } from "../host/port.ts"
 import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
 import { buildContinuePrompt } from "../prompts/continue.ts"
+import { abortVeto } from "./abort-veto.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, lateLandingHoldMs, type CallOutcome, type CallReporter } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
@@ -115,10 +116,15 @@ export function spacingWait(ctx: EngineContext, state: SessionState): number {
   return Math.max(0, state.lastSendAt + ctx.effective(state).injectIntervalMs - ctx.time.now())
 }
 
+/** `commit`: every hold and the abort veto passed, the abort call goes out next (what a caller counts
+ * as an attempt). `vetoed`: the last look (abort-veto.ts), or a hold that came up during it, stopped it. */
+export type AbortHooks = { commit?: () => void; vetoed?: (why: string) => void }
+
 /**
  * Aborts the running turn (marked as ours, so it is never read as ESC), then prompts after
  * ABORT_CONTINUE_DELAY_MS unless a new run started by itself meanwhile. `onSent` runs after
- * a successful prompt; `exception` lets the abort end an open call (see OpenCallException).
+ * a successful prompt; `exception` lets the abort end an open call (see OpenCallException);
+ * `hooks` hear when the abort is committed (every check and the history veto passed) or vetoed.
  * Settles when the whole action is over: with the prompt's outcome once its host call settled,
  * or with undefined once it is known that no prompt will go out (held, abort refused or
  * failed, the pause cancelled, a run started by itself), so a caller can time what follows
@@ -130,21 +136,42 @@ export async function abortThenPrompt(
   request: PromptRequest,
   onSent?: () => void,
   exception?: OpenCallException,
+  hooks: AbortHooks = {},
 ): Promise<CallOutcome | "held" | undefined> {
-  const held = actionHold(ctx, state, exception)
+  const refusal = () => actionHold(ctx, state, exception) ?? (ownAbortLanding(state, ctx.time.now()) ? "our previous abort is not reported yet" : undefined)
+  const held = refusal()
   if (held) {
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${held}`)
     return undefined
   }
-  if (ownAbortLanding(state, ctx.time.now())) {
-    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: our previous abort is not reported yet`)
+  // The host's record of the newest turn, read once: a tool call our events missed vetoes the
+  // abort (abort-veto.ts). The read takes time: meanwhile the action counts as under way (a user
+  // turn or ESC cancels it like the pause below), and the holds are asked again after it.
+  let superseded = false
+  const wasBusy = state.busy
+  state.pendingAction?.()
+  state.pendingAction = () => {
+    superseded = true
+  }
+  const veto = await abortVeto(ctx, state)
+  if (superseded || (wasBusy && !state.busy)) {
+    if (!superseded) state.pendingAction = undefined
+    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: the session moved on while its history was read`)
     return undefined
   }
+  const blocked = veto ?? refusal()
+  if (blocked) {
+    state.pendingAction = undefined
+    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${blocked}`)
+    hooks.vetoed?.(blocked)
+    return undefined
+  }
+  // Every check passed: what the caller counts as an attempt is counted now, before the call.
+  hooks.commit?.()
   const options = ctx.effective(state)
   const abortAt = ctx.time.now()
-  // The host reports the abort (interrupted, idle) before the abort call returns: mark the
-  // recovery as under way first, so that idle is not judged as a finished turn meanwhile.
-  state.pendingAction?.()
+  // The host reports the abort (interrupted, idle) before the abort call returns: the recovery
+  // stays marked as under way, so that idle is not judged as a finished turn meanwhile.
   state.pendingAction = () => undefined
   // Opened only when the call really goes out: a refused one must not touch another's count.
   let called = false

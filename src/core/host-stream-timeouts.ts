@@ -1,15 +1,19 @@
 /**
- * Which of OpenCode's provider stream timeouts a headless run shortens, for which providers,
- * and to what.
+ * Which of OpenCode's provider stream timeouts the plugin shortens, for which providers, and to
+ * what.
  *
- * A headless run (`opencode run`) ends at the session's first idle and fails when the session
- * reported any error. The plugin's own cure for a hung stream (abort, then continue) produces
- * exactly that: the abort's MessageAbortedError and idle end the run before the continue lands.
- * OpenCode has a cure of its own that ends neither: a request whose response headers do not
- * come within the provider option `headerTimeout`, or whose stream then stays silent for
- * `chunkTimeout`, is cut; OpenCode reports `session.status retry` and asks again. Both default
- * to 300 s, later than the plugin's stall budget, so in a headless run the plugin hands them
- * its own budget and lets the host recover first.
+ * OpenCode has a cure of its own for a hung request: one whose response headers do not come
+ * within the provider option `headerTimeout`, or whose stream then stays silent for
+ * `chunkTimeout`, is cut; OpenCode reports `session.status retry` and asks again, inside the
+ * same turn, with no message in the session. Both default to 300 s, later than the plugin's
+ * stall budget, so the plugin hands them its own budget and lets the host recover first, in
+ * every 1.x process that runs sessions:
+ *  - a headless run (`opencode run`) ends at the session's first idle and fails when the
+ *    session reported any error; the plugin's abort produces exactly that, so there the host's
+ *    retry is the only cure that lets the run finish;
+ *  - `opencode serve` and the terminal UI: the host's retry costs no abort and no visible
+ *    message. The plugin's abort-first path is left for what the host's timers cannot see:
+ *    a stream kept warm by keep-alive comments (each resets `chunkTimeout`), a stale busy status.
  *
  * The value is the session's `chunkTimeoutMs` for that provider (profile and modelProfiles
  * included), without `gracePeriodMs`, for both options: either hang is plain silence to the

@@ -88,3 +88,21 @@ export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets):
   }
   return { act: true, kind: "continue", delayMs, reason: "stream stalled" }
 }
+
+/** What the host said about the stalled run (core/host-run.ts). */
+export type HostRunState = "live" | "stopped" | "unknown"
+
+/**
+ * Turns the ladder's rung into the action for what the host says. Only a plain continue is
+ * affected: an abort rung stays an abort. A run the host still has live is aborted first, since
+ * a prompt would only wait in its inbox for a step boundary a hung stream never reaches; a
+ * session the host no longer runs is prompted, which starts a turn. With no answer the plugin
+ * does not abort on a guess: the continue goes out as before, and if it did not help the next
+ * rung aborts ("previous continue did not revive the run").
+ */
+export function stallActionFor(rung: RecoveryKind, host: HostRunState): { kind: RecoveryKind; note: string } {
+  if (rung !== "continue") return { kind: rung, note: "" }
+  if (host === "live") return { kind: "abort+continue", note: "the host still runs it: a prompt would only wait in its inbox" }
+  if (host === "stopped") return { kind: "continue", note: "the host no longer runs it" }
+  return { kind: "continue", note: "the host did not say whether it still runs it: no abort on a guess" }
+}

@@ -8,7 +8,8 @@ import type { Options } from "../options/index.ts"
 import { formatDuration } from "../prompts/format.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "./actions.ts"
-import { decideStallRecovery } from "./ladder.ts"
+import { askHostRun } from "./host-run.ts"
+import { decideStallRecovery, stallActionFor } from "./ladder.ts"
 import { ownAbortLanding } from "./own-abort.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
@@ -115,7 +116,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
       ensureWatchdog(ctx, state)
       return
     }
-    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + decision.delayMs)
+    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + decision.delayMs, detectedAt)
   })
 }
 
@@ -131,33 +132,84 @@ function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryK
   state.lastActivityAt = now
 }
 
-async function runRecovery(ctx: EngineContext, state: SessionState, kind: RecoveryKind, reason: string, silentMs: number) {
+/**
+ * A plain continue rung asks the host first whether the run is live (host-run.ts), which
+ * decides between the continue and abort-first. While the answer is out the recovery counts
+ * as under way; a user turn or ESC cancels it. Resolves to undefined when it was cancelled.
+ */
+async function actionForHost(ctx: EngineContext, state: SessionState, rung: RecoveryKind): Promise<{ kind: RecoveryKind; note: string } | undefined> {
+  if (rung !== "continue") return { kind: rung, note: "" }
+  let cancelled = false
+  const marker = () => {
+    cancelled = true
+  }
+  state.pendingAction = marker
+  const host = await askHostRun(ctx, state)
+  if (cancelled) return undefined
+  if (state.pendingAction === marker) state.pendingAction = undefined
+  const action = stallActionFor(rung, host.state)
+  return { kind: action.kind, note: host.detail ? `${action.note} (${host.detail})` : action.note }
+}
+
+async function runRecovery(ctx: EngineContext, state: SessionState, rung: RecoveryKind, reason: string, silentMs: number, detectedAt: number) {
   const held = holdReason(ctx, state)
   if (held) {
     logHeld(ctx, state, held)
     return
   }
-  recordContinue(ctx, state, kind, reason)
+  const action = await actionForHost(ctx, state, rung)
+  if (!action || !state.busy || state.dropped || state.lastActivityAt > detectedAt) {
+    ctx.logger.log("info", `session ${state.id}: the session moved on while the host was asked; nothing sent`)
+    ensureWatchdog(ctx, state)
+    return
+  }
+  const { kind } = action
+  if (action.note) ctx.logger.log("info", `session ${state.id}: stall recovery: ${kind === "continue" ? "plain continue" : "abort first, then continue"}; ${action.note}`)
+  // The attempt the prompt quotes is fixed when it is counted: output of the run being aborted
+  // (or of a prompt the host picks up meanwhile) resets the episode, and must not make the
+  // continue read "Attempt 0/3".
+  let attempt = state.episodeRetries + 1
+  const request = stallContinue(ctx, state, reason, silentMs, () => attempt)
   if (kind === "continue") {
-    const sent = await sendPrompt(ctx, state, stallContinue(ctx, state, reason, silentMs))
+    recordContinue(ctx, state, kind, reason)
+    attempt = state.episodeRetries
+    const sent = await sendPrompt(ctx, state, request)
     if (sent === "ok") afterContinue(ctx, state)
     else if (sent === "held") logHeld(ctx, state, holdReason(ctx, state) ?? "held")
     ensureWatchdog(ctx, state)
     return
   }
-  const record = state.lastRecovery
-  await abortThenPrompt(ctx, state, stallContinue(ctx, state, reason, silentMs), () => {
-    // The continue went out seconds after the decision: output of the run being aborted in
-    // between does not answer it, so the record takes the output stamp as of now. Its run stays
-    // the decision's: if the abort ended that run, the continue starts a fresh one.
-    if (record && state.lastRecovery === record) state.lastRecovery = { ...record, outputAt: state.lastModelOutputAt }
-    afterContinue(ctx, state)
-  })
+  let record: SessionState["lastRecovery"]
+  await abortThenPrompt(
+    ctx,
+    state,
+    request,
+    () => {
+      // The continue went out seconds after the decision: output of the run being aborted in
+      // between does not answer it, so the record takes the output stamp as of now. Its run stays
+      // the decision's: if the abort ended that run, the continue starts a fresh one.
+      if (record && state.lastRecovery === record) state.lastRecovery = { ...record, outputAt: state.lastModelOutputAt }
+      afterContinue(ctx, state)
+    },
+    undefined,
+    {
+      commit: () => {
+        recordContinue(ctx, state, kind, reason)
+        attempt = state.episodeRetries
+        record = state.lastRecovery
+      },
+      vetoed: (why) => {
+        // Not counted as an attempt: the stall is looked at again on the next check.
+        logHeld(ctx, state, `not aborting: ${why}`)
+        ensureWatchdog(ctx, state, ctx.effective(state).checkIntervalMs)
+      },
+    },
+  )
 }
 
-/** The stall continue quotes the episode's attempt number. */
-function stallContinue(ctx: EngineContext, state: SessionState, reason: string, silentMs: number): PromptRequest {
-  return continueRequest(ctx, state, { reason, label: "send continue", silentMs, attempt: () => state.episodeRetries })
+/** The stall continue quotes the episode's attempt number as it was counted. */
+function stallContinue(ctx: EngineContext, state: SessionState, reason: string, silentMs: number, attempt: () => number): PromptRequest {
+  return continueRequest(ctx, state, { reason, label: "send continue", silentMs, attempt })
 }
 
 function afterContinue(ctx: EngineContext, state: SessionState): void {

@@ -152,7 +152,7 @@ export const TUNABLE_SPECS = {
     "continue",
     {
       description:
-        "Reaction to a session that stays busy but silent: 'continue' prompts it, 'abort' aborts the run first and then prompts, 'off' leaves it alone.",
+        "Reaction to a session that stays busy but silent: 'continue' asks OpenCode whether the run is still live, aborts a live run first and then sends one continue, and only prompts a session OpenCode no longer runs (or one it gave no answer about); 'abort' aborts first without asking; 'off' leaves it alone.",
     },
   ),
   contextSaturationThreshold: withDefault(

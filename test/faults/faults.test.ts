@@ -75,15 +75,18 @@ describe("fault injection", () => {
             steps: [{ k: "ev", ev: { t: "user", s: 0, provider: "cloud" }, how: "once" }, { k: "ev", ev: { t: "busy", s: 0 }, how: "once" }, { k: "wait", ms: 20_000 }],
           },
           adapter,
-          { stopAtFirst: false },
+          // No listing answers: the stall's first action is the plain continue (a live run's would
+          // be an abort, and a hung abort holds the next one for the late-landing hold instead).
+          { stopAtFirst: false, faults: { listBusySessions: "reject" } },
         )
         expect(r.violations).toEqual([])
         // The hung call, then the next recovery of the same session, no later than the slot's
-        // release (sendTimeoutMs) plus one stall budget, the longest backoff and one check.
+        // release (sendTimeoutMs) plus one stall budget, the longest backoff and one check, plus
+        // one bounded look before its abort (the script hangs every other read, that one too).
         const [hung, next] = r.calls.filter((c) => c.sessionID === "ses_0")
         expect(hung?.outcome).toBe("hang")
         expect(next).toBeDefined()
-        const bound = o.sendTimeoutMs + o.chunkTimeoutMs + o.gracePeriodMs + o.maxBackoffMs + o.checkIntervalMs
+        const bound = 2 * o.sendTimeoutMs + o.chunkTimeoutMs + o.gracePeriodMs + o.maxBackoffMs + o.checkIntervalMs
         expect(next!.at - hung!.at).toBeLessThanOrEqual(bound)
       })
 

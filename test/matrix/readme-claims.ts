@@ -18,8 +18,8 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   maxRetries: { rows: ["retry-budget"] },
   loopMaxContinues: { elsewhere: "test/unit/core/ladder.test.ts (loopMaxContinues continues inside the window is a hallucination loop)" },
   lifetimeMaxContinues: { rows: ["lifetime-budget"] },
-  "Headless runs (`opencode run`, 1.x).": {
-    elsewhere: "a start-up change of the provider config, not a timeline: test/e2e/headless.e2e.test.ts on the real 1.18.33 host; 2.x has no config surface (the README says so)",
+  "OpenCode's own retry of a hung request (1.x).": {
+    elsewhere: "a start-up change of the provider config, not a timeline: test/e2e/stall-live.e2e.test.ts and test/e2e/headless.e2e.test.ts on the real 1.18.33 host; 2.x has no config surface (the README says so)",
   },
   "A tool that runs for a long time is not a stall.": { rows: ["tool-phase"] },
   "A finished turn that is not really finished.": { rows: ["tool-text", "thinking-tool", "dead-stream", "done-claim-open-todos", "celebration", "stop-statement"] },

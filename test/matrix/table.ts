@@ -94,7 +94,6 @@ export const ROWS: Row[] = [
     why: "a live run silent for chunkTimeoutMs + gracePeriodMs is aborted first, then continued once (a prompt into a live run would only wait in its inbox)",
     steps: [user(), say("Looking at the code "), hang()],
     effect: ABORTED_AND_CONTINUED,
-    pending: { v1: "issue13-live-hang", v2: "issue13-live-hang" },
     e2e: [
       { file: E2E.stall, test: "(a) a stream that hangs mid-answer is recovered and the turn completes" },
       { file: E2E.stall, test: "(d) a healthy session gets nothing from the plugin" },

@@ -69,8 +69,10 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
     title: "the user's ESC lands just after our abort was carried out and answered, and the host reports one interruption",
     sc: {
       options: { ...FAST, maxRetries: 2, lifetimeMaxContinues: 2, loopMaxContinues: 1, loopWindowMs: 1000, busyStallStrategy: "continue", injectIntervalMs: 0, activeUserWindowMs: 0, warmupMs: 0, toolTextCheckDelayMs: 0, minActivityGapMs: 0, subagentWaitMs: 1000 },
-      calls: [ok(0), { outcome: "ok", lateMs: 0, echoDelayMs: 2, idleAfterAbort: false }],
-      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(400), ev({ t: "esc", s: 0, v: 0 }), wait(1), ev({ t: "say", s: 0, text: 0 }), ev({ t: "idle", s: 0 }), wait(6000)],
+      // A live run's stall is aborted first (no continue before it): the abort is the first call,
+      // made as the 200 ms budget passes, and the ESC comes in the 2 ms before the host reports it.
+      calls: [{ outcome: "ok", lateMs: 0, echoDelayMs: 2, idleAfterAbort: false }, ok(0)],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(200), ev({ t: "esc", s: 0, v: 0 }), wait(1), ev({ t: "say", s: 0, text: 0 }), ev({ t: "idle", s: 0 }), wait(6000)],
     },
     kinds: ["core", "v1"],
   },

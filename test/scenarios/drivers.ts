@@ -193,6 +193,9 @@ export function v1Driver(options: Record<string, unknown>): Driver {
         case "hostCalls":
           fake.behaviour = step.behaviour
           return
+        case "idleLost":
+          fake.busy = false
+          return
       }
     },
     outcome: () => ({ continues: fake.prompts, aborts: fake.aborts, cancelledByUser: plugin.engine.status(SESSION)?.cancelledByUser }),
@@ -250,6 +253,9 @@ export function v2Driver(options: Record<string, unknown>): Driver {
           return pauses.resume(SESSION)
         case "hostCalls":
           for (const method of actions) host.set(method, step.behaviour)
+          return
+        case "idleLost":
+          host.runs.delete(SESSION)
           return
       }
     },

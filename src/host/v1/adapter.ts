@@ -25,7 +25,7 @@ import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/tas
 import { hostPauses } from "../../pause/host-pauses.ts"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
-import { applyHeadlessStreamTimeouts } from "./headless-timeout.ts"
+import { applyProviderStreamTimeouts } from "./stream-timeouts.ts"
 import { claimSlot, nextSerial, releaseSlot } from "../registry.ts"
 import { exportWatchState, importWatchState } from "../v2/watch-state.ts"
 import { getV1Slot, type V1Holder, type V1Slot } from "./registry.ts"
@@ -148,9 +148,9 @@ export function startV1(
   }
 
   const hooks: Hooks = {
-    // Headless `opencode run` only: OpenCode's own hung-request retry gets our stall budget.
+    // OpenCode's own hung-request retry gets our stall budget (run, serve and the TUI alike).
     config: guard("config", (config: unknown) => {
-      applyHeadlessStreamTimeouts(config, {
+      applyProviderStreamTimeouts(config, {
         argv: deps.argv ?? process.argv,
         budgetMs: (providerID) => effectiveOptions(resolved, providerID).chunkTimeoutMs,
         log: (level, message) => engine.logger.log(level, message),

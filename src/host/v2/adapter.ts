@@ -6,8 +6,8 @@
  * re-run `setup` for the same location stops the previous instance before it starts, and with
  * `shareWatchState` takes over its session state; another location's instance keeps running. The returned cleanup stops every timer, the subscription and the tool registration.
  *
- * Unlike v1 (host/v1/headless-timeout.ts) nothing here shortens the host's provider stream
- * timeouts for a headless run: the documented 2.x context has no config hook and no way to set
+ * Unlike v1 (host/v1/stream-timeouts.ts) nothing here shortens the host's provider stream
+ * timeouts: the documented 2.x context has no config hook and no way to set
  * provider options, so there is no surface to do it through.
  */
 import type { TimeSource } from "../../core/clock.ts"

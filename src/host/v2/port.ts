@@ -177,7 +177,9 @@ export function createV2Port(deps: V2PortDeps): V2Port {
 
     async listBusySessions() {
       const data = asObj(unwrapData(await http.getJson("/api/session/active")))
-      if (!data) return []
+      // An answer that is no listing says nothing about what runs: "nothing runs" would be a guess
+      // that discovery and the stall path would both act on.
+      if (!data) throw new Error("the active-session answer is not an object")
       return Object.entries(data)
         .filter(([, status]) => {
           const type = str(get(status, "type")) ?? str(status)

@@ -26,6 +26,11 @@ export type TextStep = {
 export type ToolCallStep = { kind: "toolCall"; name: string; args: Record<string, unknown>; id?: string }
 export type HangAfterStep = { kind: "hangAfter"; partialText: string }
 export type HangBeforeHeadersStep = { kind: "hangBeforeHeaders" }
+/**
+ * Partial text, then nothing but SSE comments (`: keep-alive`) every `everyMs`, forever: bytes
+ * keep arriving, so a timeout that counts bytes is reset, while no event reaches the session.
+ */
+export type HangWarmStep = { kind: "hangWarm"; partialText: string; everyMs: number }
 export type ReasoningOnlyStep = { kind: "reasoningOnly"; text: string; completionTokens: number }
 export type HttpErrorStep = {
   kind: "httpError"
@@ -42,6 +47,7 @@ export type Step =
   | ToolCallStep
   | HangAfterStep
   | HangBeforeHeadersStep
+  | HangWarmStep
   | ReasoningOnlyStep
   | HttpErrorStep
   | ErrorChunkStep
@@ -60,6 +66,7 @@ export const toolCall = (name: string, args: Record<string, unknown>, o: { id?: 
 })
 export const hangAfter = (partialText: string): HangAfterStep => ({ kind: "hangAfter", partialText })
 export const hangBeforeHeaders = (): HangBeforeHeadersStep => ({ kind: "hangBeforeHeaders" })
+export const hangWarm = (partialText: string, everyMs = 500): HangWarmStep => ({ kind: "hangWarm", partialText, everyMs })
 export const reasoningOnly = (text: string, completionTokens: number): ReasoningOnlyStep => ({
   kind: "reasoningOnly",
   text,
@@ -92,6 +99,12 @@ export type RecordedRequest = {
   /** Text of the last `user` message in body.messages ("" when none). */
   lastUserText: string
   outcome: RequestOutcome
+  /** A hang: when its last data chunk was written (the moment the stream fell silent for the session). */
+  lastByteAt?: number
+  /** A warm hang: when its latest keep-alive comment was written. */
+  lastKeepAliveAt?: number
+  /** When the connection closed (the client hung up, or the answer ended). */
+  closedAt?: number
 }
 
 export type FakeProvider = {
@@ -329,15 +342,25 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         return
       }
       case "hangAfter":
+      case "hangWarm":
       case "hangBeforeHeaders": {
         const h: Hung = { rec, res, headersSent: false, model }
-        if (step.kind === "hangAfter") {
+        if (step.kind === "hangAfter" || step.kind === "hangWarm") {
           sseHead(res)
           h.headersSent = true
           for (const [i, p] of splitInto(step.partialText, 2).entries())
             send(res, chunkFor(model, i === 0 ? { role: "assistant", content: p } : { content: p }, null))
         }
         hung.add(h)
+        if (step.kind === "hangWarm") {
+          if (rec) rec.lastByteAt = Date.now()
+          const timer = setInterval(() => {
+            if (gone(res) || !hung.has(h)) return clearInterval(timer)
+            res.write(": keep-alive\n\n")
+            if (rec) rec.lastKeepAliveAt = Date.now()
+          }, step.everyMs)
+          res.on("close", () => clearInterval(timer))
+        } else if (rec) rec.lastByteAt = Date.now()
         return
       }
     }
@@ -379,6 +402,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       requests.push(rec)
       // The client hanging up before we are done: forget any hang, record it.
       res.on("close", () => {
+        rec.closedAt = Date.now()
         for (const h of hung) if (h.res === res) hung.delete(h)
         if (rec.outcome === "pending" && !res.writableFinished) rec.outcome = "clientAborted"
         else if (rec.outcome === "pending") rec.outcome = "completed"

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { backoffDelay, continuesInWindow, decideStallRecovery, type LadderBudgets, type LadderInput } from "../../../src/core/ladder.ts"
+import { backoffDelay, continuesInWindow, decideStallRecovery, stallActionFor, type LadderBudgets, type LadderInput } from "../../../src/core/ladder.ts"
 
 const budgets: LadderBudgets = {
   busyStallStrategy: "continue",
@@ -97,5 +97,25 @@ describe("decideStallRecovery", () => {
   test("backoff grows with the episode's retries", () => {
     const d = decideStallRecovery({ ...fresh, episodeRetries: 2, lastModelOutputAt: 999_999, lastRecovery: { ...continued, at: 990_000 } }, budgets)
     expect(d.act && d.delayMs).toBe(4000)
+  })
+})
+
+describe("stallActionFor: the rung against what the host says", () => {
+  test("a plain continue rung aborts first when the host still runs the session", () => {
+    expect(stallActionFor("continue", "live").kind).toBe("abort+continue")
+  })
+
+  test("negative control: a session the host no longer runs gets the plain continue", () => {
+    expect(stallActionFor("continue", "stopped").kind).toBe("continue")
+  })
+
+  test("no answer from the host: no abort on a guess, the plain continue goes out", () => {
+    const action = stallActionFor("continue", "unknown")
+    expect(action.kind).toBe("continue")
+    expect(action.note).toContain("no abort on a guess")
+  })
+
+  test("an abort rung stays an abort whatever the host says", () => {
+    for (const host of ["live", "stopped", "unknown"] as const) expect(stallActionFor("abort+continue", host).kind).toBe("abort+continue")
   })
 })

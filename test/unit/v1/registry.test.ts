@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { FakePauses } from "../pause/helpers.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { BUDGET, FakeV1Host, freshDirectory, SID } from "./rig.ts"
 
 /** A user turn that starts streaming, then goes silent. */
@@ -12,11 +13,19 @@ function stallingTurn(host: FakeV1Host, sessionID = SID): void {
   host.delta(sessionID)
 }
 
+/**
+ * A host whose listing shows no run: each live engine then sends a plain continue of its own,
+ * so two engines are two prompts. (With the run listed, the first engine's abort ends the run
+ * and the second has nothing left to do, which would hide a duplicate instance.)
+ */
+const STALE = { discoveryDelayMs: 24 * 60 * 60_000 }
+
 describe("the plugin listed twice (two server() calls for one directory)", () => {
   test("one stall gets exactly one continue", async () => {
     const host = new FakeV1Host()
-    const first = host.start()
-    const second = host.start()
+    host.listsRuns = false
+    const first = host.start(STALE)
+    const second = host.start(STALE)
     stallingTurn(host)
     await host.advance(BUDGET + 10_000)
     expect(host.prompts).toHaveLength(1)
@@ -28,8 +37,9 @@ describe("the plugin listed twice (two server() calls for one directory)", () =>
 
   test("negative control: two directories are two live engines, and the same events give two continues", async () => {
     const host = new FakeV1Host()
-    host.start({}, freshDirectory())
-    host.start({}, freshDirectory())
+    host.listsRuns = false
+    host.start(STALE, freshDirectory())
+    host.start(STALE, freshDirectory())
     stallingTurn(host)
     await host.advance(BUDGET + 10_000)
     expect(host.prompts).toHaveLength(2)
@@ -38,8 +48,9 @@ describe("the plugin listed twice (two server() calls for one directory)", () =>
 
   test("negative control: so are two registry scopes in one directory", async () => {
     const host = new FakeV1Host()
-    host.start({ registryScope: `a-${host.directory}` })
-    host.start({ registryScope: `b-${host.directory}` })
+    host.listsRuns = false
+    host.start({ ...STALE, registryScope: `a-${host.directory}` })
+    host.start({ ...STALE, registryScope: `b-${host.directory}` })
     stallingTurn(host)
     await host.advance(BUDGET + 10_000)
     expect(host.prompts).toHaveLength(2)
@@ -164,6 +175,9 @@ describe("shareWatchState", () => {
     expect(host.logged(/shareWatchState: took over 1 session/)).toBe(true)
     expect(second.engine.status(SID)?.busy).toBe(true)
     await host.advance(BUDGET - 100_000 + 2_000)
+    // On the original deadline the live run is aborted; its one continue follows the pause.
+    expect(host.aborts).toBe(1)
+    await host.advance(ABORT_CONTINUE_DELAY_MS)
     expect(host.prompts).toHaveLength(1)
     host.stopAll()
   })

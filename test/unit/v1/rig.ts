@@ -8,9 +8,12 @@ import type { Hooks } from "@opencode-ai/plugin"
 import { SimulatedTime } from "../../../src/core/clock.ts"
 import { MemoryPauses, type PauseSource } from "../../../src/core/pauses.ts"
 import { startV1, type V1Plugin } from "../../../src/host/v1/adapter.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 
 /** chunkTimeoutMs + gracePeriodMs of the fast profile: silence that makes a stall. */
 export const BUDGET = 183_000
+/** A live run's stall recovered: the budget, the first backoff, the pause between our abort and the continue. */
+export const RECOVERED = BUDGET + 2_000 + ABORT_CONTINUE_DELAY_MS
 export const SID = "ses_v1"
 /** How long after `promptAsync` the host reports the stored message (chat.message, events). */
 export const PROMPT_LATENCY_MS = 20
@@ -39,6 +42,9 @@ export class FakeV1Host {
   /** Every chat.message call, as each instance got it. */
   readonly chatMessages: { parts: unknown[] }[] = []
   private readonly busy = new Set<string>()
+  /** false: the status listing shows no run at all (a host whose idle never reached the plugin). */
+  listsRuns = true
+  aborts = 0
   private readonly history = new Map<string, Entry[]>()
   private seq = 0
 
@@ -52,12 +58,13 @@ export class FakeV1Host {
         return { data: {} }
       },
       abort: async (o: { path: { id: string } }) => {
+        this.aborts++
         if (this.busy.has(o.path.id)) this.endRun(o.path.id)
         return { data: true }
       },
       messages: async (o: { path: { id: string } }) => ({ data: [...(this.history.get(o.path.id) ?? [])] }),
       todo: async () => ({ data: [] }),
-      status: async () => ({ data: Object.fromEntries([...this.busy].map((id) => [id, { type: "busy" }])) }),
+      status: async () => ({ data: this.listsRuns ? Object.fromEntries([...this.busy].map((id) => [id, { type: "busy" }])) : {} }),
     },
     app: {
       log: async (o: { body: { level: string; message: string } }) => {

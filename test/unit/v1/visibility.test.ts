@@ -7,7 +7,7 @@ import { SimulatedTime } from "../../../src/core/clock.ts"
 import type { SendRequest } from "../../../src/host/port.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "../../../src/host/v1/port.ts"
 import { resolveOptions } from "../../../src/options/index.ts"
-import { BUDGET, FakeV1Host, SID } from "./rig.ts"
+import { FakeV1Host, RECOVERED, SID } from "./rig.ts"
 
 type Part = Record<string, unknown>
 
@@ -89,7 +89,7 @@ describe("v1 adapter: a visible continue is still our own prompt", () => {
     const plugin = host.start(options)
     host.userTurn()
     host.delta()
-    await host.advance(BUDGET + 5_000)
+    await host.advance(RECOVERED + 3_000)
     return { host, plugin }
   }
 

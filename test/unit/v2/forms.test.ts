@@ -4,7 +4,7 @@
  * form holds every recovery of its session, and of the parent a subagent works for.
  */
 import { describe, expect, test } from "bun:test"
-import { BUDGET, makeV2, SID, sends } from "./harness.ts"
+import { BUDGET, RECOVERED, makeV2, SID, sends } from "./harness.ts"
 
 const PARENT = "ses_parent"
 const CHILD = "ses_child"
@@ -18,7 +18,7 @@ describe("a form holds its session", () => {
     expect(sends(r.host)).toBe(0)
     expect(r.instance.engine.status(SID)?.awaitingUser).toBe(true)
     r.host.replyForm("frm_1")
-    await r.advance(BUDGET + 2_000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -26,7 +26,7 @@ describe("a form holds its session", () => {
   test("negative control: the same silence with no form gets its continue at the budget", async () => {
     const r = makeV2()
     r.host.userTurn(SID)
-    await r.advance(BUDGET + 2_000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -39,7 +39,7 @@ describe("a form holds its session", () => {
     r.host.cancelForm("frm_1")
     await r.advance(0)
     expect(r.instance.engine.status(SID)?.awaitingUser).toBe(false)
-    await r.advance(BUDGET + 2_000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -63,7 +63,7 @@ describe("a form holds its session", () => {
     await r.advance(0)
     expect(r.instance.engine.status(SID)?.awaitingUser).toBe(false)
     r.host.userTurn(SID, "try again")
-    await r.advance(BUDGET + 2_000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })

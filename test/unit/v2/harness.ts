@@ -1,6 +1,7 @@
 /** A 2.x instance on the fake host and a simulated clock, with its log captured. */
 import { SimulatedTime } from "../../../src/core/clock.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import type { LogLevel } from "../../../src/host/port.ts"
 import { startV2, type V2Deps, type V2Instance } from "../../../src/host/v2/adapter.ts"
 import { FakeV2Host, type FakeV2Options } from "../../support/fake-v2-host.ts"
@@ -8,6 +9,11 @@ import { FakeV2Host, type FakeV2Options } from "../../support/fake-v2-host.ts"
 export const SID = "ses_main"
 /** chunkTimeoutMs + gracePeriodMs on the fast profile. */
 export const BUDGET = 183_000
+/**
+ * A stall of a run the host still lists as live recovered: the budget, the first backoff, and
+ * the pause between our abort and the one continue after it.
+ */
+export const RECOVERED = BUDGET + 2000 + ABORT_CONTINUE_DELAY_MS
 
 /** Runs every pending promise callback (the fake host and the pump are promise chains). */
 export async function flush(): Promise<void> {

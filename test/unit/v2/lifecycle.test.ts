@@ -7,7 +7,8 @@ import plugin from "../../../src/index.ts"
 import { INERT_OPTIONS } from "../../../src/options/inert.ts"
 import { MAX_FRUITLESS } from "../../../src/host/v2/pump.ts"
 import { FakeV2Host } from "../../support/fake-v2-host.ts"
-import { BUDGET, flush, freshScope, makeV2, sends, SID } from "./harness.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
+import { BUDGET, flush, RECOVERED, freshScope, makeV2, sends, SID } from "./harness.ts"
 
 const stateDir = mkdtempSync(join(tmpdir(), "auto-resume-state-"))
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
@@ -87,7 +88,7 @@ describe("cleanup", () => {
   test("negative control: without cleanup the same timeline recovers", async () => {
     const r = makeV2()
     r.host.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -100,7 +101,7 @@ describe("one live instance per location (the same one, reloaded)", () => {
     expect(r.instance.stopped).toBe(true)
     expect(r.host.openSubscriptions).toBe(1)
     r.host.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     second.stop()
   })
@@ -112,7 +113,7 @@ describe("one live instance per location (the same one, reloaded)", () => {
     // Both hosts broadcast the same session's events, as one process bus would.
     r.host.userTurn(SID)
     newHost.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host) + sends(newHost)).toBe(1)
     second.stop()
   })
@@ -121,7 +122,7 @@ describe("one live instance per location (the same one, reloaded)", () => {
     const r = makeV2()
     const other = r.restart({ registryScope: freshScope() })
     r.host.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(2)
     r.instance.stop()
     other.stop()
@@ -137,8 +138,11 @@ describe("shareWatchState", () => {
     const second = r.restart()
     expect(second.engine.status(SID)?.busy).toBe(true)
     await r.advance(BUDGET - 100_000 - 5_000)
-    expect(sends(r.host)).toBe(0)
+    expect(r.host.callsTo("session.interrupt")).toHaveLength(0)
     await r.advance(7_000)
+    // On the original deadline the live run is aborted; its one continue follows the pause.
+    expect(r.host.callsTo("session.interrupt")).toHaveLength(1)
+    await r.advance(ABORT_CONTINUE_DELAY_MS)
     expect(sends(r.host)).toBe(1)
     expect(r.logged(/took over 1 session/)).toBe(true)
     second.stop()
@@ -190,7 +194,7 @@ describe("the event pump", () => {
     await r.advance(1000)
     expect(r.host.openSubscriptions).toBe(1)
     r.host.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -235,7 +239,7 @@ describe("the event pump", () => {
     })
     for (const bad of [null, 42, "x", hostile, { type: "session.execution.started", data: null }]) r.host.emitRaw(bad)
     r.host.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -244,11 +248,11 @@ describe("the event pump", () => {
     const r = makeV2()
     await flush()
     r.host.emit("session.execution.started", { sessionID: "elsewhere" }, { location: { directory: "/some/other/project" } })
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(r.instance.engine.status("elsewhere")).toBeUndefined()
     expect(sends(r.host)).toBe(0)
     r.host.startRun("here")
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -279,7 +283,7 @@ describe("task_complete", () => {
       expect(await live.registered).toBeUndefined()
       expect(r.logged(/task_complete/)).toBe(true)
       r.host.userTurn(SID)
-      await r.advance(BUDGET + 2000)
+      await r.advance(RECOVERED)
       expect(sends(r.host)).toBe(1)
       live.stop()
     }

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test"
 import { getSlot, v2SlotKey } from "../../../src/host/v2/registry.ts"
 import { slotKey } from "../../../src/host/registry.ts"
 import { FakeV2Host, type FakeV2Options } from "../../support/fake-v2-host.ts"
-import { BUDGET, freshScope, makeV2, sends, SID, type V2Rig } from "./harness.ts"
+import { BUDGET, RECOVERED, freshScope, makeV2, sends, SID, type V2Rig } from "./harness.ts"
 
 /** A second host in the same process (same clock, same options), at another location by default. */
 function hostAt(r: V2Rig, opts: FakeV2Options = {}): FakeV2Host {
@@ -24,7 +24,7 @@ describe("two locations in one process", () => {
     expect(second.slot).not.toBe(r.instance.slot)
     r.host.userTurn("ses_first")
     other.userTurn("ses_second")
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(r.host.callsTo("session.prompt").map((c) => (c.args[0] as { sessionID: string }).sessionID)).toEqual(["ses_first"])
     expect(other.callsTo("session.prompt").map((c) => (c.args[0] as { sessionID: string }).sessionID)).toEqual(["ses_second"])
     r.instance.stop()
@@ -38,7 +38,7 @@ describe("two locations in one process", () => {
     expect(r.instance.stopped).toBe(false)
     r.host.userTurn("ses_first")
     other.userTurn("ses_second")
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     expect(sends(other)).toBe(1)
     r.instance.stop()
@@ -51,7 +51,7 @@ describe("two locations in one process", () => {
     const second = r.restart({}, other)
     r.instance.stop()
     other.userTurn("ses_second")
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(second.stopped).toBe(false)
     expect(sends(other)).toBe(1)
     second.stop()
@@ -64,7 +64,7 @@ describe("two locations in one process", () => {
     // One session whose events reach both instances (a host whose bus is not filtered).
     r.host.userTurn(SID)
     other.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host) + sends(other)).toBe(1)
     expect(second.slot.sendLog).toBe(r.instance.slot.sendLog)
     expect(second.slot.own).toBe(r.instance.slot.own)
@@ -78,7 +78,7 @@ describe("two locations in one process", () => {
     const second = r.restart({ registryScope: freshScope() }, other)
     r.host.userTurn(SID)
     other.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host) + sends(other)).toBe(2)
     r.instance.stop()
     second.stop()
@@ -94,7 +94,7 @@ describe("a re-run setup for the same location", () => {
     expect(r.logged(new RegExp(`instance #${r.instance.serial} stopped \\(superseded by instance #${second.serial}\\)`))).toBe(true)
     r.host.userTurn(SID)
     reloaded.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(0)
     expect(sends(reloaded)).toBe(1)
     second.stop()

@@ -14,7 +14,8 @@ import { classifyInboxItem, OwnSends, SeenMessages } from "../../../src/host/v2/
 import type { FilePauses } from "../../../src/pause/file-pauses.ts"
 import type { FakeV2Host } from "../../support/fake-v2-host.ts"
 import { FakePauses } from "../pause/helpers.ts"
-import { BUDGET, flush, makeV2, SID, type V2Rig } from "./harness.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
+import { BUDGET, RECOVERED, flush, makeV2, SID, type V2Rig } from "./harness.ts"
 
 /** The default checkIntervalMs: how often the watchdog looks, and so re-reads the marker file. */
 const CHECK_MS = 5_000
@@ -95,7 +96,8 @@ describe("/auto-resume on 2.x", () => {
     await r.host.runCommand(SID, "auto-resume", "on")
     expect(replies(r.host)[1]!.text).toContain("active again")
     // The reply's admission into the live run is a host event, so the silence counts from it.
-    await r.advance(BUDGET + CHECK_MS)
+    // A live run: aborted first, the continue after the abort pause.
+    await r.advance(BUDGET + CHECK_MS + ABORT_CONTINUE_DELAY_MS)
     expect(recoveries(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -113,7 +115,7 @@ describe("/auto-resume on 2.x", () => {
   test("negative control: without the command the same stall gets its continue", async () => {
     const r = await withMarkerFile()
     r.host.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(recoveries(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -122,7 +124,7 @@ describe("/auto-resume on 2.x", () => {
     const r = await withMarkerFile()
     r.host.userTurn(SID)
     await r.host.runCommand("ses_other", "auto-resume", "off")
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(recoveries(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -157,7 +159,7 @@ describe("auto-resume-toggle on 2.x", () => {
     await r.advance(BUDGET * 2, 5_000)
     expect(recoveries(r.host)).toBe(0)
     await runCli(r.env, SID, "on")
-    await r.advance(CHECK_MS * 2)
+    await r.advance(CHECK_MS * 2 + ABORT_CONTINUE_DELAY_MS)
     expect(recoveries(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -166,7 +168,7 @@ describe("auto-resume-toggle on 2.x", () => {
     const r = await withMarkerFile()
     r.host.userTurn(SID)
     await runCli(r.env, "ses_other", "off")
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(recoveries(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -179,7 +181,7 @@ describe("an injected pause store (tests)", () => {
     expect(r.host.registeredCommands).toHaveLength(0)
     r.pauses.pause(SID)
     r.host.userTurn(SID)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(recoveries(r.host)).toBe(0)
     r.instance.stop()
   })

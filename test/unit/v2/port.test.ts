@@ -210,6 +210,15 @@ describe("reading", () => {
     expect(r.host.httpRequests.every((q) => q.url.startsWith("http://127.0.0.1:4123/") && q.headers.authorization?.startsWith("Basic "))).toBe(true)
   })
 
+  test("an active-session answer that is no listing is an error, not an empty listing", async () => {
+    const junk = makeV2({ deps: { fetch: async () => ({ ok: true, status: 200, json: async () => ({ data: "nope" }) }) } })
+    junk.instance.stop()
+    await expect(junk.instance.port.listBusySessions()).rejects.toThrow(/not an object/)
+    const empty = makeV2({ deps: { fetch: async () => ({ ok: true, status: 200, json: async () => ({ data: {} }) }) } })
+    empty.instance.stop()
+    expect(await empty.instance.port.listBusySessions()).toEqual([])
+  })
+
   test("a wrong password is an error, not an empty answer", async () => {
     const r = rig()
     ;(r.host.ctx.app as { server: { password: string } }).server = { ...r.host.server!, password: "wrong" } as never

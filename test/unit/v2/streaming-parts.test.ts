@@ -3,7 +3,7 @@
  * off: a call in progress, never a question to the user (1.x `pending` was one).
  */
 import { describe, expect, test } from "bun:test"
-import { BUDGET, makeV2, SID, sends } from "./harness.ts"
+import { BUDGET, RECOVERED, makeV2, SID, sends } from "./harness.ts"
 
 const PRINTED_CALL = "Let me look.\n<function=bash>\n<parameter=command>ls</parameter>\n</function>"
 
@@ -42,7 +42,7 @@ describe("streaming tool input in the events", () => {
     const r = makeV2()
     r.host.userTurn(SID)
     r.host.toolInputStreaming(SID, "call_cut", "bash")
-    await r.advance(BUDGET + 2_000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -51,7 +51,7 @@ describe("streaming tool input in the events", () => {
     const r = makeV2()
     r.host.userTurn(SID)
     r.host.toolStart(SID, "call_run", "bash", { command: "make" })
-    await r.advance(BUDGET + 2_000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(0)
     r.instance.stop()
   })

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../../src/core/clock.ts"
 import type { Signal } from "../../../src/host/port.ts"
 import { classifyHistory, classifyInboxItem, HistoryWatcher, OwnSends, SeenMessages } from "../../../src/host/v2/user-turns.ts"
-import { BUDGET, flush, makeV2, sends, SID } from "./harness.ts"
+import { BUDGET, flush, RECOVERED, makeV2, sends, SID } from "./harness.ts"
 
 const user = (id: string, text = "do it", extra: Record<string, unknown> = {}) => ({ id, type: "user", text, ...extra })
 const idle = (id: string, outcome = "succeeded") => ({ id, type: "idle", outcome })
@@ -149,7 +149,7 @@ describe("on the fake host", () => {
     expect(sends(r.host)).toBe(0)
     r.host.finishRun(SID)
     r.host.userTurn(SID, "now continue please")
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(r.instance.engine.status(SID)?.cancelledByUser).toBe(false)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
@@ -165,7 +165,7 @@ describe("on the fake host", () => {
     expect(sends(r.host)).toBe(0)
     r.host.finishRun(SID)
     r.host.userTurn(SID, "go on")
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })
@@ -179,7 +179,7 @@ describe("on the fake host", () => {
     r.host.userTurn(SID, "try again", { firstStep: false })
     await r.advance(1000)
     expect(r.instance.engine.status(SID)?.cancelledByUser).toBe(false)
-    await r.advance(BUDGET + 2000)
+    await r.advance(RECOVERED)
     expect(sends(r.host)).toBe(1)
     r.instance.stop()
   })

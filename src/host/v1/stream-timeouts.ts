@@ -1,10 +1,10 @@
 /**
- * The `config` hook that lets OpenCode itself retry a hung request in a headless `opencode run`
- * (why: core/host-stream-timeouts.ts). It writes `provider[id].options.chunkTimeout` and
- * `.headerTimeout` for every provider the config lists and for the provider of the run's model
- * (`--model`, else `config.model`), each option only where the user's config sets none for that
- * provider. Any other process (`opencode serve`, the TUI) is left untouched: there the plugin's
- * own recovery works.
+ * The `config` hook that lets OpenCode itself retry a hung request, in every 1.x process that
+ * runs sessions: a headless `opencode run`, `opencode serve` and the terminal UI (why:
+ * core/host-stream-timeouts.ts). It writes `provider[id].options.chunkTimeout` and
+ * `.headerTimeout` for every provider the config lists and for the provider of the model
+ * (`--model` of a run, else `config.model`), each option only where the user's config sets
+ * none for that provider.
  *
  * Measured on 1.18.33: an entry created here for a built-in provider (`anthropic`, `opencode`)
  * merges with OpenCode's own entry (models, headers and the key from the environment stay);
@@ -16,7 +16,7 @@ import type { LogLevel } from "../port.ts"
 import { asObj, get, str } from "../shape.ts"
 import { providerOf, readRunArgv } from "./run-argv.ts"
 
-export type HeadlessTimeoutDeps = {
+export type StreamTimeoutDeps = {
   argv: readonly unknown[] | undefined
   /** The session's `chunkTimeoutMs` on that provider (effective options). */
   budgetMs: (providerID: string) => number
@@ -26,10 +26,10 @@ export type HeadlessTimeoutDeps = {
 }
 
 /** Applies the plan to `config` (mutating it); returns the providers that were given a value. Never throws. */
-export function applyHeadlessStreamTimeouts(config: unknown, deps: HeadlessTimeoutDeps): string[] {
+export function applyProviderStreamTimeouts(config: unknown, deps: StreamTimeoutDeps): string[] {
   try {
+    // Only a headless run names its model on the command line; serve and the TUI use config.model.
     const run = readRunArgv(deps.argv)
-    if (!run.headless) return []
     const cfg = asObj(config)
     if (!cfg) return []
     const listed = asObj(cfg.provider)
@@ -58,14 +58,14 @@ export function applyHeadlessStreamTimeouts(config: unknown, deps: HeadlessTimeo
       }
       cfg.provider = providers
       const kept = plan.kept.length > 0 ? `; kept as configured: ${byProvider(plan.kept)}` : ""
-      deps.log("info", `headless run: provider timeouts set to chunkTimeoutMs so OpenCode retries a hung request itself: ${byProvider(plan.set)}${kept}`)
+      deps.log("info", `provider timeouts set to chunkTimeoutMs so OpenCode retries a hung request itself: ${byProvider(plan.set)}${kept}`)
     } else if (plan.kept.length > 0) {
-      deps.log("debug", `headless run: provider timeouts left as configured: ${byProvider(plan.kept)}`)
+      deps.log("debug", `provider timeouts left as configured: ${byProvider(plan.kept)}`)
     }
     return [...new Set(plan.set.map((s) => s.providerID))]
   } catch (error) {
     try {
-      deps.log("warn", `headless run: could not set provider timeouts: ${error instanceof Error ? error.message : String(error)}`)
+      deps.log("warn", `could not set provider timeouts: ${error instanceof Error ? error.message : String(error)}`)
     } catch {
       // Logging must not throw into the host either.
     }

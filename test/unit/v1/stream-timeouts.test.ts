@@ -1,10 +1,10 @@
-/** The v1 `config` hook that hands OpenCode's hung-request retry the stall budget in `opencode run`. */
+/** The v1 `config` hook that hands OpenCode's hung-request retry the stall budget: `opencode run`, `serve` and the TUI. */
 import { afterEach, describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../../src/core/clock.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
 import { startV1, type V1Plugin } from "../../../src/host/v1/adapter.ts"
 import { REPLY_PROVIDER_ID } from "../../../src/host/v1/command-model.ts"
-import { applyHeadlessStreamTimeouts, type HeadlessTimeoutDeps } from "../../../src/host/v1/headless-timeout.ts"
+import { applyProviderStreamTimeouts, type StreamTimeoutDeps } from "../../../src/host/v1/stream-timeouts.ts"
 import { freshDirectory } from "./rig.ts"
 
 const HEAD = ["bun", "/$bunfs/root/src/index.js"]
@@ -15,13 +15,13 @@ function fakeProvider(options: Record<string, unknown> = { baseURL: "http://127.
   return { npm: "@ai-sdk/openai-compatible", options, models: { "fake-model": {} } }
 }
 
-function apply(config: unknown, argv: readonly unknown[], extra: Partial<HeadlessTimeoutDeps> = {}) {
+function apply(config: unknown, argv: readonly unknown[], extra: Partial<StreamTimeoutDeps> = {}) {
   const logs: string[] = []
-  const set = applyHeadlessStreamTimeouts(config, { argv, budgetMs: () => 2000, log: (l, m) => logs.push(`${l} ${m}`), ...extra })
+  const set = applyProviderStreamTimeouts(config, { argv, budgetMs: () => 2000, log: (l, m) => logs.push(`${l} ${m}`), ...extra })
   return { set, logs, info: logs.filter((l) => l.startsWith("info ")) }
 }
 
-describe("applyHeadlessStreamTimeouts", () => {
+describe("applyProviderStreamTimeouts", () => {
   test("headless: a listed provider without either timeout gets the budget for both, with one info line", () => {
     const config = { model: "fake/fake-model", provider: { fake: fakeProvider() } }
     const { set, info } = apply(config, RUN)
@@ -37,7 +37,7 @@ describe("applyHeadlessStreamTimeouts", () => {
       expect(set).toEqual([])
       expect(config.provider.fake.options).toEqual({ chunkTimeout: value, headerTimeout: value })
       expect(info).toEqual([])
-      expect(logs).toEqual(["debug headless run: provider timeouts left as configured: fake chunkTimeout+headerTimeout"])
+      expect(logs).toEqual(["debug provider timeouts left as configured: fake chunkTimeout+headerTimeout"])
     }
   })
 
@@ -51,20 +51,36 @@ describe("applyHeadlessStreamTimeouts", () => {
         const { set, info } = apply(config, RUN)
         expect(set).toEqual(["fake"])
         expect(config.provider.fake.options).toEqual({ [mine]: value, [ours]: 2000 })
-        expect(info).toEqual([`info headless run: provider timeouts set to chunkTimeoutMs so OpenCode retries a hung request itself: fake ${ours}=2000ms; kept as configured: fake ${mine}`])
+        expect(info).toEqual([`info provider timeouts set to chunkTimeoutMs so OpenCode retries a hung request itself: fake ${ours}=2000ms; kept as configured: fake ${mine}`])
       }
     }
   })
 
-  test("not headless (`opencode serve`, the TUI, no argv): the config is left untouched (negative control)", () => {
+  test("`opencode serve`, the TUI and a process without argv get the same plan as a headless run", () => {
     for (const argv of [SERVE, HEAD, undefined]) {
-      const config = { model: "anthropic/claude", provider: { fake: fakeProvider() } }
-      const before = JSON.stringify(config)
-      const { set, logs } = apply(config, argv as never)
-      expect(set).toEqual([])
-      expect(JSON.stringify(config)).toBe(before)
-      expect(logs).toEqual([])
+      const config: Record<string, any> = { model: "anthropic/claude", provider: { fake: fakeProvider() } }
+      const { set, info } = apply(config, argv as never)
+      expect(set).toEqual(["fake", "anthropic"])
+      expect(config.provider.fake.options).toMatchObject({ chunkTimeout: 2000, headerTimeout: 2000 })
+      expect(config.provider.anthropic).toEqual({ options: { chunkTimeout: 2000, headerTimeout: 2000 } })
+      expect(info).toHaveLength(1)
     }
+  })
+
+  test("negative control: under `opencode serve` and the TUI the user's timeouts win too", () => {
+    for (const argv of [SERVE, HEAD]) {
+      const config = { provider: { fake: fakeProvider({ chunkTimeout: 600_000 }) } }
+      const { set, info } = apply(config, argv)
+      expect(set).toEqual(["fake"])
+      expect(config.provider.fake.options).toEqual({ chunkTimeout: 600_000, headerTimeout: 2000 })
+      expect(info).toEqual(["info provider timeouts set to chunkTimeoutMs so OpenCode retries a hung request itself: fake headerTimeout=2000ms; kept as configured: fake chunkTimeout"])
+    }
+  })
+
+  test("a `--model` outside a headless run is not read: only `opencode run` takes one", () => {
+    const config: Record<string, any> = {}
+    expect(apply(config, [...SERVE, "--model", "anthropic/claude"]).set).toEqual([])
+    expect(config).toEqual({})
   })
 
   test("the run's model provider is covered even when the config does not list it", () => {
@@ -107,10 +123,10 @@ describe("applyHeadlessStreamTimeouts", () => {
     }
     const { set, logs } = apply({ provider: { fake: {} } }, RUN, { budgetMs: boom })
     expect(set).toEqual([])
-    expect(logs).toEqual([expect.stringContaining("warn headless run: could not set provider timeouts: boom")])
+    expect(logs).toEqual([expect.stringContaining("warn could not set provider timeouts: boom")])
     const hostile = Object.defineProperty({}, "provider", { get: boom })
     expect(() => apply(hostile, RUN)).not.toThrow()
-    expect(() => applyHeadlessStreamTimeouts({}, { argv: RUN, budgetMs: () => 2000, log: boom, ownProviders: [] })).not.toThrow()
+    expect(() => applyProviderStreamTimeouts({}, { argv: RUN, budgetMs: () => 2000, log: boom, ownProviders: [] })).not.toThrow()
   })
 })
 
@@ -145,8 +161,17 @@ describe("the v1 adapter's config hook", () => {
     expect(config.provider.fake.options).toMatchObject({ chunkTimeout: 2000, headerTimeout: 2000 })
   })
 
-  test("under `opencode serve` the hook leaves the config as it was (negative control)", async () => {
-    const { plugin } = start(SERVE, { chunkTimeoutMs: 2000 })
+  test("under `opencode serve` and the TUI the hook writes the budget too", async () => {
+    for (const argv of [SERVE, HEAD]) {
+      const { plugin } = start(argv, { chunkTimeoutMs: 2000 })
+      const config: Record<string, any> = { model: "fake/fake-model", provider: { fake: fakeProvider() } }
+      await plugin.hooks.config!(config as never)
+      expect(config.provider.fake.options).toMatchObject({ chunkTimeout: 2000, headerTimeout: 2000 })
+    }
+  })
+
+  test("negative control: a budget of OpenCode's 300 s or more is never written, under serve either", async () => {
+    const { plugin } = start(SERVE, { chunkTimeoutMs: 300_000 })
     const config: Record<string, any> = { model: "fake/fake-model", provider: { fake: fakeProvider() } }
     const before = JSON.stringify(config)
     await plugin.hooks.config!(config as never)
