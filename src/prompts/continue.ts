@@ -22,13 +22,22 @@ export type ContinuePromptOptions = {
 
 export const PLAIN_CONTINUE = "continue"
 
+/**
+ * Shown to the user as well as the model (the message sits in the user's column of the chat),
+ * so it names "the user" rather than "you"; a continue that spends no budget (a rate-limit
+ * wait) says so instead of counting "#0".
+ */
+function budgetLine(episodeContinue: number): string {
+  return episodeContinue > 0 ? `continue #${episodeContinue} since the user's last message` : "not counted against the continue budget"
+}
+
 export function buildContinuePrompt(ctx: ContinueContext, options: ContinuePromptOptions): string {
   if (options.continuePrompt !== undefined && options.continuePrompt.trim() !== "") return options.continuePrompt
   if (!options.richContinuePrompt) return PLAIN_CONTINUE
   const silence = ctx.silentMs > 0 ? ` (no activity for ${formatDuration(ctx.silentMs)})` : ""
   return [
     `continue — auto-resume: ${ctx.reason}${silence}.`,
-    `Attempt ${ctx.attempt}/${ctx.maxRetries} (continue #${ctx.episodeContinue} since your last user message), ${formatLocalTime(ctx.now)}.`,
+    `Attempt ${ctx.attempt}/${ctx.maxRetries} at ${formatLocalTime(ctx.now)}; ${budgetLine(ctx.episodeContinue)}.`,
     "Carry on exactly where you stopped. Do not start new work, do not redo finished steps, and take no destructive action that was not already planned.",
     "If everything is already done, reply with a short summary of what was done instead.",
   ].join("\n")

@@ -119,8 +119,8 @@ describe("rate limits on OpenCode 1.18.33", () => {
       // Not treated as a broken stream (APIError is a streaming name) and not as a stall.
       expect(logged(sessionID, /streaming failure|continue sent/)).toBe(0)
 
-      // No continue budget spent: each continue says #0, and so does the status report.
-      for (const t of ownText) expect(t).toContain("continue #0 since your last user message")
+      // No continue budget spent: each continue says so, and so does the status report.
+      for (const t of ownText) expect(t).toContain("not counted against the continue budget")
       // Past the ladder: nothing more.
       expect(provider.requests.length).toBe(atLadderEnd)
       const before = provider.requests.length

@@ -400,10 +400,10 @@ export const ROWS: Row[] = [
     // Now every prompt waits for the spacing and only prompts sent are counted. (The error is
     // APIError on 1.x, the type provider.transport on 2.x.)
     effect: [
-      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 1\/3\)\.\nAttempt 1\/3 \(continue #1 since/ },
-      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 2\/3\)\.\nAttempt 2\/3 \(continue #2 since/ },
+      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 1\/3\)\.\nAttempt 1\/3 at [^;\n]+; continue #1 since/ },
+      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 2\/3\)\.\nAttempt 2\/3 at [^;\n]+; continue #2 since/ },
       { act: "abort" },
-      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 3\/3\) and earlier recovery prompts did not restart the turn\.\nAttempt 3\/3 \(continue #3 since/ },
+      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 3\/3\) and earlier recovery prompts did not restart the turn\.\nAttempt 3\/3 at [^;\n]+; continue #3 since/ },
     ],
   },
   {

@@ -34,6 +34,7 @@ import {
   registerReplyProvider,
 } from "./command-model.ts"
 import { OWN_PROMPT_METADATA } from "./port.ts"
+import { isStandIn, modelRef, newestRealModel, REAL_MODEL_HISTORY_LIMIT, RealModels, type ModelRef } from "./stand-in-model.ts"
 
 /** Bound on the host calls made while handling the command (busy check, toast). */
 const HOST_CALL_TIMEOUT_MS = 1_500
@@ -59,6 +60,7 @@ export type V1CommandHooks = Required<Pick<Hooks, "config" | "command.execute.be
 export function createV1CommandHooks(deps: V1CommandHooksDeps): V1CommandHooks {
   const now = deps.now ?? Date.now
   let replyModelReady = false
+  const realModels = new RealModels()
   const log = (level: LogLevel, message: string) => {
     try {
       deps.log(level, message)
@@ -114,13 +116,25 @@ export function createV1CommandHooks(deps: V1CommandHooksDeps): V1CommandHooks {
       )
     },
 
-    "chat.message": async (_input: unknown, output: unknown) => {
+    "chat.message": async (input: unknown, output: unknown) => {
       try {
         if (!replyModelReady) return
         const parts = get(output, "parts")
-        if (!Array.isArray(parts) || !parts.some(isCommandPart)) return
         const message = asObj(get(output, "message"))
-        if (message) message.model = { providerID: REPLY_PROVIDER_ID, modelID: REPLY_MODEL_ID }
+        if (Array.isArray(parts) && parts.some(isCommandPart)) {
+          if (message) message.model = { providerID: REPLY_PROVIDER_ID, modelID: REPLY_MODEL_ID }
+          return
+        }
+        const sessionID = str(get(input, "sessionID")) ?? str(message?.sessionID)
+        const model = modelRef(message?.model) ?? modelRef(get(input, "model"))
+        if (!sessionID || !message) return
+        if (!isStandIn(model)) return realModels.note(sessionID, model)
+        // A prompt aimed at the stand-in (the UI restored it from the command's message): back
+        // to the session's real model, or the stand-in answers that it cannot chat.
+        const real = realModels.get(sessionID) ?? (await storedRealModel(sessionID))
+        if (!real) return
+        message.model = real
+        log("info", `session ${sessionID}: a prompt went to the /auto-resume reply model; sent to ${real.providerID}/${real.modelID} instead`)
       } catch (error) {
         log("debug", `/auto-resume: chat.message hook failed: ${errorText(error)}`)
       }
@@ -134,6 +148,13 @@ export function createV1CommandHooks(deps: V1CommandHooksDeps): V1CommandHooks {
       }
     },
   } as V1CommandHooks
+
+  async function storedRealModel(sessionID: string): Promise<ModelRef | undefined> {
+    const messages = get(deps.client, "session", "messages")
+    if (typeof messages !== "function") return undefined
+    const result = await bounded(Promise.resolve(messages.call(get(deps.client, "session"), { path: { id: sessionID }, query: { limit: REAL_MODEL_HISTORY_LIMIT } })))
+    return newestRealModel(get(result, "data"))
+  }
 
   async function isBusy(sessionID: string): Promise<boolean> {
     if (deps.engine.status(sessionID)?.busy) return true

@@ -87,6 +87,9 @@ function isReplyMessage(message: unknown): boolean {
   const role = str(get(info, "role"))
   if (role === "assistant") return str(get(info, "providerID")) === REPLY_PROVIDER_ID
   if (role === "user") {
+    // The command's own message, or any prompt the stand-in answered (it only said it cannot
+    // chat): neither belongs in a real model's history.
+    if (str(get(info, "model", "providerID")) === REPLY_PROVIDER_ID) return true
     const parts = get(message, "parts")
     return Array.isArray(parts) && parts.some(isCommandPart)
   }

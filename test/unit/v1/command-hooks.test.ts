@@ -15,12 +15,15 @@ import {
 import { isOwnPromptPart } from "../../../src/host/v1/port.ts"
 import { FakePauses, NOW, sampleStatus } from "../pause/helpers.ts"
 
-function setup(opts: { engineBusy?: boolean; hostBusy?: boolean; status?: SessionStatus } = {}) {
+function setup(opts: { engineBusy?: boolean; hostBusy?: boolean; status?: SessionStatus; history?: unknown[] } = {}) {
   const pauses = new FakePauses()
   const logs: string[] = []
   const toasts: unknown[] = []
   const client = {
-    session: { status: async () => ({ data: opts.hostBusy ? { ses_a: { type: "busy" } } : {} }) },
+    session: {
+      status: async () => ({ data: opts.hostBusy ? { ses_a: { type: "busy" } } : {} }),
+      messages: async () => ({ data: opts.history ?? [] }),
+    },
     tui: {
       showToast: async (o: unknown) => {
         toasts.push(o)
@@ -129,6 +132,52 @@ describe("command.execute.before", () => {
   })
 })
 
+describe("a session is taken back from the reply model", () => {
+  const STAND_IN = { providerID: REPLY_PROVIDER_ID, modelID: REPLY_MODEL_ID }
+  const REAL = { providerID: "fake", modelID: "fake-model" }
+  const prompt = (model: unknown) => ({ message: { sessionID: "ses_a", model }, parts: [{ type: "text", text: "What is in the README?" }] })
+
+  test("a prompt aimed at the stand-in (the UI restored it from the command) goes to the real model this process saw", async () => {
+    const { hooks, config, logs } = setup()
+    await hooks.config(config as never)
+    await hooks["chat.message"]({ sessionID: "ses_a" } as never, prompt(REAL) as never)
+    const output = prompt(STAND_IN)
+    await hooks["chat.message"]({ sessionID: "ses_a" } as never, output as never)
+    expect(output.message.model).toEqual(REAL)
+    expect(logs.some((l) => l.includes("sent to fake/fake-model instead"))).toBe(true)
+  })
+
+  test("after a restart (nothing in memory) the newest real model in the stored history is used", async () => {
+    const history = [
+      { info: { id: "u1", role: "user", model: { providerID: "openai", modelID: "gpt-x" } }, parts: [] },
+      { info: { id: "a1", role: "assistant", providerID: "fake", modelID: "fake-model" }, parts: [] },
+      { info: { id: "u2", role: "user", model: STAND_IN }, parts: [] },
+      { info: { id: "a2", role: "assistant", providerID: REPLY_PROVIDER_ID, modelID: REPLY_MODEL_ID }, parts: [] },
+    ]
+    const { hooks, config } = setup({ history })
+    await hooks.config(config as never)
+    const output = prompt(STAND_IN)
+    await hooks["chat.message"]({ sessionID: "ses_a" } as never, output as never)
+    expect(output.message.model).toEqual(REAL)
+  })
+
+  test("negative control: a prompt to a real model is left as it is, and the command itself still goes to the stand-in", async () => {
+    const { hooks, config } = setup()
+    await hooks.config(config as never)
+    const output = prompt({ providerID: "other", modelID: "m2" })
+    await hooks["chat.message"]({ sessionID: "ses_a" } as never, output as never)
+    expect(output.message.model).toEqual({ providerID: "other", modelID: "m2" })
+  })
+
+  test("negative control: with no real model known anywhere the stand-in keeps it (and answers that it cannot chat)", async () => {
+    const { hooks, config } = setup({ history: [] })
+    await hooks.config(config as never)
+    const output = prompt(STAND_IN)
+    await hooks["chat.message"]({ sessionID: "ses_a" } as never, output as never)
+    expect(output.message.model).toEqual(STAND_IN)
+  })
+})
+
 describe("history hygiene", () => {
   const user = (id: string, parts: unknown[]) => ({ info: { id, role: "user" }, parts })
   const assistant = (id: string, providerID: string) => ({ info: { id, role: "assistant", providerID }, parts: [] })
@@ -145,6 +194,17 @@ describe("history hygiene", () => {
     const same = messages
     expect(dropCommandExchanges(messages)).toBe(2)
     expect(same.map((m) => m.info.id)).toEqual(["u1", "a1", "u3"])
+  })
+
+  test("a prompt the stand-in answered is left out of a real model's history with its answer", () => {
+    const messages = [
+      user("u1", [{ type: "text", text: "hi" }]),
+      { info: { id: "u2", role: "user", model: { providerID: REPLY_PROVIDER_ID, modelID: REPLY_MODEL_ID } }, parts: [{ type: "text", text: "What is in the README?" }] },
+      assistant("a2", REPLY_PROVIDER_ID),
+      user("u3", [{ type: "text", text: "What is in the README?" }]),
+    ]
+    expect(dropCommandExchanges(messages)).toBe(2)
+    expect(messages.map((m) => m.info.id)).toEqual(["u1", "u3"])
   })
 
   test("the reply turn itself keeps its message", () => {

@@ -1,0 +1,59 @@
+/**
+ * Taking a session back from the /auto-resume reply model (command-model.ts).
+ *
+ * The command's user message is stored with the stand-in model, and OpenCode's terminal UI
+ * restores a session's model from its newest user message: reopen a session after
+ * `/auto-resume status` and the next prompt goes to a "model" that cannot chat. So a
+ * non-command message aimed at the stand-in is pointed back at the session's last real model:
+ * the one this process saw in the session's last genuine turn, else the newest real one in the
+ * stored history (after a restart nothing is in memory).
+ */
+import { boundedSet } from "../../core/session-state.ts"
+import { asObj, get, str } from "../shape.ts"
+import { REPLY_PROVIDER_ID } from "./command-model.ts"
+
+export type ModelRef = { providerID: string; modelID: string }
+
+const MAX_REMEMBERED_SESSIONS = 1000
+/** How many stored messages are searched for a real model after a restart. */
+export const REAL_MODEL_HISTORY_LIMIT = 20
+
+export function modelRef(value: unknown): ModelRef | undefined {
+  const providerID = str(get(value, "providerID"))
+  const modelID = str(get(value, "modelID"))
+  return providerID && modelID ? { providerID, modelID } : undefined
+}
+
+export function isStandIn(model: ModelRef | undefined): boolean {
+  return model?.providerID === REPLY_PROVIDER_ID
+}
+
+/** The newest real model in a 1.x history listing (user `info.model`, assistant `info.providerID/modelID`). */
+export function newestRealModel(messages: unknown): ModelRef | undefined {
+  if (!Array.isArray(messages)) return undefined
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const info = asObj(get(messages[i], "info"))
+    const model = modelRef(info?.role === "user" ? info.model : info)
+    if (model && !isStandIn(model)) return model
+  }
+  return undefined
+}
+
+/** The last real model of each session seen in this process, bounded (oldest session forgotten first). */
+export class RealModels {
+  private readonly models = new Map<string, ModelRef>()
+
+  note(sessionID: string, model: ModelRef | undefined): void {
+    if (!model || isStandIn(model)) return
+    this.models.delete(sessionID)
+    boundedSet(this.models, sessionID, model, MAX_REMEMBERED_SESSIONS)
+  }
+
+  get(sessionID: string): ModelRef | undefined {
+    return this.models.get(sessionID)
+  }
+
+  get size(): number {
+    return this.models.size
+  }
+}
