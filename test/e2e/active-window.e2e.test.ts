@@ -41,7 +41,7 @@ describe("a nudge held by the active-user window on OpenCode 1.18.33", () => {
   // The control runs first: it consumes its whole script, so whatever the other test leaves
   // behind when it fails cannot reach it.
   test(
-    "control: the user writes again inside the window: the old turn gets no reminder",
+    "control: the user writes again inside the window: the old turn gets no reminder (the newer turn, still over open todos, gets its own once its window is over)",
     async () => {
       const sessionID = await createSession(host)
       const before = provider.requests.length
@@ -51,14 +51,20 @@ describe("a nudge held by the active-user window on OpenCode 1.18.33", () => {
       const celebrated = await eventually(async () => (await lastAssistantText(host, sessionID)) === "All done! 🎉", 20_000, 100)
       expect(celebrated).toBe(true)
       await sleep(1_500)
+      const secondAt = Date.now()
       await promptAsync(host, sessionID, "thanks, hold on a moment", { model: MODEL })
 
       // Past the first window's end, and the second turn's too.
       await sleep(WINDOW_MS + 3_000)
       await quiet(provider, 2_000, 15_000)
-      expect(requestsWithUserText(provider, REMINDER, before)).toHaveLength(0)
-      expect(provider.requests.length).toBe(before + 3)
-      expect(await pluginMessages(host, sessionID)).toHaveLength(0)
+      // The 🎉 turn's held reminder was voided by the user's message. "Sure, I will wait." stops
+      // with the todos still open: the open-todo reminder, held for the second window only.
+      const reminders = requestsWithUserText(provider, REMINDER, before)
+      expect(reminders).toHaveLength(1)
+      expect(reminders[0]!.at).toBeGreaterThanOrEqual(secondAt + WINDOW_MS)
+      expect(logOf(sessionID).some((l) => /todo-reminder: ends with 🎉/.test(l))).toBe(false)
+      expect(logOf(sessionID).some((l) => /todo-reminder: the turn stopped with 2 open todo\(s\) and no other signal -> send/.test(l))).toBe(true)
+      expect(await pluginMessages(host, sessionID)).toHaveLength(1)
     },
     90_000,
   )
