@@ -6,6 +6,7 @@
  * command needs a store it can write to: the file store always is one, an injected store only
  * when it offers pause/resume.
  */
+import type { TimeSource } from "../core/clock.ts"
 import type { PauseSource } from "../core/pauses.ts"
 import { FilePauses, isPauseControl, type PauseControl, type PauseLog } from "./file-pauses.ts"
 import { pauseFilePath } from "./marker-format.ts"
@@ -17,10 +18,11 @@ export type HostPausesOptions = {
   env: Record<string, string | undefined>
   /** The watchdog's checkIntervalMs: a CLI pause is honoured within one check. */
   recheckMs: number
-  /** Epoch milliseconds (the file is shared with other processes, so wall time). */
-  now: () => number
-  /** The host's timer, for the lease refresh (unref'd: it must not keep the process alive). */
-  schedule: (delayMs: number, fn: () => void) => () => void
+  /**
+   * The adapter's time: its wall clock stamps the file (shared with other processes and the
+   * CLI, so never the forward-only clock), its timer refreshes the lease.
+   */
+  time: TimeSource
   log: PauseLog
 }
 
@@ -39,8 +41,8 @@ export function hostPauses(options: HostPausesOptions): HostPauses {
   const file = new FilePauses({
     file: pauseFilePath(options.env),
     recheckMs: options.recheckMs,
-    now: options.now,
-    schedule: options.schedule,
+    now: () => (options.time.wall ? options.time.wall() : options.time.now()),
+    schedule: (delayMs, fn) => options.time.schedule(delayMs, fn),
     log: options.log,
   })
   void file.start()

@@ -62,9 +62,7 @@ export function startV1(
     injected: deps.pauses,
     env,
     recheckMs: resolved.options.checkIntervalMs,
-    // Wall time: the file is shared with other processes and the CLI.
-    now: () => (time.wall ? time.wall() : time.now()),
-    schedule: (delayMs, fn) => time.schedule(delayMs, fn),
+    time,
     log: (level, message) => port.log(level, message),
   })
   const roles = new MessageRoles()

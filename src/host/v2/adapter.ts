@@ -107,9 +107,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     injected: deps.pauses,
     env,
     recheckMs: resolved.options.checkIntervalMs,
-    // Wall time: the file is shared with other processes and the CLI.
-    now: () => (time.wall ? time.wall() : time.now()),
-    schedule: (delayMs, fn) => time.schedule(delayMs, fn),
+    time,
     log: (level, message) => port.log(level, message),
   })
   const engine = new RecoveryEngine({ port, time, options: resolved, pauses: pauses.source })
