@@ -61,6 +61,15 @@ function actionHold(ctx: EngineContext, state: SessionState, allowOpenTools: boo
   return holdReason(ctx, state) ?? (allowOpenTools ? undefined : runningTool(ctx, state))
 }
 
+/**
+ * For a port that awaits something before its host call (SendRequest.stillWanted): the holds
+ * again, and whether the user wrote since the prompt was decided (it answered another turn).
+ */
+function stillWanted(ctx: EngineContext, state: SessionState): () => string | undefined {
+  const userAt = state.lastGenuineUserAt
+  return () => actionHold(ctx, state, false) ?? (state.lastGenuineUserAt !== userAt ? "the user wrote" : undefined)
+}
+
 /** Sends one prompt unless the session must be left alone right now. */
 export async function sendPrompt(ctx: EngineContext, state: SessionState, request: PromptRequest): Promise<CallOutcome | "held"> {
   const held = actionHold(ctx, state, false)
@@ -72,7 +81,7 @@ export async function sendPrompt(ctx: EngineContext, state: SessionState, reques
   const options = ctx.effective(state)
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () => {
     promptCallStarted(state, ctx.time.now())
-    return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup })
+    return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup, stillWanted: stillWanted(ctx, state) })
   }, reporter(ctx, state))
   if (outcome === "ok") state.lastSendAt = ctx.time.now()
   else if (outcome === "timeout") promptCallOverdue(state, ctx.time.now() + lateLandingHoldMs(stallBudgetMs(options)))

@@ -1,7 +1,8 @@
 /**
  * Model-based property tests: random, valid-but-adversarial host timelines against the six
- * invariants of issue 7 (see oracle.ts), through the core seam and through the real v1
- * adapter. A failure prints the seed, the replay path and the shrunk timeline.
+ * invariants of issue 7 (see oracle.ts), through the core seam, the real v1 adapter and the
+ * real v2 adapter (on the 2.x wire of v2-wire.ts, with the 2.x faults of v2-host.ts). A
+ * failure prints the seed, the replay path and the shrunk timeline.
  *
  *   bun test test/property                      fixed seed, CI size
  *   PROPERTY_SEED=123 bun test test/property    another seed
@@ -9,13 +10,17 @@
  *   bun test/property/soak.ts                   the long soak (a million events)
  */
 import { describe, expect, test } from "bun:test"
-import { scenarioArb } from "./arbitraries.ts"
+import { scenarioArb, v2ScenarioArb, type ScenarioShape } from "./arbitraries.ts"
 import { checkInvariants, type Totals } from "./check.ts"
 import { propertyRuns, propertySeed } from "./config.ts"
 import type { DriverKind } from "./runner.ts"
 
 const seed = propertySeed()
-const ADAPTERS: DriverKind[] = ["core", "v1"]
+/** v2 last, so core and v1 keep their seeds (seed + index * 1000). */
+const ADAPTERS: DriverKind[] = ["core", "v1", "v2"]
+
+/** The 2.x driver's timelines also carry its own faults (stream breaks, foreign and undurable events). */
+const arbFor = (kind: DriverKind, shape: ScenarioShape = {}) => (kind === "v2" ? v2ScenarioArb(shape) : scenarioArb(shape))
 
 function summary(kind: string, usedSeed: number, t: Totals): string {
   const known = Object.entries(t.known)
@@ -29,7 +34,7 @@ describe("invariants hold on adversarial timelines", () => {
   for (const kind of ADAPTERS) {
     test(`${kind}: interleaved sessions, duplicates, reordering, ESC, pauses, failing host calls, clock jumps`, async () => {
       const used = seed + ADAPTERS.indexOf(kind) * 1000
-      const outcome = await checkInvariants(kind, used, propertyRuns(60), scenarioArb())
+      const outcome = await checkInvariants(kind, used, propertyRuns(60), arbFor(kind))
       console.log(summary(kind, used, outcome.totals))
       if (!outcome.ok) throw new Error(outcome.report)
       // Not vacuous: the timelines really made the plugin act, and the user really pressed ESC.
@@ -40,7 +45,7 @@ describe("invariants hold on adversarial timelines", () => {
 
     test(`${kind}: bursts of new sessions keep every map within its cap`, async () => {
       const used = seed + 1 + ADAPTERS.indexOf(kind) * 1000
-      const outcome = await checkInvariants(kind, used, Math.max(1, Math.round(propertyRuns(60) / 4)), scenarioArb({ floods: true, maxChunks: 12, size: "small" }))
+      const outcome = await checkInvariants(kind, used, Math.max(1, Math.round(propertyRuns(60) / 4)), arbFor(kind, { floods: true, maxChunks: 12, size: "small" }))
       console.log(summary(`${kind} (floods)`, used, outcome.totals))
       if (!outcome.ok) throw new Error(outcome.report)
       expect(outcome.totals.maxTracked).toBeGreaterThan(900)

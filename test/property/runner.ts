@@ -6,6 +6,8 @@
 import { RecoveryEngine } from "../../src/core/engine.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import { startV1 } from "../../src/host/v1/adapter.ts"
+import { startV2 } from "../../src/host/v2/adapter.ts"
+import { dropSlot, slotKey } from "../../src/host/v2/registry.ts"
 import { resolveOptions } from "../../src/options/index.ts"
 import { isTracked } from "../support/engine-peek.ts"
 import { drainMicrotasks, EventLoopTime, TimerStormError } from "../support/event-loop-time.ts"
@@ -13,8 +15,13 @@ import { sessionName, spec, type HostEvent, type V1Sink } from "./events.ts"
 import { ScriptedHost, type FaultPlan, type PortMethod } from "./host.ts"
 import type { Scenario, Step } from "./model.ts"
 import { Oracle, T0, type Violation } from "./oracle.ts"
+import { deliverV2, NO_V2_FAULTS, V2EventBus, v2Context } from "./v2-host.ts"
+import { v2Facts, V2Wire } from "./v2-wire.ts"
 
-export type DriverKind = "core" | "v1"
+export type DriverKind = "core" | "v1" | "v2"
+
+/** Each v2 run gets its own registry slot, so no state leaks from one scenario to the next. */
+let v2Runs = 0
 
 export type RunStats = Oracle["stats"] & { steps: number; timers: number; maxTracked: number }
 
@@ -56,24 +63,66 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
   const fullEvery = run.fullBoundsEvery ?? 25
   const pool = Array.from({ length: run.poolSize ?? 6 }, (_, i) => sessionName(i))
   const time = new EventLoopTime(T0)
-  const oracle = new Oracle(sc.options, () => time.now())
+  const oracle = new Oracle(sc.options, () => time.now(), kind === "v2" ? v2Facts : undefined)
   const pauses = new MemoryPauses()
   let deliverToPlugin: (e: HostEvent, id: string) => void = () => {}
   const deliver = (e: HostEvent) => {
     const id = sessionName(e.s)
+    if (kind === "v2") {
+      // The oracle hears of it when the plugin does (the stream may be down or slow).
+      deliverToPlugin(e, id)
+      return
+    }
     oracle.note(`host -> ${id} ${e.t}`)
     oracle.event(e, id)
     host.record(e, id)
     deliverToPlugin(e, id)
   }
-  const host = new ScriptedHost(sc.calls, time, oracle, deliver, run.junkReads ?? false)
+  const host = new ScriptedHost(sc.calls, time, oracle, deliver, run.junkReads ?? false, kind === "v2")
   host.faults = run.faults ?? {}
   const caught = (where: string) => (error: unknown) => oracle.violate("6-exception", `${where} threw: ${errorText(error)}`)
 
   let engine: RecoveryEngine
   /** How the plugin is shut down at the end (the v1 instance frees its registry slot too). */
   let stop = () => engine.dispose()
-  if (kind === "core") {
+  /** Per step, after it ran: the 2.x faults due then. */
+  let afterStep: (i: number) => void = () => {}
+  if (kind === "v2") {
+    const faults = sc.v2 ?? NO_V2_FAULTS
+    const wire = new V2Wire(() => time.now())
+    const bus = new V2EventBus(faults.undurableEvery)
+    const scope = `property-v2-${process.pid}-${++v2Runs}`
+    const sendBegun = new Map<string, number>()
+    const { ctx, fetch } = v2Context(host, wire, bus, oracle, { ...sc.options, registryScope: scope }, (id) => sendBegun.get(id))
+    const instance = startV2(ctx, { time, pauses, env: {}, fetch, writeLog: (level, message) => host.log(level, message) })
+    engine = instance.engine
+    // When the core asks the port to send: the start of the call's time as the core counts it.
+    const port = instance.port
+    const send = port.send.bind(port)
+    port.send = (request) => {
+      if (sendBegun.size > 4096) sendBegun.clear()
+      sendBegun.set(request.sessionID, time.now())
+      return send(request)
+    }
+    stop = () => {
+      instance.stop("end of scenario")
+      dropSlot(slotKey(scope))
+    }
+    deliverToPlugin = (e, id) =>
+      deliverV2(wire, bus, e, id, (via) => {
+        oracle.note(`host -> ${id} ${e.t} [${via}]`)
+        oracle.event(e, id, via)
+      })
+    afterStep = (i) => {
+      for (const b of faults.breaks) if (b.after === i) {
+        oracle.note(`host: event stream ${b.how === "refuse" ? "refuses the next subscribe" : b.how === "end" ? "ends" : "throws"}`)
+        bus.break(b.how)
+      }
+      if (faults.foreignEvery > 0 && i % faults.foreignEvery === faults.foreignEvery - 1) {
+        for (const event of wire.foreign(sessionName(i % 4))) bus.emit(event)
+      }
+    }
+  } else if (kind === "core") {
     engine = new RecoveryEngine({ port: host.corePort(), time, options: resolveOptions(sc.options, {}), pauses })
     deliverToPlugin = (e, id) => {
       for (const signal of spec(e).core(e, id)) {
@@ -211,6 +260,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
       oracle.step = i
       stats.steps++
       await apply(sc.steps[i]!)
+      afterStep(i)
       await drainMicrotasks()
       checkCheap()
       oracle.checkBounds(engine, pool)
