@@ -32,6 +32,9 @@ const FIXED = new Set([
   "K17-rediscovered-run-resets-ladder",
   "K18-failure-prompt-overdue-repeated",
   "K19-failure-prompt-behind-other-prompt",
+  "K22-v2-prompt-after-core-gave-up",
+  "K23-v2-prompt-after-esc-during-check",
+  "K24-v2-prompt-after-user-wrote-during-check",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }
@@ -63,7 +66,51 @@ async function knownHits(sc: Scenario, kind: DriverKind = "core"): Promise<strin
   return [...r.known.counts.keys()]
 }
 
+/** The options the first 2.x property runs failed with (K21 to K24). */
+const V2_FIRST = { ...FAILURE_CHAIN, maxRetries: 1, lifetimeMaxContinues: 1, sendTimeoutMs: 30_000 }
+const late = (lateMs: number): CallScript => ({ outcome: "late", lateMs, echoDelayMs: 0, idleAfterAbort: false })
+
 const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind[] }> = [
+  {
+    id: "K21-v2-form-session-not-read",
+    title: "a question form opened in a running session (form.created names it at data.form.sessionID) does not hold the continue",
+    sc: {
+      options: V2_FIRST,
+      calls: [],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), ev({ t: "ask", s: 0, key: 0, v: 1 }), wait(1_000)],
+    },
+    kinds: ["v2"],
+  },
+  {
+    id: "K22-v2-prompt-after-core-gave-up",
+    title: "a history check answered 2.8 s late: the prompt went out long after the core gave up on it, after the user's ESC",
+    sc: {
+      options: { ...V2_FIRST, sendTimeoutMs: 100 },
+      calls: [{ outcome: "late", lateMs: 2801, echoDelayMs: 1, idleAfterAbort: false }],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(3_000), ev({ t: "esc", s: 0, v: 0 }), wait(70_000)],
+    },
+    kinds: ["v1", "v2"],
+  },
+  {
+    id: "K23-v2-prompt-after-esc-during-check",
+    title: "the user presses ESC while the 2.x port reads the history before its continue: the continue still went out",
+    sc: {
+      options: V2_FIRST,
+      calls: [late(500)],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(300), ev({ t: "esc", s: 0, v: 0 }), wait(2_000)],
+    },
+    kinds: ["v1", "v2"],
+  },
+  {
+    id: "K24-v2-prompt-after-user-wrote-during-check",
+    title: "the user writes while the port reads the history: the stale continue went out in the new episode, and another after it",
+    sc: {
+      options: V2_FIRST,
+      calls: [late(15_000)],
+      steps: [ev({ t: "user", s: 1 }), ev({ t: "busy", s: 1 }), wait(3_000), ev({ t: "user", s: 1 }), ev({ t: "busy", s: 1 }), wait(1_800_000)],
+    },
+    kinds: ["v1", "v2"],
+  },
   {
     id: "K20-esc-after-own-abort-landed",
     title: "the user's ESC lands just after our abort was carried out and answered, and the host reports one interruption",

@@ -38,6 +38,31 @@ export const KNOWN_BUGS: KnownBug[] = [
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
   {
+    id: "K22-v2-prompt-after-core-gave-up",
+    summary:
+      "2.x: the port reads the last messages before each prompt (the duplicate check) with no bound of its own, and made " +
+      "the prompt whenever the read answered: seconds after the core had given up on the send (sendTimeoutMs) and moved " +
+      "on, after the user's ESC. Found by the first 2.x property run. The read now gets half the send's time and no call " +
+      "is made once the time is spent.",
+    matches: (v) => v.invariant === "2-after-esc" && v.facts.call?.startsWith("send") === true,
+  },
+  {
+    id: "K23-v2-prompt-after-esc-during-check",
+    summary:
+      "2.x: the same history check, answered in time, but the user pressed ESC (or paused, or a question opened) while it " +
+      "was out; the prompt decided before went out behind the ESC. The port now asks the core (SendRequest.stillWanted) " +
+      "just before its call. 1.x makes its call at once and never had the window.",
+    matches: (v) => v.invariant === "2-after-esc" && v.facts.call?.startsWith("send") === true,
+  },
+  {
+    id: "K24-v2-prompt-after-user-wrote-during-check",
+    summary:
+      "2.x: the user wrote while the history check was out; the continue decided for the turn before went out into the new " +
+      "episode, and the next stall sent another: two continues past a cap of one, with no turn between. stillWanted also " +
+      "says 'the user wrote' when a genuine user message arrived since the prompt was decided.",
+    matches: (v) => (v.invariant === "4-lifetime" || v.invariant === "3b-duplicate") && v.facts.call === "send(continue)",
+  },
+  {
     id: "K19-failure-prompt-behind-other-prompt",
     summary:
       "The finished-turn judge's continue was accepted but not yet shown when a streaming error armed the failure chain, " +
