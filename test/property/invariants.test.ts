@@ -13,7 +13,8 @@ import { describe, expect, test } from "bun:test"
 import { scenarioArb, v2ScenarioArb, type ScenarioShape } from "./arbitraries.ts"
 import { checkInvariants, type Totals } from "./check.ts"
 import { propertyRuns, propertySeed } from "./config.ts"
-import type { DriverKind } from "./runner.ts"
+import { faultWorkload } from "../faults/workload.ts"
+import { runScenario, showViolation, type DriverKind } from "./runner.ts"
 
 const seed = propertySeed()
 /** v2 last, so core and v1 keep their seeds (seed + index * 1000). */
@@ -26,9 +27,34 @@ function summary(kind: string, usedSeed: number, t: Totals): string {
   const known = Object.entries(t.known)
   return (
     `[property] ${kind}: seed=${usedSeed} runs=${t.runs} events=${t.events} timers=${t.timers} sends=${t.sends} aborts=${t.aborts} escs=${t.escs} maxTracked=${t.maxTracked}` +
+    (kind.startsWith("v2") ? ` resubscribes=${t.v2.resubscribes} foreign=${t.v2.foreign} undurable=${t.v2.undurable} lost=${t.v2.lost}` : "") +
     (known.length ? ` known-bug hits: ${known.map(([id, n]) => `${id}=${n}`).join(" ")}` : "")
   )
 }
+
+describe("2.x: the plugin keeps hearing the host through a broken event stream", () => {
+  test("a stream that ends, throws, or whose subscribe is refused is subscribed again; a fresh stall after the last break is recovered", async () => {
+    const sc = faultWorkload(6)
+    // Each break just before a wait long enough for the pump to come back (1 s backoff), and one
+    // at the very end, which the closing fresh stall has to get through.
+    const beforeWaits = sc.steps.flatMap((step, i) => (step.k === "wait" && step.ms >= 2_000 ? [i - 1] : []))
+    const hows = ["end", "throw", "refuse", "end"] as const
+    const breaks = hows.map((how, n) => ({ after: beforeWaits[n]!, how }))
+    sc.v2 = { breaks: [...breaks, { after: sc.steps.length - 1, how: "throw" }], foreignEvery: 5, undurableEvery: 3 }
+    const r = await runScenario(sc, "v2", { stopAtFirst: false, healCheck: true })
+    expect(r.violations.map(showViolation)).toEqual([])
+    expect(r.stats.v2.resubscribes).toBeGreaterThanOrEqual(4)
+    expect(r.healed?.recovered).toBe(true)
+  })
+
+  test("negative control: the same workload without breaks subscribes once and recovers too", async () => {
+    const sc = faultWorkload(6)
+    const r = await runScenario(sc, "v2", { stopAtFirst: false, healCheck: true })
+    expect(r.violations.map(showViolation)).toEqual([])
+    expect(r.stats.v2.resubscribes).toBe(0)
+    expect(r.healed?.recovered).toBe(true)
+  })
+})
 
 describe("invariants hold on adversarial timelines", () => {
   for (const kind of ADAPTERS) {
@@ -41,6 +67,13 @@ describe("invariants hold on adversarial timelines", () => {
       expect(outcome.totals.sends).toBeGreaterThan(0)
       expect(outcome.totals.aborts).toBeGreaterThan(0)
       expect(outcome.totals.escs).toBeGreaterThan(0)
+      if (kind === "v2") {
+        // ... and the 2.x faults really happened: streams broke and were subscribed again,
+        // foreign and undurable events were sent.
+        expect(outcome.totals.v2.resubscribes).toBeGreaterThan(0)
+        expect(outcome.totals.v2.foreign).toBeGreaterThan(0)
+        expect(outcome.totals.v2.undurable).toBeGreaterThan(0)
+      }
     }, 60_000)
 
     test(`${kind}: bursts of new sessions keep every map within its cap`, async () => {

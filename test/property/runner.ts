@@ -23,7 +23,10 @@ export type DriverKind = "core" | "v1" | "v2"
 /** Each v2 run gets its own registry slot, so no state leaks from one scenario to the next. */
 let v2Runs = 0
 
-export type RunStats = Oracle["stats"] & { steps: number; timers: number; maxTracked: number }
+/** The 2.x faults that really happened in a run (zero on the other drivers). */
+export type V2FaultStats = { resubscribes: number; foreign: number; undurable: number; lost: number }
+
+export type RunStats = Oracle["stats"] & { steps: number; timers: number; maxTracked: number; v2: V2FaultStats }
 
 export type RunResult = {
   /** Session-changing host calls in order (the last 512 or so): method, session, time since start. */
@@ -87,6 +90,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
   let stop = () => engine.dispose()
   /** Per step, after it ran: the 2.x faults due then. */
   let afterStep: (i: number) => void = () => {}
+  let v2Stats = (): V2FaultStats => stats.v2
   if (kind === "v2") {
     const faults = sc.v2 ?? NO_V2_FAULTS
     const wire = new V2Wire(() => time.now())
@@ -119,9 +123,14 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
         bus.break(b.how)
       }
       if (faults.foreignEvery > 0 && i % faults.foreignEvery === faults.foreignEvery - 1) {
-        for (const event of wire.foreign(sessionName(i % 4))) bus.emit(event)
+        for (const event of wire.foreign(sessionName(i % 4))) {
+          foreign++
+          bus.emit(event)
+        }
       }
     }
+    let foreign = 0
+    v2Stats = () => ({ resubscribes: Math.max(0, bus.subscriptions - 1), foreign, undurable: bus.stripped, lost: bus.lost })
   } else if (kind === "core") {
     engine = new RecoveryEngine({ port: host.corePort(), time, options: resolveOptions(sc.options, {}), pauses })
     deliverToPlugin = (e, id) => {
@@ -163,7 +172,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
     error instanceof TimerStormError ? oracle.violate("6-bounds", error.message) : caught("a timer callback")(error)
   process.on("unhandledRejection", onUnhandled)
 
-  const stats: RunStats = { ...oracle.stats, steps: 0, timers: 0, maxTracked: 0 }
+  const stats: RunStats = { ...oracle.stats, steps: 0, timers: 0, maxTracked: 0, v2: { resubscribes: 0, foreign: 0, undurable: 0, lost: 0 } }
   const held: HostEvent[] = []
   /** After every timer: cheap checks only (the collection walk is per step). */
   const checkCheap = () => {
@@ -279,7 +288,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
     await drainMicrotasks()
     process.off("unhandledRejection", onUnhandled)
   }
-  Object.assign(stats, oracle.stats)
+  Object.assign(stats, oracle.stats, { v2: v2Stats() })
   const calls = oracle.calls.map((c) => ({ method: c.method, sessionID: c.sessionID, at: c.issuedAt - T0, outcome: c.script.outcome }))
   return { calls, callCounts: host.callCounts, healed, violations: oracle.violations, known: { counts: oracle.knownCounts, samples: oracle.knownViolations }, stats, logs: host.logs }
 }

@@ -54,13 +54,19 @@ export class V2EventBus {
   private refuseNext = false
   private durableSeen = 0
   subscriptions = 0
+  /** Ephemeral events nobody was subscribed for. */
   lost = 0
+  /** Durable events sent without their `durable`. */
+  stripped = 0
 
   constructor(private readonly undurableEvery: number) {}
 
   emit(event: WireEvent, onDelivered?: () => void): void {
     const keep = event.durable !== undefined
-    if (keep && this.undurableEvery > 0 && typeof event.data.sessionID === "string" && ++this.durableSeen % this.undurableEvery === 0) delete event.durable
+    if (keep && this.undurableEvery > 0 && typeof event.data.sessionID === "string" && ++this.durableSeen % this.undurableEvery === 0) {
+      delete event.durable
+      this.stripped++
+    }
     const q: Queued = { event, keep, onDelivered }
     const open = this.subs.filter((s) => !s.closed)
     if (open.length === 0) {
