@@ -13,8 +13,8 @@
  *    `synthetic`, `compact`, `command` and `context` alike.
  *
  * The oracle is told of a neutral event when the plugin actually receives its last wire event,
- * so a late or lost delivery is what the plugin saw, not what the host meant to say; except
- * what the history shows at once (user messages, todos), told when the host writes it.
+ * so a late or lost delivery is what the plugin saw, not what the host meant to say, in the
+ * host's order. What only the history shows (a todo list) is told when the host writes it.
  */
 import type { FetchLike } from "../../src/host/v2/http.ts"
 import { get, str } from "../../src/host/shape.ts"
@@ -221,11 +221,9 @@ export function v2Context(
 export function deliverV2(wire: V2Wire, bus: V2EventBus, e: HostEvent, id: string, onSeen: (via: string) => void): void {
   const events = wire.translate(e, id)
   const via = events.map((ev) => ev.type).join("+")
-  // A history change is visible at once to a plugin that reads the history: a todo list, and
-  // a user message (history scans find it even while its inbox event waits for the stream).
-  if (events.length === 0 || e.t === "user") {
-    onSeen(events.length === 0 ? "history only" : via)
-    for (const event of events) bus.emit(event)
+  // Only in the history (a todo list): the plugin may read it from now on.
+  if (events.length === 0) {
+    onSeen("history only")
     return
   }
   events.forEach((event, i) => bus.emit(event, i === events.length - 1 ? () => onSeen(via) : undefined))
