@@ -63,11 +63,20 @@ function actionHold(ctx: EngineContext, state: SessionState, allowOpenTools: boo
 
 /**
  * For a port that awaits something before its host call (SendRequest.stillWanted): the holds
- * again, and whether the user wrote since the prompt was decided (it answered another turn).
+ * again, and whether the session took a turn since the prompt was decided (the user wrote, the
+ * model produced something, the run ended or started), which makes it an answer to a moment
+ * that is over. The same rule as the stall path's re-check before it acts.
  */
 function stillWanted(ctx: EngineContext, state: SessionState): () => string | undefined {
-  const userAt = state.lastGenuineUserAt
-  return () => actionHold(ctx, state, false) ?? (state.lastGenuineUserAt !== userAt ? "the user wrote" : undefined)
+  const { lastGenuineUserAt, lastModelOutputAt, idleEpoch } = state
+  return () => {
+    const held = actionHold(ctx, state, false)
+    if (held) return held
+    if (state.lastGenuineUserAt !== lastGenuineUserAt) return "the user wrote"
+    if (state.lastModelOutputAt !== lastModelOutputAt) return "the model produced output"
+    if (state.idleEpoch !== idleEpoch) return "the run ended or started"
+    return undefined
+  }
 }
 
 /** Sends one prompt unless the session must be left alone right now. */

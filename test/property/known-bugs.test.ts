@@ -35,6 +35,7 @@ const FIXED = new Set([
   "K22-v2-prompt-after-core-gave-up",
   "K23-v2-prompt-after-esc-during-check",
   "K24-v2-prompt-after-user-wrote-during-check",
+  "K25-v2-prompt-after-output-during-check",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }
@@ -98,6 +99,28 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
       options: V2_FIRST,
       calls: [late(500)],
       steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(300), ev({ t: "esc", s: 0, v: 0 }), wait(2_000)],
+    },
+    kinds: ["v1", "v2"],
+  },
+  {
+    id: "K25-v2-prompt-after-output-during-check",
+    title: "the model writes again while the port reads the history (cut short by a clock jump): the stale continue goes out, then another",
+    sc: {
+      options: { ...V2_FIRST, lifetimeMaxContinues: 2 },
+      calls: [{ outcome: "overdue", lateMs: 1, echoDelayMs: 0, idleAfterAbort: false }],
+      steps: [
+        ev({ t: "user", s: 0 }),
+        ev({ t: "busy", s: 0 }),
+        ev({ t: "say", s: 1, text: 0 }),
+        ev({ t: "idle", s: 1 }),
+        wait(300),
+        ev({ t: "output", s: 0, v: 0 }),
+        wait(14_772),
+        { k: "jump", ms: 14_829 },
+        wait(13_500),
+        ev({ t: "toolStart", s: 1, call: 0, tool: "bash", v: 0 }),
+        wait(62_000),
+      ],
     },
     kinds: ["v1", "v2"],
   },

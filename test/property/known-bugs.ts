@@ -55,6 +55,14 @@ export const FIXED_BUGS: KnownBug[] = [
     matches: (v) => v.invariant === "2-after-esc" && v.facts.call?.startsWith("send") === true,
   },
   {
+    id: "K25-v2-prompt-after-output-during-check",
+    summary:
+      "2.x: as K24, with the model producing output (or the run ending or starting) during the history check: the continue " +
+      "decided for the stall before went out after the turn, and the next stall repeated it with no turn between. Found by " +
+      "the 2.x soak (seed 3). stillWanted now also reports model output and run changes since the decision.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)",
+  },
+  {
     id: "K24-v2-prompt-after-user-wrote-during-check",
     summary:
       "2.x: the user wrote while the history check was out; the continue decided for the turn before went out into the new " +

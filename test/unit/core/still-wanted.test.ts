@@ -1,7 +1,8 @@
 /**
  * SendRequest.stillWanted: a port that awaits something before its host call (2.x reads the
  * history first) asks the core again just before making it. The answer is the hold that now
- * applies, or that the user wrote since the prompt was decided; undefined while nothing changed.
+ * applies, or the turn the session took since the prompt was decided (the user wrote, the model
+ * produced output, the run ended or started); undefined while nothing changed.
  */
 import { describe, expect, test } from "bun:test"
 import { sendPrompt } from "../../../src/core/actions.ts"
@@ -58,6 +59,15 @@ describe("a decided send asks again before its host call", () => {
     const asked = await decidedSend()
     asked.state.awaiting.add("form_1")
     expect(asked.stillWanted()).toMatch(/waiting for the user/)
+  })
+
+  test("the model produced output, or the run ended or started, meanwhile", async () => {
+    const wrote = await decidedSend()
+    wrote.state.lastModelOutputAt = wrote.time.now() + 1
+    expect(wrote.stillWanted()).toBe("the model produced output")
+    const ended = await decidedSend()
+    ended.state.idleEpoch++
+    expect(ended.stillWanted()).toBe("the run ended or started")
   })
 
   test("the user wrote meanwhile: the prompt answered a turn that is over", async () => {
