@@ -36,6 +36,7 @@ const FIXED = new Set([
   "K23-v2-prompt-after-esc-during-check",
   "K24-v2-prompt-after-user-wrote-during-check",
   "K25-v2-prompt-after-output-during-check",
+  "K26-v2-esc-just-before-own-interrupt",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }
@@ -99,6 +100,16 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
       options: V2_FIRST,
       calls: [late(500)],
       steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(300), ev({ t: "esc", s: 0, v: 0 }), wait(2_000)],
+    },
+    kinds: ["v1", "v2"],
+  },
+  {
+    id: "K26-v2-esc-just-before-own-interrupt",
+    title: "the user's ESC ends the run just as our interrupt goes out; the host answers interrupted: false and reports one interruption",
+    sc: {
+      options: { ...V2_FIRST, chunkTimeoutMs: 1_000, gracePeriodMs: 1_000, sendTimeoutMs: 100, busyStallStrategy: "abort" },
+      calls: [late(1)],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(2_000), ev({ t: "esc", s: 0, v: 0 }), wait(5_300)],
     },
     kinds: ["v1", "v2"],
   },

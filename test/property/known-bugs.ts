@@ -55,6 +55,15 @@ export const FIXED_BUGS: KnownBug[] = [
     matches: (v) => v.invariant === "2-after-esc" && v.facts.call?.startsWith("send") === true,
   },
   {
+    id: "K26-v2-esc-just-before-own-interrupt",
+    summary:
+      "2.x: the user's ESC ends the run in the same moment our interrupt goes out. 2.x says reason \"user\" for both, the " +
+      "host reports one interruption and accepts our call at once, so the core took the ESC for its own abort's echo and " +
+      "continued 5 s later. 2.x does tell: interrupt answers { interrupted: false } when no run was there to stop, which " +
+      "the port now reports as a failed abort (the interruption is then the user's). Found by the 2.x soak (seeds 3, 7).",
+    matches: (v) => v.invariant === "2-after-esc" && v.facts.escDuringOwnAbortWindow === true,
+  },
+  {
     id: "K25-v2-prompt-after-output-during-check",
     summary:
       "2.x: as K24, with the model producing output (or the run ending or starting) during the history check: the continue " +

@@ -187,7 +187,8 @@ export function v2Context(
     session: {
       prompt: (a: unknown) => mutate("send", a, admit("user")),
       synthetic: (a: unknown) => mutate("send", a, admit("synthetic")),
-      interrupt: (a: unknown) => mutate("abort", a, () => ({ interrupted: true })),
+      // Whether a run was there to stop, when the host carries the call out.
+      interrupt: (a: unknown) => mutate("abort", a, () => ({ interrupted: wire.isRunning(sid(a)) })),
       compact: (a: unknown) => mutate("compact", a, () => ({ id: wire.nextId("inb_compact"), type: "compaction" })),
       command: (a: unknown) => mutate("command", a, () => undefined),
       context: (a: unknown) => host.read("readMessages", wire.messages(sid(a)), "v2"),

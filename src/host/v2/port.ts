@@ -167,7 +167,10 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     },
 
     async abort(sessionID) {
-      await callCtx(ctx, "session", "interrupt", { sessionID })
+      const result = await callCtx(ctx, "session", "interrupt", { sessionID })
+      // 2.x says whether there was a run to stop. `false`: it had already ended (the user's ESC
+      // a moment earlier, or it finished), so an interruption just reported is not ours.
+      if (get(result, "interrupted") === false) throw new Error("session.interrupt found no run to stop")
     },
 
     log(level, message, extra) {
