@@ -15,7 +15,7 @@
  * timeline drives the core, the 1.x adapter and this wire. What a 2.x host implies beyond the
  * neutral event (an interruption also ends the run) is stated in `V2_FACTS` for the oracle.
  */
-import { callName, keyName, SAYINGS, type Facts, type HostEvent } from "./events.ts"
+import { callName, keyName, SAYINGS, spec, type Facts, type HostEvent } from "./events.ts"
 
 export type WireEvent = {
   id: string
@@ -113,7 +113,6 @@ export class V2Wire {
   }
 
   private endRun(sessionID: string, outcome: "succeeded" | "failed" | "interrupted", error?: Raw): void {
-    this.running.delete(sessionID)
     const last = this.history.get(sessionID)?.at(-1)
     if (last?.type === "assistant") {
       ;(last.time as Raw).completed ??= this.now()
@@ -129,8 +128,19 @@ export class V2Wire {
     return undefined
   }
 
-  /** The 2.x events that carry `e`, oldest first; the history moves with them. */
+  /** The 2.x events that carry `e`, oldest first; the history and the run state move with them. */
   translate(e: HostEvent, id: string): WireEvent[] {
+    const wasRunning = this.running.has(id)
+    const events = this.events(e, id, wasRunning)
+    // Whether a run is live follows the same facts the oracle reads (a running tool means a
+    // running session), so what the host answers (`interrupted`) agrees with its account.
+    const busy = v2Facts(e, spec(e).facts(e, id)).busy
+    if (busy === true) this.running.add(id)
+    else if (busy === false) this.running.delete(id)
+    return events
+  }
+
+  private events(e: HostEvent, id: string, wasRunning: boolean): WireEvent[] {
     const w = (type: string, data: Record<string, unknown>, durable = true) => this.wire(type, { sessionID: id, ...data }, id, durable)
     switch (e.t) {
       case "user": {
@@ -148,7 +158,6 @@ export class V2Wire {
         return [w("session.inbox.enqueued", { inboxID: item.id, item: admitted })]
       }
       case "busy":
-        this.running.add(id)
         return [w("session.execution.started", {})]
       case "idle": {
         this.endRun(id, "succeeded")
@@ -221,8 +230,7 @@ export class V2Wire {
       }
       case "retry": {
         // A retry lives inside a run: one that was not running starts first.
-        const out = this.running.has(id) ? [] : [w("session.execution.started", {})]
-        this.running.add(id)
+        const out = wasRunning ? [] : [w("session.execution.started", {})]
         out.push(w("session.retry.scheduled", { assistantMessageID: "msg_asst_step", attempt: 1, at: this.now() + 1_000, error: { type: "provider.overloaded", message: "overloaded" } }))
         return out
       }
