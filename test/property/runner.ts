@@ -6,8 +6,6 @@
 import { RecoveryEngine } from "../../src/core/engine.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import { startV1 } from "../../src/host/v1/adapter.ts"
-import { startV2 } from "../../src/host/v2/adapter.ts"
-import { dropSlot, slotKey } from "../../src/host/v2/registry.ts"
 import { resolveOptions } from "../../src/options/index.ts"
 import { isTracked } from "../support/engine-peek.ts"
 import { drainMicrotasks, EventLoopTime, TimerStormError } from "../support/event-loop-time.ts"
@@ -15,16 +13,11 @@ import { sessionName, spec, type HostEvent, type V1Sink } from "./events.ts"
 import { ScriptedHost, type FaultPlan, type PortMethod } from "./host.ts"
 import type { Scenario, Step } from "./model.ts"
 import { Oracle, T0, type Violation } from "./oracle.ts"
-import { deliverV2, NO_V2_FAULTS, V2EventBus, v2Context } from "./v2-host.ts"
-import { v2Facts, V2Wire } from "./v2-wire.ts"
+import { startV2Driver, type V2FaultStats } from "./v2-driver.ts"
+import { v2Facts } from "./v2-wire.ts"
 
 export type DriverKind = "core" | "v1" | "v2"
 
-/** Each v2 run gets its own registry slot, so no state leaks from one scenario to the next. */
-let v2Runs = 0
-
-/** The 2.x faults that really happened in a run (zero on the other drivers). */
-export type V2FaultStats = { resubscribes: number; foreign: number; undurable: number; lost: number }
 
 export type RunStats = Oracle["stats"] & { steps: number; timers: number; maxTracked: number; v2: V2FaultStats }
 
@@ -92,45 +85,12 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
   let afterStep: (i: number) => void = () => {}
   let v2Stats = (): V2FaultStats => stats.v2
   if (kind === "v2") {
-    const faults = sc.v2 ?? NO_V2_FAULTS
-    const wire = new V2Wire(() => time.now())
-    const bus = new V2EventBus(faults.undurableEvery)
-    const scope = `property-v2-${process.pid}-${++v2Runs}`
-    const sendBegun = new Map<string, number>()
-    const { ctx, fetch } = v2Context(host, wire, bus, oracle, { ...sc.options, registryScope: scope }, (id) => sendBegun.get(id))
-    const instance = startV2(ctx, { time, pauses, env: {}, fetch, writeLog: (level, message) => host.log(level, message) })
-    engine = instance.engine
-    // When the core asks the port to send: the start of the call's time as the core counts it.
-    const port = instance.port
-    const send = port.send.bind(port)
-    port.send = (request) => {
-      if (sendBegun.size > 4096) sendBegun.clear()
-      sendBegun.set(request.sessionID, time.now())
-      return send(request)
-    }
-    stop = () => {
-      instance.stop("end of scenario")
-      dropSlot(slotKey(scope))
-    }
-    deliverToPlugin = (e, id) =>
-      deliverV2(wire, bus, e, id, (via) => {
-        oracle.note(`host -> ${id} ${e.t} [${via}]`)
-        oracle.event(e, id, via)
-      })
-    afterStep = (i) => {
-      for (const b of faults.breaks) if (b.after === i) {
-        oracle.note(`host: event stream ${b.how === "refuse" ? "refuses the next subscribe" : b.how === "end" ? "ends" : "throws"}`)
-        bus.break(b.how)
-      }
-      if (faults.foreignEvery > 0 && i % faults.foreignEvery === faults.foreignEvery - 1) {
-        for (const event of wire.foreign(sessionName(i % 4))) {
-          foreign++
-          bus.emit(event)
-        }
-      }
-    }
-    let foreign = 0
-    v2Stats = () => ({ resubscribes: Math.max(0, bus.subscriptions - 1), foreign, undurable: bus.stripped, lost: bus.lost })
+    const driver = startV2Driver({ sc, host, oracle, time, pauses })
+    engine = driver.engine
+    stop = driver.stop
+    deliverToPlugin = driver.deliver
+    afterStep = driver.afterStep
+    v2Stats = driver.stats
   } else if (kind === "core") {
     engine = new RecoveryEngine({ port: host.corePort(), time, options: resolveOptions(sc.options, {}), pauses })
     deliverToPlugin = (e, id) => {
