@@ -153,7 +153,7 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
       calls: [ok(0), { outcome: "ok", lateMs: 0, echoDelayMs: 2, idleAfterAbort: false }],
       steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(400), ev({ t: "esc", s: 0, v: 0 }), wait(1), ev({ t: "say", s: 0, text: 0 }), ev({ t: "idle", s: 0 }), wait(6000)],
     },
-    kinds: ["core", "v1"],
+    kinds: ["core", "v1", "v2"],
   },
   {
     id: "K19-failure-prompt-behind-other-prompt",

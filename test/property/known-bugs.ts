@@ -30,7 +30,8 @@ export const KNOWN_BUGS: KnownBug[] = [
       "only afterwards (1.18 reports first), with the user's ESC arriving in between and only one interruption reported " +
       "for the two stops. One interruption after an accepted abort is read as the abort's late report, so the continue " +
       "follows. Found by the soak (seed 42). Reading it as the user's instead would cost every late-reporting host its " +
-      "abort + continue.",
+      "abort + continue. The same on 2.x (the 2.x soak hits it on every seed): both stops say reason \"user\", and our " +
+      "interrupt did stop the run, so the host answers interrupted: true.",
     matches: (v) => v.invariant === "2-after-esc" && v.facts.escAfterOwnAbortLanded === true,
   },
 ]
