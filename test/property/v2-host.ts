@@ -198,11 +198,16 @@ export function v2Context(
     model: { list: () => host.read("modelLimits", { location, data: MODEL_LIST }, "v2") },
   }
   const fetch: FetchLike = (url, init) => {
-    const path = new URL(url).pathname
+    const { pathname: path, searchParams } = new URL(url)
+    const messages = /^\/api\/session\/([^/]+)\/message$/.exec(path)
+    const limit = Math.min(200, Number(searchParams.get("limit") ?? 200) || 200)
     const answer =
       path === "/api/session/active"
         ? host.read("listBusySessions", { data: Object.fromEntries(oracle.busyIds().map((id) => [id, { type: "running" }])) }, "v2")
-        : Promise.resolve({ __status: 404 })
+        : messages
+          ? // The message route: newest first, capped, as a page.
+            host.read("readMessages", { data: wire.messages(decodeURIComponent(messages[1]!)).reverse().slice(0, limit), cursor: null }, "v2")
+          : Promise.resolve({ __status: 404 })
     // Like a real fetch: the request's signal cancels it.
     return new Promise((resolve, reject) => {
       init.signal.addEventListener("abort", () => reject(init.signal.reason ?? new Error("aborted")), { once: true })
