@@ -74,6 +74,44 @@ const late = (lateMs: number): CallScript => ({ outcome: "late", lateMs, echoDel
 
 const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind[] }> = [
   {
+    id: "K27-v2-late-listings-drop-running-tool",
+    title: "every read answered 14 s late: listings taken before a tool started mark the session stopped, dropping the tool",
+    sc: {
+      options: { ...V2_FIRST, maxRetries: 2, lifetimeMaxContinues: 2 },
+      calls: [{ outcome: "late", lateMs: 14_010, echoDelayMs: 29, idleAfterAbort: false }],
+      steps: [
+        ev({ t: "say", s: 0, text: 0 }),
+        ev({ t: "idle", s: 0 }),
+        wait(3_672),
+        ev({ t: "toolStart", s: 0, call: 0, tool: "bash", v: 0 }),
+        wait(1_328),
+        ev({ t: "user", s: 1 }),
+        ev({ t: "busy", s: 1 }),
+        wait(74_009),
+        ev({ t: "toolStart", s: 0, call: 0, tool: "bash", v: 0 }),
+        wait(1),
+        ev({ t: "toolStart", s: 1, call: 0, tool: "bash", v: 0 }),
+        wait(3_300),
+        { k: "jump", ms: 10_677 },
+        wait(33),
+        ev({ t: "user", s: 1 }),
+        ev({ t: "busy", s: 1 }),
+        wait(74_414),
+      ],
+    },
+    kinds: ["v2"],
+  },
+  {
+    id: "K28-evicted-session-ladder-restarts",
+    title: "1,532 new sessions, a third of them running: an evicted session re-adopted by discovery gets its first continue again",
+    sc: {
+      options: {},
+      calls: [ok(1), ok(1409), { outcome: "junk", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }, ok(0, true), ok(0, true), { outcome: "throw", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }, ok(0, true), ok(0, true)],
+      steps: [{ k: "flood", n: 463, tag: 0 }, ev({ t: "retry", s: 0 }), { k: "flood", n: 1069, tag: 1 }, ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(1_800_001)],
+    },
+    kinds: ["v2"],
+  },
+  {
     id: "K21-v2-form-session-not-read",
     title: "a question form opened in a running session (form.created names it at data.form.sessionID) does not hold the continue",
     sc: {

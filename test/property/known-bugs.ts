@@ -15,6 +15,26 @@ export type KnownBug = {
 
 export const KNOWN_BUGS: KnownBug[] = [
   {
+    id: "K27-v2-late-listings-drop-running-tool",
+    summary:
+      "Found by the 1,000,000-event 2.x soak (seed 1), once: session listings answered 14 s late, taken before a tool " +
+      "started, make discovery mark the session stopped (engine.ts stopped, from discovery.ts) after the tool began; the " +
+      "open tool is dropped with the run, and the next stall continues and aborts the session while its tool runs. The " +
+      "K11 class (discovery trusting stale listings), reached on 2.x; not seen on 1.x with the same timeline.",
+    // A 2.x trace (its host lines name the wire events), and the engine saw no tool in flight.
+    matches: (v) => v.invariant === "1-tool-open" && v.trace.some((l) => l.includes("[session.")) && /no tool in flight/.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K28-evicted-session-ladder-restarts",
+    summary:
+      "Found by the 1,000,000-event 2.x soak (seed 1) in bursts of 1,500 sessions: a session past the tracked cap " +
+      "(MAX_TRACKED_SESSIONS) is evicted with the continue it just got, discovery adopts it again as a fresh session, and " +
+      "its ladder starts over with the same plain continue: two identical continues with no turn between (K17 for an " +
+      "evicted rather than an idled session). Core behaviour; the 2.x event order is what keeps the session tracked long " +
+      "enough to get its first continue before eviction.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /^flood/.test(v.facts.sessionID ?? "") && /attempt 1\//.test(v.facts.lastLog ?? ""),
+  },
+  {
     id: "K21-v2-form-session-not-read",
     summary:
       "2.x only: `form.created` names its session at data.form.sessionID (no data.sessionID, no durable), and the 2.x " +

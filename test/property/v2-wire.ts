@@ -195,7 +195,9 @@ export class V2Wire {
         const messageID = m.id
         // v1: the older `callID` spelling; v2: the input streams in before the call.
         const key = e.v === 1 ? { callID } : { id: callID }
-        const out = [w("session.tool.input.started", { assistantMessageID: messageID, ...key, name })]
+        // A tool runs inside a run: one that was not running starts first (as for retries).
+        const out = wasRunning ? [] : [w("session.execution.started", {})]
+        out.push(w("session.tool.input.started", { assistantMessageID: messageID, ...key, name }))
         if (e.v === 2) out.push(w("session.tool.input.delta", { assistantMessageID: messageID, ...key, delta: "{}" }, false), w("session.tool.input.ended", { assistantMessageID: messageID, ...key }))
         out.push(w("session.tool.called", { assistantMessageID: messageID, ...key, input, executed: true }))
         return out
