@@ -51,10 +51,20 @@ export function startV2Driver(deps: { sc: Scenario; host: ScriptedHost; oracle: 
   return {
     engine: instance.engine,
     deliver: (e, id) =>
-      deliverV2(wire, bus, e, id, (via) => {
-        oracle.note(`host -> ${id} ${e.t} [${via}]`)
-        oracle.event(e, id, via)
-      }),
+      deliverV2(
+        wire,
+        bus,
+        e,
+        id,
+        (via) => {
+          oracle.note(`host -> ${id} ${e.t} [${via}]`)
+          oracle.event(e, id, via)
+        },
+        (part, via) => {
+          oracle.note(`host -> ${id} ${part.t} [${via}, part of ${e.t}]`)
+          oracle.event(part, id, via)
+        },
+      ),
     afterStep(i) {
       for (const b of faults.breaks) {
         if (b.after !== i) continue

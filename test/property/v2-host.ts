@@ -224,7 +224,14 @@ export function v2Context(
  * Delivers one neutral event as 2.x events; `onSeen` runs when the plugin receives the last,
  * with the wire types that carried it.
  */
-export function deliverV2(wire: V2Wire, bus: V2EventBus, e: HostEvent, id: string, onSeen: (via: string) => void): void {
+export function deliverV2(
+  wire: V2Wire,
+  bus: V2EventBus,
+  e: HostEvent,
+  id: string,
+  onSeen: (via: string) => void,
+  onPart: (part: HostEvent, via: string) => void,
+): void {
   const events = wire.translate(e, id)
   const via = events.map((ev) => ev.type).join("+")
   // Only in the history (a todo list): the plugin may read it from now on.
@@ -232,5 +239,19 @@ export function deliverV2(wire: V2Wire, bus: V2EventBus, e: HostEvent, id: strin
     onSeen("history only")
     return
   }
-  events.forEach((event, i) => bus.emit(event, i === events.length - 1 ? () => onSeen(via) : undefined))
+  events.forEach((event, i) => {
+    if (i === events.length - 1) return bus.emit(event, () => onSeen(via))
+    // An earlier event of the group tells the plugin part of it already (a run starting, the
+    // model writing): the oracle hears that part when the plugin does, so a stream cut inside
+    // the group leaves both with the same account.
+    const part = partOf(event.type, e.s)
+    bus.emit(event, part ? () => onPart(part, event.type) : undefined)
+  })
+}
+
+/** What a leading event of a group says on its own, as a neutral event. */
+function partOf(type: string, s: HostEvent["s"]): HostEvent | undefined {
+  if (type === "session.execution.started") return { t: "busy", s }
+  if (type.startsWith("session.tool.input.") || type === "session.text.ended") return { t: "output", s }
+  return undefined
 }
