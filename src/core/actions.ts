@@ -80,6 +80,24 @@ function actionHold(ctx: EngineContext, state: SessionState, exception?: OpenCal
   return holdReason(ctx, state) ?? runningTool(ctx, state, exception)
 }
 
+/**
+ * For a port that awaits something before its host call (SendRequest.stillWanted): the holds
+ * again, and whether the session took a turn since the prompt was decided (the user wrote, the
+ * model produced something, the run ended or started), which makes it an answer to a moment
+ * that is over. The same rule as the stall path's re-check before it acts.
+ */
+function stillWanted(ctx: EngineContext, state: SessionState): () => string | undefined {
+  const { lastGenuineUserAt, lastModelOutputAt, idleEpoch } = state
+  return () => {
+    const held = actionHold(ctx, state, false)
+    if (held) return held
+    if (state.lastGenuineUserAt !== lastGenuineUserAt) return "the user wrote"
+    if (state.lastModelOutputAt !== lastModelOutputAt) return "the model produced output"
+    if (state.idleEpoch !== idleEpoch) return "the run ended or started"
+    return undefined
+  }
+}
+
 /** Sends one prompt unless the session must be left alone right now. */
 export async function sendPrompt(ctx: EngineContext, state: SessionState, request: PromptRequest): Promise<CallOutcome | "held"> {
   const held = actionHold(ctx, state)
@@ -91,7 +109,7 @@ export async function sendPrompt(ctx: EngineContext, state: SessionState, reques
   const options = ctx.effective(state)
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () => {
     promptCallStarted(state, ctx.time.now())
-    return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup })
+    return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup, stillWanted: stillWanted(ctx, state) })
   }, reporter(ctx, state))
   if (outcome === "ok") state.lastSendAt = ctx.time.now()
   else if (outcome === "timeout") promptCallOverdue(state, ctx.time.now() + lateLandingHoldMs(stallBudgetMs(options)))

@@ -83,6 +83,12 @@ export type SendRequest = {
   text: string
   kind: SendKind
   setup?: TurnSetup
+  /**
+   * Why the send must not go out any more (the user pressed ESC, a pause, a question), or
+   * undefined. A port that awaits something before its host call (2.x reads the history
+   * first) asks again just before making it.
+   */
+  stillWanted?: () => string | undefined
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error"

@@ -10,6 +10,7 @@ import fc from "fast-check"
 import { TOOL_WEDGED_CEILING_MS } from "../../src/options/index.ts"
 import type { EventType, HostEvent } from "./events.ts"
 import type { CallScript, Delivery, Scenario, Step } from "./model.ts"
+import type { V2Faults } from "./v2-host.ts"
 
 /** Sessions in the pool: s0..s3; s2 and s3 are usually created as subagents of s0 / s2. */
 export const POOL = 4
@@ -253,4 +254,18 @@ export function scenarioArb(opts: ScenarioShape = {}): fc.Arbitrary<Scenario> {
     steps: timelineArb(opts.maxChunks ?? 60, opts.floods ?? false, opts.size),
     calls: fc.array(callScriptArb(opts.overdue ?? false), { maxLength: 12 }),
   })
+}
+
+/**
+ * The 2.x faults (v2-host.ts), drawn after the scenario: fc.tuple draws its first member exactly
+ * as the scenario alone would, so a seed gives the 2.x driver the same timeline as the others.
+ */
+export const v2FaultsArb: fc.Arbitrary<V2Faults> = fc.record({
+  breaks: fc.array(fc.record({ after: fc.integer({ min: 0, max: 240 }), how: fc.constantFrom("end" as const, "throw" as const, "refuse" as const) }), { maxLength: 4 }),
+  foreignEvery: fc.constantFrom(0, 0, 3, 7, 17),
+  undurableEvery: fc.constantFrom(0, 2, 5),
+})
+
+export function v2ScenarioArb(opts: ScenarioShape = {}): fc.Arbitrary<Scenario> {
+  return fc.tuple(scenarioArb(opts), v2FaultsArb).map(([sc, v2]) => ({ ...sc, v2 }))
 }

@@ -16,6 +16,8 @@ export type Totals = {
   events: number
   timers: number
   maxTracked: number
+  /** The 2.x faults that happened (v2 driver only). */
+  v2: { resubscribes: number; foreign: number; undurable: number; lost: number }
   /** Known-bug id -> violations seen (they do not fail the property). */
   known: Record<string, number>
 }
@@ -30,6 +32,10 @@ function add(t: Totals, s: RunStats): void {
   t.events += s.events
   t.timers += s.timers
   t.maxTracked = Math.max(t.maxTracked, s.maxTracked)
+  t.v2.resubscribes += s.v2.resubscribes
+  t.v2.foreign += s.v2.foreign
+  t.v2.undurable += s.v2.undurable
+  t.v2.lost += s.v2.lost
 }
 
 export async function checkInvariants(
@@ -41,7 +47,7 @@ export async function checkInvariants(
   /** The soak's junk reads, so a violation they caused shrinks too. */
   junkReads = false,
 ): Promise<CheckOutcome> {
-  const totals: Totals = { runs: 0, sends: 0, aborts: 0, escs: 0, events: 0, timers: 0, maxTracked: 0, known: {} }
+  const totals: Totals = { runs: 0, sends: 0, aborts: 0, escs: 0, events: 0, timers: 0, maxTracked: 0, v2: { resubscribes: 0, foreign: 0, undurable: 0, lost: 0 }, known: {} }
   const path = replayPath
   const details = await fc.check(
     fc.asyncProperty(arb, async (sc) => {

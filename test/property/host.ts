@@ -17,7 +17,10 @@ import { callName, SAYINGS, type HostEvent } from "./events.ts"
 import { OK_CALL, type CallScript } from "./model.ts"
 import type { MutatingMethod, Oracle } from "./oracle.ts"
 
-type Flavour = "core" | "v1"
+type Flavour = "core" | "v1" | "v2"
+
+/** What a v2 call resolves with when the host carried it out; v2-host.ts builds the real answer. */
+export const HOST_OK: unique symbol = Symbol("host ok")
 
 /** Every host method the plugin can call, as the fault tests name them. */
 export type PortMethod = MutatingMethod | "readMessages" | "readTodos" | "listBusySessions" | "toolNames" | "pluginNames" | "modelLimits" | "log"
@@ -65,6 +68,8 @@ export class ScriptedHost {
     private readonly deliver: (e: HostEvent) => void,
     /** Whether reads may answer with junk (off in the property runs, see `read`). */
     private readonly junkReads = false,
+    /** 2.x: an interruption ends the run, so an abort's echo is not followed by an idle. */
+    private readonly abortEndsRun = false,
   ) {}
 
   private script(cursor: number, method: PortMethod): CallScript {
@@ -75,13 +80,13 @@ export class ScriptedHost {
   }
 
   private answer(flavour: Flavour): unknown {
-    return flavour === "v1" ? { data: true } : undefined
+    return flavour === "v1" ? { data: true } : flavour === "v2" ? HOST_OK : undefined
   }
 
   /** One session-changing call, answered per script. May throw synchronously (by script). */
-  mutate(method: MutatingMethod, sessionID: string, sendKind: string | undefined, flavour: Flavour): Promise<unknown> {
+  mutate(method: MutatingMethod, sessionID: string, sendKind: string | undefined, flavour: Flavour, begunAt?: number): Promise<unknown> {
     const script = this.script(this.mutations++, method)
-    const record = this.oracle.call(method, sessionID, script, sendKind)
+    const record = this.oracle.call(method, sessionID, script, sendKind, begunAt)
     const land = () => {
       this.oracle.settle(record, script.outcome)
       this.oracle.landed(record)
@@ -126,7 +131,7 @@ export class ScriptedHost {
     }
     if (method === "abort" && this.oracle.isBusy(sessionID)) {
       this.deliver({ t: "abortEcho", s: sessionID })
-      if (script.idleAfterAbort) this.deliver({ t: "idle", s: sessionID })
+      if (script.idleAfterAbort && !this.abortEndsRun) this.deliver({ t: "idle", s: sessionID })
     }
   }
 

@@ -32,6 +32,11 @@ const FIXED = new Set([
   "K17-rediscovered-run-resets-ladder",
   "K18-failure-prompt-overdue-repeated",
   "K19-failure-prompt-behind-other-prompt",
+  "K22-v2-prompt-after-core-gave-up",
+  "K23-v2-prompt-after-esc-during-check",
+  "K24-v2-prompt-after-user-wrote-during-check",
+  "K25-v2-prompt-after-output-during-check",
+  "K26-v2-esc-just-before-own-interrupt",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }
@@ -63,7 +68,121 @@ async function knownHits(sc: Scenario, kind: DriverKind = "core"): Promise<strin
   return [...r.known.counts.keys()]
 }
 
+/** The options the first 2.x property runs failed with (K21 to K24). */
+const V2_FIRST = { ...FAILURE_CHAIN, maxRetries: 1, lifetimeMaxContinues: 1, sendTimeoutMs: 30_000 }
+const late = (lateMs: number): CallScript => ({ outcome: "late", lateMs, echoDelayMs: 0, idleAfterAbort: false })
+
 const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind[] }> = [
+  {
+    id: "K27-v2-late-listings-drop-running-tool",
+    title: "every read answered 14 s late: listings taken before a tool started mark the session stopped, dropping the tool",
+    sc: {
+      options: { ...V2_FIRST, maxRetries: 2, lifetimeMaxContinues: 2 },
+      calls: [{ outcome: "late", lateMs: 14_010, echoDelayMs: 29, idleAfterAbort: false }],
+      steps: [
+        ev({ t: "say", s: 0, text: 0 }),
+        ev({ t: "idle", s: 0 }),
+        wait(3_672),
+        ev({ t: "toolStart", s: 0, call: 0, tool: "bash", v: 0 }),
+        wait(1_328),
+        ev({ t: "user", s: 1 }),
+        ev({ t: "busy", s: 1 }),
+        wait(74_009),
+        ev({ t: "toolStart", s: 0, call: 0, tool: "bash", v: 0 }),
+        wait(1),
+        ev({ t: "toolStart", s: 1, call: 0, tool: "bash", v: 0 }),
+        wait(3_300),
+        { k: "jump", ms: 10_677 },
+        wait(33),
+        ev({ t: "user", s: 1 }),
+        ev({ t: "busy", s: 1 }),
+        wait(74_414),
+      ],
+    },
+    kinds: ["v2"],
+  },
+  {
+    id: "K28-evicted-session-ladder-restarts",
+    title: "1,532 new sessions, a third of them running: an evicted session re-adopted by discovery gets its first continue again",
+    sc: {
+      options: {},
+      calls: [ok(1), ok(1409), { outcome: "junk", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }, ok(0, true), ok(0, true), { outcome: "throw", lateMs: 0, echoDelayMs: 0, idleAfterAbort: false }, ok(0, true), ok(0, true)],
+      steps: [{ k: "flood", n: 463, tag: 0 }, ev({ t: "retry", s: 0 }), { k: "flood", n: 1069, tag: 1 }, ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(1_800_001)],
+    },
+    kinds: ["v2"],
+  },
+  {
+    id: "K21-v2-form-session-not-read",
+    title: "a question form opened in a running session (form.created names it at data.form.sessionID) does not hold the continue",
+    sc: {
+      options: V2_FIRST,
+      calls: [],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), ev({ t: "ask", s: 0, key: 0, v: 1 }), wait(1_000)],
+    },
+    kinds: ["v2"],
+  },
+  {
+    id: "K22-v2-prompt-after-core-gave-up",
+    title: "a history check answered 2.8 s late: the prompt went out long after the core gave up on it, after the user's ESC",
+    sc: {
+      options: { ...V2_FIRST, sendTimeoutMs: 100 },
+      calls: [{ outcome: "late", lateMs: 2801, echoDelayMs: 1, idleAfterAbort: false }],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(3_000), ev({ t: "esc", s: 0, v: 0 }), wait(70_000)],
+    },
+    kinds: ["v1", "v2"],
+  },
+  {
+    id: "K23-v2-prompt-after-esc-during-check",
+    title: "the user presses ESC while the 2.x port reads the history before its continue: the continue still went out",
+    sc: {
+      options: V2_FIRST,
+      calls: [late(500)],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(300), ev({ t: "esc", s: 0, v: 0 }), wait(2_000)],
+    },
+    kinds: ["v1", "v2"],
+  },
+  {
+    id: "K26-v2-esc-just-before-own-interrupt",
+    title: "the user's ESC ends the run just as our interrupt goes out; the host answers interrupted: false and reports one interruption",
+    sc: {
+      options: { ...V2_FIRST, chunkTimeoutMs: 1_000, gracePeriodMs: 1_000, sendTimeoutMs: 100, busyStallStrategy: "abort" },
+      calls: [late(1)],
+      steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(2_000), ev({ t: "esc", s: 0, v: 0 }), wait(5_300)],
+    },
+    kinds: ["v1", "v2"],
+  },
+  {
+    id: "K25-v2-prompt-after-output-during-check",
+    title: "the model writes again while the port reads the history (cut short by a clock jump): the stale continue goes out, then another",
+    sc: {
+      options: { ...V2_FIRST, lifetimeMaxContinues: 2 },
+      calls: [{ outcome: "overdue", lateMs: 1, echoDelayMs: 0, idleAfterAbort: false }],
+      steps: [
+        ev({ t: "user", s: 0 }),
+        ev({ t: "busy", s: 0 }),
+        ev({ t: "say", s: 1, text: 0 }),
+        ev({ t: "idle", s: 1 }),
+        wait(300),
+        ev({ t: "output", s: 0, v: 0 }),
+        wait(14_772),
+        { k: "jump", ms: 14_829 },
+        wait(13_500),
+        ev({ t: "toolStart", s: 1, call: 0, tool: "bash", v: 0 }),
+        wait(62_000),
+      ],
+    },
+    kinds: ["v1", "v2"],
+  },
+  {
+    id: "K24-v2-prompt-after-user-wrote-during-check",
+    title: "the user writes while the port reads the history: the stale continue went out in the new episode, and another after it",
+    sc: {
+      options: V2_FIRST,
+      calls: [late(15_000)],
+      steps: [ev({ t: "user", s: 1 }), ev({ t: "busy", s: 1 }), wait(3_000), ev({ t: "user", s: 1 }), ev({ t: "busy", s: 1 }), wait(1_800_000)],
+    },
+    kinds: ["v1", "v2"],
+  },
   {
     id: "K20-esc-after-own-abort-landed",
     title: "the user's ESC lands just after our abort was carried out and answered, and the host reports one interruption",
@@ -74,7 +193,7 @@ const CASES: Array<{ id: string; title: string; sc: Scenario; kinds?: DriverKind
       calls: [{ outcome: "ok", lateMs: 0, echoDelayMs: 2, idleAfterAbort: false }, ok(0)],
       steps: [ev({ t: "user", s: 0 }), ev({ t: "busy", s: 0 }), wait(200), ev({ t: "esc", s: 0, v: 0 }), wait(1), ev({ t: "say", s: 0, text: 0 }), ev({ t: "idle", s: 0 }), wait(6000)],
     },
-    kinds: ["core", "v1"],
+    kinds: ["core", "v1", "v2"],
   },
   {
     id: "K19-failure-prompt-behind-other-prompt",

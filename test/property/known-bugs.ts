@@ -15,19 +15,91 @@ export type KnownBug = {
 
 export const KNOWN_BUGS: KnownBug[] = [
   {
+    id: "K27-v2-late-listings-drop-running-tool",
+    summary:
+      "Found by the 1,000,000-event 2.x soak (seed 1), once: session listings answered 14 s late, taken before a tool " +
+      "started, make discovery mark the session stopped (engine.ts stopped, from discovery.ts) after the tool began; the " +
+      "open tool is dropped with the run, and the next stall continues and aborts the session while its tool runs. The " +
+      "K11 class (discovery trusting stale listings), reached on 2.x; not seen on 1.x with the same timeline.",
+    // A 2.x trace (its host lines name the wire events), and the engine saw no tool in flight.
+    matches: (v) => v.invariant === "1-tool-open" && v.trace.some((l) => l.includes("[session.")) && /no tool in flight/.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K28-evicted-session-ladder-restarts",
+    summary:
+      "Found by the 1,000,000-event 2.x soak (seed 1) in bursts of 1,500 sessions: a session past the tracked cap " +
+      "(MAX_TRACKED_SESSIONS) is evicted with the continue it just got, discovery adopts it again as a fresh session, and " +
+      "its ladder starts over with the same plain continue: two identical continues with no turn between (K17 for an " +
+      "evicted rather than an idled session). Core behaviour; the 2.x event order is what keeps the session tracked long " +
+      "enough to get its first continue before eviction.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /^flood/.test(v.facts.sessionID ?? "") && /attempt 1\//.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K21-v2-form-session-not-read",
+    summary:
+      "2.x only: `form.created` names its session at data.form.sessionID (no data.sessionID, no durable), and the 2.x " +
+      "adapter reads only data.sessionID or the durable aggregate, so it drops the event: an open question form does not " +
+      "hold recovery and the session gets a continue while the user is being asked (issue 14, Forms; being fixed on " +
+      "another branch). Found by the 2.x property run on its first seed.",
+    matches: (v) => v.invariant === "5-awaiting" && (v.facts.awaitingVia ?? []).some((via) => via.includes("form.created")),
+  },
+  {
     id: "K20-esc-after-own-abort-landed",
     summary:
       "A limit of what the host tells, not a plugin fault: a host that carries out our abort, answers, and reports it " +
       "only afterwards (1.18 reports first), with the user's ESC arriving in between and only one interruption reported " +
       "for the two stops. One interruption after an accepted abort is read as the abort's late report, so the continue " +
       "follows. Found by the soak (seed 42). Reading it as the user's instead would cost every late-reporting host its " +
-      "abort + continue.",
+      "abort + continue. The same on 2.x (the 2.x soak hits it on every seed): both stops say reason \"user\", and our " +
+      "interrupt did stop the run, so the host answers interrupted: true.",
     matches: (v) => v.invariant === "2-after-esc" && v.facts.escAfterOwnAbortLanded === true,
   },
 ]
 
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K22-v2-prompt-after-core-gave-up",
+    summary:
+      "2.x: the port reads the last messages before each prompt (the duplicate check) with no bound of its own, and made " +
+      "the prompt whenever the read answered: seconds after the core had given up on the send (sendTimeoutMs) and moved " +
+      "on, after the user's ESC. Found by the first 2.x property run. The read now gets half the send's time and no call " +
+      "is made once the time is spent.",
+    matches: (v) => v.invariant === "2-after-esc" && v.facts.call?.startsWith("send") === true,
+  },
+  {
+    id: "K23-v2-prompt-after-esc-during-check",
+    summary:
+      "2.x: the same history check, answered in time, but the user pressed ESC (or paused, or a question opened) while it " +
+      "was out; the prompt decided before went out behind the ESC. The port now asks the core (SendRequest.stillWanted) " +
+      "just before its call. 1.x makes its call at once and never had the window.",
+    matches: (v) => v.invariant === "2-after-esc" && v.facts.call?.startsWith("send") === true,
+  },
+  {
+    id: "K26-v2-esc-just-before-own-interrupt",
+    summary:
+      "2.x: the user's ESC ends the run in the same moment our interrupt goes out. 2.x says reason \"user\" for both, the " +
+      "host reports one interruption and accepts our call at once, so the core took the ESC for its own abort's echo and " +
+      "continued 5 s later. 2.x does tell: interrupt answers { interrupted: false } when no run was there to stop, which " +
+      "the port now reports as a failed abort (the interruption is then the user's). Found by the 2.x soak (seeds 3, 7).",
+    matches: (v) => v.invariant === "2-after-esc" && v.facts.escDuringOwnAbortWindow === true,
+  },
+  {
+    id: "K25-v2-prompt-after-output-during-check",
+    summary:
+      "2.x: as K24, with the model producing output (or the run ending or starting) during the history check: the continue " +
+      "decided for the stall before went out after the turn, and the next stall repeated it with no turn between. Found by " +
+      "the 2.x soak (seed 3). stillWanted now also reports model output and run changes since the decision.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)",
+  },
+  {
+    id: "K24-v2-prompt-after-user-wrote-during-check",
+    summary:
+      "2.x: the user wrote while the history check was out; the continue decided for the turn before went out into the new " +
+      "episode, and the next stall sent another: two continues past a cap of one, with no turn between. stillWanted also " +
+      "says 'the user wrote' when a genuine user message arrived since the prompt was decided.",
+    matches: (v) => (v.invariant === "4-lifetime" || v.invariant === "3b-duplicate") && v.facts.call === "send(continue)",
+  },
   {
     id: "K19-failure-prompt-behind-other-prompt",
     summary:

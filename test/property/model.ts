@@ -3,6 +3,7 @@
  * plugin's calls. Plain data, so fast-check can shrink it and a failure can be printed.
  */
 import type { HostEvent } from "./events.ts"
+import type { V2Faults } from "./v2-host.ts"
 
 export type Delivery =
   /** Delivered once, now. */
@@ -59,6 +60,8 @@ export type Scenario = {
   options: Record<string, unknown>
   steps: Step[]
   calls: CallScript[]
+  /** 2.x faults (stream breaks, foreign and undurable events); only the v2 driver reads them. */
+  v2?: V2Faults
 }
 
 /** Did the host accept the call (now or later)? Only accepted calls reach the session. */
@@ -116,6 +119,7 @@ export function showScenario(sc: Scenario, upTo?: number): string {
   const lines: string[] = []
   lines.push(`options: ${JSON.stringify(sc.options)}`)
   lines.push(`host answers to calls, in order (cycling): ${sc.calls.length === 0 ? "all ok" : sc.calls.map((c, i) => `#${i} ${showCall(c)}`).join("; ")}`)
+  if (sc.v2) lines.push(`2.x faults: ${JSON.stringify(sc.v2)}`)
   lines.push("timeline:")
   const last = upTo === undefined ? sc.steps.length - 1 : Math.min(upTo, sc.steps.length - 1)
   for (let i = 0; i <= last; i++) lines.push(`  ${String(i).padStart(3)}. ${showStep(sc.steps[i]!)}`)

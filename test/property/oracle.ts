@@ -11,7 +11,9 @@
  *  2. After a user ESC, nothing reaches the session until a genuine user message.
  *  3. a) At most one session-changing host call (send, abort, compact, command) in flight per
  *        session. A call is in flight from the moment it is made until it settles or until
- *        sendTimeoutMs has passed on the clock (the engine abandons it then, by design).
+ *        sendTimeoutMs has passed on the clock (the engine abandons it then, by design). The
+ *        time runs from when the core asked its port: the 2.x port reads the history before
+ *        its prompt, and a host answer past the core's bound is an overdue one.
  *     b) No two identical recoveries delivered to a session without a turn between them.
  *        Identical: same host method and, for sends, the same SendKind.
  *        Delivered: the host accepted the call (settled ok, late or with junk).
@@ -34,7 +36,7 @@ import type { RecoveryEngine } from "../../src/core/engine.ts"
 import { MAX_TRACKED_SESSIONS } from "../../src/core/engine.ts"
 import { effectiveOptions, resolveOptions, TOOL_WEDGED_CEILING_MS, type Options, type ResolvedOptions } from "../../src/options/index.ts"
 import { overCap } from "../support/engine-peek.ts"
-import { sessionName, spec, type HostEvent } from "./events.ts"
+import { sessionName, spec, type Facts, type HostEvent } from "./events.ts"
 import { delivered, type CallScript } from "./model.ts"
 import { classify } from "./known-bugs.ts"
 
@@ -71,6 +73,8 @@ export type ViolationFacts = {
   clockWentBack?: boolean
   /** For 3a: the session was deleted or dropped earlier while a call of it was in flight. */
   droppedMidCall?: boolean
+  /** For 5-awaiting: the host line that opened each open question (set by the v2 driver). */
+  awaitingVia?: string[]
 }
 
 export type Violation = {
@@ -122,6 +126,8 @@ type OracleSession = {
   forgotten: boolean
   /** Trace sequence at which each open question was asked. */
   askSeq: Map<string, number>
+  /** The host line that opened each question (v2: `form.created` or `permission.asked`). */
+  askVia: Map<string, string>
   /** Trace sequence of the last "found running by discovery" line for this session. */
   rediscoveredSeq: number
   /** Sessions the host created with this one as parent. */
@@ -172,7 +178,7 @@ function isRateLimitResume(sessionID: string, recentLog: readonly string[]): boo
  * subagent call, and every child of the parent ran at least once and is not running now
  * (or is running but silent past subagentDeadMs).
  */
-export const SUBAGENT_TOOLS: readonly string[] = ["task"]
+export const SUBAGENT_TOOLS: readonly string[] = ["task", "subagent"] // 1.x, 2.x
 
 const TRACE_LINES = 60
 
@@ -205,6 +211,8 @@ export class Oracle {
   constructor(
     rawOptions: Record<string, unknown>,
     private readonly now: () => number,
+    /** What a host line implies beyond the neutral facts (2.x: an interruption ends the run). */
+    private readonly hostFacts: (e: HostEvent, base: Facts) => Facts = (_e, base) => base,
   ) {
     this.resolved = resolveOptions(rawOptions, {})
   }
@@ -218,6 +226,7 @@ export class Oracle {
         clearedByError: new Set(),
         awaiting: new Set(),
         askSeq: new Map(),
+        askVia: new Map(),
         escLatched: false,
         escInOwnAbortWindow: false,
         ownAbortUnreported: false,
@@ -299,10 +308,10 @@ export class Oracle {
 
   // ---- what the host said ---------------------------------------------------------------
 
-  /** Called just before the event reaches the plugin. */
-  event(e: HostEvent, id: string): void {
+  /** Called just before the event reaches the plugin; `via` names the host line that carried it. */
+  event(e: HostEvent, id: string, via?: string): void {
     this.stats.events++
-    const f = spec(e).facts(e, id)
+    const f = this.hostFacts(e, spec(e).facts(e, id))
     if (f.deleted) {
       this.sessions.delete(id)
       this.noteDropMidCall(id)
@@ -370,6 +379,7 @@ export class Oracle {
     // not running (a late event from a run that ended) was settled when that run ended.
     if (f.awaitOpen && s.busy) {
       if (!s.awaiting.has(f.awaitOpen)) s.askSeq.set(f.awaitOpen, this.seq)
+      if (via) s.askVia.set(f.awaitOpen, via)
       s.awaiting.add(f.awaitOpen)
     }
     if (f.awaitClose) s.awaiting.delete(f.awaitClose)
@@ -414,7 +424,7 @@ export class Oracle {
   // ---- what the plugin did --------------------------------------------------------------
 
   /** Checks a session-changing call at the moment the plugin makes it. */
-  call(method: MutatingMethod, sessionID: string, script: CallScript, sendKind?: string): CallRecord {
+  call(method: MutatingMethod, sessionID: string, script: CallScript, sendKind?: string, begunAt?: number): CallRecord {
     const s = this.session(sessionID)
     const now = this.now()
     const what = `${method}${sendKind ? `(${sendKind})` : ""}`
@@ -496,6 +506,7 @@ export class Oracle {
         call: what,
         forgotten: s.forgotten,
         rediscoveredMidAsk: [...s.awaiting].some((k) => s.rediscoveredSeq > (s.askSeq.get(k) ?? Infinity)),
+        awaitingVia: [...s.awaiting].map((k) => s.askVia.get(k) ?? "?"),
       })
     }
 
@@ -506,7 +517,9 @@ export class Oracle {
       sessionID,
       sendKind,
       issuedAt: now,
-      timeoutMs: this.effective(sessionID).sendTimeoutMs,
+      // The core times a call from when it asked its port (`begunAt`, 2.x reads the history
+      // before its prompt), so that is when the call's sendTimeoutMs starts running.
+      timeoutMs: Math.max(1, this.effective(sessionID).sendTimeoutMs - (begunAt === undefined ? 0 : now - begunAt)),
       script,
       settled: false,
       released: false,

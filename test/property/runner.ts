@@ -13,10 +13,13 @@ import { sessionName, spec, type HostEvent, type V1Sink } from "./events.ts"
 import { ScriptedHost, type FaultPlan, type PortMethod } from "./host.ts"
 import type { Scenario, Step } from "./model.ts"
 import { Oracle, T0, type Violation } from "./oracle.ts"
+import { startV2Driver, type V2FaultStats } from "./v2-driver.ts"
+import { v2Facts } from "./v2-wire.ts"
 
-export type DriverKind = "core" | "v1"
+export type DriverKind = "core" | "v1" | "v2"
 
-export type RunStats = Oracle["stats"] & { steps: number; timers: number; maxTracked: number }
+
+export type RunStats = Oracle["stats"] & { steps: number; timers: number; maxTracked: number; v2: V2FaultStats }
 
 export type RunResult = {
   /** Session-changing host calls in order (the last 512 or so): method, session, time since start. */
@@ -56,24 +59,39 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
   const fullEvery = run.fullBoundsEvery ?? 25
   const pool = Array.from({ length: run.poolSize ?? 6 }, (_, i) => sessionName(i))
   const time = new EventLoopTime(T0)
-  const oracle = new Oracle(sc.options, () => time.now())
+  const oracle = new Oracle(sc.options, () => time.now(), kind === "v2" ? v2Facts : undefined)
   const pauses = new MemoryPauses()
   let deliverToPlugin: (e: HostEvent, id: string) => void = () => {}
   const deliver = (e: HostEvent) => {
     const id = sessionName(e.s)
+    if (kind === "v2") {
+      // The oracle hears of it when the plugin does (the stream may be down or slow).
+      deliverToPlugin(e, id)
+      return
+    }
     oracle.note(`host -> ${id} ${e.t}`)
     oracle.event(e, id)
     host.record(e, id)
     deliverToPlugin(e, id)
   }
-  const host = new ScriptedHost(sc.calls, time, oracle, deliver, run.junkReads ?? false)
+  const host = new ScriptedHost(sc.calls, time, oracle, deliver, run.junkReads ?? false, kind === "v2")
   host.faults = run.faults ?? {}
   const caught = (where: string) => (error: unknown) => oracle.violate("6-exception", `${where} threw: ${errorText(error)}`)
 
   let engine: RecoveryEngine
   /** How the plugin is shut down at the end (the v1 instance frees its registry slot too). */
   let stop = () => engine.dispose()
-  if (kind === "core") {
+  /** Per step, after it ran: the 2.x faults due then. */
+  let afterStep: (i: number) => void = () => {}
+  let v2Stats = (): V2FaultStats => stats.v2
+  if (kind === "v2") {
+    const driver = startV2Driver({ sc, host, oracle, time, pauses })
+    engine = driver.engine
+    stop = driver.stop
+    deliverToPlugin = driver.deliver
+    afterStep = driver.afterStep
+    v2Stats = driver.stats
+  } else if (kind === "core") {
     engine = new RecoveryEngine({ port: host.corePort(), time, options: resolveOptions(sc.options, {}), pauses })
     deliverToPlugin = (e, id) => {
       for (const signal of spec(e).core(e, id)) {
@@ -114,7 +132,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
     error instanceof TimerStormError ? oracle.violate("6-bounds", error.message) : caught("a timer callback")(error)
   process.on("unhandledRejection", onUnhandled)
 
-  const stats: RunStats = { ...oracle.stats, steps: 0, timers: 0, maxTracked: 0 }
+  const stats: RunStats = { ...oracle.stats, steps: 0, timers: 0, maxTracked: 0, v2: { resubscribes: 0, foreign: 0, undurable: 0, lost: 0 } }
   const held: HostEvent[] = []
   /** After every timer: cheap checks only (the collection walk is per step). */
   const checkCheap = () => {
@@ -211,6 +229,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
       oracle.step = i
       stats.steps++
       await apply(sc.steps[i]!)
+      afterStep(i)
       await drainMicrotasks()
       checkCheap()
       oracle.checkBounds(engine, pool)
@@ -229,7 +248,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
     await drainMicrotasks()
     process.off("unhandledRejection", onUnhandled)
   }
-  Object.assign(stats, oracle.stats)
+  Object.assign(stats, oracle.stats, { v2: v2Stats() })
   const calls = oracle.calls.map((c) => ({ method: c.method, sessionID: c.sessionID, at: c.issuedAt - T0, outcome: c.script.outcome }))
   return { calls, callCounts: host.callCounts, healed, violations: oracle.violations, known: { counts: oracle.knownCounts, samples: oracle.knownViolations }, stats, logs: host.logs }
 }

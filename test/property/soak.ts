@@ -1,10 +1,10 @@
 /**
  * The long soak, for local use (not part of `bun test`):
  *
- *   bun test/property/soak.ts [--events 1000000] [--seed 1] [--adapter both|core|v1] [--strict]
+ *   bun test/property/soak.ts [--events 1000000] [--seed 1] [--host all|both|core|v1|v2] [--strict]
  *
- * Plays generated scenarios until the event budget is spent, through both adapters by
- * default, with every fault the generators know (answers that land after the plugin gave
+ * Plays generated scenarios until the event budget is spent, through the core and both
+ * adapters by default (`both` is the core and v1, as before the 2.x driver), with every fault the generators know (answers that land after the plugin gave
  * up, bursts of sessions) and prints counts: events, timers, host calls, ESCs, and invariant
  * violations by kind, known bugs apart. A new (unknown) violation is shrunk with fast-check
  * and printed like a CI failure; `--strict` exits 1 on known bugs too. `--junk-reads` also
@@ -14,7 +14,7 @@
  */
 import fc from "fast-check"
 import { cpus } from "node:os"
-import { scenarioArb } from "./arbitraries.ts"
+import { v2ScenarioArb } from "./arbitraries.ts"
 import { checkInvariants } from "./check.ts"
 import { showViolation, runScenario, type DriverKind } from "./runner.ts"
 
@@ -26,13 +26,24 @@ const flag = (name: string) => process.argv.includes(`--${name}`)
 
 const budget = Number(arg("events", "1000000"))
 const seed = Number(arg("seed", "1"))
-const adapters: DriverKind[] = arg("adapter", "both") === "both" ? ["core", "v1"] : [arg("adapter", "core") as DriverKind]
+/** `--host` (or the older `--adapter`): core, v1, v2, both (core + v1) or all (the default). */
+const which = arg("host", arg("adapter", "all"))
+const ADAPTER_SETS: Record<string, DriverKind[]> = { all: ["core", "v1", "v2"], both: ["core", "v1"], core: ["core"], v1: ["v1"], v2: ["v2"] }
+const adapters: DriverKind[] | undefined = ADAPTER_SETS[which]
+if (!adapters) {
+  console.error(`--host ${which}: expected one of ${Object.keys(ADAPTER_SETS).join(", ")}`)
+  process.exit(2)
+}
 const strict = flag("strict")
 const junkReads = flag("junk-reads")
 
+/**
+ * The 2.x faults are drawn after each timeline (v2ScenarioArb), so the timelines, and what a
+ * seed means for core and v1, are the same with or without them.
+ */
 const shapes = [
-  { name: "timelines", arb: scenarioArb({ overdue: true }), weight: 9 },
-  { name: "floods", arb: scenarioArb({ overdue: true, floods: true, maxChunks: 12, size: "small" }), weight: 1 },
+  { name: "timelines", arb: v2ScenarioArb({ overdue: true }), weight: 9 },
+  { name: "floods", arb: v2ScenarioArb({ overdue: true, floods: true, maxChunks: 12, size: "small" }), weight: 1 },
 ]
 
 type Count = { runs: number; events: number; timers: number; sends: number; aborts: number; escs: number; maxTracked: number }

@@ -17,6 +17,7 @@
  */
 import { effectiveOptions, type ResolvedOptions } from "../../options/index.ts"
 import type { TimeSource } from "../../core/clock.ts"
+import { withTimeout } from "../../core/host-calls.ts"
 import type { HostPort, LogLevel, ModelRef, SendRequest } from "../port.ts"
 import { asObj, get, num, str } from "../shape.ts"
 import { callCtx, hasMethod, MissingMethodError, unwrapData } from "./context.ts"
@@ -96,11 +97,14 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     return oldestFirst(list, true).slice(-want)
   }
 
-  /** True when the same text from us is still waiting for an answer. */
-  async function alreadyPending(request: SendRequest): Promise<boolean> {
+  /**
+   * True when the same text from us is still waiting for an answer. The read gets half the
+   * send's time budget, so a slow history never pushes the send itself past it.
+   */
+  async function alreadyPending(request: SendRequest, budgetMs: number): Promise<boolean> {
     let recent: unknown[]
     try {
-      recent = await readRaw(request.sessionID, DUPLICATE_LOOKBACK)
+      recent = await withTimeout(time, Math.max(1, Math.floor(budgetMs / 2)), "history check before a send", () => readRaw(request.sessionID, DUPLICATE_LOOKBACK))
     } catch {
       return false // an unreadable history must not block recovery
     }
@@ -115,7 +119,18 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     return false
   }
 
-  async function deliver(request: SendRequest, hidden: boolean): Promise<void> {
+  /**
+   * The core gives up on a send after sendTimeoutMs and may then send its next recovery, and
+   * the user may have pressed ESC (or paused, or been asked) during the history check: a call
+   * made after either would go out behind the core's back.
+   */
+  function checkDeadline(request: SendRequest, deadline: number): void {
+    if (time.now() >= deadline) throw new Error(`${request.kind} not sent: its time (sendTimeoutMs) ran out before the call could be made`)
+    const held = request.stillWanted?.()
+    if (held) throw new Error(`${request.kind} not sent: ${held} since it was decided`)
+  }
+
+  async function deliver(request: SendRequest, hidden: boolean, deadline: number): Promise<void> {
     const metadata = { [OWN_METADATA_KEY]: true, kind: request.kind }
     const { sessionID, text } = request
     if (hidden && hasMethod(ctx, "session", "synthetic") && !shared.syntheticRefused.has(sessionID)) {
@@ -127,6 +142,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       } catch (error) {
         if (shared.syntheticRefused.size < MAX_SEND_LOG_SESSIONS) shared.syntheticRefused.add(sessionID)
         deps.writeLog("warn", `session ${sessionID}: synthetic message refused (${describe(error)}); sending a visible prompt instead`)
+        checkDeadline(request, deadline)
       }
     }
     const item = await callCtx(ctx, "session", "prompt", { sessionID, text, metadata })
@@ -141,19 +157,24 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     async send(request) {
       const options = optionsFor(request)
       const now = time.now()
+      const deadline = now + options.sendTimeoutMs
       // Reserved before anything is awaited, so a second instance racing us is refused.
       reserveSend(shared.sendLog, request.sessionID, now, options.injectIntervalMs)
       shared.own.rememberText(request.sessionID, request.text, now)
-      if (await alreadyPending(request)) {
+      if (await alreadyPending(request, options.sendTimeoutMs)) {
         deps.writeLog("info", `session ${request.sessionID}: ${request.kind} not sent: the same message is already waiting in the session`)
         return
       }
+      checkDeadline(request, deadline)
       const hidden = request.kind === "continue" ? !options.visibleContinue : options.quietCorrections
-      await deliver(request, hidden)
+      await deliver(request, hidden, deadline)
     },
 
     async abort(sessionID) {
-      await callCtx(ctx, "session", "interrupt", { sessionID })
+      const result = await callCtx(ctx, "session", "interrupt", { sessionID })
+      // 2.x says whether there was a run to stop. `false`: it had already ended (the user's ESC
+      // a moment earlier, or it finished), so an interruption just reported is not ours.
+      if (get(result, "interrupted") === false) throw new Error("session.interrupt found no run to stop")
     },
 
     log(level, message, extra) {

@@ -130,7 +130,8 @@ describe("send: never twice", () => {
 describe("acting", () => {
   test("abort is session.interrupt; compact is session.compact; commands go through session.command", async () => {
     const r = rig()
-    await r.instance.port.abort(SID)
+    // Nothing is running in this session: the host answers { interrupted: false }.
+    await expect(r.instance.port.abort(SID)).rejects.toThrow(/found no run to stop/)
     await r.instance.port.compact(SID)
     await r.instance.port.command(SID, "ctx-wrapup", "now")
     expect(r.host.callsTo("session.interrupt")[0]?.args[0]).toEqual({ sessionID: SID })
