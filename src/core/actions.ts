@@ -89,7 +89,7 @@ function actionHold(ctx: EngineContext, state: SessionState, exception?: OpenCal
 function stillWanted(ctx: EngineContext, state: SessionState): () => string | undefined {
   const { lastGenuineUserAt, lastModelOutputAt, idleEpoch } = state
   return () => {
-    const held = actionHold(ctx, state, false)
+    const held = actionHold(ctx, state)
     if (held) return held
     if (state.lastGenuineUserAt !== lastGenuineUserAt) return "the user wrote"
     if (state.lastModelOutputAt !== lastModelOutputAt) return "the model produced output"
@@ -206,14 +206,19 @@ export async function abortThenPrompt(
     ctx.userStopped(state)
     return undefined
   }
-  if (outcome !== "ok" || !state.pendingAction) {
+  // An abort refused while the session is idle had nothing to stop (2.x answers an interrupt of
+  // an idle session with `interrupted: false`): the resume half still applies, as to any idle
+  // session. A refusal while the run is live leaves the run alone, and so does a timeout.
+  const nothingToStop = outcome === "failed" && !state.busy
+  if ((outcome !== "ok" && !nothingToStop) || !state.pendingAction) {
     state.pendingAction = undefined
     return undefined
   }
   // The prompt after the abort must also respect the send spacing, or the host refuses it and
   // the aborted session is left idle with nothing on its way.
   const delay = Math.max(ABORT_CONTINUE_DELAY_MS, spacingWait(ctx, state))
-  ctx.logger.log("info", `session ${state.id}: aborted the run (${request.label}); prompting in ${delay}ms`)
+  const what = nothingToStop ? "nothing was running to abort" : "aborted the run"
+  ctx.logger.log("info", `session ${state.id}: ${what} (${request.label}); prompting in ${delay}ms`)
   return await new Promise<CallOutcome | "held" | undefined>((done) => {
     const cancel = ctx.time.schedule(delay, () => {
       state.pendingAction = undefined

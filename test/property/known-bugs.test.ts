@@ -37,6 +37,9 @@ const FIXED = new Set([
   "K24-v2-prompt-after-user-wrote-during-check",
   "K25-v2-prompt-after-output-during-check",
   "K26-v2-esc-just-before-own-interrupt",
+  "K21-v2-form-session-not-read",
+  "K27-v2-late-listings-drop-running-tool",
+  "K28-evicted-session-ladder-restarts",
 ])
 
 const FAST = { chunkTimeoutMs: 200, gracePeriodMs: 0, checkIntervalMs: 500, baseBackoffMs: 0, maxBackoffMs: 0, sendTimeoutMs: 100, stuckToolAgeMs: 100, richContinuePrompt: false }

@@ -15,35 +15,6 @@ export type KnownBug = {
 
 export const KNOWN_BUGS: KnownBug[] = [
   {
-    id: "K27-v2-late-listings-drop-running-tool",
-    summary:
-      "Found by the 1,000,000-event 2.x soak (seed 1), once: session listings answered 14 s late, taken before a tool " +
-      "started, make discovery mark the session stopped (engine.ts stopped, from discovery.ts) after the tool began; the " +
-      "open tool is dropped with the run, and the next stall continues and aborts the session while its tool runs. The " +
-      "K11 class (discovery trusting stale listings), reached on 2.x; not seen on 1.x with the same timeline.",
-    // A 2.x trace (its host lines name the wire events), and the engine saw no tool in flight.
-    matches: (v) => v.invariant === "1-tool-open" && v.trace.some((l) => l.includes("[session.")) && /no tool in flight/.test(v.facts.lastLog ?? ""),
-  },
-  {
-    id: "K28-evicted-session-ladder-restarts",
-    summary:
-      "Found by the 1,000,000-event 2.x soak (seed 1) in bursts of 1,500 sessions: a session past the tracked cap " +
-      "(MAX_TRACKED_SESSIONS) is evicted with the continue it just got, discovery adopts it again as a fresh session, and " +
-      "its ladder starts over with the same plain continue: two identical continues with no turn between (K17 for an " +
-      "evicted rather than an idled session). Core behaviour; the 2.x event order is what keeps the session tracked long " +
-      "enough to get its first continue before eviction.",
-    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /^flood/.test(v.facts.sessionID ?? "") && /attempt 1\//.test(v.facts.lastLog ?? ""),
-  },
-  {
-    id: "K21-v2-form-session-not-read",
-    summary:
-      "2.x only: `form.created` names its session at data.form.sessionID (no data.sessionID, no durable), and the 2.x " +
-      "adapter reads only data.sessionID or the durable aggregate, so it drops the event: an open question form does not " +
-      "hold recovery and the session gets a continue while the user is being asked (issue 14, Forms; being fixed on " +
-      "another branch). Found by the 2.x property run on its first seed.",
-    matches: (v) => v.invariant === "5-awaiting" && (v.facts.awaitingVia ?? []).some((via) => via.includes("form.created")),
-  },
-  {
     id: "K20-esc-after-own-abort-landed",
     summary:
       "A limit of what the host tells, not a plugin fault: a host that carries out our abort, answers, and reports it " +
@@ -58,6 +29,39 @@ export const KNOWN_BUGS: KnownBug[] = [
 
 /** Found by the property runs and fixed since (reproductions: known-bugs.test.ts, FIXED). */
 export const FIXED_BUGS: KnownBug[] = [
+  {
+    id: "K27-v2-late-listings-drop-running-tool",
+    summary:
+      "Found by the 1,000,000-event 2.x soak (seed 1), once: session listings answered 14 s late, taken before a tool " +
+      "started, make discovery mark the session stopped (engine.ts stopped, from discovery.ts) after the tool began; the " +
+      "open tool is dropped with the run, and the next stall continues and aborts the session while its tool runs. The " +
+      "K11 class (discovery trusting stale listings), reached on 2.x; not seen on 1.x with the same timeline. Its " +
+      "timeline stopped reproducing once the 2.x shape corrections and the stall path's live check were merged (session 4); " +
+      "the change that ended it was not isolated, so the soak keeps watching for the class.",
+    // A 2.x trace (its host lines name the wire events), and the engine saw no tool in flight.
+    matches: (v) => v.invariant === "1-tool-open" && v.trace.some((l) => l.includes("[session.")) && /no tool in flight/.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K28-evicted-session-ladder-restarts",
+    summary:
+      "Found by the 1,000,000-event 2.x soak (seed 1) in bursts of 1,500 sessions: a session past the tracked cap " +
+      "(MAX_TRACKED_SESSIONS) is evicted with the continue it just got, discovery adopts it again as a fresh session, and " +
+      "its ladder starts over with the same plain continue: two identical continues with no turn between (K17 for an " +
+      "evicted rather than an idled session). Core behaviour; the 2.x event order is what keeps the session tracked long " +
+      "enough to get its first continue before eviction. Its timeline stopped reproducing once the stall path's live " +
+      "check (abort first) and the 2.x shape corrections were merged (session 4); the change that ended it was not isolated.",
+    matches: (v) => v.invariant === "3b-duplicate" && v.facts.call === "send(continue)" && /^flood/.test(v.facts.sessionID ?? "") && /attempt 1\//.test(v.facts.lastLog ?? ""),
+  },
+  {
+    id: "K21-v2-form-session-not-read",
+    summary:
+      "2.x only: `form.created` names its session at data.form.sessionID (no data.sessionID, no durable), and the 2.x " +
+      "adapter reads only data.sessionID or the durable aggregate, so it drops the event: an open question form does not " +
+      "hold recovery and the session gets a continue while the user is being asked. Fixed by the 2.x forms work " +
+      "(issue 14): the adapter reads data.form.sessionID and holds until form.replied / form.cancelled. Found by the 2.x " +
+      "property run on its first seed.",
+    matches: (v) => v.invariant === "5-awaiting" && (v.facts.awaitingVia ?? []).some((via) => via.includes("form.created")),
+  },
   {
     id: "K22-v2-prompt-after-core-gave-up",
     summary:

@@ -7,7 +7,6 @@
 import type { MemoryPauses } from "../../src/core/pauses.ts"
 import type { RecoveryEngine } from "../../src/core/engine.ts"
 import { startV2 } from "../../src/host/v2/adapter.ts"
-import { dropSlot, slotKey } from "../../src/host/v2/registry.ts"
 import type { EventLoopTime } from "../support/event-loop-time.ts"
 import { sessionName, type HostEvent } from "./events.ts"
 import type { ScriptedHost } from "./host.ts"
@@ -79,8 +78,8 @@ export function startV2Driver(deps: { sc: Scenario; host: ScriptedHost; oracle: 
       }
     },
     stop() {
+      // Stopping releases the slot; the registry is bounded and evicts released slots first.
       instance.stop("end of scenario")
-      dropSlot(slotKey(scope))
     },
     stats: () => ({ resubscribes: Math.max(0, bus.subscriptions - 1), foreign, undurable: bus.stripped, lost: bus.lost }),
   }

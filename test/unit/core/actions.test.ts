@@ -51,6 +51,7 @@ describe("abortThenPrompt settles when the whole action is over", () => {
     expect(s.port.actions).toEqual(["abort"])
     expect(s.isDone()).toBe(false) // the pause before the continue
     await s.advance(ABORT_CONTINUE_DELAY_MS)
+    console.log(JSON.stringify(s.port.logs ?? s.port.calls))
     expect(s.port.actions).toEqual(["abort", "send"])
     expect(s.isDone()).toBe(false) // the continue's call is still out
     await s.advance(10_000)
@@ -80,13 +81,24 @@ describe("abortThenPrompt settles when the whole action is over", () => {
     expect(held.isDone()).toBe(true)
     expect(held.port.calls).toHaveLength(0)
 
+    // A live run whose abort was refused is left alone: no continue into it.
     const failed = setup()
+    failed.state.busy = true
     failed.port.abortBehaviour = "reject"
     failed.start()
     await settle()
     expect(failed.isDone()).toBe(true)
     await failed.advance(ABORT_CONTINUE_DELAY_MS)
     expect(failed.port.actions).toEqual(["abort"])
+  })
+
+  test("an abort refused on an idle session (nothing to stop: 2.x says interrupted: false) still resumes it", async () => {
+    const s = setup()
+    s.port.abortBehaviour = "reject"
+    s.start()
+    await s.advance(0)
+    await s.advance(ABORT_CONTINUE_DELAY_MS)
+    expect(s.port.actions).toEqual(["abort", "send"])
   })
 })
 

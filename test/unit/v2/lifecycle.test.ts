@@ -123,7 +123,10 @@ describe("one live instance per location (the same one, reloaded)", () => {
     const other = r.restart({ registryScope: freshScope() })
     r.host.userTurn(SID)
     await r.advance(RECOVERED)
-    expect(sends(r.host)).toBe(2)
+    // Both act on the live run: each aborts it (the second finds nothing left to stop, which
+    // 2.x answers with interrupted: false). One slot would have let only one of them act.
+    expect(r.host.callsTo("session.interrupt")).toHaveLength(2)
+    expect(sends(r.host)).toBeGreaterThanOrEqual(1)
     r.instance.stop()
     other.stop()
   })
