@@ -20,7 +20,6 @@ import { endsWithCelebration } from "../src/detect/celebration.ts"
 import { silentDeadStream } from "../src/detect/dead-stream.ts"
 import { hasDoneClaim } from "../src/detect/done-claim.ts"
 import { matchedStopPattern, openUserRequest } from "../src/detect/hand-off.ts"
-import { endsWithQuestion } from "../src/detect/question.ts"
 import { hasReadyToContinue } from "../src/detect/ready-to-continue.ts"
 import { stopStatement } from "../src/detect/stop-statement.ts"
 import { toolCallInReasoning } from "../src/detect/thinking-tool.ts"
@@ -94,7 +93,6 @@ const DETECTORS: Detector[] = [
   { name: "work description", prepare: (t) => () => hasWorkDescription(t) },
   { name: "ready to continue", prepare: (t) => () => hasReadyToContinue(t) },
   { name: "action intent", prepare: (t) => () => hasActionIntent(t) },
-  { name: "question ending", prepare: (t) => () => endsWithQuestion(t) },
   { name: "asks the user (hand-off text)", prepare: (t) => () => asksUser(t) },
   { name: "hand-off: open question", prepare: (t) => { const m = assistant(t); return () => openUserRequest(m) } },
   {

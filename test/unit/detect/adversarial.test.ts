@@ -13,7 +13,7 @@ import { endsWithCelebration } from "../../../src/detect/celebration.ts"
 import { silentDeadStream } from "../../../src/detect/dead-stream.ts"
 import { hasDoneClaim } from "../../../src/detect/done-claim.ts"
 import { matchedStopPattern, openUserRequest } from "../../../src/detect/hand-off.ts"
-import { endsWithQuestion } from "../../../src/detect/question.ts"
+import { asksUser } from "../../../src/detect/asks-user.ts"
 import { hasReadyToContinue } from "../../../src/detect/ready-to-continue.ts"
 import { stopStatement } from "../../../src/detect/stop-statement.ts"
 import { toolCallInReasoning } from "../../../src/detect/thinking-tool.ts"
@@ -123,7 +123,7 @@ function answersFor(text: string): Answers {
     workDescription: hasWorkDescription(text),
     ready: hasReadyToContinue(text),
     actionIntent: hasActionIntent(text),
-    question: endsWithQuestion(text),
+    question: asksUser(text)?.kind === "question",
     deadStream: silentDeadStream({ message: spoke, minTokens: 200, toolsInFlightAtIdle: 0 }) !== undefined,
     firstPass: verdictKey(judgeFirstPass(input)),
     secondPass: verdictKey(judgeSecondPass(input)),
