@@ -9,7 +9,7 @@
  * - v2 goes through `startV2` on the fake 2.x host (test/support/fake-v2-host.ts).
  */
 import type { Hooks } from "@opencode-ai/plugin"
-import { SimulatedTime } from "../../src/core/clock.ts"
+import { SimulatedTime } from "../support/simulated-time.ts"
 import type { RecoveryEngine } from "../../src/core/engine.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import { startV1 } from "../../src/host/v1/adapter.ts"

@@ -1,5 +1,5 @@
 /** Builds an engine on a simulated clock with a recording port, plus timeline helpers. */
-import { SimulatedTime } from "../../src/core/clock.ts"
+import { SimulatedTime } from "./simulated-time.ts"
 import { RecoveryEngine } from "../../src/core/engine.ts"
 import type { IdleRule } from "../../src/core/idle.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"

@@ -1,7 +1,7 @@
 /** abortThenPrompt: when its promise settles, which callers time what follows from. */
 import { describe, expect, test } from "bun:test"
 import { abortThenPrompt, type OpenCallException } from "../../../src/core/actions.ts"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import type { EngineContext } from "../../../src/core/context.ts"
 import { CoreLogger } from "../../../src/core/logger.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"

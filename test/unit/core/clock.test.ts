@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 
 describe("SimulatedTime", () => {
   test("fires due timers in order, including ones armed while firing", () => {

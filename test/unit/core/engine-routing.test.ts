@@ -1,6 +1,6 @@
 /** How the engine hands signals to modules, and tells adapters about sessions it forgets. */
 import { describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import { CLEANUP_SWEEP_MS, RecoveryEngine } from "../../../src/core/engine.ts"
 import type { ModuleFactory } from "../../../src/core/module.ts"
 import type { Signal, SignalType } from "../../../src/host/port.ts"

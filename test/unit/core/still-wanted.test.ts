@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { sendPrompt } from "../../../src/core/actions.ts"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import type { EngineContext } from "../../../src/core/context.ts"
 import { CoreLogger } from "../../../src/core/logger.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"

@@ -1,6 +1,6 @@
 /** injectIntervalMs on v1: two sends to one session are never closer than the interval, across instances too. */
 import { describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import { getV1Slot } from "../../../src/host/v1/registry.ts"
 import { createV1Port, type V1Client } from "../../../src/host/v1/port.ts"
 import { SendLog, SendRefusedError } from "../../../src/host/send-log.ts"

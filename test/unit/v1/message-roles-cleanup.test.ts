@@ -1,6 +1,6 @@
 /** The v1 adapter's message-role memory follows the engine's session table: swept sessions leave nothing behind. */
 import { describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import { CLEANUP_SWEEP_MS } from "../../../src/core/engine.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
 import { startV1 } from "../../../src/host/v1/adapter.ts"

@@ -5,7 +5,7 @@
  * test/e2e/HOST-NOTES.md: a prompt into an idle session starts a run, into a busy one waits.
  */
 import type { Hooks } from "@opencode-ai/plugin"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import { MemoryPauses, type PauseSource } from "../../../src/core/pauses.ts"
 import { startV1, type V1Plugin } from "../../../src/host/v1/adapter.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"

@@ -1,6 +1,6 @@
 /** v1 port: the session status listing discovery reads (session.status()). */
 import { describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import { createV1Port, type V1Client } from "../../../src/host/v1/port.ts"
 import { resolveOptions } from "../../../src/options/index.ts"
 

@@ -1,6 +1,6 @@
 /** The v1 `config` hook that hands OpenCode's hung-request retry the stall budget: `opencode run`, `serve` and the TUI. */
 import { afterEach, describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
 import { startV1, type V1Plugin } from "../../../src/host/v1/adapter.ts"
 import { REPLY_PROVIDER_ID } from "../../../src/host/v1/command-model.ts"

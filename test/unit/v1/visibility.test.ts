@@ -3,7 +3,7 @@
  * 1.18 TUI) or not, and the plugin still knows every one of them as its own.
  */
 import { describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import type { SendRequest } from "../../../src/host/port.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "../../../src/host/v1/port.ts"
 import { resolveOptions } from "../../../src/options/index.ts"

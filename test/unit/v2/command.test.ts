@@ -1,6 +1,6 @@
 /** /auto-resume on v2: registered through ctx.command.transform, immediate, no model turn. */
 import { describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import { registerV2PauseCommand, type V2CommandInfo } from "../../../src/host/v2/command.ts"
 import { FakePauses, NOW, sampleStatus } from "../pause/helpers.ts"
 

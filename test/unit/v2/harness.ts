@@ -1,5 +1,5 @@
 /** A 2.x instance on the fake host and a simulated clock, with its log captured. */
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import type { LogLevel } from "../../../src/host/port.ts"

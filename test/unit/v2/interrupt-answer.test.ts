@@ -4,7 +4,7 @@
  * abort as failed, so the core does not take the interruption it just saw for its own.
  */
 import { describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import { createV2Port, SendLog } from "../../../src/host/v2/port.ts"
 import { OwnSends } from "../../../src/host/v2/user-turns.ts"
 import { resolveOptions } from "../../../src/options/index.ts"

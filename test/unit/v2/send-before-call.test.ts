@@ -5,7 +5,7 @@
  * the read is out. A plain ctx of our own, so the fake host's details do not matter here.
  */
 import { describe, expect, test } from "bun:test"
-import { SimulatedTime } from "../../../src/core/clock.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
 import type { SendRequest } from "../../../src/host/port.ts"
 import { createV2Port, SendLog } from "../../../src/host/v2/port.ts"
 import { OwnSends } from "../../../src/host/v2/user-turns.ts"
