@@ -1,30 +1,12 @@
 /** abortThenPrompt: when its promise settles, which callers time what follows from. */
 import { describe, expect, test } from "bun:test"
 import { abortThenPrompt, type OpenCallException } from "../../../src/core/actions.ts"
-import { SimulatedTime } from "../../support/simulated-time.ts"
-import type { EngineContext } from "../../../src/core/context.ts"
-import { CoreLogger } from "../../../src/core/logger.ts"
-import { MemoryPauses } from "../../../src/core/pauses.ts"
-import { newSessionState } from "../../../src/core/session-state.ts"
-import { ABORT_CONTINUE_DELAY_MS, resolveOptions } from "../../../src/options/index.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/index.ts"
+import { bareContext } from "../../support/bare-context.ts"
 import { settle } from "../../support/harness.ts"
-import { RecordingPort } from "../../support/recording-port.ts"
 
 function setup() {
-  const time = new SimulatedTime()
-  const port = new RecordingPort(() => time.now())
-  const options = resolveOptions({}, {}).options
-  const pauses = new MemoryPauses()
-  const ctx: EngineContext = {
-    time,
-    port,
-    logger: new CoreLogger(port, () => false),
-    pauses,
-    effective: () => options,
-    moduleHold: () => undefined,
-    userStopped: () => undefined,
-  }
-  const state = newSessionState("s1", time.now())
+  const { time, port, pauses, ctx, state } = bareContext()
   let done = false
   const start = (exception?: OpenCallException) => {
     void abortThenPrompt(ctx, state, { kind: "continue", label: "send continue", text: "go on" }, undefined, exception).then(() => {

@@ -6,31 +6,12 @@
  */
 import { describe, expect, test } from "bun:test"
 import { sendPrompt } from "../../../src/core/actions.ts"
-import { SimulatedTime } from "../../support/simulated-time.ts"
-import type { EngineContext } from "../../../src/core/context.ts"
-import { CoreLogger } from "../../../src/core/logger.ts"
-import { MemoryPauses } from "../../../src/core/pauses.ts"
-import { newSessionState } from "../../../src/core/session-state.ts"
 import type { SendRequest } from "../../../src/host/port.ts"
-import { resolveOptions } from "../../../src/options/index.ts"
+import { bareContext } from "../../support/bare-context.ts"
 import { settle } from "../../support/harness.ts"
-import { RecordingPort } from "../../support/recording-port.ts"
 
 async function decidedSend() {
-  const time = new SimulatedTime()
-  const port = new RecordingPort(() => time.now())
-  const options = resolveOptions({}, {}).options
-  const pauses = new MemoryPauses()
-  const ctx: EngineContext = {
-    time,
-    port,
-    logger: new CoreLogger(port, () => false),
-    pauses,
-    effective: () => options,
-    moduleHold: () => undefined,
-    userStopped: () => undefined,
-  }
-  const state = newSessionState("s1", time.now())
+  const { time, port, pauses, ctx, state } = bareContext()
   port.sendBehaviour = "hang" // the port is still busy with its history check
   void sendPrompt(ctx, state, { kind: "continue", label: "send continue", text: "go on" })
   await settle()

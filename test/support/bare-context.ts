@@ -1,0 +1,29 @@
+/**
+ * An engine context with nothing behind it but a recording port, in-memory pauses and the
+ * default options: for tests of the shared actions (actions.ts) that need no engine.
+ */
+import type { EngineContext } from "../../src/core/context.ts"
+import { CoreLogger } from "../../src/core/logger.ts"
+import { MemoryPauses } from "../../src/core/pauses.ts"
+import { newSessionState } from "../../src/core/session-state.ts"
+import { resolveOptions } from "../../src/options/index.ts"
+import { RecordingPort } from "./recording-port.ts"
+import { SimulatedTime } from "./simulated-time.ts"
+
+export function bareContext() {
+  const time = new SimulatedTime()
+  const port = new RecordingPort(() => time.now())
+  const options = resolveOptions({}, {}).options
+  const pauses = new MemoryPauses()
+  const ctx: EngineContext = {
+    time,
+    port,
+    logger: new CoreLogger(port, () => false),
+    pauses,
+    effective: () => options,
+    moduleHold: () => undefined,
+    userStopped: () => undefined,
+  }
+  const state = newSessionState("s1", time.now())
+  return { time, port, pauses, ctx, state }
+}
