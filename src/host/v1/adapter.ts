@@ -24,6 +24,7 @@ import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
 import { hostPauses } from "../../pause/host-pauses.ts"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
+import { RealModels } from "./stand-in-model.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
 import { applyProviderStreamTimeouts } from "./stream-timeouts.ts"
 import { claimSlot, nextSerial, releaseSlot } from "../registry.ts"
@@ -38,6 +39,8 @@ export type V1Plugin = {
   readonly stopped: boolean
   /** Message roles remembered (bounded; a forgotten session takes its own along). For tests and the memory bench. */
   readonly rememberedMessages: number
+  /** Sessions whose real model is remembered (stand-in-model.ts); the same rule. */
+  readonly rememberedModels: number
   /** Stops the engine and frees the slot (what the `dispose` hook does). Idempotent. */
   stop(reason?: string): void
 }
@@ -66,12 +69,16 @@ export function startV1(
     log: (level, message) => port.log(level, message),
   })
   const roles = new MessageRoles()
+  const realModels = new RealModels()
   const engine = new RecoveryEngine({
     port,
     time,
     options: resolved,
     pauses: pauses.source,
-    onSessionDropped: (sessionID) => roles.forgetSession(sessionID),
+    onSessionDropped: (sessionID) => {
+      roles.forgetSession(sessionID)
+      realModels.forget(sessionID)
+    },
   })
   port.log("info", `${startupLine("v1", resolved)}; instance #${serial}`)
   for (const warning of resolved.warnings) port.log("warn", warning)
@@ -196,7 +203,7 @@ export function startV1(
   const control = pauses.control
   // The command hooks guard themselves: their one deliberate throw must reach the host.
   const all = control
-    ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now() }))
+    ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now(), realModels }))
     : hooks
   const live = silencedWhenStopped(all, () => stopped)
   live.event = onEvent
@@ -217,6 +224,9 @@ export function startV1(
     },
     get rememberedMessages() {
       return roles.size
+    },
+    get rememberedModels() {
+      return realModels.size
     },
     stop,
   }

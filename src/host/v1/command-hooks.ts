@@ -53,6 +53,8 @@ export type V1CommandHooksDeps = {
   /** The v1 SDK client from the plugin input: `session.status` and `tui.showToast`. */
   client?: unknown
   now?: () => number
+  /** The sessions' real models (the adapter forgets a session here when the engine drops it). */
+  realModels?: RealModels
 }
 
 export type V1CommandHooks = Required<Pick<Hooks, "config" | "command.execute.before" | "chat.message" | "experimental.chat.messages.transform">>
@@ -60,7 +62,7 @@ export type V1CommandHooks = Required<Pick<Hooks, "config" | "command.execute.be
 export function createV1CommandHooks(deps: V1CommandHooksDeps): V1CommandHooks {
   const now = deps.now ?? Date.now
   let replyModelReady = false
-  const realModels = new RealModels()
+  const realModels = deps.realModels ?? new RealModels()
   const log = (level: LogLevel, message: string) => {
     try {
       deps.log(level, message)

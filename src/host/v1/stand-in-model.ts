@@ -49,6 +49,11 @@ export class RealModels {
     boundedSet(this.models, sessionID, model, MAX_REMEMBERED_SESSIONS)
   }
 
+  /** The engine dropped the session: so does this memory (it is bounded, and must not outlive it). */
+  forget(sessionID: string): void {
+    this.models.delete(sessionID)
+  }
+
   get(sessionID: string): ModelRef | undefined {
     return this.models.get(sessionID)
   }
