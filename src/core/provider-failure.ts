@@ -32,6 +32,11 @@ export const ERROR_MESSAGE_CAP = 4_096
 /** 1.x error names, and the 2.x `type` of an interrupted step. */
 const ABORT_NAMES = new Set(["MessageAbortedError", "AbortError", "aborted"])
 
+/** Whether an error's name (1.x) or type (2.x) says the run was interrupted, not failed. */
+export function isAbortName(name: string | undefined): boolean {
+  return name !== undefined && ABORT_NAMES.has(name)
+}
+
 /**
  * OpenCode 2.x reports an error's `type` where 1.x gave a name (the adapter passes it as the
  * name). Rate limits and quota are told by type; so are the failures a continue cannot fix:

@@ -28,6 +28,7 @@
  */
 import { usedTokens } from "../../core/saturation.ts"
 import type { Signal } from "../port.ts"
+import { isAbortName } from "../../core/provider-failure.ts"
 import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
 import { asObj, get, num, str, type Obj } from "../shape.ts"
 import { RunMemory } from "./run-memory.ts"
@@ -239,8 +240,7 @@ function usageSignal(sessionID: string, data: Obj): Signal[] {
 
 /** 2.x reports an interrupted step as `{ type: "aborted" }`; the 1.x names are read too. */
 function isAbortedError(error: unknown): boolean {
-  const kind = str(get(error, "type")) ?? str(get(error, "name"))
-  return kind === "aborted" || kind === "MessageAbortedError" || kind === "AbortError"
+  return isAbortName(str(get(error, "type")) ?? str(get(error, "name")))
 }
 
 /**

@@ -9,16 +9,15 @@
  *   `session.execution.failed`. The step's is kept until the run ends, so the core hears
  *   the error once, when the host gave up (and still hears it should the run's end carry none).
  */
+import { boundedSet } from "../../core/session-state.ts"
+
 const MAX_OPEN_FORMS = 256
 const MAX_STEP_ERRORS = 1000
 
-function boundedSet<K, V>(map: Map<K, V>, key: K, value: V, cap: number): void {
+/** A fresh entry goes to the back, so the oldest one is what the cap drops. */
+function setNewest<K, V>(map: Map<K, V>, key: K, value: V, cap: number): void {
   map.delete(key)
-  if (map.size >= cap) {
-    const oldest = map.keys().next()
-    if (!oldest.done) map.delete(oldest.value)
-  }
-  map.set(key, value)
+  boundedSet(map, key, value, cap)
 }
 
 export class RunMemory {
@@ -26,7 +25,7 @@ export class RunMemory {
   private readonly stepErrors = new Map<string, unknown>()
 
   rememberForm(formID: string, sessionID: string): void {
-    boundedSet(this.forms, formID, sessionID, MAX_OPEN_FORMS)
+    setNewest(this.forms, formID, sessionID, MAX_OPEN_FORMS)
   }
 
   formSession(formID: string): string | undefined {
@@ -38,7 +37,7 @@ export class RunMemory {
   }
 
   noteStepError(sessionID: string, error: unknown): void {
-    boundedSet(this.stepErrors, sessionID, error, MAX_STEP_ERRORS)
+    setNewest(this.stepErrors, sessionID, error, MAX_STEP_ERRORS)
   }
 
   stepError(sessionID: string): unknown {
