@@ -182,3 +182,23 @@ export function sessionHold(state: PauseState, sessionID: string): Hold | undefi
   if (!state.sessions.includes(sessionID)) return undefined
   return state.holds?.find((h) => h.session === sessionID) ?? { at: Number.NaN }
 }
+
+/** The session paused, held by `by` from `at` (a pause already there keeps its holder and time). */
+export function withSessionPaused(s: PauseState, sessionID: string, by: string, at: number): PauseState {
+  if (s.sessions.includes(sessionID)) return s
+  return { ...s, sessions: [...s.sessions, sessionID], holds: [...(s.holds ?? []), { session: sessionID, by, at }] }
+}
+
+export function withSessionResumed(s: PauseState, sessionID: string): PauseState {
+  return { ...s, sessions: s.sessions.filter((id) => id !== sessionID) }
+}
+
+/** Every session paused, held by `by` from `at` (an all-pause already there keeps its holder). */
+export function withAllPaused(s: PauseState, by: string, at: number): PauseState {
+  return s.all ? s : { ...s, all: true, allHold: { by, at } }
+}
+
+/** Every pause lifted, the global one and each session's; the leases stay. */
+export function withAllResumed(s: PauseState): PauseState {
+  return { ...emptyPauseState(), leases: s.leases }
+}

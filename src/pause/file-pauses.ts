@@ -16,35 +16,14 @@
  *   again) and sessions read as not paused; a malformed or foreign file is logged once and
  *   rewritten. A pause that cannot be written is still kept in memory for this run.
  */
-import type { PauseSource } from "../core/pauses.ts"
-import { emptyPauseState, sessionHold, viewHold, type HoldView, type PauseState } from "../core/pause-leases.ts"
+import { emptyPauseState, sessionHold, viewHold, withAllPaused, withAllResumed, withSessionPaused, withSessionResumed, type HoldView, type PauseState } from "../core/pause-leases.ts"
 import { LeaseKeeper } from "./lease-keeper.ts"
+import type { PauseControl, PauseOutcome } from "./pause-control.ts"
 import { PauseMarkerFile } from "./marker-file.ts"
 import type { LeaseIdentity } from "./process-lease.ts"
 import { printable, sessionIdProblem } from "./session-id.ts"
 
 export type PauseLog = (level: "info" | "warn", message: string) => void
-
-export type PauseOutcome =
-  | { ok: true; paused: boolean; allPaused: boolean; /** The change lives only in memory: the file could not be written. */ memoryOnly?: string }
-  | { ok: false; error: string }
-
-/** What the slash command needs from a pause store (FilePauses, or a fake in tests). */
-export interface PauseControl extends PauseSource {
-  allPaused(): boolean
-  pause(sessionID: string): Promise<PauseOutcome>
-  resume(sessionID: string): Promise<PauseOutcome>
-  /** Who holds the session's own pause and since when (undefined: not paused on its own). */
-  holdOf?(sessionID: string): HoldView | undefined
-  /** The same for the pause of all sessions. */
-  allHoldOf?(): HoldView | undefined
-}
-
-/** True for a pause store the slash command can drive (FilePauses does; MemoryPauses does not). */
-export function isPauseControl(value: unknown): value is PauseControl {
-  const v = value as Partial<PauseControl> | null | undefined
-  return typeof v?.isPaused === "function" && typeof v.allPaused === "function" && typeof v.pause === "function" && typeof v.resume === "function"
-}
 
 export type FilePausesOptions = {
   /** The marker file, or its path. */
@@ -205,23 +184,20 @@ export class FilePauses implements PauseControl {
   /** Pauses the session, held by this instance from now on (a pause already there keeps its time). */
   pause(sessionID: string): Promise<PauseOutcome> {
     this.keeper.noteRun(sessionID)
-    return this.change(sessionID, (s, now) => {
-      if (s.sessions.includes(sessionID)) return s
-      return { ...s, sessions: [...s.sessions, sessionID], holds: [...(s.holds ?? []), { session: sessionID, by: this.keeper.instanceId, at: now }] }
-    }, true)
+    return this.change(sessionID, (s, now) => withSessionPaused(s, sessionID, this.keeper.instanceId, now), true)
   }
 
   resume(sessionID: string): Promise<PauseOutcome> {
-    return this.change(sessionID, (s) => ({ ...s, sessions: s.sessions.filter((id) => id !== sessionID) }), false)
+    return this.change(sessionID, (s) => withSessionResumed(s, sessionID), false)
   }
 
   pauseAll(): Promise<PauseOutcome> {
-    return this.change(undefined, (s, now) => (s.all ? s : { ...s, all: true, allHold: { by: this.keeper.instanceId, at: now } }), true)
+    return this.change(undefined, (s, now) => withAllPaused(s, this.keeper.instanceId, now), true)
   }
 
   /** Lifts every pause: the global one and each session's (the leases stay). */
   resumeAll(): Promise<PauseOutcome> {
-    return this.change(undefined, (s) => ({ ...emptyPauseState(), leases: s.leases }), false)
+    return this.change(undefined, withAllResumed, false)
   }
 
   private async change(sessionID: string | undefined, edit: (s: PauseState, now: number) => PauseState, pausing: boolean): Promise<PauseOutcome> {

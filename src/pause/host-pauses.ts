@@ -8,7 +8,8 @@
  */
 import type { TimeSource } from "../core/clock.ts"
 import type { PauseSource } from "../core/pauses.ts"
-import { FilePauses, isPauseControl, type PauseControl, type PauseLog } from "./file-pauses.ts"
+import { FilePauses, type PauseLog } from "./file-pauses.ts"
+import { isPauseControl, type PauseControl } from "./pause-control.ts"
 import { pauseFilePath } from "./marker-format.ts"
 
 export type HostPausesOptions = {

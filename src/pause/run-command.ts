@@ -4,7 +4,7 @@
  */
 import type { SessionStatus } from "../core/status.ts"
 import { formatStatusReport, parsePauseArguments, toggleReply, usageReply, type ParsedPauseCommand } from "./command.ts"
-import type { PauseControl } from "./file-pauses.ts"
+import type { PauseControl } from "./pause-control.ts"
 import { holdText } from "./hold-text.ts"
 
 export type PauseCommandDeps = {

@@ -19,7 +19,7 @@ import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
 import type { SessionStatus } from "../../core/status.ts"
 import { PAUSE_COMMAND_DESCRIPTION, PAUSE_COMMAND_NAME } from "../../pause/command.ts"
-import type { PauseControl } from "../../pause/file-pauses.ts"
+import type { PauseControl } from "../../pause/pause-control.ts"
 import { runPauseCommand } from "../../pause/run-command.ts"
 import { get, str } from "../shape.ts"
 
