@@ -10,7 +10,7 @@
  */
 import { MessageRoles } from "../src/host/v1/events.ts"
 import { mapV1Event } from "../test/support/map-events.ts"
-import type { Signal } from "../src/host/port.ts"
+import type { Signal } from "../src/core/port.ts"
 import { realTime } from "../src/host/real-time.ts"
 import { argNumber, median, report, startPlugin } from "./common.ts"
 

@@ -3,7 +3,7 @@
  * short pause. Each re-checks the safety holds at the last moment, runs through the bounded,
  * one-at-a-time host call, and reports failures once per kind.
  */
-import type { SendKind } from "../host/port.ts"
+import type { SendKind } from "./port.ts"
 import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
 import { buildContinuePrompt } from "../prompts/continue.ts"
 import { abortVeto } from "./abort-veto.ts"

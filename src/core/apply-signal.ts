@@ -3,7 +3,7 @@
  * tools, the user's messages and aborts. Kept apart from the engine so the engine is only
  * lifecycle and routing; the rules each recovery path adds live in their modules.
  */
-import type { Signal } from "../host/port.ts"
+import type { Signal } from "./port.ts"
 import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import type { EngineContext } from "./context.ts"
 import type { IdlePipeline } from "./idle.ts"

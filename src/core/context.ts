@@ -1,5 +1,5 @@
 /** What the engine's rule modules share: time, the host port, logging and option lookup. */
-import type { HostPort } from "../host/port.ts"
+import type { HostPort } from "./port.ts"
 import type { Options } from "../options/index.ts"
 import type { TimeSource } from "./clock.ts"
 import type { CoreLogger } from "./logger.ts"

@@ -3,7 +3,7 @@
  * Adapters feed it `Signal`s (applied to a session's state in apply-signal.ts); it acts only
  * through the `HostPort`. It owns no real time.
  */
-import { ALL_SIGNAL_TYPES, type HostPort, type Signal, type SignalType } from "../host/port.ts"
+import { ALL_SIGNAL_TYPES, type HostPort, type Signal, type SignalType } from "./port.ts"
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"

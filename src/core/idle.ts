@@ -17,7 +17,7 @@
  * between voids that look (so does a pause in force when it is due), and that look never asks
  * for another. A subagent's turn is not looked at again.
  */
-import type { SendKind } from "../host/port.ts"
+import type { SendKind } from "./port.ts"
 import type { Options } from "../options/index.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { beginRecovery, reporter, sendPrompt, uncountUnsent } from "./actions.ts"

@@ -2,7 +2,7 @@
  * The core's logger: never throws, drops debug lines unless asked for them, and reports a
  * recurring fault once per kind instead of once per event.
  */
-import type { HostPort, LogLevel } from "../host/port.ts"
+import type { HostPort, LogLevel } from "./port.ts"
 
 const MAX_FAULT_KINDS = 64
 

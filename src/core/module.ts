@@ -4,7 +4,7 @@
  * may contribute finished-turn rules. Each path (failures, loops, subagents, saturation...)
  * is one module in its own file; the engine only iterates them.
  */
-import type { Signal, SignalType } from "../host/port.ts"
+import type { Signal, SignalType } from "./port.ts"
 import type { EngineContext } from "./context.ts"
 import type { IdleRule } from "./idle.ts"
 import type { SessionState } from "./session-state.ts"

@@ -1,4 +1,4 @@
-import type { TurnSetup } from "../host/port.ts"
+import type { TurnSetup } from "./port.ts"
 import type { CancelTimer } from "./clock.ts"
 import type { TodoItem } from "./transcript.ts"
 

@@ -8,7 +8,7 @@
  * To cover a new signal kind: add a member to `HostEvent`, an entry to `EVENT_KINDS`, and a
  * generator in arbitraries.ts. Nothing else needs to change.
  */
-import type { Signal } from "../../src/host/port.ts"
+import type { Signal } from "../../src/core/port.ts"
 
 /** Sessions are small integers in the timeline; `sessionName` turns them into host ids. */
 export const sessionName = (s: number | string): string => (typeof s === "string" ? s : `ses_${s}`)

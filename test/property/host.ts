@@ -11,7 +11,7 @@
  * real v1 port (src/host/v1/port.ts), so both adapters are driven by the same script.
  */
 import type { TodoItem, TranscriptMessage } from "../../src/core/transcript.ts"
-import type { HostPort, LogLevel, SendRequest } from "../../src/host/port.ts"
+import type { HostPort, LogLevel, SendRequest } from "../../src/core/port.ts"
 import type { EventLoopTime } from "../support/event-loop-time.ts"
 import { callName, SAYINGS, type HostEvent } from "./events.ts"
 import { OK_CALL, type CallScript } from "./model.ts"

@@ -3,7 +3,7 @@
  * streaming events without an array; 2.x decodes and filters by location first), so these
  * compose the same exported pieces the adapters call, and nothing else.
  */
-import type { Signal } from "../../src/host/port.ts"
+import type { Signal } from "../../src/core/port.ts"
 import { mapOtherEvent, mapStreamingEvent, type MessageRoles } from "../../src/host/v1/events.ts"
 import { decodeV2Event, mapDecoded, type ToolNames } from "../../src/host/v2/events.ts"
 import { RunMemory } from "../../src/host/v2/run-memory.ts"

@@ -2,7 +2,7 @@
  * A Host port for unit tests: records every call, and lets a test decide how each call
  * behaves (resolve, reject, throw, never settle).
  */
-import type { HostPort, LogLevel, ModelRef, SendRequest } from "../../src/host/port.ts"
+import type { HostPort, LogLevel, ModelRef, SendRequest } from "../../src/core/port.ts"
 import type { TodoItem, TranscriptMessage } from "../../src/core/transcript.ts"
 
 export type CallBehaviour = "ok" | "reject" | "throw" | "hang"

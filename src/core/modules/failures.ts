@@ -5,7 +5,7 @@
  * actions. Decisions live in provider-failure.ts, failure-chain.ts, rate-limit.ts and
  * context-lock.ts; this file sequences them in time.
  */
-import type { Signal } from "../../host/port.ts"
+import type { Signal } from "../port.ts"
 import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, spacingWait, uncountUnsent, type PromptRequest } from "../actions.ts"

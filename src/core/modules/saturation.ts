@@ -4,7 +4,7 @@
  * (only when magic-context is loaded), a subagent native compaction (only when
  * `subagentNativeCompactionEnabled`). Unknown limits or failed look-ups mean no intervention.
  */
-import type { ModelRef } from "../../host/port.ts"
+import type { ModelRef } from "../port.ts"
 import { withTimeout } from "../host-calls.ts"
 import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
 import { decideSaturation, hasMagicContext, saturationRatio, type ModelLimit } from "../saturation.ts"

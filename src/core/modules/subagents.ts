@@ -3,7 +3,7 @@
  * children that went quiet. The state machine is in subagents.ts; this module gathers the
  * facts from the session table, keeps one state and one timer per parent, and acts.
  */
-import type { Signal } from "../../host/port.ts"
+import type { Signal } from "../port.ts"
 import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../prompts/subagents.ts"
 import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"

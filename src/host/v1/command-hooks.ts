@@ -19,7 +19,7 @@
  */
 import type { Hooks } from "@opencode-ai/plugin"
 import type { SessionStatus } from "../../core/status.ts"
-import type { LogLevel } from "../port.ts"
+import type { LogLevel } from "../../core/port.ts"
 import { PAUSE_COMMAND_DESCRIPTION, PAUSE_COMMAND_NAME } from "../../pause/command.ts"
 import type { PauseControl } from "../../pause/pause-control.ts"
 import { runPauseCommand } from "../../pause/run-command.ts"

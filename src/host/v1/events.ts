@@ -2,7 +2,7 @@
  * OpenCode 1.x events -> core signals. Pure apart from the bounded message-role memory,
  * which lets part updates of the user's own message be told from model output.
  */
-import type { Signal } from "../port.ts"
+import type { Signal } from "../../core/port.ts"
 import { normalizeTodos } from "./messages.ts"
 import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
 import { get, num, str } from "../shape.ts"

@@ -13,7 +13,7 @@
  */
 import type { TimeSource } from "../../core/clock.ts"
 import { effectiveOptions, resolveOptions, type ResolvedOptions } from "../../options/index.ts"
-import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../port.ts"
+import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../../core/port.ts"
 import { realTime } from "../real-time.ts"
 import { reserveSend, SendLog } from "../send-log.ts"
 import { asObj, get, num, str } from "../shape.ts"

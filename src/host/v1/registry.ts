@@ -13,7 +13,7 @@
 import type { RecoveryEngine } from "../../core/engine.ts"
 import { processTable, slotIn, slotKey, type HeldSlot, type SlotHolder } from "../registry.ts"
 import { SendLog } from "../send-log.ts"
-import type { WatchSnapshot } from "../v2/watch-state.ts"
+import type { WatchSnapshot } from "../watch-state.ts"
 
 /** A live 1.x instance; its engine answers the task_complete calls of superseded instances. */
 export type V1Holder = SlotHolder & { readonly engine: RecoveryEngine }

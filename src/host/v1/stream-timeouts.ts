@@ -12,7 +12,7 @@
  * entry without models would be. See test/e2e/HOST-NOTES.md.
  */
 import { HOST_TIMEOUT_OPTIONS, planHostTimeouts, type HostTimeoutOption, type ProviderTimeoutFacts } from "../../core/host-stream-timeouts.ts"
-import type { LogLevel } from "../port.ts"
+import type { LogLevel } from "../../core/port.ts"
 import { asObj, get, str } from "../shape.ts"
 import { providerOf, readRunArgv } from "./run-argv.ts"
 

@@ -16,7 +16,7 @@ import { errorText } from "../../core/logger.ts"
 import type { PauseSource } from "../../core/pauses.ts"
 import { hostPauses } from "../../pause/host-pauses.ts"
 import { resolveOptions } from "../../options/index.ts"
-import type { LogLevel, Signal } from "../port.ts"
+import type { LogLevel, Signal } from "../../core/port.ts"
 import { realTime } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import { startupLine } from "../startup.ts"
@@ -31,7 +31,7 @@ import { EventPump } from "./pump.ts"
 import { claimSlot, getSlot, nextSerial, releaseSlot, rememberStepSetup, sharedFileLog, slotKey, type Slot } from "./registry.ts"
 import { registerTaskComplete, type Registration, type TaskCompleteCall } from "./task-complete.ts"
 import { HistoryWatcher } from "./user-turns.ts"
-import { exportWatchState, importWatchState } from "./watch-state.ts"
+import { exportWatchState, importWatchState } from "../watch-state.ts"
 
 /** What tests may inject; production uses the real clock, global fetch, the log file and the pause marker file. */
 export type V2Deps = {

@@ -27,7 +27,7 @@
  * Every other reason (shutdown, superseded, inactivity) is `byUser: false`: never a latch.
  */
 import { usedTokens } from "../../core/saturation.ts"
-import type { Signal } from "../port.ts"
+import type { Signal } from "../../core/port.ts"
 import { isAbortName } from "../../core/provider-failure.ts"
 import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
 import { asObj, get, num, str, type Obj } from "../shape.ts"

@@ -11,7 +11,7 @@
 import { appendFile, mkdir, rename, stat } from "node:fs/promises"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
-import type { LogLevel } from "../port.ts"
+import type { LogLevel } from "../../core/port.ts"
 
 export const LOG_FILE_MAX_BYTES = 1_048_576
 const MAX_QUEUED_LINES = 1000

@@ -18,7 +18,7 @@
 import { effectiveOptions, type ResolvedOptions } from "../../options/index.ts"
 import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
-import type { HostPort, LogLevel, ModelRef, SendRequest } from "../port.ts"
+import type { HostPort, LogLevel, ModelRef, SendRequest } from "../../core/port.ts"
 import { asObj, get, num, str } from "../shape.ts"
 import { callCtx, hasMethod, MissingMethodError, unwrapData } from "./context.ts"
 import { HostHttp, MESSAGE_ROUTE_CAP, type FetchLike } from "./http.ts"

@@ -9,7 +9,7 @@
  */
 import type { CancelTimer, TimeSource } from "../../core/clock.ts"
 import { errorText } from "../../core/logger.ts"
-import type { LogLevel } from "../port.ts"
+import type { LogLevel } from "../../core/port.ts"
 
 export const RESUBSCRIBE_BASE_MS = 1_000
 export const RESUBSCRIBE_MAX_MS = 60_000

@@ -19,8 +19,8 @@
 import { MAX_SLOTS, processTable, slotIn, type HeldSlot } from "../registry.ts"
 import { SendLog } from "../send-log.ts"
 import { OwnSends, SeenMessages } from "./user-turns.ts"
-import type { WatchSnapshot } from "./watch-state.ts"
-import type { TurnSetup } from "../port.ts"
+import type { WatchSnapshot } from "../watch-state.ts"
+import type { TurnSetup } from "../../core/port.ts"
 import type { FileLog } from "./file-log.ts"
 
 export { claimSlot, nextSerial, releaseSlot, slotKey, type SlotHolder } from "../registry.ts"

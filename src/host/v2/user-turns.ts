@@ -19,7 +19,7 @@
  */
 import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
-import type { Signal, TurnSetup } from "../port.ts"
+import type { Signal, TurnSetup } from "../../core/port.ts"
 import { get, str } from "../shape.ts"
 import { isPauseReply } from "./command.ts"
 import { hasOwnMarker, messageText } from "./messages.ts"

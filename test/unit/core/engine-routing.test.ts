@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../support/simulated-time.ts"
 import { CLEANUP_SWEEP_MS, RecoveryEngine } from "../../../src/core/engine.ts"
 import type { ModuleFactory } from "../../../src/core/module.ts"
-import type { Signal, SignalType } from "../../../src/host/port.ts"
+import type { Signal, SignalType } from "../../../src/core/port.ts"
 import { IDLE_CLEANUP_MS, resolveOptions } from "../../../src/options/index.ts"
 import { RecordingPort } from "../../support/recording-port.ts"
 

@@ -3,7 +3,7 @@
  * timeline without the trigger must send nothing.
  */
 import { describe, expect, test } from "bun:test"
-import type { Signal } from "../../../src/host/port.ts"
+import type { Signal } from "../../../src/core/port.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 

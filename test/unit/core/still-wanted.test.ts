@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { sendPrompt } from "../../../src/core/actions.ts"
-import type { SendRequest } from "../../../src/host/port.ts"
+import type { SendRequest } from "../../../src/core/port.ts"
 import { bareContext } from "../../support/bare-context.ts"
 import { settle } from "../../support/harness.ts"
 

@@ -1,6 +1,6 @@
 /** Subagents through the whole engine, on the simulated clock. */
 import { describe, expect, test } from "bun:test"
-import type { Signal } from "../../../src/host/port.ts"
+import type { Signal } from "../../../src/core/port.ts"
 import { makeHarness, type Harness } from "../../support/harness.ts"
 
 type Sig = Partial<Signal> & { type: Signal["type"] }

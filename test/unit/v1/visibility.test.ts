@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../support/simulated-time.ts"
-import type { SendRequest } from "../../../src/host/port.ts"
+import type { SendRequest } from "../../../src/core/port.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "../../../src/host/v1/port.ts"
 import { resolveOptions } from "../../../src/options/index.ts"
 import { FakeV1Host, RECOVERED, SID } from "./rig.ts"

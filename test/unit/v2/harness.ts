@@ -2,7 +2,7 @@
 import { SimulatedTime } from "../../support/simulated-time.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
-import type { LogLevel } from "../../../src/host/port.ts"
+import type { LogLevel } from "../../../src/core/port.ts"
 import { startV2, type V2Deps, type V2Instance } from "../../../src/host/v2/adapter.ts"
 import { FakeV2Host, type FakeV2Options } from "../../support/fake-v2-host.ts"
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../support/simulated-time.ts"
-import type { SendRequest } from "../../../src/host/port.ts"
+import type { SendRequest } from "../../../src/core/port.ts"
 import { createV2Port, SendLog } from "../../../src/host/v2/port.ts"
 import { OwnSends } from "../../../src/host/v2/user-turns.ts"
 import { resolveOptions } from "../../../src/options/index.ts"

@@ -1,7 +1,7 @@
 /** Genuine user turns on 2.x, read from inbox items and from history; the plugin's own sends never count. */
 import { describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../support/simulated-time.ts"
-import type { Signal } from "../../../src/host/port.ts"
+import type { Signal } from "../../../src/core/port.ts"
 import { classifyHistory, classifyInboxItem, HistoryWatcher, OwnSends, SeenMessages } from "../../../src/host/v2/user-turns.ts"
 import { BUDGET, flush, RECOVERED, makeV2, sends, SID } from "./harness.ts"
 

@@ -4,8 +4,8 @@
  * an ESC latch, a completion latch or a spent budget. The snapshotting itself is the core's
  * (core/session-snapshot.ts); this only dates the snapshot and refuses stale ones.
  */
-import type { RecoveryEngine } from "../../core/engine.ts"
-import type { SessionSnapshot } from "../../core/session-snapshot.ts"
+import type { RecoveryEngine } from "../core/engine.ts"
+import type { SessionSnapshot } from "../core/session-snapshot.ts"
 
 export type WatchSnapshot = { takenAt: number; sessions: SessionSnapshot[] }
 

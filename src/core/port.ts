@@ -6,7 +6,7 @@
  * OpenCode generation is running.
  */
 
-import type { TodoItem, TranscriptMessage } from "../core/transcript.ts"
+import type { TodoItem, TranscriptMessage } from "./transcript.ts"
 
 export type ModelRef = { providerID: string; modelID: string }
 
