@@ -32,7 +32,7 @@ export function sessionStatus(state: SessionState, now: number, options: Options
     cancelledByUser: state.cancelledByUser,
     completed: state.completed,
     episodeRetries: state.episodeRetries,
-    maxRetries: options.maxRetries,
+    maxRetries: options.stallEpisodeMaxContinues,
     continuesInWindow: continuesInWindow(state.recentContinues, now, options.loopWindowMs),
     loopMaxContinues: options.loopMaxContinues,
     lifetimeContinues: state.lifetimeContinues,
