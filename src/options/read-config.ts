@@ -10,7 +10,6 @@ import {
   ALL_OPTION_NAMES,
   OPTION_SPECS,
   TUNABLE_NAMES,
-  aliasDepth,
   aliasTargets,
   canonicalTargets,
   isSectionName,
@@ -135,8 +134,9 @@ export function readBag(
     }
   }
 
-  // Nearest old names first, so an alias of an alias only fills what the nearer one left open.
-  aliases.sort((a, b) => aliasDepth(a) - aliasDepth(b))
+  // In table order, where an alias of an alias follows it: the older name only fills what the
+  // nearer one left open.
+  aliases.sort((a, b) => TUNABLE_NAMES.indexOf(a) - TUNABLE_NAMES.indexOf(b))
   for (const key of aliases) {
     const path = `${ctx.prefix}${key}`
     const read = readProperty(source, key)

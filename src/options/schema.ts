@@ -93,32 +93,13 @@ export function aliasTargets(name: TunableName): readonly TunableName[] {
   return (typeof target === "string" ? [target] : target) as readonly TunableName[]
 }
 
-/** The canonical options an alias ends up setting, through any chain of old names (first named first). */
+/**
+ * The canonical options an alias ends up setting, through any chain of old names, first named
+ * first. The table holds no cycle (test/unit/options/aliases.test.ts).
+ */
 export function canonicalTargets(name: TunableName): OptionName[] {
-  const out: OptionName[] = []
-  const visit = (current: TunableName, depth: number): void => {
-    const targets = aliasTargets(current)
-    if (targets.length === 0) {
-      if (!out.includes(current as OptionName)) out.push(current as OptionName)
-      return
-    }
-    if (depth < TUNABLE_NAMES.length) for (const target of targets) visit(target, depth + 1)
-  }
-  for (const target of aliasTargets(name)) visit(target, 1)
-  return out
-}
-
-/** How many old names stand between an alias and the options it sets (0 for a canonical option). */
-export function aliasDepth(name: TunableName): number {
-  let depth = 0
-  let layer: readonly TunableName[] = [name]
-  while (depth <= TUNABLE_NAMES.length) {
-    const next = layer.flatMap(aliasTargets)
-    if (next.length === 0) return depth
-    layer = next
-    depth++
-  }
-  return depth
+  const found = aliasTargets(name).flatMap((target) => (aliasTargets(target).length > 0 ? canonicalTargets(target) : [target as OptionName]))
+  return [...new Set(found)]
 }
 
 function deepFreeze<T>(value: T): T {

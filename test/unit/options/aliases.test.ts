@@ -30,6 +30,12 @@ describe("the table's old names", () => {
       for (const target of canonicalTargets(name)) expect(OPTION_SPECS[target].info.aliasOf).toBeUndefined()
     }
     expect(canonicalTargets("maxRetries")).toEqual([...BUDGETS])
+    // An alias of an alias comes after it in the table, the order aliases are read in.
+    for (const name of TUNABLE_NAMES) {
+      for (const target of aliasTargets(name)) {
+        if (aliasTargets(target).length > 0) expect(TUNABLE_NAMES.indexOf(target)).toBeLessThan(TUNABLE_NAMES.indexOf(name))
+      }
+    }
     expect(canonicalTargets("maxRecoveryRetries")).toEqual([...BUDGETS])
     expect(canonicalTargets("chunkTimeoutMs")).toEqual([])
   })
