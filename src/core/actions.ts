@@ -259,7 +259,7 @@ export function continueRequest(
         {
           reason: c.reason,
           attempt: c.attempt?.() ?? 1,
-          maxRetries: c.maxAttempts ?? options.stallEpisodeMaxContinues,
+          maxAttempts: c.maxAttempts ?? options.stallEpisodeMaxContinues,
           episodeContinue: state.lifetimeContinues,
           silentMs: c.silentMs ?? 0,
           now: ctx.time.now(),

@@ -56,5 +56,5 @@ describe("taskCompleteMaxRefusals", () => {
 test("the status quotes the stall episode budget, not the others", () => {
   const h = makeHarness({ stallEpisodeMaxContinues: 7, finishedTurnMaxNudges: 2, taskCompleteMaxRefusals: 1 })
   h.emit(...userTurn)
-  expect(h.engine.status("s1")?.maxRetries).toBe(7)
+  expect(h.engine.status("s1")?.stallEpisodeMaxContinues).toBe(7)
 })
