@@ -107,7 +107,7 @@ const DETECTORS: Detector[] = [
   { name: "todo reminder text", prepare: (t) => { const todos = [{ content: t, status: "pending" }]; return () => todoReminderPrompt(todos, {}) } },
   {
     name: "task_complete decision",
-    prepare: (t) => () => decideTaskComplete({ todos: [{ content: t, status: "pending" }], isSubagent: false, repeatCalls: 0, refusals: 0, maxRetries: 3 }),
+    prepare: (t) => () => decideTaskComplete({ todos: [{ content: t, status: "pending" }], isSubagent: false, repeatCalls: 0, refusals: 0, maxRefusals: 3 }),
   },
   { name: "judge: first pass", prepare: (t) => { const input = judgeInput(t, [todoWriter("x"), silent(t)]); return () => judgeFirstPass(input) } },
   { name: "judge: second pass", prepare: (t) => { const input = judgeInput(t, [todoWriter("x"), assistant(t)]); return () => judgeSecondPass(input) } },

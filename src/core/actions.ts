@@ -248,7 +248,7 @@ export async function abortThenPrompt(
 export function continueRequest(
   ctx: EngineContext,
   state: SessionState,
-  c: { reason: string; label: string; silentMs?: number; attempt?: () => number },
+  c: { reason: string; label: string; silentMs?: number; attempt?: () => number; maxAttempts?: number },
 ): PromptRequest {
   return {
     kind: "continue",
@@ -259,7 +259,7 @@ export function continueRequest(
         {
           reason: c.reason,
           attempt: c.attempt?.() ?? 1,
-          maxRetries: options.maxRetries,
+          maxAttempts: c.maxAttempts ?? options.stallEpisodeMaxContinues,
           episodeContinue: state.lifetimeContinues,
           silentMs: c.silentMs ?? 0,
           now: ctx.time.now(),

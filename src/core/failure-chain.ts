@@ -8,8 +8,8 @@
  * recovery started that fails again before the model said anything is the same incident, not
  * a new one: the chain goes on to its next step instead of starting over at "recovery 1/N".
  * How the two budgets combine:
- *  - `maxRetries` bounds the prompts: a prompt the session never answers is judged by the
- *    watchdog, and after `maxRetries` of them comes abort + resume, then the give-up;
+ *  - `streamingFailureMaxPrompts` bounds the prompts: a prompt the session never answers is
+ *    judged by the watchdog, and after that many of them comes abort + resume, then the give-up;
  *  - `failureLoopLimit` bounds the recoveries answered by a failure with no model output (a
  *    dead endpoint that fails every prompt at once). The last recovery that limit allows is
  *    abort + resume, the strongest step, and the failure that answers it latches the loop.
@@ -108,7 +108,7 @@ export type FailureAction =
   | { type: "abort-resume"; reason: string; attempt: number; maxAttempts: number }
   | { type: "give-up"; reason: string }
 
-export type FailureBudgets = Pick<Options, "maxRetries" | "baseBackoffMs" | "maxBackoffMs" | "toolTextCheckDelayMs"> & {
+export type FailureBudgets = Pick<Options, "streamingFailureMaxPrompts" | "baseBackoffMs" | "maxBackoffMs" | "streamingFailureWatchdogMs"> & {
   /** Recoveries in a row without model output before the failure loop latches (default 3). */
   failureLoopLimit?: number
 }
@@ -121,7 +121,7 @@ export type FailureStep = {
 }
 
 export const DEFAULT_FAILURE_LOOP_LIMIT = 3
-/** The watchdog never judges "still not busy" sooner than this, even with toolTextCheckDelayMs 0. */
+/** The watchdog never judges "still not busy" sooner than this, even with streamingFailureWatchdogMs 0. */
 export const FAILURE_WATCHDOG_MIN_MS = 1_000
 /** How much longer than the watchdog the chain waits for a recovery prompt accepted but not shown. */
 export const FAILURE_ECHO_GRACE_MS = PROMPT_ECHO_GRACE_MS
@@ -139,7 +139,7 @@ function awaitsEffect(phase: FailurePhase): boolean {
 }
 
 function watchdogMs(budgets: FailureBudgets): number {
-  return Math.max(budgets.toolTextCheckDelayMs, FAILURE_WATCHDOG_MIN_MS)
+  return Math.max(budgets.streamingFailureWatchdogMs, FAILURE_WATCHDOG_MIN_MS)
 }
 
 /**
@@ -269,7 +269,7 @@ function abortResume(state: FailureState, now: number, maxAttempts: number, why:
 }
 
 function evaluate(state: FailureState, now: number, budgets: FailureBudgets): FailureStep {
-  const maxAttempts = Math.max(0, budgets.maxRetries)
+  const maxAttempts = Math.max(0, budgets.streamingFailureMaxPrompts)
   switch (state.phase) {
     case "armed": {
       if (state.busy) return { state, action: NONE }

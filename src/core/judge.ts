@@ -18,7 +18,7 @@
  *
  * Budgets. Every nudge names a `feature`; after a successful send the engine adds one to
  * `budgets[feature]`, and after a `none` verdict that carries `charge` it adds one to
- * `budgets[charge]`. Each feature may send at most `maxRetries` times. The engine decides
+ * `budgets[charge]`. Each feature may send at most `finishedTurnMaxNudges` times. The engine decides
  * when a counter starts over: `done-claim` and `ready-closed` only on a genuine user
  * message (never on a new busy cycle); the others on a genuine user message, and may also
  * start over when a later turn made real tool calls.
@@ -70,7 +70,7 @@ export const READY_CLOSED_CHANCES = 2
 
 export type JudgeOptions = Pick<
   Options,
-  | "maxRetries"
+  | "finishedTurnMaxNudges"
   | "warmupMs"
   | "activeUserWindowMs"
   | "resumeOnActionIntent"
@@ -125,10 +125,10 @@ function none(reason: string, charge?: NudgeFeature): Verdict {
   return charge ? { kind: "none", reason, charge } : { kind: "none", reason }
 }
 
-/** A send, unless the feature has used up its `maxRetries` budget. */
+/** A send, unless the feature has used up its `finishedTurnMaxNudges` budget. */
 function budgeted(input: JudgeInput, feature: NudgeFeature, prompt: string, sendKind: "continue" | "correction", reason: string): Verdict {
   const used = input.budgets[feature] ?? 0
-  const limit = Math.max(0, input.options.maxRetries)
+  const limit = Math.max(0, input.options.finishedTurnMaxNudges)
   if (used >= limit) return none(`${reason}; ${feature} budget spent (${used}/${limit})`)
   return { kind: "send", prompt, sendKind, reason, feature }
 }

@@ -2,7 +2,7 @@
  * The recovery ladder for a stalled busy session, as a pure decision.
  *
  * Three budgets answer three different questions:
- *  - `maxRetries`: how many continues one episode may take; an episode restarts when the
+ *  - `stallEpisodeMaxContinues`: how many continues one episode may take; an episode restarts when the
  *    model produces output again, so a stall that keeps coming back gets fresh tries;
  *  - `loopMaxContinues` within `loopWindowMs`: continues that arrive too fast mean the
  *    continues themselves are not helping (a hallucination loop): abort, then continue fresh;
@@ -15,7 +15,7 @@ export type StallStrategy = "continue" | "abort" | "off"
 
 export type LadderBudgets = {
   busyStallStrategy: StallStrategy
-  maxRetries: number
+  stallEpisodeMaxContinues: number
   baseBackoffMs: number
   maxBackoffMs: number
   loopMaxContinues: number
@@ -62,10 +62,10 @@ export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets):
       standDown: true,
     }
   }
-  if (input.episodeRetries >= budgets.maxRetries) {
+  if (input.episodeRetries >= budgets.stallEpisodeMaxContinues) {
     return {
       act: false,
-      reason: `retries exhausted (${input.episodeRetries}/${budgets.maxRetries}) with no model output since`,
+      reason: `retries exhausted (${input.episodeRetries}/${budgets.stallEpisodeMaxContinues}) with no model output since`,
       standDown: true,
     }
   }

@@ -106,7 +106,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   const detectedAt = now
   ctx.logger.log(
     "info",
-    `${head} -> ${decision.kind} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.maxRetries} in ${formatDuration(decision.delayMs)}`,
+    `${head} -> ${decision.kind} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.stallEpisodeMaxContinues} in ${formatDuration(decision.delayMs)}`,
   )
   state.pendingAction = ctx.time.schedule(decision.delayMs, () => {
     state.pendingAction = undefined

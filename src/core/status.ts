@@ -13,7 +13,7 @@ export type SessionStatus = {
   cancelledByUser: boolean
   completed: boolean
   episodeRetries: number
-  maxRetries: number
+  stallEpisodeMaxContinues: number
   continuesInWindow: number
   loopMaxContinues: number
   lifetimeContinues: number
@@ -32,7 +32,7 @@ export function sessionStatus(state: SessionState, now: number, options: Options
     cancelledByUser: state.cancelledByUser,
     completed: state.completed,
     episodeRetries: state.episodeRetries,
-    maxRetries: options.maxRetries,
+    stallEpisodeMaxContinues: options.stallEpisodeMaxContinues,
     continuesInWindow: continuesInWindow(state.recentContinues, now, options.loopWindowMs),
     loopMaxContinues: options.loopMaxContinues,
     lifetimeContinues: state.lifetimeContinues,

@@ -26,7 +26,7 @@ export async function runTaskComplete(ctx: EngineContext, state: SessionState, o
     isSubagent: state.parentID !== undefined,
     repeatCalls: state.taskCompleteRepeats,
     refusals: state.taskCompleteRefusals,
-    maxRetries: options.maxRetries,
+    maxRefusals: options.taskCompleteMaxRefusals,
   })
   state.taskCompleteRepeats = decision.next.repeatCalls
   state.taskCompleteRefusals = decision.next.refusals

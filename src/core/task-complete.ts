@@ -4,7 +4,7 @@
  * the text as the tool result, or throw it as the tool error).
  *
  * Rules:
- *  - open todos refuse the call, up to `maxRetries` refusals; after that the call is
+ *  - open todos refuse the call, up to `maxRefusals` refusals; after that the call is
  *    accepted anyway (the model may be right, and refusing forever is a loop of its own).
  *    Subagents skip this gate: a child was never asked to do its parent's open items, and
  *    a list that could not be read never refuses anything;
@@ -34,7 +34,7 @@ export type TaskCompleteInput = {
   repeatCalls: number
   /** Refusals since the last genuine user message. */
   refusals: number
-  maxRetries: number
+  maxRefusals: number
 }
 
 export type TaskCompleteCounters = { repeatCalls: number; refusals: number }
@@ -57,7 +57,7 @@ export function decideTaskComplete(input: TaskCompleteInput): TaskCompleteDecisi
   const repeatCalls = whole(input.repeatCalls)
   const refusals = whole(input.refusals)
   const open = input.isSubagent ? [] : openTodos(input.todos)
-  if (open.length > 0 && refusals < whole(input.maxRetries)) {
+  if (open.length > 0 && refusals < whole(input.maxRefusals)) {
     return { kind: "refuse", text: taskCompleteRefusal(open), latch: false, next: { repeatCalls: 0, refusals: refusals + 1 } }
   }
   const next = { repeatCalls: repeatCalls + 1, refusals }

@@ -5,8 +5,8 @@
  * next call runs, so the engine can abort the turn. Pure: no clock, no I/O. The scan made when
  * a session goes idle is in tool-loop.ts.
  *
- * What "the same call" means here (a decision; the issue left it open): calls are equal when
- * their fingerprints are equal, or when they are NEAR-IDENTICAL: same tool, same argument
+ * What "the same call" means here: calls are equal when their fingerprints are equal, or when
+ * they are NEAR-IDENTICAL: same tool, same argument
  * structure (same keys, same array lengths, same value types), every string equal once
  * surrounding whitespace is trimmed and inner runs of whitespace are collapsed, and every
  * number within `NEAR_NUMBER_TOLERANCE` (2) of the number at the same place in the reference

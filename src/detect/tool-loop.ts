@@ -5,10 +5,10 @@
  * clock, no I/O. The other way loops are caught, live while the turn runs, is in
  * tool-loop-live.ts; both key calls with tool-fingerprint.ts.
  *
- * What "the same call" means here (a decision; the issue left it open): tool name plus the
- * stable fingerprint of its input when the transcript carries one. Comparing names alone would
- * call `read, read, read` over three different files a loop, which is how most ordinary turns
- * look; passing `{ compare: "name" }` restores name-only.
+ * What "the same call" means here: tool name plus the stable fingerprint of its input when the
+ * transcript carries one. Comparing names alone would call `read, read, read` over three
+ * different files a loop, which is how most ordinary turns look; passing `{ compare: "name" }`
+ * restores name-only.
  */
 import type { TranscriptMessage } from "../core/transcript.ts"
 import { fingerprintArgs } from "./tool-fingerprint.ts"

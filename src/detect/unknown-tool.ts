@@ -3,7 +3,7 @@
  * have (a typo such as `bassh`, a tool of a plugin that is not loaded), the engine tells it
  * the name is wrong and suggests the closest real one.
  *
- * Decisions (the issue left these open):
+ * Decisions:
  *  - What counts: a tool part with status `error` whose name is not in the available list
  *    (compared case-insensitively). 1.18 records such a call as a completed `invalid` part;
  *    the v1 adapter already turns that into an `error` part with the name the model used.

@@ -16,8 +16,10 @@ export type OptionDoc = {
   defaultText: string
   description: string
   hostNote?: string
-  /** Set for old names that are still accepted. */
-  aliasOf?: string
+  /** Set for old names that are still accepted: what they stand for. */
+  aliasOf?: string | readonly string[]
+  /** Options this one also sets when they are not set themselves. */
+  alsoSets?: readonly string[]
   /** Environment variable that can set this option when the config does not. */
   env?: string
   /** True for plugin-wide options, which profile sections cannot override. */
@@ -46,6 +48,7 @@ function optionDocs(): OptionDoc[] {
     }
     if (spec.info.hostNote !== undefined) row.hostNote = spec.info.hostNote
     if (spec.info.aliasOf !== undefined) row.aliasOf = spec.info.aliasOf
+    if (spec.info.alsoSets !== undefined) row.alsoSets = spec.info.alsoSets
     if (spec.info.env !== undefined) row.env = spec.info.env
     if (spec.info.scope === "process") row.pluginWide = true
     return row

@@ -22,11 +22,17 @@ export const TUNABLE_SPECS = {
     description: "How often the watchdog looks over the sessions it tracks.",
     scope: "process",
   }),
-  maxRetries: withDefault(count(), 3, {
+  stallEpisodeMaxContinues: withDefault(count(), 3, {
     description:
       "Continues allowed within one stall episode before giving up; the count starts over when the model produces output.",
-    hostNote: "v1 configs may still call it maxRecoveryRetries; that name is read as an alias.",
     defaultText: "3 (fast) / 5 (slow)",
+  }),
+  maxRetries: optional(count(), {
+    description:
+      "Old name that bounded four things at once: sets stallEpisodeMaxContinues, streamingFailureMaxPrompts, finishedTurnMaxNudges and taskCompleteMaxRefusals, each of them that is not set itself.",
+    hostNote: "v1 configs may still call it maxRecoveryRetries; that name is read as an alias.",
+    aliasOf: ["stallEpisodeMaxContinues", "streamingFailureMaxPrompts", "finishedTurnMaxNudges", "taskCompleteMaxRefusals"],
+    defaultText: "unset (see the four options it sets)",
   }),
   maxRecoveryRetries: optional(count(), {
     description: "Old name of maxRetries, read only when maxRetries itself is absent.",
@@ -82,10 +88,31 @@ export const TUNABLE_SPECS = {
       list: "strings",
     },
   ),
+  streamingFailureMaxPrompts: withDefault(count(), 3, {
+    description:
+      "Recovery prompts one streaming-failure incident may get before abort + resume, then giving up; the count starts over when the model produces output.",
+    defaultText: "3 (fast) / 5 (slow)",
+  }),
+  streamingFailureWatchdogMs: withDefault(ms("zeroOk"), 3_000, {
+    description:
+      "How long a streaming-failure recovery prompt, once taken and shown in the session, has to make the session busy again before the next step (never less than 1000).",
+    defaultText: "3000, or toolTextCheckDelayMs when only that is set",
+  }),
   toolTextCheckDelayMs: withDefault(ms("zeroOk"), 3_000, {
     description:
-      "Pause after a turn ends before its closing text is judged by the text-based detectors (0 judges at once); also how long a recovery prompt has to make the session busy again.",
+      "Pause after a turn ends before its closing text is judged by the text-based detectors (0 judges at once). Also sets streamingFailureWatchdogMs when that is not set itself.",
     hostNote: "On v2 a dead stream is caught on the idle event itself; only the text checks wait for this delay.",
+    alsoSets: ["streamingFailureWatchdogMs"],
+  }),
+  finishedTurnMaxNudges: withDefault(count(), 3, {
+    description:
+      "Nudges of each kind (printed tool call, dead stream, done claim, todo reminder, ready, action intent) a session's finished turns may get; the count starts over when the user writes (most kinds also when a later turn makes real tool calls).",
+    defaultText: "3 (fast) / 5 (slow)",
+  }),
+  taskCompleteMaxRefusals: withDefault(count(), 3, {
+    description:
+      "task_complete calls refused while todos are open before one is accepted anyway; the count starts over when the user writes.",
+    defaultText: "3 (fast) / 5 (slow)",
   }),
   minActivityGapMs: withDefault(ms("zeroOk"), 1_000, {
     description: "Recovery is skipped when the session showed activity this recently.",
@@ -200,7 +227,7 @@ export const TUNABLE_SPECS = {
     [900_000, 1_800_000, 3_600_000, 7_200_000, 7_200_000, 7_200_000, 7_200_000, 7_200_000],
     {
       description:
-        "Wait imposed after each successive rate-limit hit before the session may be retried; past the last entry it stays quiet until the user speaks. Rate-limit hits do not use up maxRetries.",
+        "Wait imposed after each successive rate-limit hit before the session may be retried; past the last entry it stays quiet until the user speaks. Rate-limit hits do not use up stallEpisodeMaxContinues or streamingFailureMaxPrompts.",
     },
   ),
   sendTimeoutMs: withDefault(ms("positive"), 30_000, {

@@ -11,10 +11,15 @@ import type { Options, Overrides } from "./schema.ts"
 
 export type Profile = "fast" | "slow"
 
+/** The four budgets the old `maxRetries` set at once keep its per-profile defaults. */
+function retryBudgets(count: number): Overrides {
+  return { stallEpisodeMaxContinues: count, streamingFailureMaxPrompts: count, finishedTurnMaxNudges: count, taskCompleteMaxRefusals: count }
+}
+
 /** Values each profile starts from. Explicit top-level options still beat these. */
 export const PROFILE_DEFAULTS: Readonly<Record<Profile, Readonly<Overrides>>> = Object.freeze({
-  fast: Object.freeze({ chunkTimeoutMs: 180_000, gracePeriodMs: 3_000, maxRetries: 3, lifetimeMaxContinues: 9 }),
-  slow: Object.freeze({ chunkTimeoutMs: 600_000, gracePeriodMs: 60_000, maxRetries: 5, lifetimeMaxContinues: 20 }),
+  fast: Object.freeze({ chunkTimeoutMs: 180_000, gracePeriodMs: 3_000, lifetimeMaxContinues: 9, ...retryBudgets(3) }),
+  slow: Object.freeze({ chunkTimeoutMs: 600_000, gracePeriodMs: 60_000, lifetimeMaxContinues: 20, ...retryBudgets(5) }),
 })
 
 /**

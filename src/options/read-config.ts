@@ -10,6 +10,8 @@ import {
   ALL_OPTION_NAMES,
   OPTION_SPECS,
   TUNABLE_NAMES,
+  aliasTargets,
+  canonicalTargets,
   isSectionName,
   isTunableName,
   type OptionName,
@@ -38,6 +40,27 @@ function fallbackText(ctx: BagContext, name: TunableName): string {
   return ctx.inSection ? "this override is skipped" : `using the default ${renderDefault(name)}`
 }
 
+/** "a", "a and b", "a, b and c". */
+function listText(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`
+}
+
+/** What an unusable alias leaves the options it would have set at. */
+function aliasFallbackText(ctx: BagContext, targets: readonly OptionName[]): string {
+  if (ctx.inSection) return "this override is skipped"
+  const defaults = [...new Set(targets.map(renderDefault))]
+  return `using ${defaults.length === 1 ? `the default ${defaults[0]}` : "their defaults"} for ${listText(targets)}`
+}
+
+/** Why an alias given next to what it stands for changes nothing. */
+function supersededText(key: TunableName, present: ReadonlySet<string>): string {
+  const direct = aliasTargets(key)
+  if (direct.every((name) => present.has(name))) {
+    return `it is the old name of ${listText(direct)}, ${direct.length === 1 ? "which is also set" : "which are all set"}`
+  }
+  return `every option it stands for is already set (${listText(canonicalTargets(key))})`
+}
+
 /**
  * Reads every option key of `source`. Accepted values land in the returned map under their
  * canonical name; section keys are handed to `onSection` (top level only).
@@ -55,9 +78,9 @@ export function readBag(
     return accepted
   }
   const keys = listed.keys
-  // Canonical names whose key is present with a value (valid or not): an alias for them is ignored.
+  // Names whose key is present with a value (valid or not): an alias for them is ignored.
   const present = new Set<string>()
-  const aliases: Array<{ key: TunableName; target: OptionName }> = []
+  const aliases: TunableName[] = []
 
   for (const key of keys) {
     const path = `${ctx.prefix}${key}`
@@ -86,9 +109,8 @@ export function readBag(
       )
       continue
     }
-    const target = spec.info.aliasOf as OptionName | undefined
-    if (target !== undefined) {
-      aliases.push({ key, target })
+    if (spec.info.aliasOf !== undefined) {
+      aliases.push(key)
       continue
     }
     const name = key as OptionName
@@ -103,24 +125,40 @@ export function readBag(
     record(outcome, path, name, ctx, accepted)
   }
 
-  for (const { key, target } of aliases) {
+  // An option that once meant two things also sets the one split off, unless that is set itself.
+  for (const [name, value] of [...accepted]) {
+    for (const target of (OPTION_SPECS[name].info.alsoSets ?? []) as OptionName[]) {
+      if (present.has(target)) continue
+      const outcome = checkValue(OPTION_SPECS[target], value)
+      if (outcome.kind === "use") accepted.set(target, outcome.value)
+    }
+  }
+
+  // In table order, where an alias of an alias follows it: the older name only fills what the
+  // nearer one left open.
+  aliases.sort((a, b) => TUNABLE_NAMES.indexOf(a) - TUNABLE_NAMES.indexOf(b))
+  for (const key of aliases) {
     const path = `${ctx.prefix}${key}`
     const read = readProperty(source, key)
     if (read.ok && (read.value === undefined || read.value === null)) continue
-    if (present.has(target)) {
-      ctx.warnings.push(`option "${path}" ignored: it is the old name of ${target}, which is also set`)
+    const open = canonicalTargets(key).filter((target) => !present.has(target))
+    if (open.length === 0) {
+      ctx.warnings.push(`option "${path}" ignored: ${supersededText(key, present)}`)
       continue
     }
+    // Given, usable or not, it speaks for all it stands for: an older name for them is ignored.
+    present.add(key)
+    for (const target of open) present.add(target)
     if (!read.ok) {
-      ctx.warnings.push(`option "${path}" could not be read (${read.error}); ${fallbackText(ctx, target)} for ${target}`)
+      ctx.warnings.push(`option "${path}" could not be read (${read.error}); ${aliasFallbackText(ctx, open)}`)
       continue
     }
-    // The alias is checked with its own spec (the same value rules as the target).
+    // The alias is checked with its own spec (the same value rules as its targets).
     const outcome = checkValue(OPTION_SPECS[key], read.value)
     if (outcome.kind === "reject") {
-      ctx.warnings.push(`option "${path}" ignored: ${outcome.reason}; ${fallbackText(ctx, target)} for ${target}`)
+      ctx.warnings.push(`option "${path}" ignored: ${outcome.reason}; ${aliasFallbackText(ctx, open)}`)
     } else if (outcome.kind === "use") {
-      accepted.set(target, outcome.value)
+      for (const target of open) accepted.set(target, outcome.value)
     }
   }
   return accepted

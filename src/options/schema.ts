@@ -9,8 +9,10 @@ import { PROFILE_SECTION_INFO, TUNABLE_SPECS } from "./option-table.ts"
 import type { OptionInfo, Spec } from "./spec-builders.ts"
 
 export type TunableName = keyof typeof TUNABLE_SPECS
+/** Old names, folded into the options they stand for (test/unit/options/aliases.test.ts checks this list). */
+export type AliasName = "maxRetries" | "maxRecoveryRetries"
 /** Canonical option names that `Options` carries (aliases resolve into these). */
-export type OptionName = Exclude<TunableName, "maxRecoveryRetries">
+export type OptionName = Exclude<TunableName, AliasName>
 
 type TunableShape = { [K in TunableName]: (typeof TUNABLE_SPECS)[K]["field"] }
 
@@ -24,7 +26,7 @@ function mapSpecs<R>(pick: (spec: Spec<z.ZodType, z.ZodType>) => R): Record<Tuna
 
 export const tunablesSchema = z.object(mapSpecs((spec) => spec.field) as TunableShape)
 
-type Tunables = Omit<z.output<typeof tunablesSchema>, "maxRecoveryRetries">
+type Tunables = Omit<z.output<typeof tunablesSchema>, AliasName>
 
 /**
  * A partial set of options applied on top of the top-level ones for one profile or
@@ -82,6 +84,22 @@ export function isTunableName(key: string): key is TunableName {
 
 export function isSectionName(key: string): key is SectionName {
   return Object.prototype.hasOwnProperty.call(PROFILE_SECTION_INFO, key)
+}
+
+/** The names an alias stands for directly (empty for a canonical option). */
+export function aliasTargets(name: TunableName): readonly TunableName[] {
+  const target = OPTION_SPECS[name].info.aliasOf
+  if (target === undefined) return []
+  return (typeof target === "string" ? [target] : target) as readonly TunableName[]
+}
+
+/**
+ * The canonical options an alias ends up setting, through any chain of old names, first named
+ * first. The table holds no cycle (test/unit/options/aliases.test.ts).
+ */
+export function canonicalTargets(name: TunableName): OptionName[] {
+  const found = aliasTargets(name).flatMap((target) => (aliasTargets(target).length > 0 ? canonicalTargets(target) : [target as OptionName]))
+  return [...new Set(found)]
 }
 
 function deepFreeze<T>(value: T): T {

@@ -31,8 +31,13 @@ export type OptionInfo = {
    * per-profile or per-provider override could never take effect and is refused.
    */
   scope?: "process"
-  /** The canonical option this key is an old name for. */
-  aliasOf?: string
+  /**
+   * What this key is an old name for: one option, or several when the old name meant several
+   * things. It sets each of them that the config does not set itself; it may name another alias.
+   */
+  aliasOf?: string | readonly string[]
+  /** Options this one also sets when they are not set themselves (it once meant them too). */
+  alsoSets?: readonly string[]
   /** Environment variable that can set the option when the config does not. */
   env?: string
   /** Display text for the default where the raw value would mislead (unset, per profile). */

@@ -95,7 +95,7 @@ export function formatStatusReport(input: StatusReportInput): string {
     `Waiting for the user: ${yesNo(status.awaitingUser)}; cancelled by the user: ${yesNo(status.cancelledByUser)}; marked complete: ${yesNo(status.completed)}`,
   )
   lines.push(
-    `Budgets spent: retries ${status.episodeRetries}/${status.maxRetries} in this stall; continues ${status.continuesInWindow}/${status.loopMaxContinues} in the loop window; ${status.lifetimeContinues}/${status.lifetimeMaxContinues} since the last user message`,
+    `Budgets spent: retries ${status.episodeRetries}/${status.stallEpisodeMaxContinues} in this stall; continues ${status.continuesInWindow}/${status.loopMaxContinues} in the loop window; ${status.lifetimeContinues}/${status.lifetimeMaxContinues} since the last user message`,
   )
   lines.push(`Profile: ${status.profile}`)
   const last = status.lastRecovery

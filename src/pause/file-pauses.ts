@@ -139,12 +139,6 @@ export class FilePauses implements PauseControl {
     return this.memoryAll || this.state.all
   }
 
-  /** Individually paused sessions (file and memory), for reports. */
-  pausedSessions(): string[] {
-    this.refresh()
-    return [...new Set([...this.state.sessions, ...this.memoryPaused])]
-  }
-
   holdOf(sessionID: string): HoldView | undefined {
     this.refresh()
     const now = this.now()

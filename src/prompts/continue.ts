@@ -8,7 +8,7 @@ import { formatDuration, formatLocalTime } from "./format.ts"
 export type ContinueContext = {
   reason: string
   attempt: number
-  maxRetries: number
+  maxAttempts: number
   /** Continues since the last genuine user message, this one included. */
   episodeContinue: number
   silentMs: number
@@ -37,7 +37,7 @@ export function buildContinuePrompt(ctx: ContinueContext, options: ContinuePromp
   const silence = ctx.silentMs > 0 ? ` (no activity for ${formatDuration(ctx.silentMs)})` : ""
   return [
     `continue — auto-resume: ${ctx.reason}${silence}.`,
-    `Attempt ${ctx.attempt}/${ctx.maxRetries} at ${formatLocalTime(ctx.now)}; ${budgetLine(ctx.episodeContinue)}.`,
+    `Attempt ${ctx.attempt}/${ctx.maxAttempts} at ${formatLocalTime(ctx.now)}; ${budgetLine(ctx.episodeContinue)}.`,
     "Carry on exactly where you stopped. Do not start new work, do not redo finished steps, and take no destructive action that was not already planned.",
     "If everything is already done, reply with a short summary of what was done instead.",
   ].join("\n")

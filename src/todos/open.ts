@@ -3,8 +3,8 @@
  *
  * Three states, kept apart on purpose because they lead to different behaviour:
  *  - a list (possibly empty): nudges may name its open items;
- *  - "none": no todo list exists (no todo tool, or it was never used): the older
- *    behaviour applies (🎉 latches, a bare done claim gets a report demanded);
+ *  - "none": no todo list exists (no todo tool, or it was never used): judged as a session
+ *    without todos (🎉 latches, a bare done claim gets a report demanded);
  *  - "unreadable": there is a list but it could not be read: nothing is ever sent on its
  *    strength, and nothing is latched on a guess either.
  */

@@ -15,7 +15,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "continue while busy": { rows: ["stall"] },
   "abort, then continue": { rows: ["stall", "stall-abort-strategy", "loop-live", "orphan-parent", "own-abort"] },
   "A stream that goes silent.": { rows: ["stall", "stall-abort-strategy", "model-agent-kept"] },
-  maxRetries: { rows: ["retry-budget"] },
+  stallEpisodeMaxContinues: { rows: ["retry-budget"] },
   loopMaxContinues: { elsewhere: "test/unit/core/ladder.test.ts (loopMaxContinues continues inside the window is a hallucination loop)" },
   lifetimeMaxContinues: { rows: ["lifetime-budget"] },
   "OpenCode's own retry of a hung request (1.x).": {

@@ -302,8 +302,8 @@ export const ROWS: Row[] = [
   },
   {
     id: "retry-budget",
-    why: "maxRetries continues per stall episode: a second hang with no model output in between gets nothing; output in between starts a new episode",
-    options: { ...ABORT_FIRST, maxRetries: 1, __modelHangsAfterPrompt: true },
+    why: "stallEpisodeMaxContinues continues per stall episode: a second hang with no model output in between gets nothing; output in between starts a new episode",
+    options: { ...ABORT_FIRST, stallEpisodeMaxContinues: 1, __modelHangsAfterPrompt: true },
     steps: [user(), say("Looking at the code "), { do: "wait", ms: STALL }, triggerOr([], [say("Back at it. ")]), { do: "wait", ms: STALL }],
     effect: ABORTED_AND_CONTINUED,
     controlEffect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],

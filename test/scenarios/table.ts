@@ -118,7 +118,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: "dead stream",
-    why: "a run that never revives is aborted and continued maxRetries times and then left alone: our own sends never re-arm the budget",
+    why: "a run that never revives is aborted and continued stallEpisodeMaxContinues times and then left alone: our own sends never re-arm the budget",
     steps: [{ do: "userTurn" }, silence(60 * 60_000), check(3, 3)],
   },
   {

@@ -264,5 +264,5 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
 }
 
 function failureContinue(ctx: EngineContext, state: SessionState, reason: string, attempt = 1): PromptRequest {
-  return continueRequest(ctx, state, { reason, label: "send failure recovery", attempt: () => attempt })
+  return continueRequest(ctx, state, { reason, label: "send failure recovery", attempt: () => attempt, maxAttempts: ctx.effective(state).streamingFailureMaxPrompts })
 }

@@ -3,7 +3,7 @@ import { backoffDelay, continuesInWindow, decideStallRecovery, stallActionFor, t
 
 const budgets: LadderBudgets = {
   busyStallStrategy: "continue",
-  maxRetries: 3,
+  stallEpisodeMaxContinues: 3,
   baseBackoffMs: 1000,
   maxBackoffMs: 8000,
   loopMaxContinues: 3,
@@ -82,7 +82,7 @@ describe("decideStallRecovery", () => {
     expect(d2.act && d2.kind).toBe("continue")
   })
 
-  test("maxRetries per episode, then stand down", () => {
+  test("stallEpisodeMaxContinues per episode, then stand down", () => {
     expect(decideStallRecovery({ ...fresh, episodeRetries: 2 }, budgets).act).toBe(true)
     const d = decideStallRecovery({ ...fresh, episodeRetries: 3 }, budgets)
     expect(d).toMatchObject({ act: false, standDown: true })

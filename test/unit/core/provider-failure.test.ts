@@ -172,7 +172,7 @@ describe("streaming patterns", () => {
 
 // ---- the recovery chain ----
 
-const budgets: FailureBudgets = { maxRetries: 3, baseBackoffMs: 1_000, maxBackoffMs: 8_000, toolTextCheckDelayMs: 3_000 }
+const budgets: FailureBudgets = { streamingFailureMaxPrompts: 3, baseBackoffMs: 1_000, maxBackoffMs: 8_000, streamingFailureWatchdogMs: 3_000 }
 
 /**
  * Runs events in order; returns every step. Unless `echo` is false the host shows each recovery
@@ -292,7 +292,7 @@ describe("streaming-failure chain", () => {
     expect(steps[6]!.state).toMatchObject({ phase: "clear", attempts: 0, consecutive: 0 })
   })
 
-  test("watchdog: still not busy after toolTextCheckDelayMs -> retries with doubling backoff, then abort+resume, then give up", () => {
+  test("watchdog: still not busy after streamingFailureWatchdogMs -> retries with doubling backoff, then abort+resume, then give up", () => {
     const t0 = 1_000
     const steps = run([
       [0, F],
@@ -329,18 +329,18 @@ describe("streaming-failure chain", () => {
         [4_000, TICK],
       ],
       INITIAL_FAILURE_STATE,
-      { ...budgets, maxRetries: 1 },
+      { ...budgets, streamingFailureMaxPrompts: 1 },
     )
     expect(actions(steps)).toEqual(["none", "prompt", "none", "abort-resume"])
   })
 
   test("retry budget 0: no prompt at all, just a logged give-up", () => {
-    const steps = run([[0, F], [1_000, IDLE]], INITIAL_FAILURE_STATE, { ...budgets, maxRetries: 0 })
+    const steps = run([[0, F], [1_000, IDLE]], INITIAL_FAILURE_STATE, { ...budgets, streamingFailureMaxPrompts: 0 })
     expect(actions(steps)).toEqual(["none", "give-up"])
   })
 
-  test("toolTextCheckDelayMs 0 still leaves the host a moment to go busy", () => {
-    const b = { ...budgets, toolTextCheckDelayMs: 0 }
+  test("streamingFailureWatchdogMs 0 still leaves the host a moment to go busy", () => {
+    const b: FailureBudgets = { ...budgets, streamingFailureWatchdogMs: 0 }
     const steps = run([[0, F], [1_000, IDLE], [1_000, SENT], [1_000, TICK], [1_000 + FAILURE_WATCHDOG_MIN_MS, TICK]], INITIAL_FAILURE_STATE, b)
     expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none"])
     expect(steps[3]!.state.phase).toBe("prompted") // a tick in the same instant is not the watchdog
@@ -397,8 +397,8 @@ describe("streaming-failure chain", () => {
   })
 
   test("abort + resume answered by a failure gives up, with a loop limit not reached yet", () => {
-    // maxRetries 1: prompt 1/1 fails again -> abort + resume -> it fails again -> give up.
-    const steps = run(deadEndpoint(4), INITIAL_FAILURE_STATE, { ...budgets, maxRetries: 1, failureLoopLimit: 5 })
+    // streamingFailureMaxPrompts 1: prompt 1/1 fails again -> abort + resume -> it fails again -> give up.
+    const steps = run(deadEndpoint(4), INITIAL_FAILURE_STATE, { ...budgets, streamingFailureMaxPrompts: 1, failureLoopLimit: 5 })
     const taken = steps.filter((s) => s.action.type !== "none").map((s) => s.action.type)
     expect(taken).toEqual(["prompt", "abort-resume", "give-up"])
     expect(steps.find((s) => s.action.type === "give-up")!.action).toMatchObject({ reason: expect.stringContaining("abort + resume did not restart") })
@@ -542,8 +542,8 @@ describe("streaming-failure chain: a recovery prompt whose call timed out (K18)"
 })
 
 describe("streaming-failure chain: abort + resume is judged from its continue", () => {
-  // maxRetries 1: prompt 1 at 1000, taken at once and shown; 3 s later abort + resume is decided.
-  const b1 = { ...budgets, maxRetries: 1 }
+  // streamingFailureMaxPrompts 1: prompt 1 at 1000, taken at once and shown; 3 s later abort + resume is decided.
+  const b1 = { ...budgets, streamingFailureMaxPrompts: 1 }
   const decided: [number, FailureEvent][] = [
     [0, F],
     [1_000, IDLE],

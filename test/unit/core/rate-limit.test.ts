@@ -95,10 +95,10 @@ describe("rate-limit ladder", () => {
     // The chain only sees `failure` events the engine classified as streaming; a rate-limit
     // hit is not one, so a chain left alone stays clear with no attempts spent.
     const chain = nextFailureStep(INITIAL_FAILURE_STATE, { type: "tick" }, 0, {
-      maxRetries: 3,
+      streamingFailureMaxPrompts: 3,
       baseBackoffMs: 1,
       maxBackoffMs: 1,
-      toolTextCheckDelayMs: 1,
+      streamingFailureWatchdogMs: 1,
     })
     registerRateLimitHit(INITIAL_RATE_LIMIT_STATE, 0, ladder)
     expect(chain.state).toMatchObject({ phase: "clear", attempts: 0, consecutive: 0 })

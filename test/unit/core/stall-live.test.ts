@@ -178,7 +178,7 @@ describe("the look before any abort", () => {
   })
 
   test("the veto covers every abort path, not only stalls: a hallucination-loop abort is held too", async () => {
-    const fast = { chunkTimeoutMs: 200, gracePeriodMs: 0, baseBackoffMs: 0, maxBackoffMs: 0, checkIntervalMs: 500, loopMaxContinues: 1, loopWindowMs: 60_000, maxRetries: 5, lifetimeMaxContinues: 5, injectIntervalMs: 0 }
+    const fast = { chunkTimeoutMs: 200, gracePeriodMs: 0, baseBackoffMs: 0, maxBackoffMs: 0, checkIntervalMs: 500, loopMaxContinues: 1, loopWindowMs: 60_000, stallEpisodeMaxContinues: 5, lifetimeMaxContinues: 5, injectIntervalMs: 0 }
     const h = harness(fast)
     h.port.busySessions = []
     h.port.history.set(SESSION, assistantWithTool("running"))

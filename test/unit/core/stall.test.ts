@@ -163,7 +163,7 @@ describe("the ladder in time", () => {
   })
 
   test("output of the aborted run before the delayed continue does not count as an answer to that continue", async () => {
-    const fast = { chunkTimeoutMs: 200, gracePeriodMs: 0, baseBackoffMs: 0, maxBackoffMs: 0, checkIntervalMs: 500, loopMaxContinues: 1, loopWindowMs: 1000, maxRetries: 5, lifetimeMaxContinues: 5, injectIntervalMs: 0 }
+    const fast = { chunkTimeoutMs: 200, gracePeriodMs: 0, baseBackoffMs: 0, maxBackoffMs: 0, checkIntervalMs: 500, loopMaxContinues: 1, loopWindowMs: 1000, stallEpisodeMaxContinues: 5, lifetimeMaxContinues: 5, injectIntervalMs: 0 }
     const run = async (answered: boolean) => {
       const h = makeHarness(fast)
       h.emit(...userTurn)
@@ -209,8 +209,8 @@ describe("the ladder in time", () => {
     expect(h.port.actions).toEqual(["send", "abort"])
   })
 
-  test("retries per episode stop at maxRetries, and model output opens a new episode", async () => {
-    const h = makeHarness({ maxRetries: 2 })
+  test("retries per episode stop at stallEpisodeMaxContinues, and model output opens a new episode", async () => {
+    const h = makeHarness({ stallEpisodeMaxContinues: 2 })
     h.emit(...userTurn)
     await h.advance(BUDGET + 1000, 1000)
     await h.advance(BUDGET + 2000, 1000)
@@ -240,7 +240,7 @@ describe("the ladder in time", () => {
   })
 
   test("loopMaxContinues continues inside loopWindowMs escalate to abort + continue", async () => {
-    const h = makeHarness({ maxRetries: 10, lifetimeMaxContinues: 20 })
+    const h = makeHarness({ stallEpisodeMaxContinues: 10, lifetimeMaxContinues: 20 })
     h.emit(...userTurn)
     for (let i = 0; i < 3; i++) {
       await h.advance(BUDGET + 8000, 1000)

@@ -155,7 +155,7 @@ describe("adversarial inputs through every detector", () => {
       expect(Array.isArray(todos) && todos.length).toBe(1)
       const reminder = todoReminderPrompt(todos, {})
       expect(reminder.length).toBeLessThan(MAX_TODO_TEXT + 400)
-      const refusal = decideTaskComplete({ todos, isSubagent: false, repeatCalls: 0, refusals: 0, maxRetries: 3 })
+      const refusal = decideTaskComplete({ todos, isSubagent: false, repeatCalls: 0, refusals: 0, maxRefusals: 3 })
       expect(refusal.kind).toBe("refuse")
       expect(refusal.text.length).toBeLessThan(MAX_TODO_TEXT * MAX_LISTED_TODOS + 400)
     })

@@ -37,7 +37,7 @@ describe("first pass: silent dead stream", () => {
     ["the turn made a tool call", input(assistant([{ kind: "reasoning", text: "…" }, tool("read", "completed")], { outputTokens: 300 }))],
     ["the turn is not finished", input(thought("…", undefined, { finish: undefined, outputTokens: 300 }))],
     ["the budget is spent", input(dead(), { budgets: { "dead-stream": 3 } })],
-    ["maxRetries 0 allows none", input(dead(), { options: { ...input(dead()).options, maxRetries: 0 } })],
+    ["finishedTurnMaxNudges 0 allows none", input(dead(), { options: { ...input(dead()).options, finishedTurnMaxNudges: 0 } })],
   ])("no recovery when %s", (_name, i) => {
     expect(judgeFirstPass(i).kind).toBe("none")
   })

@@ -62,7 +62,7 @@ describe("completion signals: 🎉 and stop statements", () => {
     expect(prompt).toContain("2. [in_progress] Write the README section")
   })
 
-  test("the reminder budget caps it at maxRetries; spent means silence, never a latch on open work", () => {
+  test("the reminder budget caps it at finishedTurnMaxNudges; spent means silence, never a latch on open work", () => {
     expect(outcome(judge("Done! 🎉", { todos: openList, budgets: { "todo-reminder": 2 } }))).toBe("send:todo-reminder")
     expect(outcome(judge("Done! 🎉", { todos: openList, budgets: { "todo-reminder": 3 } }))).toBe("none")
   })
@@ -88,7 +88,7 @@ describe("tool calls as text", () => {
     expect(outcome(judge("The format is:\n```\n<function=bash>\n```\nThat is all I found."))).toBe("none")
   })
 
-  test("the budget caps it at maxRetries", () => {
+  test("the budget caps it at finishedTurnMaxNudges", () => {
     expect(outcome(judge("<tool_call>", { budgets: { "tool-text": 3 } }))).toBe("none")
   })
 
@@ -218,11 +218,11 @@ describe("done claims", () => {
     expect(outcome(judge("All done!", { todos: UNREADABLE }))).toBe("none")
   })
 
-  test("budget: maxRetries across busy cycles, counting both prompts", () => {
+  test("budget: finishedTurnMaxNudges across busy cycles, counting both prompts", () => {
     expect(outcome(judge("All done!", { budgets: { "done-claim": 2 } }))).toBe("send:done-claim")
     expect(outcome(judge("All done!", { budgets: { "done-claim": 3 } }))).toBe("none")
     expect(outcome(judge("All done!", { todos: openList, budgets: { "done-claim": 3 } }))).toBe("none")
-    expect(outcome(judge("All done!", { budgets: { "done-claim": 3 }, ...withOptions({ maxRetries: 5 }) }))).toBe("send:done-claim")
+    expect(outcome(judge("All done!", { budgets: { "done-claim": 3 }, ...withOptions({ finishedTurnMaxNudges: 5 }) }))).toBe("send:done-claim")
   })
 
   test("doneClaimPatterns replaces the built-in claims", () => {

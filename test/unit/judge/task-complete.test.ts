@@ -3,7 +3,7 @@ import { decideTaskComplete, type TaskCompleteInput } from "../../../src/core/ta
 import { TASK_COMPLETE_ACK, TASK_COMPLETE_REPEAT_ERROR, TASK_COMPLETE_REPEAT_WARNING } from "../../../src/prompts/nudges.ts"
 import { closedList, openList } from "../../fixtures/transcript-builders.ts"
 
-const base: TaskCompleteInput = { todos: "none", isSubagent: false, repeatCalls: 0, refusals: 0, maxRetries: 3 }
+const base: TaskCompleteInput = { todos: "none", isSubagent: false, repeatCalls: 0, refusals: 0, maxRefusals: 3 }
 
 describe("task_complete", () => {
   test.each([
@@ -25,11 +25,11 @@ describe("task_complete", () => {
     expect(d.text).toContain("2. [in_progress] Write the README section")
   })
 
-  test("refusals stop at maxRetries; then the call is accepted over the open items", () => {
+  test("refusals stop at maxRefusals; then the call is accepted over the open items", () => {
     expect(decideTaskComplete({ ...base, todos: openList, refusals: 2 }).kind).toBe("refuse")
     const d = decideTaskComplete({ ...base, todos: openList, refusals: 3 })
     expect(d.kind === "accept" && d.overrodeOpenTodos).toBe(true)
-    expect(decideTaskComplete({ ...base, todos: openList, maxRetries: 0 }).kind).toBe("accept")
+    expect(decideTaskComplete({ ...base, todos: openList, maxRefusals: 0 }).kind).toBe("accept")
   })
 
   test("subagents skip the todo gate", () => {

@@ -47,7 +47,7 @@ describe("streaming failure", () => {
     const dead = makeHarness()
     dead.emit(...userTurn, streamError, { type: "idle" })
     await dead.advance(120_000, 250)
-    // Three prompts (maxRetries), then abort + resume, then it gives up: nothing more, ever.
+    // Three prompts (streamingFailureMaxPrompts), then abort + resume, then it gives up: nothing more, ever.
     expect(dead.port.actions).toEqual(["send", "send", "send", "abort", "send"])
     expect(dead.port.logged(/gave up/)).toBe(true)
   })
@@ -162,7 +162,7 @@ describe("streaming failure", () => {
   }
 
   test("a recovery prompt the host is slow to accept: the next one waits the full watchdog after it was taken", async () => {
-    // Watchdog toolTextCheckDelayMs (3 s), then the second backoff (2 s): counted from the
+    // Watchdog streamingFailureWatchdogMs (3 s), then the second backoff (2 s): counted from the
     // moment the host took prompt 1, not from the decision to send it.
     expect(await gap({ acceptMs: 2_900 })).toBe(2_900 + 3_000 + 2_000)
     // Control: a prompt taken at once keeps the timing it always had.
@@ -188,14 +188,14 @@ describe("streaming failure", () => {
   })
 
   /**
-   * A dead session driven to abort + resume (maxRetries 1). This host answers the abort
+   * A dead session driven to abort + resume (streamingFailureMaxPrompts 1). This host answers the abort
    * `abortMs` after it was made and the continue that follows `acceptMs` after; with `echo` it
    * shows that continue in the session at once, with `revive` it also starts a run (busy).
    * Returns the harness, when the abort was made and when the give-up line was written.
    */
   const abortResume = async (host: { abortMs?: number; acceptMs?: number; echo?: boolean; revive?: boolean }) => {
     const { abortMs = 0, acceptMs = 0, echo = false, revive = false } = host
-    const h = makeHarness({ maxRetries: 1 })
+    const h = makeHarness({ streamingFailureMaxPrompts: 1 })
     const answer = (ms: number) => new Promise<void>((resolve) => h.time.schedule(ms, resolve))
     const abort = h.port.abort.bind(h.port)
     h.port.abort = (sessionID) => {

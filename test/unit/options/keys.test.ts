@@ -1,4 +1,4 @@
-/** Unknown keys, the v1 alias, the environment, and the explicit/differences bookkeeping. */
+/** Unknown keys, the environment, and the explicit/differences bookkeeping. */
 import { describe, expect, test } from "bun:test"
 import { ENV_OVERRIDES, OPTION_DEFAULTS, OPTION_DOCS, resolveOptions } from "../../../src/options/index.ts"
 import { nearestName } from "../../../src/options/suggest.ts"
@@ -24,13 +24,13 @@ describe("unknown keys", () => {
     ["", undefined],
   ]
   test.each(CASES)("%p", (typo, suggestion) => {
-    const resolved = resolveOptions({ [typo]: 1, maxRetries: 4 }, NO_ENV)
+    const resolved = resolveOptions({ [typo]: 1, stallEpisodeMaxContinues: 4 }, NO_ENV)
     expect(resolved.warnings).toHaveLength(1)
     const [line] = resolved.warnings
     expect(line).toStartWith(`unknown option "${typo}" ignored`)
     if (suggestion === undefined) expect(line).not.toContain("did you mean")
     else expect(line).toEndWith(`did you mean "${suggestion}"?`)
-    expect(resolved.options.maxRetries).toBe(4)
+    expect(resolved.options.stallEpisodeMaxContinues).toBe(4)
     expect(resolved.explicit.has(typo)).toBe(false)
     expect(typo in resolved.options).toBe(false)
   })
@@ -47,55 +47,6 @@ describe("unknown keys", () => {
     expect(nearestName("ab", ["abcde"])).toBeUndefined() // 3 edits
     expect(nearestName("abcdefghijkl", ["abcdefghiXYZ"])).toBe("abcdefghiXYZ") // 3 edits, limit 4
     expect(nearestName("abcdefghijkl", ["abcdefgXYZWV"])).toBeUndefined() // 5 edits
-  })
-})
-
-describe("maxRecoveryRetries is the v1 name of maxRetries", () => {
-  test("alias alone sets maxRetries", () => {
-    const resolved = resolveOptions({ maxRecoveryRetries: 5 }, NO_ENV)
-    expect(resolved.warnings).toEqual([])
-    expect(resolved.options.maxRetries).toBe(5)
-    expect(resolved.explicit.has("maxRetries")).toBe(true)
-    expect(resolved.explicit.has("maxRecoveryRetries")).toBe(false)
-    expect("maxRecoveryRetries" in resolved.options).toBe(false)
-    expect(resolved.differences).toEqual({ maxRetries: 5 })
-  })
-
-  test.each([
-    ["canonical first", { maxRetries: 4, maxRecoveryRetries: 7 }],
-    ["alias first", { maxRecoveryRetries: 7, maxRetries: 4 }],
-  ])("both given: maxRetries wins, one warning (%s)", (_order, raw) => {
-    const resolved = resolveOptions(raw, NO_ENV)
-    expect(resolved.options.maxRetries).toBe(4)
-    expect(resolved.warnings).toHaveLength(1)
-    expect(warningsFor(resolved, "maxRecoveryRetries")[0]).toContain("old name of maxRetries")
-  })
-
-  test("both given, maxRetries invalid: maxRetries still wins (its default), alias ignored", () => {
-    const resolved = resolveOptions({ maxRetries: "x", maxRecoveryRetries: 7 }, NO_ENV)
-    expect(resolved.options.maxRetries).toBe(3)
-    expect(warningsFor(resolved, "maxRetries")).toHaveLength(1)
-    expect(warningsFor(resolved, "maxRecoveryRetries")).toHaveLength(1)
-    expect(resolved.warnings).toHaveLength(2)
-  })
-
-  test("an invalid alias alone: one warning naming the alias, default kept", () => {
-    const resolved = resolveOptions({ maxRecoveryRetries: 2.5 }, NO_ENV)
-    expect(resolved.options.maxRetries).toBe(3)
-    expect(resolved.warnings).toHaveLength(1)
-    expect(warningsFor(resolved, "maxRecoveryRetries")[0]).toContain("for maxRetries")
-    expect(resolved.explicit.has("maxRetries")).toBe(false)
-  })
-
-  test("a null alias next to maxRetries is not a conflict", () => {
-    const resolved = resolveOptions({ maxRetries: 4, maxRecoveryRetries: null }, NO_ENV)
-    expect(resolved.warnings).toEqual([])
-  })
-
-  test("the alias works inside a profile section too", () => {
-    const resolved = resolveOptions({ defaultSlow: { maxRecoveryRetries: 8 } }, NO_ENV)
-    expect(resolved.warnings).toEqual([])
-    expect(resolved.options.defaultSlow).toEqual({ maxRetries: 8 })
   })
 })
 
@@ -133,10 +84,10 @@ describe("profile sections", () => {
 
   test("each provider entry must be an object; duplicates in another case are refused", () => {
     const resolved = resolveOptions(
-      { modelProfiles: { ollama: 3, VLLM: { maxRetries: 7 }, Vllm: { maxRetries: 1 }, " ": {} } },
+      { modelProfiles: { ollama: 3, VLLM: { loopMaxContinues: 7 }, Vllm: { loopMaxContinues: 1 }, " ": {} } },
       NO_ENV,
     )
-    expect(resolved.options.modelProfiles).toEqual({ VLLM: { maxRetries: 7 } })
+    expect(resolved.options.modelProfiles).toEqual({ VLLM: { loopMaxContinues: 7 } })
     expect(warningsFor(resolved, "modelProfiles.ollama")).toHaveLength(1)
     expect(warningsFor(resolved, "modelProfiles.Vllm")[0]).toContain('"VLLM" is already configured')
     expect(warningsFor(resolved, "modelProfiles. ")[0]).toContain("blank")
@@ -235,7 +186,7 @@ describe("explicit and differences", () => {
 
   test("differences list every changed key, from config and environment", () => {
     const resolved = resolveOptions(
-      { chunkTimeoutMs: 1_000, continuePrompt: "go", stopPatterns: ["x"], neverInterruptTools: ["compress"], defaultSlow: { maxRetries: 9 } },
+      { chunkTimeoutMs: 1_000, continuePrompt: "go", stopPatterns: ["x"], neverInterruptTools: ["compress"], defaultSlow: { loopMaxContinues: 9 } },
       { AUTO_RESUME_VISIBLE_CONTINUE: "0" },
     )
     expect(resolved.differences).toEqual({
@@ -243,7 +194,7 @@ describe("explicit and differences", () => {
       continuePrompt: "go",
       stopPatterns: ["x"],
       visibleContinue: false,
-      defaultSlow: { maxRetries: 9 },
+      defaultSlow: { loopMaxContinues: 9 },
     })
     expect([...resolved.explicit].sort()).toEqual(
       ["chunkTimeoutMs", "continuePrompt", "defaultSlow", "neverInterruptTools", "stopPatterns"].sort(),

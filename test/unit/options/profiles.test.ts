@@ -64,11 +64,16 @@ describe("isLocalProvider / profileOf", () => {
   })
 })
 
+/** The four budgets the old maxRetries set at once, all at one value. */
+function budgets(count: number) {
+  return { stallEpisodeMaxContinues: count, streamingFailureMaxPrompts: count, finishedTurnMaxNudges: count, taskCompleteMaxRefusals: count }
+}
+
 describe("profile defaults", () => {
   test("match the documented fast/slow table", () => {
     expect(PROFILE_DEFAULTS).toEqual({
-      fast: { chunkTimeoutMs: 180_000, gracePeriodMs: 3_000, maxRetries: 3, lifetimeMaxContinues: 9 },
-      slow: { chunkTimeoutMs: 600_000, gracePeriodMs: 60_000, maxRetries: 5, lifetimeMaxContinues: 20 },
+      fast: { chunkTimeoutMs: 180_000, gracePeriodMs: 3_000, lifetimeMaxContinues: 9, ...budgets(3) },
+      slow: { chunkTimeoutMs: 600_000, gracePeriodMs: 60_000, lifetimeMaxContinues: 20, ...budgets(5) },
     })
   })
 })
@@ -79,7 +84,7 @@ describe("layering: defaults < profile < explicit < defaultFast/defaultSlow < mo
     const slow = effectiveOptions(resolved, "ollama")
     expect(slow.chunkTimeoutMs).toBe(600_000)
     expect(slow.gracePeriodMs).toBe(60_000)
-    expect(slow.maxRetries).toBe(5)
+    expect(slow.stallEpisodeMaxContinues).toBe(5)
     expect(slow.lifetimeMaxContinues).toBe(20)
     // Keys without a profile value keep the schema default.
     expect(slow.sendTimeoutMs).toBe(30_000)
@@ -88,16 +93,16 @@ describe("layering: defaults < profile < explicit < defaultFast/defaultSlow < mo
   })
 
   test("explicit top-level options beat profile defaults, even when equal to the schema default", () => {
-    const resolved = resolveOptions({ chunkTimeoutMs: 1_000, maxRetries: 3 }, NO_ENV)
+    const resolved = resolveOptions({ chunkTimeoutMs: 1_000, stallEpisodeMaxContinues: 3 }, NO_ENV)
     const slow = effectiveOptions(resolved, "ollama")
     expect(slow.chunkTimeoutMs).toBe(1_000)
-    expect(slow.maxRetries).toBe(3)
+    expect(slow.stallEpisodeMaxContinues).toBe(3)
     expect(slow.gracePeriodMs).toBe(60_000) // not given: profile still applies
   })
 
   test("an alias counts as explicit for layering", () => {
     const resolved = resolveOptions({ maxRecoveryRetries: 2 }, NO_ENV)
-    expect(effectiveOptions(resolved, "ollama").maxRetries).toBe(2)
+    expect(effectiveOptions(resolved, "ollama")).toMatchObject(budgets(2))
   })
 
   test("an invalid top-level value does not block the profile default", () => {
@@ -119,7 +124,7 @@ describe("layering: defaults < profile < explicit < defaultFast/defaultSlow < mo
       {
         chunkTimeoutMs: 1_000,
         defaultSlow: { chunkTimeoutMs: 2_000 },
-        modelProfiles: { OLLAMA: { chunkTimeoutMs: 3_000 }, openai: { maxRetries: 1 } },
+        modelProfiles: { OLLAMA: { chunkTimeoutMs: 3_000 }, openai: { stallEpisodeMaxContinues: 1 } },
       },
       NO_ENV,
     )
@@ -129,8 +134,8 @@ describe("layering: defaults < profile < explicit < defaultFast/defaultSlow < mo
     expect(effectiveOptions(resolved, "vllm").chunkTimeoutMs).toBe(2_000)
     // Exact names only: ollama-cloud is neither local nor the "ollama" entry.
     expect(effectiveOptions(resolved, "ollama-cloud").chunkTimeoutMs).toBe(1_000)
-    expect(effectiveOptions(resolved, "openai").maxRetries).toBe(1)
-    expect(effectiveOptions(resolved, "anthropic").maxRetries).toBe(3)
+    expect(effectiveOptions(resolved, "openai").stallEpisodeMaxContinues).toBe(1)
+    expect(effectiveOptions(resolved, "anthropic").stallEpisodeMaxContinues).toBe(3)
   })
 
   test("switching provider mid-session changes the result", () => {
@@ -148,7 +153,7 @@ describe("layering: defaults < profile < explicit < defaultFast/defaultSlow < mo
 
 describe("effectiveOptions is pure and memoised", () => {
   test("same inputs, same frozen object; inputs untouched", () => {
-    const resolved = resolveOptions({ defaultSlow: { maxRetries: 9 } }, NO_ENV)
+    const resolved = resolveOptions({ defaultSlow: { stallEpisodeMaxContinues: 9 } }, NO_ENV)
     const before = JSON.stringify(resolved.options)
     const first = effectiveOptions(resolved, "ollama")
     expect(effectiveOptions(resolved, "ollama")).toBe(first)
@@ -164,10 +169,10 @@ describe("effectiveOptions is pure and memoised", () => {
   })
 
   test("many providers stay correct past the cache bound", () => {
-    const resolved = resolveOptions({ modelProfiles: { p7: { maxRetries: 7 } } }, NO_ENV)
+    const resolved = resolveOptions({ modelProfiles: { p7: { stallEpisodeMaxContinues: 7 } } }, NO_ENV)
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 200; i++) {
-        expect(effectiveOptions(resolved, `p${i}`).maxRetries).toBe(i === 7 ? 7 : 3)
+        expect(effectiveOptions(resolved, `p${i}`).stallEpisodeMaxContinues).toBe(i === 7 ? 7 : 3)
       }
     }
   })

@@ -43,13 +43,13 @@ describe("non-object options", () => {
 
 describe("hostile objects", () => {
   test("a throwing getter on a known key: one warning, the other keys apply", () => {
-    const raw = { maxRetries: 4 }
+    const raw = { loopMaxContinues: 4 }
     Object.defineProperty(raw, "chunkTimeoutMs", { enumerable: true, get: boom })
     const resolved = resolveOptions(raw, NO_ENV)
     expect(resolved.warnings).toHaveLength(1)
     expect(warningsFor(resolved, "chunkTimeoutMs")[0]).toContain("could not be read (boom)")
     expect(resolved.options.chunkTimeoutMs).toBe(180_000)
-    expect(resolved.options.maxRetries).toBe(4)
+    expect(resolved.options.loopMaxContinues).toBe(4)
   })
 
   test("a throwing getter on an unknown key is never called", () => {
@@ -106,16 +106,16 @@ describe("hostile objects", () => {
   })
 
   test("a '__proto__' key is just an unknown key", () => {
-    const raw = JSON.parse('{"__proto__": {"debug": true}, "maxRetries": 2}')
+    const raw = JSON.parse('{"__proto__": {"debug": true}, "loopMaxContinues": 2}')
     const resolved = resolveOptions(raw, NO_ENV)
     expect(resolved.options.debug).toBe(false)
-    expect(resolved.options.maxRetries).toBe(2)
+    expect(resolved.options.loopMaxContinues).toBe(2)
     expect(resolved.warnings).toEqual(['unknown option "__proto__" ignored'])
   })
 })
 
 describe("property: anything in, valid options out", () => {
-  const knownKeys = [...Object.keys(OPTION_DEFAULTS), "maxRecoveryRetries", "defaultFast", "defaultSlow", "modelProfiles"]
+  const knownKeys = [...Object.keys(OPTION_DEFAULTS), "maxRetries", "maxRecoveryRetries", "defaultFast", "defaultSlow", "modelProfiles"]
   const arbitraryValue = fc.oneof(
     fc.anything(),
     fc.double(),

@@ -20,7 +20,7 @@ describe("defaults", () => {
       chunkTimeoutMs: 180_000,
       gracePeriodMs: 3_000,
       checkIntervalMs: 5_000,
-      maxRetries: 3,
+      stallEpisodeMaxContinues: 3,
       baseBackoffMs: 1_000,
       maxBackoffMs: 8_000,
       subagentWaitMs: 15_000,
@@ -30,7 +30,11 @@ describe("defaults", () => {
       lifetimeMaxContinues: 9,
       streamingFailureErrorNames: ["ProviderError", "APIError", "StreamError", "ConnectionError", "TimeoutError", "provider.transport", "provider.internal", "provider.invalid-output", "provider.unknown"],
       streamingFailureMessagePatterns: ["streaming response failed", "stream.*fail", "connection.*reset", "connection.*closed"],
+      streamingFailureMaxPrompts: 3,
+      streamingFailureWatchdogMs: 3_000,
       toolTextCheckDelayMs: 3_000,
+      finishedTurnMaxNudges: 3,
+      taskCompleteMaxRefusals: 3,
       minActivityGapMs: 1_000,
       warmupMs: 15_000,
       discoveryDelayMs: 5_000,
@@ -55,7 +59,7 @@ describe("defaults", () => {
   })
 
   test("optional options are absent, not undefined-valued keys", () => {
-    for (const key of ["continuePrompt", "doneClaimPatterns", "registryScope", "defaultFast", "maxRecoveryRetries"]) {
+    for (const key of ["continuePrompt", "doneClaimPatterns", "registryScope", "defaultFast", "maxRetries", "maxRecoveryRetries"]) {
       expect(key in OPTION_DEFAULTS).toBe(false)
     }
   })
@@ -98,7 +102,7 @@ describe("docs metadata", () => {
   test("one row per accepted name, each described", () => {
     const expected = [...Object.keys(OPTION_DEFAULTS)]
     for (const name of expected) expect(names).toContain(name)
-    for (const name of ["continuePrompt", "maxRecoveryRetries", "defaultFast", "defaultSlow", "modelProfiles"]) {
+    for (const name of ["continuePrompt", "maxRetries", "maxRecoveryRetries", "defaultFast", "defaultSlow", "modelProfiles"]) {
       expect(names).toContain(name)
     }
     expect(new Set(names).size).toBe(names.length)
@@ -122,8 +126,15 @@ describe("docs metadata", () => {
     expect(OPTION_DOCS.find((doc) => doc.name === name)?.type).toBe(type)
   })
 
-  test("the alias row points at its target", () => {
+  test("the alias rows point at their targets; toolTextCheckDelayMs names what it also sets", () => {
     expect(OPTION_DOCS.find((doc) => doc.name === "maxRecoveryRetries")?.aliasOf).toBe("maxRetries")
+    expect(OPTION_DOCS.find((doc) => doc.name === "maxRetries")?.aliasOf).toEqual([
+      "stallEpisodeMaxContinues",
+      "streamingFailureMaxPrompts",
+      "finishedTurnMaxNudges",
+      "taskCompleteMaxRefusals",
+    ])
+    expect(OPTION_DOCS.find((doc) => doc.name === "toolTextCheckDelayMs")?.alsoSets).toEqual(["streamingFailureWatchdogMs"])
   })
 
   test("JSON schema covers every row, with descriptions and defaults", () => {

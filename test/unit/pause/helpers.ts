@@ -38,7 +38,7 @@ export function sampleStatus(over: Partial<SessionStatus> = {}): SessionStatus {
     cancelledByUser: false,
     completed: false,
     episodeRetries: 1,
-    maxRetries: 3,
+    stallEpisodeMaxContinues: 3,
     continuesInWindow: 2,
     loopMaxContinues: 5,
     lifetimeContinues: 4,

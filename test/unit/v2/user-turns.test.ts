@@ -196,7 +196,7 @@ describe("on the fake host", () => {
     r.instance.stop()
   })
 
-  test("our own continues never re-arm the budgets: a dead stream gets at most maxRetries continues", async () => {
+  test("our own continues never re-arm the budgets: a dead stream gets at most finishedTurnMaxNudges continues", async () => {
     for (const inboxEvents of [true, false]) {
       const r = makeV2({ host: { inboxEvents } })
       r.host.userTurn(SID)
