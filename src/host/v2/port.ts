@@ -77,6 +77,8 @@ export function createV2Port(deps: V2PortDeps): V2Port {
   const { ctx, time, shared } = deps
   const http = new HostHttp(ctx, deps.fetch, time, () => deps.resolved.options.sendTimeoutMs)
   const optionsFor = (request?: SendRequest) => effectiveOptions(deps.resolved, request?.setup?.model?.providerID)
+  /** Sessions this port switched to a fallback model (restoreModel puts them back). Bounded. */
+  const switched = new Set<string>()
 
   async function readRaw(sessionID: string, limit: number): Promise<unknown[]> {
     const want = Math.max(1, Math.floor(limit))
@@ -130,12 +132,29 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     if (held) throw new Error(`${request.kind} not sent: ${held} since it was decided`)
   }
 
-  async function deliver(request: SendRequest, hidden: boolean, deadline: number): Promise<void> {
+  /**
+   * On 2.x the model belongs to the session: a prompt on a fallback model switches the session
+   * first (`session.switchModel`, feature-detected; its argument is the model as 2.x spells it
+   * in messages, `{ providerID, id }`). A host without it gets the model on the prompt itself.
+   * Returns the extra prompt field for the second case.
+   */
+  async function selectFallback(request: SendRequest): Promise<Record<string, unknown>> {
+    const model = request.setup?.model
+    if (!request.onFallback || !model) return {}
+    const wire = { providerID: model.providerID, id: model.modelID }
+    if (!hasMethod(ctx, "session", "switchModel")) return { model: wire }
+    await callCtx(ctx, "session", "switchModel", { sessionID: request.sessionID, model: wire })
+    if (!switched.has(request.sessionID) && switched.size >= MAX_SEND_LOG_SESSIONS) switched.delete(switched.values().next().value!)
+    switched.add(request.sessionID)
+    return {}
+  }
+
+  async function deliver(request: SendRequest, hidden: boolean, deadline: number, extra: Record<string, unknown>): Promise<void> {
     const metadata = { [OWN_METADATA_KEY]: true, kind: request.kind }
     const { sessionID, text } = request
     if (hidden && hasMethod(ctx, "session", "synthetic") && !shared.syntheticRefused.has(sessionID)) {
       try {
-        const item = await callCtx(ctx, "session", "synthetic", { sessionID, text, description: "auto-resume", metadata, resume: true })
+        const item = await callCtx(ctx, "session", "synthetic", { sessionID, text, description: "auto-resume", metadata, resume: true, ...extra })
         const id = itemID(item)
         if (id) shared.own.rememberID(sessionID, id)
         return
@@ -145,7 +164,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
         checkDeadline(request, deadline)
       }
     }
-    const item = await callCtx(ctx, "session", "prompt", { sessionID, text, metadata })
+    const item = await callCtx(ctx, "session", "prompt", { sessionID, text, metadata, ...extra })
     const id = itemID(item)
     if (id) shared.own.rememberID(sessionID, id)
   }
@@ -166,8 +185,29 @@ export function createV2Port(deps: V2PortDeps): V2Port {
         return
       }
       checkDeadline(request, deadline)
+      const extra = await selectFallback(request)
+      checkDeadline(request, deadline)
       const hidden = request.kind === "continue" ? !options.visibleContinue : options.quietCorrections
-      await deliver(request, hidden, deadline)
+      await deliver(request, hidden, deadline, extra)
+    },
+
+    async restoreModel(sessionID, model) {
+      // Only a session this port switched away from goes back; the others never left.
+      if (!switched.has(sessionID) || !hasMethod(ctx, "session", "switchModel")) return
+      switched.delete(sessionID)
+      await callCtx(ctx, "session", "switchModel", { sessionID, model: { providerID: model.providerID, id: model.modelID } })
+    },
+
+    async listModels() {
+      const list = unwrapData(await callCtx(ctx, "model", "list"))
+      if (!Array.isArray(list)) return []
+      const out: ModelRef[] = []
+      for (const info of list) {
+        const providerID = str(get(info, "providerID")) ?? str(get(info, "provider", "id")) ?? str(get(info, "provider"))
+        const modelID = str(get(info, "id")) ?? str(get(info, "modelID"))
+        if (providerID && modelID) out.push({ providerID, modelID })
+      }
+      return out
     },
 
     async abort(sessionID) {

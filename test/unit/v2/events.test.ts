@@ -84,7 +84,7 @@ describe("run lifecycle", () => {
   })
 
   test("retries scheduled by the host are not stalls", () => {
-    expect(map(ev("session.retry.scheduled", { sessionID: "s", attempt: 2, at: 5, error: {} }))).toEqual([{ type: "retryScheduled", sessionID: "s" }])
+    expect(map(ev("session.retry.scheduled", { sessionID: "s", attempt: 2, at: 5, error: {} }))).toEqual([{ type: "retryScheduled", sessionID: "s", retryInMs: 5 }])
   })
 })
 
