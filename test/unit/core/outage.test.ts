@@ -1,9 +1,9 @@
 /** Outage texts as providers send them, in the shapes both hosts report (src/core/outage.ts). */
 import { describe, expect, test } from "bun:test"
-import { classifyOutage } from "../../../src/core/outage.ts"
+import { classifyOutage, type OutageKind } from "../../../src/core/outage.ts"
 
 describe("classifyOutage", () => {
-  const cases: [string, Parameters<typeof classifyOutage>[0], string | undefined][] = [
+  const cases: [string, Parameters<typeof classifyOutage>[0], OutageKind | undefined][] = [
     // 1.x: name APIError, data.statusCode, data.message
     ["1.x 429 without Retry-After", { name: "APIError", status: 429, message: "Rate limit exceeded" }, "rate-limit"],
     ["1.x 429 with insufficient_quota", { name: "APIError", status: 429, message: "You exceeded your current quota (insufficient_quota)" }, "quota"],
