@@ -122,9 +122,15 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     wakeAt(state, t, step.wakeAt)
     if (action.type === "none") return
     if (action.type === "give-up") {
+      const latched = t.failure
       const gaveUp = () => ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
+      // When the switch does not happen after all, the give-up stands as it would have.
+      const stillGaveUp = () => {
+        if (t.failure.phase === "clear" && t.failure.attempts === 0) t.failure = { ...latched, busy: t.failure.busy }
+        gaveUp()
+      }
       // A fallback model may take over instead; the next model's failures get a chain of their own.
-      if (ctx.offerTakeOver(state, { why: `the endpoint keeps failing: ${action.reason}`, waitMs: Infinity, hostRetrying: false, otherwise: gaveUp })) {
+      if (ctx.offerTakeOver(state, { why: `the endpoint keeps failing: ${action.reason}`, waitMs: Infinity, hostRetrying: false, otherwise: stillGaveUp })) {
         t.failure = { ...INITIAL_FAILURE_STATE, busy: t.failure.busy }
         return
       }

@@ -164,6 +164,28 @@ describe("one episode", () => {
     expect(h.port.logged(/fallback models spent/)).toBe(true)
   })
 
+  test("a give-up the fallback could not take over (a hand-off) stands: no switch, and no fresh chain either", async () => {
+    const h = makeHarness({ fallbackModels: ["anthropic/claude-y"] })
+    h.port.history.set(SESSION, [{ id: "a1", role: "assistant", parts: [{ kind: "text", text: "Shall I delete the old branch?" }], finish: "stop" }])
+    h.emit(...userTurn, streamFailure, { type: "idle" })
+    const send = h.port.send.bind(h.port)
+    h.port.send = (request) => {
+      const done = send(request)
+      h.time.schedule(0, () => h.emit({ type: "userMessage", genuine: false }, { type: "busy" }))
+      h.time.schedule(500, () => h.emit(streamFailure, { type: "idle" }))
+      return done
+    }
+    await h.advance(5 * 60_000, 250)
+    const sentBefore = h.port.sends.length
+    expect(modelsSent(h).every((m) => m === "openai/gpt-x")).toBe(true)
+    expect(h.port.logged(/fallback to anthropic\/claude-y not made: the newest turn asks the user/)).toBe(true)
+    expect(h.port.logged(/streaming-failure recovery gave up/)).toBe(true)
+    // Another failure now finds the chain given up, as without fallbackModels.
+    h.emit(streamFailure, { type: "idle" })
+    await h.advance(60_000, 1000)
+    expect(h.port.sends).toHaveLength(sentBefore)
+  })
+
   test("the next genuine user message ends it: the user's model is theirs again, and so are our later prompts", async () => {
     const h = makeHarness(ON)
     h.emit(...userTurn, longRateLimit, { type: "idle" })
