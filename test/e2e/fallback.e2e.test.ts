@@ -153,6 +153,48 @@ describe("fallback models on OpenCode 1.18.33", () => {
   )
 
   test(
+    "429 with a short Retry-After: once OpenCode gives up, the plugin's own 15-minute wait is spent on the backup instead, after the failed run ended",
+    async () => {
+      const sessionID = await createSession(host)
+      const before = provider.requests.length
+      provider.setFallbackFor(PRIMARY, httpError(429, { retryAfterMs: 50 }))
+      provider.setFallbackFor(BACKUP, text("Backup model answering."))
+      try {
+        const mark = host.events.mark()
+        await promptAsync(host, sessionID, "hello again on the primary")
+        const switched = await eventually(() => provider.requests.slice(before).some((r) => modelOf(r) === BACKUP), 45_000, 50)
+        expect(switched).toBe(true)
+        await waitForIdle(host, sessionID, 20_000, mark)
+        await quiet(provider, 1_500, 15_000)
+        const during = provider.requests.slice(before)
+        const primary = during.filter((r) => modelOf(r) === PRIMARY)
+        const backup = during.filter((r) => modelOf(r) === BACKUP)
+        const gaveUp = host.events.since(mark, sessionID).find((e) => e.type === "session.error")
+        expect(gaveUp?.properties.error?.data?.statusCode).toBe(429)
+        // OpenCode's own retries (measured: six requests), then exactly one turn on the backup.
+        expect(primary.length).toBeGreaterThanOrEqual(2)
+        expect(backup).toHaveLength(1)
+        expect(oneAtATime(during)).toBe(true)
+        const switchMs = backup[0]!.at - primary.at(-1)!.closedAt!
+        console.log(`[fallback e2e] OpenCode gave up after ${primary.length} requests; backup request ${switchMs} ms after the last 429`)
+        expect(switchMs).toBeLessThan(STALL_BUDGET_MS)
+        const switchLines = log(sessionID).filter((l) => /switching to fallback model fake\/fake-backup/.test(l))
+        expect(switchLines).toHaveLength(1)
+        expect(switchLines[0]).toContain("the wait would be 15m 0s")
+        expect(switchLines[0]).not.toContain("ending the host's own retry")
+        expect(log(sessionID).filter((l) => /waiting until/.test(l))).toHaveLength(0)
+        expect(await pluginMessages(host, sessionID)).toHaveLength(1)
+      } finally {
+        provider.setFallbackFor(PRIMARY, undefined)
+        provider.setFallbackFor(BACKUP, undefined)
+        await host.client.session.delete({ path: { id: sessionID } })
+        await quiet(provider, 800, 10_000)
+      }
+    },
+    90_000,
+  )
+
+  test(
     "control: the same 429 on a provider whose fallbackModels is empty never reaches the backup model",
     async () => {
       const sessionID = await createSession(host)
