@@ -438,6 +438,10 @@ export const ROWS: Row[] = [
         file: E2E.fallback,
         test: "429 with a Retry-After of an hour: the host's retry is ended, the session goes on on the backup within one stall budget, one turn at a time, and the user's next message goes back to the primary",
       },
+      {
+        file: E2E.fallback,
+        test: "429 with a short Retry-After: once OpenCode gives up, the plugin's own 15-minute wait is spent on the backup instead, after the failed run ended",
+      },
       { file: E2E.fallback, test: "control: the same 429 on a provider whose fallbackModels is empty never reaches the backup model" },
     ],
   },
