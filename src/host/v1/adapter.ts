@@ -202,10 +202,9 @@ export function startV1(
     }),
   }
   /**
-   * A genuine turn's setup. After a fallback model took over, the user's message would run on
-   * it (a client that names no model gets the last message's, and the terminal UI shows that
-   * one as selected): the core says where it goes instead, and the stored message is changed
-   * before the host runs it, as for the /auto-resume stand-in.
+   * A genuine turn's setup. After a fallback took over, a message naming no model (or the one
+   * the terminal UI restored from our continue) would run on it: the core says where it goes
+   * instead, and the message is changed before the host runs it, as for the stand-in model.
    */
   function userSetup(sessionID: string, hookInput: unknown, output: unknown): TurnSetup {
     const setup = turnSetup(hookInput, output)

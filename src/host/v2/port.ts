@@ -26,6 +26,7 @@ import { readTodosFromTranscript } from "../../todos/v2-reader.ts"
 import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from "./messages.ts"
 import type { OwnSends } from "./user-turns.ts"
 import { reserveSend, type SendLog } from "../send-log.ts"
+import { createModelSwitch } from "./model-switch.ts"
 
 // The send log moved to ../send-log.ts (both hosts use it); re-exported for existing importers.
 export { SendLog, SendRefusedError } from "../send-log.ts"
@@ -77,8 +78,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
   const { ctx, time, shared } = deps
   const http = new HostHttp(ctx, deps.fetch, time, () => deps.resolved.options.sendTimeoutMs)
   const optionsFor = (request?: SendRequest) => effectiveOptions(deps.resolved, request?.setup?.model?.providerID)
-  /** Sessions this port switched to a fallback model (restoreModel puts them back). Bounded. */
-  const switched = new Set<string>()
+  const models = createModelSwitch(ctx)
 
   async function readRaw(sessionID: string, limit: number): Promise<unknown[]> {
     const want = Math.max(1, Math.floor(limit))
@@ -132,23 +132,6 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     if (held) throw new Error(`${request.kind} not sent: ${held} since it was decided`)
   }
 
-  /**
-   * On 2.x the model belongs to the session: a prompt on a fallback model switches the session
-   * first (`session.switchModel`, feature-detected; its argument is the model as 2.x spells it
-   * in messages, `{ providerID, id }`). A host without it gets the model on the prompt itself.
-   * Returns the extra prompt field for the second case.
-   */
-  async function selectFallback(request: SendRequest): Promise<Record<string, unknown>> {
-    const model = request.setup?.model
-    if (!request.onFallback || !model) return {}
-    const wire = { providerID: model.providerID, id: model.modelID }
-    if (!hasMethod(ctx, "session", "switchModel")) return { model: wire }
-    await callCtx(ctx, "session", "switchModel", { sessionID: request.sessionID, model: wire })
-    if (!switched.has(request.sessionID) && switched.size >= MAX_SEND_LOG_SESSIONS) switched.delete(switched.values().next().value!)
-    switched.add(request.sessionID)
-    return {}
-  }
-
   async function deliver(request: SendRequest, hidden: boolean, deadline: number, extra: Record<string, unknown>): Promise<void> {
     const metadata = { [OWN_METADATA_KEY]: true, kind: request.kind }
     const { sessionID, text } = request
@@ -185,18 +168,13 @@ export function createV2Port(deps: V2PortDeps): V2Port {
         return
       }
       checkDeadline(request, deadline)
-      const extra = await selectFallback(request)
+      const extra = await models.select(request)
       checkDeadline(request, deadline)
       const hidden = request.kind === "continue" ? !options.visibleContinue : options.quietCorrections
       await deliver(request, hidden, deadline, extra)
     },
 
-    async restoreModel(sessionID, model) {
-      // Only a session this port switched away from goes back; the others never left.
-      if (!switched.has(sessionID) || !hasMethod(ctx, "session", "switchModel")) return
-      switched.delete(sessionID)
-      await callCtx(ctx, "session", "switchModel", { sessionID, model: { providerID: model.providerID, id: model.modelID } })
-    },
+    restoreModel: (sessionID, model) => models.restore(sessionID, model),
 
     async listModels() {
       const list = unwrapData(await callCtx(ctx, "model", "list"))
