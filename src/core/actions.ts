@@ -13,6 +13,7 @@ import { errorText } from "./logger.ts"
 import { openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
 import { promptCallOverdue, promptCallStarted } from "./own-prompt.ts"
 import { stallBudgetMs } from "./watchdog.ts"
+import { promptSetup } from "./fallback.ts"
 import { recoveryRecord, type OpenTool, type RecoveryKind, type SessionState } from "./session-state.ts"
 
 export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
@@ -109,7 +110,8 @@ export async function sendPrompt(ctx: EngineContext, state: SessionState, reques
   const options = ctx.effective(state)
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () => {
     promptCallStarted(state, ctx.time.now())
-    return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: state.setup, stillWanted: stillWanted(ctx, state) })
+    // While a fallback model has taken over, every prompt of ours goes on with it (fallback.ts).
+    return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: promptSetup(state.setup, state.fallback), onFallback: state.fallback !== undefined, stillWanted: stillWanted(ctx, state) })
   }, reporter(ctx, state))
   if (outcome === "ok") state.lastSendAt = ctx.time.now()
   else if (outcome === "timeout") promptCallOverdue(state, ctx.time.now() + lateLandingHoldMs(stallBudgetMs(options)))

@@ -20,6 +20,20 @@ export type EngineContext = {
    * while our abort was out): the same stand-down as a reported ESC, modules included.
    */
   userStopped(state: SessionState): void
+  /** Offers a failing model's session to the modules that can move it on (module.ts takeOver). */
+  offerTakeOver(state: SessionState, offer: FallbackOffer): boolean
+}
+
+/**
+ * What a path that would wait or give up hands over: why, how long it would wait (Infinity:
+ * until the user writes), whether the host still holds a retry of its own that must be ended
+ * first, and what to do after all when the switch cannot happen (the wait or give-up it skipped).
+ */
+export type FallbackOffer = {
+  why: string
+  waitMs: number
+  hostRetrying: boolean
+  otherwise?: () => void
 }
 
 /**

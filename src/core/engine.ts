@@ -3,11 +3,12 @@
  * Adapters feed it `Signal`s (applied to a session's state in apply-signal.ts); it acts only
  * through the `HostPort`. It owns no real time.
  */
-import { ALL_SIGNAL_TYPES, type HostPort, type Signal, type SignalType } from "./port.ts"
+import { ALL_SIGNAL_TYPES, type HostPort, type ModelRef, type Signal, type SignalType } from "./port.ts"
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
-import type { EngineContext } from "./context.ts"
+import type { EngineContext, FallbackOffer } from "./context.ts"
+import { userTurnModel } from "./fallback.ts"
 import { SessionDiscovery } from "./discovery.ts"
 import { IdlePipeline, type IdleRule } from "./idle.ts"
 import { defaultIdleRules } from "./rules/index.ts"
@@ -72,9 +73,10 @@ export class RecoveryEngine {
         if (state.dropped) state.cancelledByUser = true
         else this.handle({ type: "interrupted", sessionID: state.id, byUser: true, settledLate: true })
       },
+      offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => make({ ctx: this.ctx, sessions: this.sessions }))
+    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => make({ ctx: this.ctx, sessions: this.sessions, resolved: this.resolved }))
     for (const module of this.modules) {
       if (!module.onSignal) continue
       for (const type of module.signals ?? ALL_SIGNAL_TYPES) {
@@ -130,6 +132,30 @@ export class RecoveryEngine {
       }
     }
     return undefined
+  }
+
+  private offerTakeOver(state: SessionState, offer: FallbackOffer): boolean {
+    for (const module of this.modules) {
+      try {
+        if (module.takeOver?.(state, offer)) return true
+      } catch (error) {
+        this.ctx.logger.fault(`module:${module.name}`, `${module.name} take-over failed: ${errorText(error)}`)
+      }
+    }
+    return false
+  }
+
+  /**
+   * Where a genuine user message of this session should go (fallback.ts userTurnModel): the
+   * user's own model when it is aimed at the fallback model that took over, else undefined.
+   * Asked by an adapter that can still change the message before the host runs it. Never throws.
+   */
+  userTurnModel(sessionID: string, model: ModelRef | undefined): ModelRef | undefined {
+    try {
+      return userTurnModel(this.sessions.get(sessionID)?.fallback, model)
+    } catch {
+      return undefined
+    }
   }
 
   status(sessionID: string): SessionStatus | undefined {

@@ -5,7 +5,8 @@
  * is one module in its own file; the engine only iterates them.
  */
 import type { Signal, SignalType } from "./port.ts"
-import type { EngineContext } from "./context.ts"
+import type { ResolvedOptions } from "../options/index.ts"
+import type { EngineContext, FallbackOffer } from "./context.ts"
 import type { IdleRule } from "./idle.ts"
 import type { SessionState } from "./session-state.ts"
 
@@ -14,7 +15,7 @@ export type SessionLookup = {
   values(): Iterable<SessionState>
 }
 
-export type ModuleEnv = { ctx: EngineContext; sessions: SessionLookup }
+export type ModuleEnv = { ctx: EngineContext; sessions: SessionLookup; resolved?: ResolvedOptions }
 
 /** Idle rules run in ascending priority; the finished-turn judge sits at JUDGE_PRIORITY. */
 export const JUDGE_PRIORITY = 50
@@ -39,6 +40,12 @@ export interface EngineModule {
    * wait would vanish with it. Sessions kept this way are still bounded by the table's ceiling.
    */
   keepsSession?(state: SessionState): boolean
+  /**
+   * Another path is about to wait out or give up on a failing model: a module that can move the
+   * session on instead (a fallback model) takes it over and answers true; the caller then skips
+   * its wait. Must answer at once; what it sends goes out later.
+   */
+  takeOver?(state: SessionState, offer: FallbackOffer): boolean
   /** The session left the table: drop whatever the module keeps for it. */
   forget?(state: SessionState): void
   dispose?(): void

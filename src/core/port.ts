@@ -35,8 +35,11 @@ export type Signal =
    */
   | { type: "interrupted"; sessionID: string; byUser?: boolean; settledLate?: boolean }
   | { type: "error"; sessionID: string; name: string; message: string; status?: number; retryAfterMs?: number }
-  /** The host itself is retrying the provider call: not a stall, and not ours to retry. */
-  | { type: "retryScheduled"; sessionID: string }
+  /**
+   * The host itself is retrying the provider call: not a stall, and not ours to retry.
+   * `retryInMs`: how far ahead the host put the retry, when it says; `message`/`status`: why.
+   */
+  | { type: "retryScheduled"; sessionID: string; retryInMs?: number; message?: string; status?: number; name?: string }
   /**
    * Running output token total of one assistant message (or of the session when no id is
    * known); `contextTokens` is how much of the context window that message used.
@@ -89,6 +92,11 @@ export type SendRequest = {
    * first) asks again just before making it.
    */
   stillWanted?: () => string | undefined
+  /**
+   * `setup.model` is a fallback model, not the one the user picked: a host whose model belongs
+   * to the session (2.x) switches the session to it before the prompt.
+   */
+  onFallback?: boolean
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error"
@@ -120,6 +128,16 @@ export interface HostPort {
   pluginNames(): Promise<string[]>
   /** Context and output limits of a model (and its input cap, where one is set), when the host knows them. */
   modelLimits(model: ModelRef): Promise<{ context: number; output: number; input?: number } | undefined>
+  /**
+   * Every provider/model pair the host can run, when it has such a list (1.x config providers,
+   * 2.x model list); optional, so a host without one simply is not asked.
+   */
+  listModels?(): Promise<ModelRef[]>
+  /**
+   * Puts a session back on the user's model after a run of ours on a fallback model, where the
+   * model belongs to the session (2.x switchModel); absent where each prompt names its model.
+   */
+  restoreModel?(sessionID: string, model: ModelRef): Promise<void>
   /**
    * Names of the host's subagent tool: an open call of one in a parent is what orphan-parent
    * and stuck-subagent recovery look for (1.x `task`, 2.x `subagent`).

@@ -1,6 +1,7 @@
 import type { TurnSetup } from "./port.ts"
 import type { CancelTimer } from "./clock.ts"
 import type { TodoItem } from "./transcript.ts"
+import type { FallbackEpisode } from "./fallback.ts"
 
 /**
  * `subagent`: the call is the host's subagent tool; "wait" when the parent blocks on the child
@@ -122,6 +123,8 @@ export type SessionState = {
    * cleared: the state's lifetime is the longest any module keeps a session.
    */
   outputWatched: boolean
+  /** A fallback model took over from the user's (fallback.ts); cleared by a genuine user message. */
+  fallback?: FallbackEpisode
 }
 
 export function newSessionState(id: string, now: number): SessionState {
@@ -145,6 +148,7 @@ export function newSessionState(id: string, now: number): SessionState {
     dropped: undefined,
     lastHeldReason: undefined,
     outputWatched: false,
+    fallback: undefined,
     busy: false,
     busySince: 0,
     lastActivityAt: now,

@@ -3,6 +3,7 @@ import type { Options } from "../options/index.ts"
 import { profileOf } from "../options/index.ts"
 import { continuesInWindow } from "./ladder.ts"
 import type { RecoveryRecord, SessionState } from "./session-state.ts"
+import { modelKey, type FallbackEpisode } from "./fallback.ts"
 
 export type SessionStatus = {
   sessionID: string
@@ -20,6 +21,8 @@ export type SessionStatus = {
   lifetimeMaxContinues: number
   profile: "fast" | "slow"
   lastRecovery?: RecoveryRecord
+  /** A fallback model that took over until the user writes: which, from which, since when, why. */
+  fallback?: { model: string; userModel?: string; at: number; why: string }
 }
 
 export function sessionStatus(state: SessionState, now: number, options: Options, paused: boolean): SessionStatus {
@@ -39,5 +42,12 @@ export function sessionStatus(state: SessionState, now: number, options: Options
     lifetimeMaxContinues: options.lifetimeMaxContinues,
     profile: profileOf(state.setup.model?.providerID),
     lastRecovery: state.lastRecovery,
+    ...(state.fallback ? { fallback: fallbackStatus(state.fallback) } : {}),
   }
+}
+
+function fallbackStatus(episode: FallbackEpisode): NonNullable<SessionStatus["fallback"]> {
+  const status: NonNullable<SessionStatus["fallback"]> = { model: modelKey(episode.active), at: episode.at, why: episode.why }
+  if (episode.userModel) status.userModel = modelKey(episode.userModel)
+  return status
 }

@@ -36,7 +36,11 @@ function checkList(spec: AnySpec, value: unknown): Outcome {
         continue
       }
     }
-    kept.push(entry)
+    if (spec.info.list === "models" && !/^[^/\s]+\/\S+$/.test(entry.trim())) {
+      dropped.push(`${preview(entry)} (expected "provider/model")`)
+      continue
+    }
+    kept.push(spec.info.list === "models" ? entry.trim() : entry)
   }
   if (kept.length > 0) return dropped.length > 0 ? { kind: "use", value: kept, dropped } : { kind: "use", value: kept }
   if (dropped.length > 0) return { kind: "reject", reason: `no usable entries (${dropped.join(", ")})` }

@@ -18,6 +18,8 @@ export type ListKind =
   | "regex"
   /** Entries only need to be non-blank strings (names, or patterns with a plain-text fallback). */
   | "strings"
+  /** Entries must read "provider/model" (no spaces); the rest are dropped with a warning. */
+  | "models"
 
 export type OptionInfo = {
   /** One line, for the README table and the JSON schema. */

@@ -98,6 +98,12 @@ export function formatStatusReport(input: StatusReportInput): string {
     `Budgets spent: retries ${status.episodeRetries}/${status.stallEpisodeMaxContinues} in this stall; continues ${status.continuesInWindow}/${status.loopMaxContinues} in the loop window; ${status.lifetimeContinues}/${status.lifetimeMaxContinues} since the last user message`,
   )
   lines.push(`Profile: ${status.profile}`)
+  const fallback = status.fallback
+  if (fallback) {
+    lines.push(
+      `Fallback model: ${fallback.model} since ${formatLocalTime(fallback.at)}, because ${fallback.why}; your next message goes back to ${fallback.userModel ?? "your model"}`,
+    )
+  }
   const last = status.lastRecovery
   lines.push(
     last

@@ -32,6 +32,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "Loops.": { rows: ["loop-idle", "loop-live"] },
   "Tools that do not exist.": { rows: ["unknown-tool"] },
   "Provider failures.": { rows: ["streaming-failure", "streaming-failure-chain", "rate-limit", "rate-limit-cooldown", "full-context"] },
+  "Fallback models (opt-in).": { rows: ["fallback-model"] },
   "Subagents.": { rows: ["orphan-parent", "stuck-subagent", "stuck-subagent-question"] },
   "Context saturation.": { rows: ["saturation", "saturation-subagent"] },
   "Sessions missed by events": { rows: ["discovery"] },

@@ -83,7 +83,7 @@ export type Act =
 /** One expected act; unset fields are not compared. */
 export type Expect =
   /** `agent`/`model`: null means the send must not name one (the host keeps the session's). */
-  | { act: "send"; in?: Who; kind?: "continue" | "correction"; text?: RegExp; agent?: string | null; model?: string | null }
+  | { act: "send"; in?: Who; kind?: "continue" | "correction" | "switchModel"; text?: RegExp; agent?: string | null; model?: string | null }
   | { act: "abort"; in?: Who }
   | { act: "command"; name: string; in?: Who }
   | { act: "compact"; in?: Who }

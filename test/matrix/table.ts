@@ -83,6 +83,7 @@ const E2E = {
   failures: "test/e2e/failures.e2e.test.ts",
   pause: "test/e2e/pause.e2e.test.ts",
   visibility: "test/e2e/visibility.e2e.test.ts",
+  fallback: "test/e2e/fallback.e2e.test.ts",
 }
 
 // ---- the rows -------------------------------------------------------------------------------
@@ -415,6 +416,34 @@ export const ROWS: Row[] = [
     // Found by this matrix: 2.x reports one failure as session.step.failed and then
     // session.execution.failed; the adapter now reports it to the core once, with the run.
     e2e: [{ file: E2E.failures, test: "429 forever: OpenCode's retries run out, the plugin waits each rung, sends one continue per rung without spending budget, then stays silent" }],
+  },
+  {
+    id: "fallback-model",
+    why: "fallbackModels: a rate-limit wait longer than a stall budget goes on on the next listed model, same agent, instead of waiting",
+    options: { fallbackModels: ["anthropic/claude-y"] },
+    steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "rateLimit" }], [end]), { do: "wait", ms: 10_000 }],
+    effect: [{ act: "send", kind: "continue", text: /openai\/gpt-x cannot go on for now \(rate limited: .*\), so anthropic\/claude-y takes over/, agent: "build", model: "anthropic/claude-y" }],
+    // 2.x keeps the model per session: it is switched first (session.switchModel), then
+    // prompted; when the fallback's run has ended the session goes back to the user's model,
+    // so whatever the user writes next runs there.
+    effectOn: {
+      v2: [
+        { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
+        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },
+        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
+      ],
+    },
+    e2e: [
+      {
+        file: E2E.fallback,
+        test: "429 with a Retry-After of an hour: the host's retry is ended, the session goes on on the backup within one stall budget, one turn at a time, and the user's next message goes back to the primary",
+      },
+      {
+        file: E2E.fallback,
+        test: "429 with a short Retry-After: once OpenCode gives up, the plugin's own 15-minute wait is spent on the backup instead, after the failed run ended",
+      },
+      { file: E2E.fallback, test: "control: the same 429 on a provider whose fallbackModels is empty never reaches the backup model" },
+    ],
   },
   {
     id: "rate-limit-cooldown",

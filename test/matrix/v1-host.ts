@@ -179,7 +179,14 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     tool: { ids: () => ok(TOOLS) },
     config: {
       get: () => ok({ plugin: ["opencode-auto-resume", ...(magic ? ["@cortexkit/opencode-magic-context"] : [])] }),
-      providers: () => ok({ providers: [{ id: "openai", models: { "gpt-x": { limit: { context: 200_000, output: 32_000 } } } }] }),
+      // A second provider's model, for the fallback row (fallbackModels entries are checked against this list).
+      providers: () =>
+        ok({
+          providers: [
+            { id: "openai", models: { "gpt-x": { limit: { context: 200_000, output: 32_000 } } } },
+            { id: "anthropic", models: { "claude-y": { limit: { context: 200_000, output: 32_000 } } } },
+          ],
+        }),
     },
     tui: {
       showToast: (o: { body: { message: string } }) => {

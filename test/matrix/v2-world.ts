@@ -220,7 +220,14 @@ export function createV2World(options: Record<string, unknown>) {
       }),
     },
     model: {
-      list: async(() => ({ location: { directory }, data: [{ id: modelID, providerID, limit: { context: 200_000, output: 32_000 } }] })),
+      // A second provider's model, for the fallback row (fallbackModels entries are checked against this list).
+      list: async(() => ({
+        location: { directory },
+        data: [
+          { id: modelID, providerID, limit: { context: 200_000, output: 32_000 } },
+          { id: "claude-y", providerID: "anthropic", limit: { context: 200_000, output: 32_000 } },
+        ],
+      })),
       default: async(() => ({ location: { directory }, data: { id: modelID, providerID, limit: { context: 200_000, output: 32_000 } } })),
     },
     plugin: {

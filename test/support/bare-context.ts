@@ -23,6 +23,7 @@ export function bareContext() {
     effective: () => options,
     moduleHold: () => undefined,
     userStopped: () => undefined,
+    offerTakeOver: () => false,
   }
   const state = newSessionState("s1", time.now())
   return { time, port, pauses, ctx, state }

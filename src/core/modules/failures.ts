@@ -18,6 +18,7 @@ import { INITIAL_FAILURE_STATE, chainPending, nextFailureStep, type FailureEvent
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { ownPromptLandingUntil } from "../own-prompt.ts"
 import { explainFailure } from "../provider-failure.ts"
+import { classifyOutage, outageLabel } from "../outage.ts"
 import {
   INITIAL_RATE_LIMIT_STATE,
   clearRateLimit,
@@ -121,7 +122,19 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     wakeAt(state, t, step.wakeAt)
     if (action.type === "none") return
     if (action.type === "give-up") {
-      ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
+      const latched = t.failure
+      const gaveUp = () => ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
+      // When the switch does not happen after all, the give-up stands as it would have.
+      const stillGaveUp = () => {
+        if (t.failure.phase === "clear" && t.failure.attempts === 0) t.failure = { ...latched, busy: t.failure.busy }
+        gaveUp()
+      }
+      // A fallback model may take over instead; the next model's failures get a chain of their own.
+      if (ctx.offerTakeOver(state, { why: `the endpoint keeps failing: ${action.reason}`, waitMs: Infinity, hostRetrying: false, otherwise: stillGaveUp })) {
+        t.failure = { ...INITIAL_FAILURE_STATE, busy: t.failure.busy }
+        return
+      }
+      gaveUp()
       return
     }
     const kind = action.type === "prompt" ? "continue" : "abort+continue"
@@ -161,25 +174,39 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     }
   }
 
+  function armRateLimitWait(state: SessionState, t: Tracked, registered: ReturnType<typeof registerRateLimitHit>, now: number, why: string): void {
+    t.rate = registered.state
+    t.rateHitAt = now
+    const gate = registered.gate
+    if (gate.kind === "wait") {
+      ctx.logger.log("info", `session ${state.id}: rate limited (${why}); hit ${t.rate.hits}, waiting until ${formatLocalTime(gate.allowedAt)} (${formatDuration(gate.allowedAt - now)})`)
+      wakeAt(state, t, gate.allowedAt)
+    } else if (gate.kind === "silent-until-user") {
+      ctx.logger.log("warn", `session ${state.id}: rate limited past the cooldown ladder; silent until the user writes`)
+    }
+  }
+
   function onError(state: SessionState, t: Tracked, signal: Extract<Signal, { type: "error" }>): void {
     const options = ctx.effective(state)
     const verdict = explainFailure(signal, options)
     const now = ctx.time.now()
     switch (verdict.kind) {
       case "rate-limit": {
+        const before = t.rate
         const registered = registerRateLimitHit(t.rate, now, options.rateLimitCooldownsMs, {
           retryAfterMs: signal.retryAfterMs,
           paused: ctx.pauses.isPaused(state.id),
         })
-        t.rate = registered.state
-        t.rateHitAt = now
         const gate = registered.gate
-        if (gate.kind === "wait") {
-          ctx.logger.log("info", `session ${state.id}: rate limited (${verdict.why}); hit ${t.rate.hits}, waiting until ${formatLocalTime(gate.allowedAt)} (${formatDuration(gate.allowedAt - now)})`)
-          wakeAt(state, t, gate.allowedAt)
-        } else if (gate.kind === "silent-until-user") {
-          ctx.logger.log("warn", `session ${state.id}: rate limited past the cooldown ladder; silent until the user writes`)
+        // A wait longer than a stall budget (or one that lasts until the user writes) may be
+        // spent on a fallback model instead; if that cannot happen after all, the wait applies.
+        const waitMs = gate.kind === "wait" ? gate.allowedAt - now : gate.kind === "silent-until-user" ? Infinity : 0
+        const waitOut = () => {
+          if (t.rate === before) armRateLimitWait(state, t, registered, now, verdict.why)
         }
+        const why = `${outageLabel(classifyOutage(signal), `rate limited: ${verdict.why}`)}; the wait would be ${Number.isFinite(waitMs) ? formatDuration(waitMs) : "until the user writes"}`
+        if (waitMs > 0 && ctx.offerTakeOver(state, { why, waitMs, hostRetrying: false, otherwise: waitOut })) return
+        armRateLimitWait(state, t, registered, now, verdict.why)
         return
       }
       case "context-overflow":

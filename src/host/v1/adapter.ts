@@ -185,7 +185,8 @@ export function startV1(
       const own = Array.isArray(parts) && parts.some(isOwnPromptPart)
       const messageID = str(get(output, "message", "id")) ?? str(get(hookInput, "messageID"))
       if (messageID) roles.set(messageID, "user", sessionID)
-      engine.handle({ type: "userMessage", sessionID, genuine: !own, setup: own ? undefined : turnSetup(hookInput, output) })
+      const setup = own ? undefined : userSetup(sessionID, hookInput, output)
+      engine.handle({ type: "userMessage", sessionID, genuine: !own, setup })
     }),
     "tool.execute.before": guard("tool.execute.before", (hookInput: unknown, output: unknown) => {
       const sessionID = str(get(hookInput, "sessionID"))
@@ -200,6 +201,21 @@ export function startV1(
       engine.handle({ type: "toolEnd", sessionID, callID })
     }),
   }
+  /**
+   * A genuine turn's setup. After a fallback took over, a message naming no model (or the one
+   * the terminal UI restored from our continue) would run on it: the core says where it goes
+   * instead, and the message is changed before the host runs it, as for the stand-in model.
+   */
+  function userSetup(sessionID: string, hookInput: unknown, output: unknown): TurnSetup {
+    const setup = turnSetup(hookInput, output)
+    const back = engine.userTurnModel(sessionID, setup.model)
+    const message = get(output, "message")
+    if (!back || typeof message !== "object" || message === null) return setup
+    ;(message as Record<string, unknown>).model = { providerID: back.providerID, modelID: back.modelID }
+    engine.logger.log("info", `session ${sessionID}: the user's message goes back to ${back.providerID}/${back.modelID} (the fallback model took over only until the user wrote)`)
+    return { ...setup, model: back }
+  }
+
   const control = pauses.control
   // The command hooks guard themselves: their one deliberate throw must reach the host.
   const all = control

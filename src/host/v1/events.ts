@@ -126,7 +126,7 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
       const status = str(get(props, "status", "type"))
       if (status === "busy") return [{ type: "busy", sessionID }]
       if (status === "idle") return [{ type: "idle", sessionID }]
-      if (status === "retry") return [{ type: "busy", sessionID }, { type: "retryScheduled", sessionID }]
+      if (status === "retry") return [{ type: "busy", sessionID }, retrySignal(sessionID, get(props, "status"), wallNow())]
       return [{ type: "activity", sessionID }]
     }
     case "session.idle":
@@ -169,6 +169,19 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
   }
   // Anything else about this session, modelled or not, is still proof the host is alive.
   return [{ type: "activity", sessionID }]
+}
+
+/**
+ * 1.x `session.status { type: "retry", attempt, message, next }`: `next` is when (epoch ms)
+ * the host sends the request again, `message` why it failed.
+ */
+function retrySignal(sessionID: string, status: unknown, now: number): Signal {
+  const signal: Extract<Signal, { type: "retryScheduled" }> = { type: "retryScheduled", sessionID }
+  const next = num(get(status, "next"))
+  if (next !== undefined) signal.retryInMs = Math.max(0, next - now)
+  const message = str(get(status, "message"))
+  if (message) signal.message = message.slice(0, 2000)
+  return signal
 }
 
 function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal {

@@ -156,6 +156,18 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
       if (!Array.isArray(plugins)) return []
       return plugins.map((p) => (Array.isArray(p) ? p[0] : p)).filter((x): x is string => typeof x === "string")
     },
+    async listModels() {
+      const providers = get(await unwrap(client.config?.providers?.(), "providers"), "providers")
+      if (!Array.isArray(providers)) return []
+      const out: ModelRef[] = []
+      for (const provider of providers) {
+        const providerID = str(get(provider, "id"))
+        const models = asObj(get(provider, "models"))
+        if (!providerID || !models) continue
+        for (const modelID of Object.keys(models)) out.push({ providerID, modelID })
+      }
+      return out
+    },
     async modelLimits(model: ModelRef) {
       const providers = get(await unwrap(client.config?.providers?.(), "providers"), "providers")
       if (!Array.isArray(providers)) return undefined

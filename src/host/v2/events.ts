@@ -156,7 +156,7 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, 
       if (data.error !== undefined) memory?.noteStepError(sessionID, data.error)
       return [{ type: "activity", sessionID }]
     case "session.retry.scheduled":
-      return [{ type: "retryScheduled", sessionID }]
+      return [retrySignal(sessionID, data, wallNow())]
     case "session.usage.updated":
       return usageSignal(sessionID, data)
     case "session.step.ended":
@@ -263,6 +263,20 @@ export function errorSignal(sessionID: string, error: unknown, now: number): Sig
   const signal: Extract<Signal, { type: "error" }> = { type: "error", sessionID, name, message: message.slice(0, 2000) }
   if (status !== undefined) signal.status = status
   if (retry !== undefined) signal.retryAfterMs = retry
+  return signal
+}
+
+/** `session.retry.scheduled { attempt, at, error }`: when the host retries (epoch ms) and why. */
+function retrySignal(sessionID: string, data: Obj, now: number): Signal {
+  const signal: Extract<Signal, { type: "retryScheduled" }> = { type: "retryScheduled", sessionID }
+  const at = num(data.at)
+  if (at !== undefined) signal.retryInMs = Math.max(0, at - now)
+  if (data.error !== undefined) {
+    const failure = errorSignal(sessionID, data.error, now) as Extract<Signal, { type: "error" }>
+    if (str(get(data.error, "type")) ?? str(get(data.error, "name"))) signal.name = failure.name
+    if (failure.message) signal.message = failure.message
+    if (failure.status !== undefined) signal.status = failure.status
+  }
   return signal
 }
 

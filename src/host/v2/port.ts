@@ -26,6 +26,7 @@ import { readTodosFromTranscript } from "../../todos/v2-reader.ts"
 import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from "./messages.ts"
 import type { OwnSends } from "./user-turns.ts"
 import { reserveSend, type SendLog } from "../send-log.ts"
+import { createModelSwitch } from "./model-switch.ts"
 
 // The send log moved to ../send-log.ts (both hosts use it); re-exported for existing importers.
 export { SendLog, SendRefusedError } from "../send-log.ts"
@@ -77,6 +78,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
   const { ctx, time, shared } = deps
   const http = new HostHttp(ctx, deps.fetch, time, () => deps.resolved.options.sendTimeoutMs)
   const optionsFor = (request?: SendRequest) => effectiveOptions(deps.resolved, request?.setup?.model?.providerID)
+  const models = createModelSwitch(ctx)
 
   async function readRaw(sessionID: string, limit: number): Promise<unknown[]> {
     const want = Math.max(1, Math.floor(limit))
@@ -130,12 +132,12 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     if (held) throw new Error(`${request.kind} not sent: ${held} since it was decided`)
   }
 
-  async function deliver(request: SendRequest, hidden: boolean, deadline: number): Promise<void> {
+  async function deliver(request: SendRequest, hidden: boolean, deadline: number, extra: Record<string, unknown>): Promise<void> {
     const metadata = { [OWN_METADATA_KEY]: true, kind: request.kind }
     const { sessionID, text } = request
     if (hidden && hasMethod(ctx, "session", "synthetic") && !shared.syntheticRefused.has(sessionID)) {
       try {
-        const item = await callCtx(ctx, "session", "synthetic", { sessionID, text, description: "auto-resume", metadata, resume: true })
+        const item = await callCtx(ctx, "session", "synthetic", { sessionID, text, description: "auto-resume", metadata, resume: true, ...extra })
         const id = itemID(item)
         if (id) shared.own.rememberID(sessionID, id)
         return
@@ -145,7 +147,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
         checkDeadline(request, deadline)
       }
     }
-    const item = await callCtx(ctx, "session", "prompt", { sessionID, text, metadata })
+    const item = await callCtx(ctx, "session", "prompt", { sessionID, text, metadata, ...extra })
     const id = itemID(item)
     if (id) shared.own.rememberID(sessionID, id)
   }
@@ -166,8 +168,24 @@ export function createV2Port(deps: V2PortDeps): V2Port {
         return
       }
       checkDeadline(request, deadline)
+      const extra = await models.select(request)
+      checkDeadline(request, deadline)
       const hidden = request.kind === "continue" ? !options.visibleContinue : options.quietCorrections
-      await deliver(request, hidden, deadline)
+      await deliver(request, hidden, deadline, extra)
+    },
+
+    restoreModel: (sessionID, model) => models.restore(sessionID, model),
+
+    async listModels() {
+      const list = unwrapData(await callCtx(ctx, "model", "list"))
+      if (!Array.isArray(list)) return []
+      const out: ModelRef[] = []
+      for (const info of list) {
+        const providerID = str(get(info, "providerID")) ?? str(get(info, "provider", "id")) ?? str(get(info, "provider"))
+        const modelID = str(get(info, "id")) ?? str(get(info, "modelID"))
+        if (providerID && modelID) out.push({ providerID, modelID })
+      }
+      return out
     },
 
     async abort(sessionID) {

@@ -113,6 +113,13 @@ export type FakeProvider = {
   port: number
   enqueue(...steps: Step[]): void
   setFallback(step: Step): void
+  /**
+   * A script of its own for requests naming `model` (the body's model id): its steps first,
+   * then its fallback; a model without one is served from the shared script. `undefined`
+   * removes the model's fallback.
+   */
+  enqueueFor(model: string, ...steps: Step[]): void
+  setFallbackFor(model: string, step: Step | undefined): void
   /** Steps still waiting in the script. */
   pending(): number
   /** Every non-title chat request, in arrival order. */
@@ -182,6 +189,12 @@ type Hung = {
 export async function startFakeProvider(): Promise<FakeProvider> {
   const script: Step[] = []
   let fallback: Step = text("ok", { chunks: 1 })
+  const modelScripts = new Map<string, Step[]>()
+  const modelFallbacks = new Map<string, Step>()
+  const nextStep = (model: unknown): Step => {
+    const key = typeof model === "string" ? model : ""
+    return modelScripts.get(key)?.shift() ?? modelFallbacks.get(key) ?? script.shift() ?? fallback
+  }
   const requests: RecordedRequest[] = []
   const titleRequests: any[] = []
   const otherRequests: string[] = []
@@ -390,7 +403,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         void answer(text("Fake title", { chunks: 1 }), body, res, undefined)
         return
       }
-      const step = script.shift() ?? fallback
+      const step = nextStep(body?.model)
       const rec: RecordedRequest = {
         index: requests.length + 1,
         at: Date.now(),
@@ -452,6 +465,12 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     port,
     enqueue: (...steps) => void script.push(...steps),
     setFallback: (step) => void (fallback = step),
+    enqueueFor: (model, ...steps) => {
+      const list = modelScripts.get(model) ?? []
+      list.push(...steps)
+      modelScripts.set(model, list)
+    },
+    setFallbackFor: (model, step) => void (step ? modelFallbacks.set(model, step) : modelFallbacks.delete(model)),
     pending: () => script.length,
     requests,
     titleRequests,

@@ -83,8 +83,15 @@ describe("run lifecycle", () => {
     expect(types(ev("session.idle", { sessionID: "s" }))).toEqual(["activity"])
   })
 
+  test("a retry scheduled far ahead carries how far and the failure's type, status and message", () => {
+    const error = { type: "provider.rate-limit", message: "insufficient_quota", status: 429 }
+    expect(map(ev("session.retry.scheduled", { sessionID: "s", attempt: 1, at: 3_601_000, error }), undefined, 1_000)).toEqual([
+      { type: "retryScheduled", sessionID: "s", retryInMs: 3_600_000, name: "provider.rate-limit", message: "insufficient_quota", status: 429 },
+    ])
+  })
+
   test("retries scheduled by the host are not stalls", () => {
-    expect(map(ev("session.retry.scheduled", { sessionID: "s", attempt: 2, at: 5, error: {} }))).toEqual([{ type: "retryScheduled", sessionID: "s" }])
+    expect(map(ev("session.retry.scheduled", { sessionID: "s", attempt: 2, at: 5, error: {} }))).toEqual([{ type: "retryScheduled", sessionID: "s", retryInMs: 5 }])
   })
 })
 

@@ -1,0 +1,36 @@
+/**
+ * Fallback models on 2.x, where the model belongs to the session: a prompt on a fallback model
+ * switches the session first (`session.switchModel`, feature-detected; its argument is the
+ * model as 2.x spells it in messages, `{ providerID, id }`), and `restore` puts a session this
+ * port switched back on the user's model. A host without switchModel gets the model on the
+ * prompt itself (a field the 2.x documentation does not list: best effort).
+ */
+import type { ModelRef, SendRequest } from "../../core/port.ts"
+import { callCtx, hasMethod } from "./context.ts"
+
+/** Sessions remembered as switched; past this the oldest is forgotten (it is only a restore). */
+const MAX_SWITCHED_SESSIONS = 1000
+
+const wire = (model: ModelRef) => ({ providerID: model.providerID, id: model.modelID })
+
+export function createModelSwitch(ctx: unknown) {
+  const switched = new Set<string>()
+  return {
+    /** Switches the session when `request` goes out on a fallback model; returns extra prompt fields. */
+    async select(request: SendRequest): Promise<Record<string, unknown>> {
+      const model = request.setup?.model
+      if (!request.onFallback || !model) return {}
+      if (!hasMethod(ctx, "session", "switchModel")) return { model: wire(model) }
+      await callCtx(ctx, "session", "switchModel", { sessionID: request.sessionID, model: wire(model) })
+      if (!switched.has(request.sessionID) && switched.size >= MAX_SWITCHED_SESSIONS) switched.delete(switched.values().next().value!)
+      switched.add(request.sessionID)
+      return {}
+    },
+    /** Only a session switched here goes back; the others never left the user's model. */
+    async restore(sessionID: string, model: ModelRef): Promise<void> {
+      if (!switched.has(sessionID) || !hasMethod(ctx, "session", "switchModel")) return
+      switched.delete(sessionID)
+      await callCtx(ctx, "session", "switchModel", { sessionID, model: wire(model) })
+    },
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Fallback models on the 2.x port: the model belongs to the session, so a prompt on a fallback
+ * model switches the session first (`session.switchModel`, feature-detected), and the session
+ * goes back to the user's model after; a host without switchModel gets the model on the prompt.
+ */
+import { describe, expect, test } from "bun:test"
+import { SimulatedTime } from "../../support/simulated-time.ts"
+import { FakeV2Host } from "../../support/fake-v2-host.ts"
+import { createV2Port, SendLog } from "../../../src/host/v2/port.ts"
+import { OwnSends } from "../../../src/host/v2/user-turns.ts"
+import { resolveOptions } from "../../../src/options/index.ts"
+
+const USER = { providerID: "openai", modelID: "gpt-x" }
+const BACKUP = { providerID: "anthropic", modelID: "claude-y" }
+
+function portOn(host: FakeV2Host) {
+  const time = new SimulatedTime()
+  return createV2Port({
+    ctx: host.ctx,
+    resolved: resolveOptions({ injectIntervalMs: 0 }, {}),
+    time,
+    shared: { own: new OwnSends(), sendLog: new SendLog(), syntheticRefused: new Set() },
+    writeLog: () => undefined,
+    fetch: async () => ({ ok: false, status: 404, json: async () => ({}), text: async () => "" }) as never,
+  })
+}
+
+const methods = (host: FakeV2Host) => host.calls.map((c) => c.method).filter((m) => m.startsWith("session.") && m !== "session.context")
+
+describe("2.x fallback sends", () => {
+  test("switchModel first, then the prompt; restoreModel puts the session back once", async () => {
+    const host = new FakeV2Host()
+    const port = portOn(host)
+    await port.send({ sessionID: "ses_1", text: "continue on the backup", kind: "continue", setup: { agent: "build", model: BACKUP }, onFallback: true })
+    expect(methods(host)).toEqual(["session.switchModel", "session.prompt"])
+    expect(host.callsTo("session.switchModel")[0]!.args[0]).toEqual({ sessionID: "ses_1", model: { providerID: "anthropic", id: "claude-y" } })
+    expect(host.callsTo("session.prompt")[0]!.args[0]).not.toHaveProperty("model")
+    await port.restoreModel!("ses_1", USER)
+    await port.restoreModel!("ses_1", USER)
+    expect(host.callsTo("session.switchModel").map((c) => c.args[0])).toEqual([
+      { sessionID: "ses_1", model: { providerID: "anthropic", id: "claude-y" } },
+      { sessionID: "ses_1", model: { providerID: "openai", id: "gpt-x" } },
+    ])
+  })
+
+  test("negative control: an ordinary send (the user's own model) switches nothing, and there is nothing to restore", async () => {
+    const host = new FakeV2Host()
+    const port = portOn(host)
+    await port.send({ sessionID: "ses_1", text: "continue", kind: "continue", setup: { agent: "build", model: USER } })
+    await port.restoreModel!("ses_1", USER)
+    expect(methods(host)).toEqual(["session.prompt"])
+  })
+
+  test("a host without switchModel gets the model on the prompt itself", async () => {
+    const host = new FakeV2Host()
+    host.remove("session.switchModel")
+    const port = portOn(host)
+    await port.send({ sessionID: "ses_1", text: "continue on the backup", kind: "continue", setup: { model: BACKUP }, onFallback: true })
+    expect(methods(host)).toEqual(["session.prompt"])
+    expect(host.callsTo("session.prompt")[0]!.args[0]).toMatchObject({ model: { providerID: "anthropic", id: "claude-y" } })
+    await port.restoreModel!("ses_1", USER)
+    expect(methods(host)).toEqual(["session.prompt"])
+  })
+
+  test("the model list names every provider/model pair", async () => {
+    const host = new FakeV2Host()
+    host.modelList = { location: {}, data: [{ id: "gpt-x", providerID: "openai" }, { id: "claude-y", provider: { id: "anthropic" } }, { id: "orphan" }] }
+    expect(await portOn(host).listModels!()).toEqual([USER, BACKUP])
+  })
+})
