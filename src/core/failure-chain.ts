@@ -19,7 +19,7 @@
  */
 import type { Options } from "../options/index.ts"
 import { backoffDelay } from "./ladder.ts"
-import { PROMPT_ECHO_GRACE_MS } from "./own-prompt.ts"
+import { ECHO_GRACE_MS } from "./intervention.ts"
 
 /**
  * clear          nothing to do
@@ -123,8 +123,6 @@ export type FailureStep = {
 export const DEFAULT_FAILURE_LOOP_LIMIT = 3
 /** The watchdog never judges "still not busy" sooner than this, even with toolTextCheckDelayMs 0. */
 export const FAILURE_WATCHDOG_MIN_MS = 1_000
-/** How much longer than the watchdog the chain waits for a recovery prompt accepted but not shown. */
-export const FAILURE_ECHO_GRACE_MS = PROMPT_ECHO_GRACE_MS
 
 const NONE: FailureAction = { type: "none" }
 
@@ -149,7 +147,7 @@ function watchdogMs(budgets: FailureBudgets): number {
  * never echoes cannot wedge the chain.
  */
 function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
-  if (state.seenAt === undefined) return Math.max(state.sentAt, state.mayLandUntil ?? 0) + watchdogMs(budgets) + FAILURE_ECHO_GRACE_MS
+  if (state.seenAt === undefined) return Math.max(state.sentAt, state.mayLandUntil ?? 0) + watchdogMs(budgets) + ECHO_GRACE_MS
   return Math.max(state.sentAt, state.seenAt) + watchdogMs(budgets)
 }
 
@@ -168,7 +166,7 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
  *    moment, another call in flight, the send spacing): the attempt is not spent, the same
  *    prompt is due again at `retryAt`;
  *  - `ownPromptSeen` when the plugin's own user message shows up in the session (the watchdog
- *    also waits for this, up to FAILURE_ECHO_GRACE_MS past its usual time).
+ *    also waits for this, up to ECHO_GRACE_MS past its usual time).
  * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
  * `abort-resume` -> own abort, then a continue after ABORT_CONTINUE_DELAY_MS;
  * `give-up` -> one log line. It must check its guards (cancelled, paused, awaiting the user,

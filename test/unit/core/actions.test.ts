@@ -1,6 +1,7 @@
 /** abortThenPrompt: when its promise settles, which callers time what follows from. */
 import { describe, expect, test } from "bun:test"
 import { abortThenPrompt, type OpenCallException } from "../../../src/core/actions.ts"
+import { cancelRecovery } from "../../../src/core/intervention.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/index.ts"
 import { bareContext } from "../../support/bare-context.ts"
 import { settle } from "../../support/harness.ts"
@@ -48,7 +49,7 @@ describe("abortThenPrompt settles when the whole action is over", () => {
     s.start()
     await s.advance(1_000)
     expect(s.isDone()).toBe(false)
-    s.state.pendingAction?.()
+    cancelRecovery(s.state.intervention)
     await settle()
     expect(s.isDone()).toBe(true)
     await s.advance(ABORT_CONTINUE_DELAY_MS)

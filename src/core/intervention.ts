@@ -1,0 +1,299 @@
+/**
+ * One record per session of what the plugin itself has in flight: the host call out now, a
+ * recovery under way, the last prompt (called, accepted, overdue, shown) and the last abort
+ * (calling, accepted, overdue) until its interruption is accounted for. Every path asks it the
+ * same two questions: may we intervene now (and if not, why and until when), and was that
+ * interruption ours. No clock and no I/O: every transition takes `now`.
+ *
+ * Whose an interruption is: our abort and the user's ESC reach the core as the same
+ * `interrupted` (1.x: MessageAbortedError; 2.x: reason "user"), so the evidence is a count: an
+ * abort of ours that the host accepts ends one run, reported as one interruption, usually just
+ * before the abort call returns. One the count cannot account for is the user's. When in
+ * doubt the user wins: an echo of ours taken for ESC costs one recovery, an ESC taken for our
+ * echo lets the ladder talk over the user.
+ */
+import type { OpenTool } from "./session-state.ts"
+
+/**
+ * How long before answering an abort the host may report it. 1.18 reports it a few ms before
+ * the call returns (test/e2e/HOST-NOTES.md); the margin is for a loaded machine.
+ */
+export const ABORT_REPORT_SKEW_MS = 1_000
+
+/**
+ * How long a prompt the host accepted may take to show up before it is taken for one that
+ * never will. OpenCode shows one within milliseconds; 5 s covers a lagging event stream (the
+ * property model's hosts echo up to 3 s late) while a host that never shows prompts delays the
+ * next one by just this much. Not sendTimeoutMs: that budgets a slow answer, and it has come.
+ */
+export const ECHO_GRACE_MS = 5_000
+
+/** However short the stall budget, a host gets this long to carry out or report a call of ours. */
+export const MIN_LATE_LANDING_HOLD_MS = 60_000
+
+/**
+ * How long a call of ours that may still take effect (an abort accepted but not reported, a
+ * call answered past sendTimeoutMs) holds back the next one: two stall budgets (a stall one
+ * budget after ours is still held, since the host may be late; the one after it is not), and
+ * at least a minute. Past it the call is presumed lost, so a host that lost one cannot leave a
+ * session without recovery for good.
+ */
+export function lateLandingHoldMs(stallBudgetMs: number): number {
+  return Math.max(MIN_LATE_LANDING_HOLD_MS, 2 * stallBudgetMs)
+}
+
+/** How a host call went; "busy": not made, another call of the session was out. */
+export type CallOutcome = "ok" | "failed" | "timeout" | "busy"
+
+/**
+ * The one-host-call-at-a-time slot. An object of its own: a session dropped while its call is
+ * out hands it to the state a later event creates for the same id (session-table.ts), so the
+ * call still counts until it settles.
+ */
+export type CallSlot = { busy: boolean }
+
+/** Our latest abort, until its interruption is accounted for. `overdue`: timed out, may still land. */
+export type OwnAbort = {
+  phase: "calling" | "accepted" | "overdue"
+  /** Until when an interruption is presumed ours. */
+  until: number
+  interruptedAt?: number
+  holdUntil?: number
+  /** When the abort call was answered (accepted, or timed out). */
+  settledAt?: number
+}
+
+export type OwnPrompt = {
+  calledAt?: number
+  /** When the host last accepted a prompt of ours (the send spacing counts from here). */
+  acceptedAt?: number
+  shownAt?: number
+  /** Our last timed-out prompt call: when it went out, and until when it may still be carried out. */
+  overdueCalledAt?: number
+  overdueUntil?: number
+}
+
+export type Intervention = {
+  call: CallSlot
+  /**
+   * A recovery under way (a backoff, a question to the host, the abort-then-prompt pause): how
+   * to cancel it. NOTHING_TO_CANCEL while its abort call is out: under way, but the call runs on.
+   */
+  underWay?: () => void
+  prompt: OwnPrompt
+  abort?: OwnAbort
+  /** Idle nudges sent since the last run began: never the same one twice without a turn between. */
+  sentThisTurn: Set<string>
+}
+
+export const NOTHING_TO_CANCEL = (): void => undefined
+
+export function newIntervention(): Intervention {
+  return { call: { busy: false }, underWay: undefined, prompt: {}, abort: undefined, sentThisTurn: new Set() }
+}
+
+/**
+ * What a path is about to do, for `mayIntervene`:
+ *  - `prompt`: a recovery prompt that would repeat one of ours (a prompt of ours still on its
+ *    way would land right behind it: the same recovery twice);
+ *  - `abort`: an abort (one of ours accepted or overdue and unreported: a second would hit a run
+ *    that is already over);
+ *  - `recovery`: start a recovery that supersedes none under way;
+ *  - `ladder`: the stall ladder's next step: no recovery under way, no call out, no abort landing.
+ */
+export type Act = "prompt" | "abort" | "recovery" | "ladder"
+
+/** Why not now, and until when (undefined: look again later). */
+export type Hold = { reason: string; until?: number }
+
+/** May we intervene now? Undefined: yes; otherwise the hold. */
+export function mayIntervene(rec: Intervention, now: number, act: Act): Hold | undefined {
+  if (act === "prompt") {
+    const until = promptLandingUntil(rec.prompt, now)
+    return until === undefined ? undefined : { reason: "a prompt of ours may still land", until }
+  }
+  if ((act === "recovery" || act === "ladder") && rec.underWay) return { reason: act === "ladder" ? "a recovery is already under way" : "a recovery is under way" }
+  if (act === "recovery") return undefined
+  if (act === "ladder" && rec.call.busy) return { reason: "a recovery is already under way" }
+  if (!abortLanding(rec, now)) return undefined
+  return { reason: act === "ladder" ? "our abort is not reported by the host yet" : "our previous abort is not reported yet", until: rec.abort?.holdUntil }
+}
+
+/**
+ * Until when a prompt of ours may still be on its way: the last one the host accepted, for the
+ * echo grace, and the last one whose call timed out, for its hold. Each counts until a sighting
+ * at or after its call started (the host may show a prompt before it answers); the later wins.
+ */
+function promptLandingUntil(p: OwnPrompt, now: number): number | undefined {
+  const shownAt = p.shownAt ?? -Infinity
+  const unseen = (calledAt: number | undefined): calledAt is number => calledAt !== undefined && shownAt < calledAt
+  let until: number | undefined
+  if (p.overdueUntil !== undefined && now < p.overdueUntil && unseen(p.overdueCalledAt)) until = p.overdueUntil
+  // Accepted: the last call is the one the host answered (a refused or pending one is not).
+  if (p.acceptedAt !== undefined && unseen(p.calledAt) && p.acceptedAt >= p.calledAt) {
+    const graceEnd = p.acceptedAt + ECHO_GRACE_MS
+    if (now < graceEnd) until = Math.max(until ?? graceEnd, graceEnd)
+  }
+  return until
+}
+
+/**
+ * An abort of ours was accepted (or may still land) and the host has shown nothing since. Past
+ * the hold given when it settled the report is presumed lost and the abort forgotten.
+ */
+function abortLanding(rec: Intervention, now: number): boolean {
+  const own = rec.abort
+  if (own === undefined || own.phase === "calling") return false
+  if (own.holdUntil !== undefined && now > own.holdUntil) {
+    rec.abort = undefined
+    return false
+  }
+  return true
+}
+
+/** The stall's "may a new one wait on this": a recovery under way, or a host call out. */
+export function inFlight(rec: Intervention): boolean {
+  return rec.underWay !== undefined || rec.call.busy
+}
+
+/** A recovery is under way from now; `cancel` ends it (none: its call runs on). */
+export function holdRecovery(rec: Intervention, cancel: () => void = NOTHING_TO_CANCEL): void {
+  rec.underWay = cancel
+}
+
+/** The recovery under way is over; with `mine`, only if it is still that one. */
+export function endRecovery(rec: Intervention, mine?: () => void): void {
+  if (mine === undefined || rec.underWay === mine) rec.underWay = undefined
+}
+
+/** Someone (the user, ESC, a newer recovery) cancels the recovery under way. */
+export function cancelRecovery(rec: Intervention): void {
+  rec.underWay?.()
+  rec.underWay = undefined
+}
+
+export type Event =
+  | { type: "promptCalling" }
+  | { type: "promptSettled"; outcome: CallOutcome; holdUntil: number }
+  | { type: "ownPromptShown" }
+  | { type: "abortCalling"; until: number }
+  /** The session moved on (a run began or ended, the model or a tool spoke): stop awaiting. */
+  | { type: "runMovedOn" }
+  /** The user wrote: an interruption from now on ends the user's own turn. */
+  | { type: "userTookOver" }
+  | { type: "runStarted" }
+  | { type: "nudgeSent"; feature: string }
+
+/** Every transition but those that answer a question (`abortSettled`, `interruptionWasOurs`). */
+export function note(rec: Intervention, event: Event, now: number): void {
+  switch (event.type) {
+    case "promptCalling":
+      rec.prompt.calledAt = now
+      return
+    case "promptSettled":
+      if (event.outcome === "ok") rec.prompt.acceptedAt = now
+      else if (event.outcome === "timeout") {
+        rec.prompt.overdueCalledAt = rec.prompt.calledAt
+        rec.prompt.overdueUntil = event.holdUntil
+      }
+      return
+    case "ownPromptShown": {
+      // A prompt that went out after our abort was answered (the continue that follows it) shows
+      // the aborted run is over: a later interruption is the user's ESC, no late report of it. One
+      // sent before the abort proves nothing (it may show just before the host reports the abort).
+      const answeredAt = rec.abort?.settledAt
+      if (answeredAt !== undefined && rec.prompt.calledAt !== undefined && rec.prompt.calledAt >= answeredAt) rec.abort = undefined
+      rec.prompt.shownAt = now
+      return
+    }
+    case "abortCalling":
+      rec.abort = { phase: "calling", until: event.until }
+      return
+    case "runMovedOn":
+      if (rec.abort !== undefined && rec.abort.phase !== "calling") rec.abort = undefined
+      return
+    case "userTookOver":
+      note(rec, { type: "runMovedOn" }, now)
+      // Our abort aimed at the run before: even answered promptly, an interruption now is theirs.
+      if (rec.abort?.phase === "calling") rec.abort.until = -Infinity
+      return
+    case "runStarted":
+      if (rec.sentThisTurn.size > 0) rec.sentThisTurn = new Set()
+      return
+    case "nudgeSent":
+      rec.sentThisTurn.add(event.feature)
+      return
+  }
+}
+
+/**
+ * The abort call answered. Returns "user" when an interruption held as undecided turns out to
+ * be the user's (the host refused our abort, or it is overdue and may never be carried out).
+ */
+export function abortSettled(rec: Intervention, outcome: CallOutcome, now: number, holdMs: number): "user" | undefined {
+  const own = rec.abort
+  if (own?.phase !== "calling") return undefined
+  if (own.interruptedAt !== undefined) {
+    rec.abort = undefined
+    // The host reports our abort just before answering it: an interruption long before the
+    // answer was something else stopping the run while our call waited.
+    return outcome === "ok" && now - own.interruptedAt <= ABORT_REPORT_SKEW_MS ? undefined : "user"
+  }
+  if (outcome === "ok") own.phase = "accepted"
+  // Past sendTimeoutMs it may still be carried out: awaited like an accepted one, but its
+  // interruption, should it come, is not presumed ours.
+  else if (outcome === "timeout") own.phase = "overdue"
+  else {
+    rec.abort = undefined
+    return undefined
+  }
+  own.settledAt = now
+  own.holdUntil = now + holdMs
+  return undefined
+}
+
+/** Whose an interruption is; "undecided" waits for the answer to our abort call. */
+export type Attribution = "ours" | "user" | "undecided" | "other"
+
+/**
+ * Counts an interruption against our abort. While the call is unanswered the first one is
+ * undecided: ours if the host then accepts the abort promptly, the user's if it refuses, never
+ * answers or answers long after. After acceptance the first one inside the window is ours (a
+ * host that reports late). Any other is the user's. `byUser: false`: shutdown, superseded...:
+ * the run ended, but neither we nor the user asked for it.
+ */
+export function interruptionWasOurs(rec: Intervention, byUser: boolean | undefined, now: number): Attribution {
+  const own = rec.abort
+  if (byUser === false) {
+    note(rec, { type: "runMovedOn" }, now)
+    return "other"
+  }
+  if (own?.phase === "calling" && byUser === undefined && now <= own.until && own.interruptedAt === undefined) {
+    own.interruptedAt = now
+    return "undecided"
+  }
+  rec.abort = undefined
+  return own?.phase === "accepted" && byUser === undefined && now <= own.until ? "ours" : "user"
+}
+
+/**
+ * The exceptions to the open-call guard (no prompt and no abort reach a session while a tool
+ * call younger than the wedged ceiling runs). Both are cases where the open call is itself what
+ * is stuck, and both for an abort only (the prompt after it meets the plain guard again):
+ *
+ *  - a proven live tool loop, aborted before its next call runs: every open call is the loop's;
+ *  - an orphan parent: only its open subagent calls that wait on a child pass
+ *    (`OpenTool.subagent === "wait"`, never a background run), and only while
+ *    `childrenSettled()` says every child has run and ended or is silent past `subagentDeadMs`.
+ *    Any other open tool, or a child working again or waiting on its user, refuses the abort.
+ */
+export type OpenCallException =
+  | { kind: "live-tool-loop" }
+  | { kind: "orphan-parent"; childrenSettled: () => boolean }
+
+/** Whether `exception` lets an abort end the open call `open`. */
+export function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool): boolean {
+  if (!exception) return false
+  if (exception.kind === "live-tool-loop") return true
+  return open.subagent === "wait" && exception.childrenSettled()
+}
