@@ -32,11 +32,10 @@ export const ECHO_GRACE_MS = 5_000
 export const MIN_LATE_LANDING_HOLD_MS = 60_000
 
 /**
- * How long a call of ours that may still take effect (an abort accepted but not reported, a
- * call answered past sendTimeoutMs) holds back the next one: two stall budgets (a stall one
- * budget after ours is still held, since the host may be late; the one after it is not), and
- * at least a minute. Past it the call is presumed lost, so a host that lost one cannot leave a
- * session without recovery for good.
+ * How long a call of ours that may still take effect (an abort accepted but not reported, a call
+ * answered past sendTimeoutMs) holds back the next: two stall budgets (the host may be late by
+ * one), at least a minute. Past it the call is presumed lost: a host that lost one cannot leave
+ * a session without recovery for good.
  */
 export function lateLandingHoldMs(stallBudgetMs: number): number {
   return Math.max(MIN_LATE_LANDING_HOLD_MS, 2 * stallBudgetMs)
@@ -94,17 +93,18 @@ export function newIntervention(): Intervention {
 
 /**
  * What a path is about to do, for `mayIntervene`:
- *  - `prompt`: a recovery prompt that would repeat one of ours (a prompt of ours still on its
- *    way would land right behind it: the same recovery twice);
- *  - `abort`: an abort (one of ours accepted or overdue and unreported: a second would hit a run
- *    that is already over);
- *  - `recovery`: start a recovery that supersedes none under way;
- *  - `ladder`: the stall ladder's next step: no recovery under way, no call out, no abort landing.
+ *  - `prompt`: a recovery prompt that would repeat one of ours: one still on its way would land
+ *    right behind it (the same recovery twice);
+ *  - `abort`: one of ours accepted or overdue and not reported: a second would hit a run that is over;
+ *  - `recovery`: start a recovery that must supersede none under way;
+ *  - `ladder`: the stall ladder's next step: nothing under way, no call out, no abort landing.
  */
 export type Act = "prompt" | "abort" | "recovery" | "ladder"
 
 /** Why not now, and until when (undefined: look again later). */
 export type Hold = { reason: string; until?: number }
+
+const UNDER_WAY: Hold = { reason: "a recovery is already under way" }
 
 /** May we intervene now? Undefined: yes; otherwise the hold. */
 export function mayIntervene(rec: Intervention, now: number, act: Act): Hold | undefined {
@@ -112,11 +112,9 @@ export function mayIntervene(rec: Intervention, now: number, act: Act): Hold | u
     const until = promptLandingUntil(rec.prompt, now)
     return until === undefined ? undefined : { reason: "a prompt of ours may still land", until }
   }
-  if ((act === "recovery" || act === "ladder") && rec.underWay) return { reason: act === "ladder" ? "a recovery is already under way" : "a recovery is under way" }
-  if (act === "recovery") return undefined
-  if (act === "ladder" && rec.call.busy) return { reason: "a recovery is already under way" }
-  if (!abortLanding(rec, now)) return undefined
-  return { reason: act === "ladder" ? "our abort is not reported by the host yet" : "our previous abort is not reported yet", until: rec.abort?.holdUntil }
+  if (act === "recovery") return rec.underWay ? UNDER_WAY : undefined
+  if (act === "ladder" && inFlight(rec)) return UNDER_WAY
+  return abortLanding(rec, now) ? { reason: "our abort is not reported by the host yet", until: rec.abort?.holdUntil } : undefined
 }
 
 /**
@@ -151,7 +149,7 @@ function abortLanding(rec: Intervention, now: number): boolean {
   return true
 }
 
-/** The stall's "may a new one wait on this": a recovery under way, or a host call out. */
+/** A recovery under way, or a host call out (the table never sweeps such a session). */
 export function inFlight(rec: Intervention): boolean {
   return rec.underWay !== undefined || rec.call.busy
 }

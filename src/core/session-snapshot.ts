@@ -4,6 +4,7 @@
  * Imported state keeps its ESC and completion latches and its spent budgets; a busy session
  * gets its watchdog re-armed for what is left of its budget, not a fresh one.
  */
+import type { Intervention } from "./intervention.ts"
 import { newSessionState, type SessionState } from "./session-state.ts"
 
 export type SessionSnapshot = Record<string, unknown> & { id: string }
@@ -57,11 +58,10 @@ export function snapshotOf(state: SessionState): SessionSnapshot {
 }
 
 /** The two carried pieces of the intervention record; older snapshots kept "sent:" keys in `turnFeatureCounts`. */
-function restoreIntervention(state: SessionState, snap: Record<string, unknown>): void {
-  if (hasKind(snap.lastSendAt, "number")) state.intervention.prompt.acceptedAt = snap.lastSendAt as number
-  const older = snap.turnFeatureCounts instanceof Map ? [...snap.turnFeatureCounts.keys()].filter((k) => typeof k === "string" && k.startsWith("sent:")).map((k: string) => k.slice(5)) : []
-  const sent = Array.isArray(snap.sentThisTurn) ? snap.sentThisTurn : older
-  for (const feature of sent) if (typeof feature === "string") state.intervention.sentThisTurn.add(feature)
+function restoreIntervention(rec: Intervention, snap: Record<string, unknown>): void {
+  if (hasKind(snap.lastSendAt, "number")) rec.prompt.acceptedAt = snap.lastSendAt as number
+  const older = snap.turnFeatureCounts instanceof Map ? [...snap.turnFeatureCounts.keys()].map((k) => String(k).match(/^sent:(.*)/)?.[1]) : []
+  for (const feature of Array.isArray(snap.sentThisTurn) ? snap.sentThisTurn : older) if (typeof feature === "string") rec.sentThisTurn.add(feature)
 }
 
 /**
@@ -85,6 +85,6 @@ export function restoreState(snapshot: unknown, now: number): SessionState | und
       fresh instanceof Map ? value instanceof Map : fresh instanceof Set ? value instanceof Set : Array.isArray(fresh) ? Array.isArray(value) : typeof fresh === typeof value
     if (sameKind) state[key] = copyValue(value)
   }
-  restoreIntervention(state as unknown as SessionState, snap)
+  restoreIntervention((state as unknown as SessionState).intervention, snap)
   return state as unknown as SessionState
 }

@@ -107,7 +107,7 @@ function abortAnswered(outcome: CallOutcome, at = 100, holdMs = 60_000): Interve
 describe("our abort until its interruption is accounted for", () => {
   test("accepted and not reported: no second abort until the run moves on", () => {
     const rec = abortAnswered("ok")
-    expect(mayIntervene(rec, 200, "abort")).toEqual({ reason: "our previous abort is not reported yet", until: 60_100 })
+    expect(mayIntervene(rec, 200, "abort")).toEqual({ reason: "our abort is not reported by the host yet", until: 60_100 })
     expect(mayIntervene(rec, 200, "ladder")?.reason).toBe("our abort is not reported by the host yet")
     note(rec, { type: "runMovedOn" }, 300)
     expect(mayIntervene(rec, 300, "abort")).toBeUndefined()
@@ -188,7 +188,7 @@ describe("a recovery under way and the call out", () => {
   test("a recovery under way holds a new one and the stall ladder; a call out holds only the ladder", () => {
     const rec = newIntervention()
     holdRecovery(rec)
-    expect(mayIntervene(rec, 0, "recovery")?.reason).toBe("a recovery is under way")
+    expect(mayIntervene(rec, 0, "recovery")?.reason).toBe("a recovery is already under way")
     expect(mayIntervene(rec, 0, "ladder")?.reason).toBe("a recovery is already under way")
     endRecovery(rec)
     rec.call.busy = true
