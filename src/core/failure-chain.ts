@@ -52,24 +52,15 @@ export type FailureState = {
   /** When the recovery went out: when its (continue's) host call settled (the `sent` event). */
   sentAt: number
   /**
-   * A recovery prompt's host call, or abort + resume's continue, has not settled yet (read
-   * only in phases prompted and abort-resumed). The watchdog waits for it: a host that takes
-   * most of sendTimeoutMs to accept the prompt has had no time to show its effect, and timing
-   * from the decision would send the next prompt right behind the first.
+   * Read only in phases prompted and abort-resumed, about the current recovery prompt (or abort +
+   * resume's continue): its host call has not settled yet (a host that takes most of
+   * sendTimeoutMs to accept it has had no time to show its effect); when it showed up in the
+   * session (until then it may simply not have reached it); until when a call that timed out
+   * may still be carried out. The chain judges none of them "did not revive" before: the next
+   * identical prompt would land right behind it.
    */
   sending: boolean
-  /**
-   * When the current recovery prompt was seen in the session (our own user message), or
-   * undefined while it has not been (read only in phases prompted and abort-resumed). Until
-   * then the prompt may simply not have reached the session yet, and judging it "did not
-   * revive" would put the next identical prompt right behind it (K16).
-   */
   seenAt?: number
-  /**
-   * The prompt's host call timed out: the host may still carry it out until then (read only
-   * in phases prompted and abort-resumed). A prompt that may still land and has not been seen
-   * is not judged before this: the next identical prompt would land right behind it (K18).
-   */
   mayLandUntil?: number
   /** Recoveries of ours answered by a failure, with no model output since (the loop count). */
   consecutive: number

@@ -45,32 +45,16 @@ export function lateLandingHoldMs(stallBudgetMs: number): number {
 export type CallOutcome = "ok" | "failed" | "timeout" | "busy"
 
 /**
- * The one-host-call-at-a-time slot. An object of its own: a session dropped while its call is
- * out hands it to the state a later event creates for the same id (session-table.ts), so the
- * call still counts until it settles.
+ * One host call at a time per session. An object of its own: a session dropped while its call
+ * is out hands it to the state a later event creates for the id (session-table.ts).
  */
 export type CallSlot = { busy: boolean }
 
-/** Our latest abort, until its interruption is accounted for. `overdue`: timed out, may still land. */
-export type OwnAbort = {
-  phase: "calling" | "accepted" | "overdue"
-  /** Until when an interruption is presumed ours. */
-  until: number
-  interruptedAt?: number
-  holdUntil?: number
-  /** When the abort call was answered (accepted, or timed out). */
-  settledAt?: number
-}
+/** Our latest abort until its interruption is accounted for; `overdue`: timed out, may still land. */
+export type OwnAbort = { phase: "calling" | "accepted" | "overdue"; until: number; interruptedAt?: number; holdUntil?: number; settledAt?: number }
 
-export type OwnPrompt = {
-  calledAt?: number
-  /** When the host last accepted a prompt of ours (the send spacing counts from here). */
-  acceptedAt?: number
-  shownAt?: number
-  /** Our last timed-out prompt call: when it went out, and until when it may still be carried out. */
-  overdueCalledAt?: number
-  overdueUntil?: number
-}
+/** Our prompts: the last call, the last one accepted (the send spacing counts from it), the last sighting, the last timed out. */
+export type OwnPrompt = { calledAt?: number; acceptedAt?: number; shownAt?: number; overdueCalledAt?: number; overdueUntil?: number }
 
 export type Intervention = {
   call: CallSlot
@@ -150,9 +134,7 @@ function abortLanding(rec: Intervention, now: number): boolean {
 }
 
 /** A recovery under way, or a host call out (the table never sweeps such a session). */
-export function inFlight(rec: Intervention): boolean {
-  return rec.underWay !== undefined || rec.call.busy
-}
+export const inFlight = (rec: Intervention): boolean => rec.underWay !== undefined || rec.call.busy
 
 /** A recovery is under way from now; `cancel` ends it (none: its call runs on). */
 export function holdRecovery(rec: Intervention, cancel: () => void = NOTHING_TO_CANCEL): void {
