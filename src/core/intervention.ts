@@ -59,17 +59,15 @@ export type OwnPrompt = { calledAt?: number; acceptedAt?: number; shownAt?: numb
 export type Intervention = {
   call: CallSlot
   /**
-   * A recovery under way (a backoff, a question to the host, the abort-then-prompt pause): how
-   * to cancel it. NOTHING_TO_CANCEL while its abort call is out: under way, but the call runs on.
+   * A recovery under way (a backoff, a question to the host, the abort-then-prompt pause) and
+   * how to cancel it; no `cancel` while its abort call is out (the call runs on regardless).
    */
-  underWay?: () => void
+  underWay?: { cancel?: () => void }
   prompt: OwnPrompt
   abort?: OwnAbort
   /** Idle nudges sent since the last run began: never the same one twice without a turn between. */
   sentThisTurn: Set<string>
 }
-
-export const NOTHING_TO_CANCEL = (): void => undefined
 
 export function newIntervention(): Intervention {
   return { call: { busy: false }, underWay: undefined, prompt: {}, abort: undefined, sentThisTurn: new Set() }
@@ -137,18 +135,18 @@ function abortLanding(rec: Intervention, now: number): boolean {
 export const inFlight = (rec: Intervention): boolean => rec.underWay !== undefined || rec.call.busy
 
 /** A recovery is under way from now; `cancel` ends it (none: its call runs on). */
-export function holdRecovery(rec: Intervention, cancel: () => void = NOTHING_TO_CANCEL): void {
-  rec.underWay = cancel
+export function holdRecovery(rec: Intervention, cancel?: () => void): void {
+  rec.underWay = { cancel }
 }
 
 /** The recovery under way is over; with `mine`, only if it is still that one. */
 export function endRecovery(rec: Intervention, mine?: () => void): void {
-  if (mine === undefined || rec.underWay === mine) rec.underWay = undefined
+  if (mine === undefined || rec.underWay?.cancel === mine) rec.underWay = undefined
 }
 
 /** Someone (the user, ESC, a newer recovery) cancels the recovery under way. */
 export function cancelRecovery(rec: Intervention): void {
-  rec.underWay?.()
+  rec.underWay?.cancel?.()
   rec.underWay = undefined
 }
 

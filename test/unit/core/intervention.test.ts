@@ -206,7 +206,7 @@ describe("a recovery under way and the call out", () => {
     const second = () => undefined
     holdRecovery(rec, second)
     endRecovery(rec, first)
-    expect(rec.underWay).toBe(second)
+    expect(rec.underWay?.cancel).toBe(second)
     holdRecovery(rec, first)
     cancelRecovery(rec)
     cancelRecovery(rec)

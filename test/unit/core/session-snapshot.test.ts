@@ -25,7 +25,7 @@ describe("session snapshots", () => {
     const state = newSessionState("s1", 1000)
     state.intervention.abort = { phase: "calling", until: 5000 }
     state.intervention.call.busy = true
-    state.intervention.underWay = () => undefined
+    state.intervention.underWay = {}
     state.intervention.prompt.calledAt = 950
     state.dropped = true
     const back = restoreState(snapshotOf(state), 2000)!
