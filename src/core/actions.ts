@@ -9,18 +9,7 @@ import { buildContinuePrompt } from "../prompts/continue.ts"
 import { abortVeto } from "./abort-veto.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { exclusiveHostCall, type CallReporter } from "./host-calls.ts"
-import {
-  abortMayEnd,
-  abortSettled,
-  cancelRecovery,
-  endRecovery,
-  holdRecovery,
-  lateLandingHoldMs,
-  mayIntervene,
-  note,
-  type CallOutcome,
-  type OpenCallException,
-} from "./intervention.ts"
+import { abortMayEnd, abortSettled, cancelRecovery, endRecovery, holdRecovery, lateLandingHoldMs, mayIntervene, note, type CallOutcome, type OpenCallException } from "./intervention.ts"
 import { errorText } from "./logger.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
