@@ -150,15 +150,12 @@ export async function abortThenPrompt(
   // The host's record of the newest turn, read once: a tool call our events missed vetoes the
   // abort (abort-veto.ts). The read takes time: meanwhile the action counts as under way (a user
   // turn or ESC cancels it like the pause below), and the holds are asked again after it.
-  let superseded = false
   const wasBusy = state.busy
   cancelRecovery(rec)
-  holdRecovery(rec, () => {
-    superseded = true
-  })
+  const reading = holdRecovery(rec)
   const veto = await abortVeto(ctx, state)
-  if (superseded || (wasBusy && !state.busy)) {
-    if (!superseded) endRecovery(rec)
+  if (reading.cancelled || (wasBusy && !state.busy)) {
+    if (!reading.cancelled) endRecovery(rec)
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: the session moved on while its history was read`)
     return undefined
   }

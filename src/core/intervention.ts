@@ -58,11 +58,8 @@ export type OwnPrompt = { calledAt?: number; acceptedAt?: number; shownAt?: numb
 
 export type Intervention = {
   call: CallSlot
-  /**
-   * A recovery under way (a backoff, a question to the host, the abort-then-prompt pause) and
-   * how to cancel it; no `cancel` while its abort call is out (the call runs on regardless).
-   */
-  underWay?: { cancel?: () => void }
+  /** A recovery under way (a backoff, a question to the host, an abort and the pause after it). */
+  underWay?: UnderWay
   prompt: OwnPrompt
   abort?: OwnAbort
   /** Idle nudges sent since the last run began: never the same one twice without a turn between. */
@@ -134,19 +131,24 @@ function abortLanding(rec: Intervention, now: number): boolean {
 /** A recovery under way, or a host call out (the table never sweeps such a session). */
 export const inFlight = (rec: Intervention): boolean => rec.underWay !== undefined || rec.call.busy
 
-/** A recovery is under way from now; `cancel` ends it (none: its call runs on). */
-export function holdRecovery(rec: Intervention, cancel?: () => void): void {
-  rec.underWay = { cancel }
+/** `cancelled` once the user, ESC or a newer recovery ended it; `cancel` stops its timer (none while a call of it is out). */
+export type UnderWay = { cancelled: boolean; cancel?: () => void }
+
+/** A recovery is under way from now. */
+export function holdRecovery(rec: Intervention, cancel?: () => void): UnderWay {
+  return (rec.underWay = { cancelled: false, cancel })
 }
 
 /** The recovery under way is over; with `mine`, only if it is still that one. */
-export function endRecovery(rec: Intervention, mine?: () => void): void {
-  if (mine === undefined || rec.underWay?.cancel === mine) rec.underWay = undefined
+export function endRecovery(rec: Intervention, mine?: UnderWay): void {
+  if (mine === undefined || rec.underWay === mine) rec.underWay = undefined
 }
 
 /** Someone (the user, ESC, a newer recovery) cancels the recovery under way. */
 export function cancelRecovery(rec: Intervention): void {
-  rec.underWay?.cancel?.()
+  const underWay = rec.underWay
+  if (underWay) underWay.cancelled = true
+  underWay?.cancel?.()
   rec.underWay = undefined
 }
 

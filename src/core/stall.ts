@@ -131,14 +131,10 @@ function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryK
  */
 async function actionForHost(ctx: EngineContext, state: SessionState, rung: RecoveryKind): Promise<{ kind: RecoveryKind; note: string } | undefined> {
   if (rung !== "continue") return { kind: rung, note: "" }
-  let cancelled = false
-  const marker = () => {
-    cancelled = true
-  }
-  holdRecovery(state.intervention, marker)
+  const asking = holdRecovery(state.intervention)
   const host = await askHostRun(ctx, state)
-  if (cancelled) return undefined
-  endRecovery(state.intervention, marker)
+  if (asking.cancelled) return undefined
+  endRecovery(state.intervention, asking)
   const action = stallActionFor(rung, host.state)
   return { kind: action.kind, note: host.detail ? `${action.note} (${host.detail})` : action.note }
 }

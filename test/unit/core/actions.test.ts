@@ -56,6 +56,30 @@ describe("abortThenPrompt settles when the whole action is over", () => {
     expect(s.port.actions).toEqual(["abort"])
   })
 
+  test("cancelled while the history is read for the veto (a user turn, ESC, a newer recovery): no abort goes out", async () => {
+    const read = (s: ReturnType<typeof setup>) => {
+      let answer: (messages: []) => void = () => undefined
+      s.port.readMessages = () => new Promise((resolve) => (answer = resolve))
+      s.start()
+      return (messages: []) => answer(messages)
+    }
+    const cancelled = setup()
+    const answerCancelled = read(cancelled)
+    await cancelled.advance(0)
+    cancelRecovery(cancelled.state.intervention)
+    answerCancelled([])
+    await cancelled.advance(0)
+    expect(cancelled.isDone()).toBe(true)
+    expect(cancelled.port.actions).toEqual([])
+    // Negative control: the same read answered with nothing cancelled meanwhile lets the abort out.
+    const kept = setup()
+    const answerKept = read(kept)
+    await kept.advance(0)
+    answerKept([])
+    await kept.advance(0)
+    expect(kept.port.actions).toEqual(["abort"])
+  })
+
   test("at once when nothing will be sent: held, or the abort failed", async () => {
     const held = setup()
     held.pauses.pause("s1")

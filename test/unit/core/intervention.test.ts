@@ -198,19 +198,22 @@ describe("a recovery under way and the call out", () => {
     expect(mayIntervene(rec, 0, "ladder")).toBeUndefined()
   })
 
-  test("cancelling runs the recovery's cancel once; ending one that was superseded leaves the newer one", () => {
+  test("cancelling marks the recovery cancelled and runs its cancel once; ending one that was superseded leaves the newer one", () => {
     const rec = newIntervention()
-    let cancelled = 0
-    const first = () => void cancelled++
-    holdRecovery(rec, first)
-    const second = () => undefined
-    holdRecovery(rec, second)
+    let stopped = 0
+    const first = holdRecovery(rec, () => void stopped++)
+    const second = holdRecovery(rec)
     endRecovery(rec, first)
-    expect(rec.underWay?.cancel).toBe(second)
-    holdRecovery(rec, first)
+    expect(rec.underWay).toBe(second)
+    expect(second.cancelled).toBe(false)
+    cancelRecovery(rec)
+    expect(second.cancelled).toBe(true)
+    const third = holdRecovery(rec, () => void stopped++)
     cancelRecovery(rec)
     cancelRecovery(rec)
-    expect(cancelled).toBe(1)
+    expect(third.cancelled).toBe(true)
+    expect(first.cancelled).toBe(false) // superseded without a cancel: it never ran
+    expect(stopped).toBe(1)
     expect(rec.underWay).toBeUndefined()
   })
 })
