@@ -1,30 +1,23 @@
 /**
- * One record per session of what the plugin itself has in flight: the host call out now, a
- * recovery under way, the last prompt (called, accepted, overdue, shown) and the last abort
- * (calling, accepted, overdue) until its interruption is accounted for. Every path asks it the
- * same two questions: may we intervene now (and if not, why and until when), and was that
- * interruption ours. No clock and no I/O: every transition takes `now`.
+ * One record per session of what the plugin itself has in flight: the host call out, a recovery
+ * under way, our last prompt (called, accepted, overdue, shown) and our last abort until its
+ * interruption is accounted for. Every path asks it two questions: may we intervene now (if not,
+ * why and until when), and was that interruption ours. No clock, no I/O: transitions take `now`.
  *
- * Whose an interruption is: our abort and the user's ESC reach the core as the same
- * `interrupted` (1.x: MessageAbortedError; 2.x: reason "user"), so the evidence is a count: an
- * abort of ours that the host accepts ends one run, reported as one interruption, usually just
- * before the abort call returns. One the count cannot account for is the user's. When in
- * doubt the user wins: an echo of ours taken for ESC costs one recovery, an ESC taken for our
- * echo lets the ladder talk over the user.
+ * Our abort and the user's ESC reach the core as the same `interrupted`, so the evidence is a
+ * count: an abort the host accepts ends one run, reported as one interruption, usually just
+ * before the call returns; one the count cannot account for is the user's. In doubt the user
+ * wins: an echo taken for ESC costs one recovery, an ESC taken for an echo talks over the user.
  */
 import type { OpenTool } from "./session-state.ts"
 
-/**
- * How long before answering an abort the host may report it. 1.18 reports it a few ms before
- * the call returns (test/e2e/HOST-NOTES.md); the margin is for a loaded machine.
- */
+/** How long before answering an abort the host may report it (1.18: a few ms; the margin is for load). */
 export const ABORT_REPORT_SKEW_MS = 1_000
 
 /**
- * How long a prompt the host accepted may take to show up before it is taken for one that
- * never will. OpenCode shows one within milliseconds; 5 s covers a lagging event stream (the
- * property model's hosts echo up to 3 s late) while a host that never shows prompts delays the
- * next one by just this much. Not sendTimeoutMs: that budgets a slow answer, and it has come.
+ * How long an accepted prompt may take to show up before it is taken for one that never will:
+ * OpenCode shows one within milliseconds, 5 s covers a lagging event stream, and a host that never
+ * shows prompts delays the next by just this. Not sendTimeoutMs: that budgets the answer, which came.
  */
 export const ECHO_GRACE_MS = 5_000
 
@@ -71,12 +64,10 @@ export function newIntervention(): Intervention {
 }
 
 /**
- * What a path is about to do, for `mayIntervene`:
- *  - `prompt`: a recovery prompt that would repeat one of ours: one still on its way would land
- *    right behind it (the same recovery twice);
- *  - `abort`: one of ours accepted or overdue and not reported: a second would hit a run that is over;
- *  - `recovery`: start a recovery that must supersede none under way;
- *  - `ladder`: the stall ladder's next step: nothing under way, no call out, no abort landing.
+ * What a path is about to do: `prompt` a recovery prompt (one of ours still on its way would get
+ * it right behind: the same recovery twice); `abort` (one of ours accepted or overdue and not
+ * reported: a second hits a run that is over); `recovery` one that supersedes none under way;
+ * `ladder` the stall ladder's next step (nothing under way, no call out, no abort landing).
  */
 export type Act = "prompt" | "abort" | "recovery" | "ladder"
 
