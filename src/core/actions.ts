@@ -8,13 +8,14 @@ import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/inde
 import { buildContinuePrompt } from "../prompts/continue.ts"
 import { abortVeto } from "./abort-veto.ts"
 import { holdReason, type EngineContext } from "./context.ts"
-import { exclusiveHostCall, lateLandingHoldMs, type CallOutcome, type CallReporter } from "./host-calls.ts"
+import { exclusiveHostCall, type CallReporter } from "./host-calls.ts"
+import { abortMayEnd, abortSettled, cancelRecovery, endRecovery, holdRecovery, lateLandingHoldMs, mayIntervene, note, type CallOutcome, type OpenCallException } from "./intervention.ts"
 import { errorText } from "./logger.ts"
-import { openOwnAbort, ownAbortLanding, settleOwnAbort } from "./own-abort.ts"
-import { promptCallOverdue, promptCallStarted } from "./own-prompt.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { promptSetup } from "./fallback.ts"
-import { recoveryRecord, type OpenTool, type RecoveryKind, type SessionState } from "./session-state.ts"
+import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
+
+export type { OpenCallException }
 
 export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
   return (label, outcome, error) => {
@@ -48,26 +49,8 @@ export type PromptRequest = { text: string | (() => string); kind: SendKind; lab
 /**
  * A tool call younger than the wedged ceiling is running: no prompt and no abort may reach the
  * session, whatever decided it earlier (a recovery decided before the tool started must not be
- * carried out while it runs). Two exceptions, both cases where the open call is itself what is
- * stuck, and both for an abort only (the prompt after it meets the plain guard again):
- *
- *  - a proven live tool loop, aborted before its next call runs: every open call is the loop's;
- *  - an orphan parent: only its open subagent calls that wait on a child pass
- *    (`OpenTool.subagent === "wait"`, never a background run), and only while
- *    `childrenSettled()` says every child has run and ended or is silent past `subagentDeadMs`.
- *    Any other open tool, or a child working again or waiting on its user, refuses the abort.
+ * carried out while it runs), but for the exceptions intervention.ts states.
  */
-export type OpenCallException =
-  | { kind: "live-tool-loop" }
-  | { kind: "orphan-parent"; childrenSettled: () => boolean }
-
-/** Whether `exception` lets an abort end the open call `open`. */
-function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool): boolean {
-  if (!exception) return false
-  if (exception.kind === "live-tool-loop") return true
-  return open.subagent === "wait" && exception.childrenSettled()
-}
-
 function runningTool(ctx: EngineContext, state: SessionState, exception?: OpenCallException): string | undefined {
   const now = ctx.time.now()
   for (const open of state.openTools.values()) {
@@ -109,12 +92,12 @@ export async function sendPrompt(ctx: EngineContext, state: SessionState, reques
   const text = typeof request.text === "function" ? request.text() : request.text
   const options = ctx.effective(state)
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () => {
-    promptCallStarted(state, ctx.time.now())
+    note(state.intervention, { type: "promptCalling" }, ctx.time.now())
     // While a fallback model has taken over, every prompt of ours goes on with it (fallback.ts).
     return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: promptSetup(state.setup, state.fallback), onFallback: state.fallback !== undefined, stillWanted: stillWanted(ctx, state) })
   }, reporter(ctx, state))
-  if (outcome === "ok") state.lastSendAt = ctx.time.now()
-  else if (outcome === "timeout") promptCallOverdue(state, ctx.time.now() + lateLandingHoldMs(stallBudgetMs(options)))
+  const now = ctx.time.now()
+  note(state.intervention, { type: "promptSettled", outcome, holdUntil: now + lateLandingHoldMs(stallBudgetMs(options)) }, now)
   return outcome
 }
 
@@ -132,8 +115,9 @@ export function uncountUnsent(state: SessionState, outcome: CallOutcome | "held"
 
 /** How long a prompt must wait so that it keeps `injectIntervalMs` from the previous one. */
 export function spacingWait(ctx: EngineContext, state: SessionState): number {
-  if (state.lastSendAt === undefined) return 0
-  return Math.max(0, state.lastSendAt + ctx.effective(state).injectIntervalMs - ctx.time.now())
+  const acceptedAt = state.intervention.prompt.acceptedAt
+  if (acceptedAt === undefined) return 0
+  return Math.max(0, acceptedAt + ctx.effective(state).injectIntervalMs - ctx.time.now())
 }
 
 /** `commit`: every hold and the abort veto passed, the abort call goes out next (what a caller counts
@@ -158,7 +142,8 @@ export async function abortThenPrompt(
   exception?: OpenCallException,
   hooks: AbortHooks = {},
 ): Promise<CallOutcome | "held" | undefined> {
-  const refusal = () => actionHold(ctx, state, exception) ?? (ownAbortLanding(state, ctx.time.now()) ? "our previous abort is not reported yet" : undefined)
+  const rec = state.intervention
+  const refusal = () => actionHold(ctx, state, exception) ?? mayIntervene(rec, ctx.time.now(), "abort")?.reason
   const held = refusal()
   if (held) {
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${held}`)
@@ -167,21 +152,18 @@ export async function abortThenPrompt(
   // The host's record of the newest turn, read once: a tool call our events missed vetoes the
   // abort (abort-veto.ts). The read takes time: meanwhile the action counts as under way (a user
   // turn or ESC cancels it like the pause below), and the holds are asked again after it.
-  let superseded = false
   const wasBusy = state.busy
-  state.pendingAction?.()
-  state.pendingAction = () => {
-    superseded = true
-  }
+  cancelRecovery(rec)
+  const reading = holdRecovery(rec)
   const veto = await abortVeto(ctx, state)
-  if (superseded || (wasBusy && !state.busy)) {
-    if (!superseded) state.pendingAction = undefined
+  if (reading.cancelled || (wasBusy && !state.busy)) {
+    if (!reading.cancelled) endRecovery(rec)
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: the session moved on while its history was read`)
     return undefined
   }
   const blocked = veto ?? refusal()
   if (blocked) {
-    state.pendingAction = undefined
+    endRecovery(rec)
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${blocked}`)
     hooks.vetoed?.(blocked)
     return undefined
@@ -192,18 +174,18 @@ export async function abortThenPrompt(
   const abortAt = ctx.time.now()
   // The host reports the abort (interrupted, idle) before the abort call returns: the recovery
   // stays marked as under way, so that idle is not judged as a finished turn meanwhile.
-  state.pendingAction = () => undefined
+  holdRecovery(rec)
   // Opened only when the call really goes out: a refused one must not touch another's count.
   let called = false
   const abort = () => {
     called = true
-    openOwnAbort(state, abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS)
+    note(rec, { type: "abortCalling", until: abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS }, abortAt)
     return ctx.port.abort(state.id)
   }
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, "abort", abort, reporter(ctx, state))
-  if (called && settleOwnAbort(state, outcome, ctx.time.now(), lateLandingHoldMs(stallBudgetMs(options))) === "user") {
+  if (called && abortSettled(rec, outcome, ctx.time.now(), lateLandingHoldMs(stallBudgetMs(options))) === "user") {
     // The interruption that came while the call was out was not our abort's: the user's ESC.
-    state.pendingAction = undefined
+    endRecovery(rec)
     ctx.logger.log("info", `session ${state.id}: the run was stopped while our abort was out (abort ${outcome}): that was the user`)
     ctx.userStopped(state)
     return undefined
@@ -212,8 +194,8 @@ export async function abortThenPrompt(
   // an idle session with `interrupted: false`): the resume half still applies, as to any idle
   // session. A refusal while the run is live leaves the run alone, and so does a timeout.
   const nothingToStop = outcome === "failed" && !state.busy
-  if ((outcome !== "ok" && !nothingToStop) || !state.pendingAction) {
-    state.pendingAction = undefined
+  if ((outcome !== "ok" && !nothingToStop) || !rec.underWay) {
+    endRecovery(rec)
     return undefined
   }
   // The prompt after the abort must also respect the send spacing, or the host refuses it and
@@ -223,7 +205,7 @@ export async function abortThenPrompt(
   ctx.logger.log("info", `session ${state.id}: ${what} (${request.label}); prompting in ${delay}ms`)
   return await new Promise<CallOutcome | "held" | undefined>((done) => {
     const cancel = ctx.time.schedule(delay, () => {
-      state.pendingAction = undefined
+      endRecovery(rec)
       // The abort ended the run; a busy period that began since then is a run the host started by
       // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.
       if (state.busy && state.busySince >= abortAt) {
@@ -236,10 +218,10 @@ export async function abortThenPrompt(
       }, () => done("failed"))
     })
     // Whoever cancels the pause (a user turn, ESC, another recovery) also ends the action.
-    state.pendingAction = () => {
+    holdRecovery(rec, () => {
       cancel()
       done(undefined)
-    }
+    })
   })
 }
 

@@ -9,9 +9,10 @@ import type { EngineContext } from "./context.ts"
 import type { IdlePipeline } from "./idle.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type OpenTool, type SessionState } from "./session-state.ts"
 import { subagentCallKind } from "./subagents.ts"
-import { attributeInterruption, endAbortWaitOnOwnPrompt, runMovedOn, userTookOver } from "./own-abort.ts"
-import { ownPromptShown } from "./own-prompt.ts"
-import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
+import { cancelRecovery, interruptionWasOurs, note } from "./intervention.ts"
+import { cancelWatchdog, ensureWatchdog } from "./stall.ts"
+
+const MOVED_ON = { type: "runMovedOn" } as const
 
 export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Signal, now: number): void {
   switch (signal.type) {
@@ -22,7 +23,7 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
     case "error":
       // A failed run's tool calls are over: a next run reusing a call id must not inherit them.
       state.openTools.clear()
-      runMovedOn(state)
+      note(state.intervention, MOVED_ON, now)
       touch(ctx, state, now)
       break
     case "modelOutput":
@@ -51,15 +52,12 @@ export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: Sessi
       break
     case "toolEnd":
       state.openTools.delete(signal.callID)
-      runMovedOn(state)
+      note(state.intervention, MOVED_ON, now)
       touch(ctx, state, now)
       break
     case "userMessage":
       if (signal.genuine) genuineUserTurn(ctx, state, signal.setup)
-      else {
-        endAbortWaitOnOwnPrompt(state)
-        ownPromptShown(state, now)
-      }
+      else note(state.intervention, { type: "ownPromptShown" }, now)
       touch(ctx, state, now)
       break
     case "interrupted":
@@ -95,7 +93,7 @@ export function touch(ctx: EngineContext, state: SessionState, now: number): voi
 
 function noteModelOutput(ctx: EngineContext, state: SessionState, now: number): void {
   state.lastModelOutputAt = now
-  runMovedOn(state)
+  note(state.intervention, MOVED_ON, now)
   // The model is producing again: the current stall episode is over.
   state.episodeRetries = 0
   state.lastHeldReason = undefined
@@ -120,12 +118,12 @@ function noteUsage(ctx: EngineContext, state: SessionState, tokens: number, mess
 function markBusy(idle: IdlePipeline, state: SessionState, now: number, inferred = false): void {
   state.busy = true
   state.busySince = now
-  runMovedOn(state)
+  note(state.intervention, MOVED_ON, now)
   state.idleEpoch++
   // Discovery finding a session running again, with no word from the host, is the same run the
   // host never reported over: the ladder must still see the continue it got as unanswered.
   if (!inferred) state.runEpoch++
-  if (state.turnFeatureCounts.size > 0) state.turnFeatureCounts = new Map()
+  note(state.intervention, { type: "runStarted" }, now)
   idle.cancel(state)
 }
 
@@ -137,7 +135,7 @@ function markIdle(ctx: EngineContext, idle: IdlePipeline, state: SessionState): 
   }
   state.busy = false
   state.busySince = 0
-  runMovedOn(state)
+  note(state.intervention, MOVED_ON, ctx.time.now())
   cancelWatchdog(state)
   // A lost tool.execute.after must not pin the next turn to the tool budget.
   if (state.openTools.size > 0) {
@@ -149,7 +147,7 @@ function markIdle(ctx: EngineContext, idle: IdlePipeline, state: SessionState): 
   if (state.awaiting.size > 0) state.awaiting = new Set()
   // A stall recovery in progress (abort, then continue) owns this idle; judging it too
   // would stack a second prompt on the first.
-  if (!state.pendingAction) idle.start(state)
+  if (!state.intervention.underWay) idle.start(state)
 }
 
 function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: SessionState["setup"] | undefined): void {
@@ -157,7 +155,7 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
     ctx.logger.log("debug", `session ${state.id}: genuine user message; budgets and latches re-armed`)
   }
   state.lastGenuineUserAt = ctx.time.now()
-  userTookOver(state)
+  note(state.intervention, { type: "userTookOver" }, ctx.time.now())
   state.taskCompleteRepeats = 0
   state.taskCompleteRefusals = 0
   if (state.featureCounts.size > 0) state.featureCounts = new Map()
@@ -170,11 +168,11 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
   state.lastHeldReason = undefined
   if (state.awaiting.size > 0) state.awaiting = new Set()
   if (setup) state.setup = mergeSetup(state.setup, setup)
-  cancelPendingAction(state)
+  cancelRecovery(state.intervention)
 }
 
 function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Extract<Signal, { type: "interrupted" }>, now: number): void {
-  const whose = attributeInterruption(state, signal.byUser, now)
+  const whose = interruptionWasOurs(state.intervention, signal.byUser, now)
   // The run's tool calls ended with it, when it was interrupted: a verdict that comes later
   // must not end the calls of a run that started since.
   if (!signal.settledLate) state.openTools.clear()
@@ -190,7 +188,7 @@ function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState
     return
   }
   state.cancelledByUser = true
-  cancelPendingAction(state)
+  cancelRecovery(state.intervention)
   idle.cancel(state)
   cancelWatchdog(state)
   ctx.logger.log("info", `session ${state.id}: cancelled by the user; standing down until the next user message`)

@@ -23,7 +23,8 @@ import { applySignal } from "./apply-signal.ts"
 import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
 import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { stallBudgetMs } from "./watchdog.ts"
-import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
+import { cancelWatchdog, ensureWatchdog } from "./stall.ts"
+import { cancelRecovery } from "./intervention.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
@@ -169,7 +170,7 @@ export class RecoveryEngine {
       const state = this.sessions.touch(sessionID, this.ctx.time.now())
       return await runTaskComplete(this.ctx, state, (s) => {
         cancelWatchdog(s)
-        cancelPendingAction(s)
+        cancelRecovery(s.intervention)
         this.idle.cancel(s)
       })
     } catch (error) {
@@ -276,7 +277,7 @@ export class RecoveryEngine {
   private forget(state: SessionState): void {
     state.dropped = true
     cancelWatchdog(state)
-    cancelPendingAction(state)
+    cancelRecovery(state.intervention)
     this.idle?.cancel(state)
     for (const module of this.modules ?? []) {
       try {

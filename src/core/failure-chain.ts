@@ -19,7 +19,7 @@
  */
 import type { Options } from "../options/index.ts"
 import { backoffDelay } from "./ladder.ts"
-import { PROMPT_ECHO_GRACE_MS } from "./own-prompt.ts"
+import { ECHO_GRACE_MS } from "./intervention.ts"
 
 /**
  * clear          nothing to do
@@ -52,24 +52,15 @@ export type FailureState = {
   /** When the recovery went out: when its (continue's) host call settled (the `sent` event). */
   sentAt: number
   /**
-   * A recovery prompt's host call, or abort + resume's continue, has not settled yet (read
-   * only in phases prompted and abort-resumed). The watchdog waits for it: a host that takes
-   * most of sendTimeoutMs to accept the prompt has had no time to show its effect, and timing
-   * from the decision would send the next prompt right behind the first.
+   * Read only in phases prompted and abort-resumed, about the current recovery prompt (or abort +
+   * resume's continue): its host call has not settled yet (a host that takes most of
+   * sendTimeoutMs to accept it has had no time to show its effect); when it showed up in the
+   * session (until then it may simply not have reached it); until when a call that timed out
+   * may still be carried out. The chain judges none of them "did not revive" before: the next
+   * identical prompt would land right behind it.
    */
   sending: boolean
-  /**
-   * When the current recovery prompt was seen in the session (our own user message), or
-   * undefined while it has not been (read only in phases prompted and abort-resumed). Until
-   * then the prompt may simply not have reached the session yet, and judging it "did not
-   * revive" would put the next identical prompt right behind it (K16).
-   */
   seenAt?: number
-  /**
-   * The prompt's host call timed out: the host may still carry it out until then (read only
-   * in phases prompted and abort-resumed). A prompt that may still land and has not been seen
-   * is not judged before this: the next identical prompt would land right behind it (K18).
-   */
   mayLandUntil?: number
   /** Recoveries of ours answered by a failure, with no model output since (the loop count). */
   consecutive: number
@@ -123,8 +114,6 @@ export type FailureStep = {
 export const DEFAULT_FAILURE_LOOP_LIMIT = 3
 /** The watchdog never judges "still not busy" sooner than this, even with streamingFailureWatchdogMs 0. */
 export const FAILURE_WATCHDOG_MIN_MS = 1_000
-/** How much longer than the watchdog the chain waits for a recovery prompt accepted but not shown. */
-export const FAILURE_ECHO_GRACE_MS = PROMPT_ECHO_GRACE_MS
 
 const NONE: FailureAction = { type: "none" }
 
@@ -149,7 +138,7 @@ function watchdogMs(budgets: FailureBudgets): number {
  * never echoes cannot wedge the chain.
  */
 function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
-  if (state.seenAt === undefined) return Math.max(state.sentAt, state.mayLandUntil ?? 0) + watchdogMs(budgets) + FAILURE_ECHO_GRACE_MS
+  if (state.seenAt === undefined) return Math.max(state.sentAt, state.mayLandUntil ?? 0) + watchdogMs(budgets) + ECHO_GRACE_MS
   return Math.max(state.sentAt, state.seenAt) + watchdogMs(budgets)
 }
 
@@ -168,7 +157,7 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
  *    moment, another call in flight, the send spacing): the attempt is not spent, the same
  *    prompt is due again at `retryAt`;
  *  - `ownPromptSeen` when the plugin's own user message shows up in the session (the watchdog
- *    also waits for this, up to FAILURE_ECHO_GRACE_MS past its usual time).
+ *    also waits for this, up to ECHO_GRACE_MS past its usual time).
  * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
  * `abort-resume` -> own abort, then a continue after ABORT_CONTINUE_DELAY_MS;
  * `give-up` -> one log line. It must check its guards (cancelled, paused, awaiting the user,

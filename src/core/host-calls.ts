@@ -4,23 +4,8 @@
  * failed and frees the session's slot; whatever it eventually does is ignored.
  */
 import type { TimeSource } from "./clock.ts"
+import type { CallOutcome } from "./intervention.ts"
 import type { SessionState } from "./session-state.ts"
-
-export type CallOutcome = "ok" | "failed" | "timeout" | "busy"
-
-/** However short the stall budget, a host gets this long to carry out or report a call of ours. */
-export const MIN_LATE_LANDING_HOLD_MS = 60_000
-
-/**
- * How long a call of ours that may still take effect holds back the next identical one: an
- * abort accepted but not reported yet, a call answered past sendTimeoutMs (the host may still
- * carry it out). Two stall budgets (a stall one budget after ours is still held, since the host
- * may be late; the one after it is not), and at least a minute. Past it the call is presumed
- * lost, so a host that lost one cannot leave a session without recovery for good.
- */
-export function lateLandingHoldMs(stallBudgetMs: number): number {
-  return Math.max(MIN_LATE_LANDING_HOLD_MS, 2 * stallBudgetMs)
-}
 
 export class TimeoutError extends Error {
   constructor(label: string, ms: number) {
@@ -71,11 +56,11 @@ export async function exclusiveHostCall(
   call: () => Promise<unknown>,
   report: CallReporter,
 ): Promise<CallOutcome> {
-  if (state.callSlot.busy) {
+  if (state.intervention.call.busy) {
     report(label, "busy")
     return "busy"
   }
-  state.callSlot.busy = true
+  state.intervention.call.busy = true
   try {
     await withTimeout(time, timeoutMs, label, call)
     report(label, "ok")
@@ -85,6 +70,6 @@ export async function exclusiveHostCall(
     report(label, outcome, error)
     return outcome
   } finally {
-    state.callSlot.busy = false
+    state.intervention.call.busy = false
   }
 }

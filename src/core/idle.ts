@@ -22,6 +22,7 @@ import type { Options } from "../options/index.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { beginRecovery, reporter, sendPrompt, uncountUnsent } from "./actions.ts"
 import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
+import { note } from "./intervention.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
 import { readTodosFromTranscript } from "../todos/v2-reader.ts"
@@ -210,7 +211,7 @@ export class IdlePipeline {
     const options = this.ctx.effective(state)
     const held = holdReason(this.ctx, state)
     if (held) return
-    if (state.turnFeatureCounts.has(`sent:${action.feature}`)) {
+    if (state.intervention.sentThisTurn.has(action.feature)) {
       // Never deliver the same recovery twice without a turn in between (doubled idle events).
       log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)
       return
@@ -218,8 +219,7 @@ export class IdlePipeline {
     if (!beginRecovery(this.ctx, state, action.feature, { kind: "continue", reason: `${action.feature}: ${action.reason}` })) return
     log.log("info", `session ${state.id}: ${action.feature}: ${action.reason} -> ${action.kind}`)
     bump(state.featureCounts, action.feature)
-    bump(state.turnFeatureCounts, action.feature)
-    state.turnFeatureCounts.set(`sent:${action.feature}`, 1)
+    note(state.intervention, { type: "nudgeSent", feature: action.feature }, this.ctx.time.now())
 
     const timeout = options.sendTimeoutMs
     const report = reporter(this.ctx, state)

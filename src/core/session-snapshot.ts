@@ -4,12 +4,13 @@
  * Imported state keeps its ESC and completion latches and its spent budgets; a busy session
  * gets its watchdog re-armed for what is left of its budget, not a fresh one.
  */
+import type { Intervention } from "./intervention.ts"
 import { newSessionState, type SessionState } from "./session-state.ts"
 
 export type SessionSnapshot = Record<string, unknown> & { id: string }
 
 /** Fields that hold timers, in-flight work or module registrations: never carried over. */
-const TRANSIENT = new Set(["watchdogTimer", "pendingAction", "pendingJudgement", "callSlot", "ownAbort", "dropped", "outputWatched", "promptCalledAt", "ownPromptShownAt", "promptOverdueCalledAt", "promptOverdueUntil"])
+const TRANSIENT = new Set(["watchdogTimer", "pendingJudgement", "intervention", "dropped", "outputWatched"])
 
 /**
  * Optional fields (undefined in a fresh state) that are carried over, with the type each must
@@ -20,7 +21,6 @@ const OPTIONAL_KINDS: Record<string, "string" | "number" | "object" | "array"> =
   tokenMessageID: "string",
   lastRecovery: "object",
   todos: "array",
-  lastSendAt: "number",
   discoveryMisses: "number",
   lastHeldReason: "string",
 }
@@ -50,7 +50,18 @@ export function snapshotOf(state: SessionState): SessionSnapshot {
     if (TRANSIENT.has(key) || typeof value === "function") continue
     out[key] = copyValue(value)
   }
+  // Of what is in flight only the send spacing and the nudges sent this turn outlive a reload.
+  const { prompt, sentThisTurn } = state.intervention
+  if (prompt.acceptedAt !== undefined) out.lastSendAt = prompt.acceptedAt
+  out.sentThisTurn = [...sentThisTurn]
   return out
+}
+
+/** The two carried pieces of the intervention record; older snapshots kept "sent:" keys in `turnFeatureCounts`. */
+function restoreIntervention(rec: Intervention, snap: Record<string, unknown>): void {
+  if (hasKind(snap.lastSendAt, "number")) rec.prompt.acceptedAt = snap.lastSendAt as number
+  const older = snap.turnFeatureCounts instanceof Map ? [...snap.turnFeatureCounts.keys()].map((k) => String(k).match(/^sent:(.*)/)?.[1]) : []
+  for (const feature of Array.isArray(snap.sentThisTurn) ? snap.sentThisTurn : older) if (typeof feature === "string") rec.sentThisTurn.add(feature)
 }
 
 /**
@@ -74,5 +85,6 @@ export function restoreState(snapshot: unknown, now: number): SessionState | und
       fresh instanceof Map ? value instanceof Map : fresh instanceof Set ? value instanceof Set : Array.isArray(fresh) ? Array.isArray(value) : typeof fresh === typeof value
     if (sameKind) state[key] = copyValue(value)
   }
+  restoreIntervention((state as unknown as SessionState).intervention, snap)
   return state as unknown as SessionState
 }

@@ -1,5 +1,6 @@
 import type { TurnSetup } from "./port.ts"
 import type { CancelTimer } from "./clock.ts"
+import { newIntervention, type Intervention } from "./intervention.ts"
 import type { TodoItem } from "./transcript.ts"
 import type { FallbackEpisode } from "./fallback.ts"
 
@@ -12,13 +13,6 @@ export type OpenTool = { tool: string; startedAt: number; subagent?: "wait" | "b
 
 export type RecoveryKind = "continue" | "abort+continue"
 
-/**
- * The one-host-call-at-a-time slot of a session id. An object, not a flag on the state: a
- * session dropped while its call is in flight hands the slot to the state a later event
- * creates for the same id (session-table.ts), so the call still counts until it settles.
- */
-export type CallSlot = { busy: boolean }
-
 export type RecoveryRecord = {
   kind: RecoveryKind
   reason: string
@@ -27,19 +21,6 @@ export type RecoveryRecord = {
   epoch: number
   /** The session's lastModelOutputAt when it was made: still equal means no output since. */
   outputAt: number
-}
-
-/**
- * Our latest abort, while its interruption is still awaited (own-abort.ts): the call is
- * unanswered, accepted and not yet reported, or overdue (timed out: it may still be carried out).
- */
-export type OwnAbort = {
-  phase: "calling" | "accepted" | "overdue"
-  until: number
-  interruptedAt?: number
-  holdUntil?: number
-  /** When the abort call was answered (accepted, or timed out). */
-  settledAt?: number
 }
 
 /** Hard caps so that no per-session collection can grow with a misbehaving host. */
@@ -77,12 +58,10 @@ export type SessionState = {
   /** Continues since the last genuine user message. */
   lifetimeContinues: number
   lastRecovery?: RecoveryRecord
-  ownAbort?: OwnAbort
-  /** One host call in flight per session: a second one is refused, never stacked. */
-  callSlot: CallSlot
-  /** The single pending watchdog deadline and any pending delayed action. */
+  /** What of ours is in flight: the host call, a recovery under way, our last prompt and abort. */
+  intervention: Intervention
+  /** The single pending watchdog deadline. */
   watchdogTimer?: CancelTimer
-  pendingAction?: CancelTimer
   /** When the plugin first saw this session (its age gates action-intent nudges). */
   firstSeenAt: number
   /** Last genuine user message; idle nudges stand down while the user is recently active. */
@@ -91,8 +70,6 @@ export type SessionState = {
   todos?: TodoItem[]
   /** Idle nudges sent per feature since the last genuine user message. */
   featureCounts: Map<string, number>
-  /** Idle nudges sent per feature in the current busy turn (cleared when a turn starts). */
-  turnFeatureCounts: Map<string, number>
   /** Bumped on every busy/idle transition: a pending judgement of an older epoch is void. */
   idleEpoch: number
   /** Runs the host reported starting (discovery's inferred busy is not one): the ladder's run identity. */
@@ -103,14 +80,6 @@ export type SessionState = {
   /** task_complete calls answered since a user message or another tool ran; refusals since the user. */
   taskCompleteRepeats: number
   taskCompleteRefusals: number
-  /** When the host last accepted a prompt of ours (the send spacing counts from here). */
-  lastSendAt?: number
-  /** When our last prompt call went out, and when one of our prompts last showed up (own-prompt.ts). */
-  promptCalledAt?: number
-  ownPromptShownAt?: number
-  /** Our last timed-out prompt call: when it went out, and until when the host may still carry it out (own-prompt.ts). */
-  promptOverdueCalledAt?: number
-  promptOverdueUntil?: number
   /** Consecutive discovery listings that did not show this busy session. */
   discoveryMisses?: number
   /** Set when the session leaves the table: a recovery still in flight must not act on it. */
@@ -136,14 +105,8 @@ export function newSessionState(id: string, now: number): SessionState {
     tokenMessageID: undefined,
     lastRecovery: undefined,
     watchdogTimer: undefined,
-    pendingAction: undefined,
     todos: undefined,
     pendingJudgement: undefined,
-    lastSendAt: undefined,
-    promptCalledAt: undefined,
-    ownPromptShownAt: undefined,
-    promptOverdueCalledAt: undefined,
-    promptOverdueUntil: undefined,
     discoveryMisses: undefined,
     dropped: undefined,
     lastHeldReason: undefined,
@@ -162,12 +125,10 @@ export function newSessionState(id: string, now: number): SessionState {
     episodeRetries: 0,
     recentContinues: [],
     lifetimeContinues: 0,
-    ownAbort: undefined,
-    callSlot: { busy: false },
+    intervention: newIntervention(),
     firstSeenAt: now,
     lastGenuineUserAt: 0,
     featureCounts: new Map(),
-    turnFeatureCounts: new Map(),
     idleEpoch: 0,
     runEpoch: 0,
     toolsInFlightAtIdle: 0,

@@ -4,7 +4,8 @@
  * ceiling, and only when nothing idle is left to drop.
  */
 import { IDLE_CLEANUP_MS, MAX_IDLE_SESSIONS } from "../options/index.ts"
-import { newSessionState, type CallSlot, type SessionState } from "./session-state.ts"
+import { inFlight, type CallSlot } from "./intervention.ts"
+import { newSessionState, type SessionState } from "./session-state.ts"
 
 /** Busy sessions are not capped by MAX_IDLE_SESSIONS; this is the hard ceiling on all of them. */
 export const MAX_TRACKED_SESSIONS = 1000
@@ -58,7 +59,7 @@ export class SessionTable {
     const slot = this.busySlots.get(id)
     if (slot) {
       this.busySlots.delete(id)
-      if (slot.busy) state.callSlot = slot
+      if (slot.busy) state.intervention.call = slot
     }
     const remembered = this.tombstones.get(id)
     if (remembered) {
@@ -79,7 +80,7 @@ export class SessionTable {
     this.sessions.delete(state.id)
     if (this.newest === state) this.newest = undefined
     this.tombstones.delete(state.id)
-    if (state.callSlot.busy) this.keepSlot(state.id, state.callSlot)
+    if (state.intervention.call.busy) this.keepSlot(state.id, state.intervention.call)
     if (!forever && (state.cancelledByUser || state.completed || state.lifetimeContinues > 0)) {
       if (this.tombstones.size >= MAX_TOMBSTONES) {
         const oldest = this.tombstones.keys().next()
@@ -112,7 +113,7 @@ export class SessionTable {
    * idle sessions something still waits on (a module's wake): those stay.
    */
   sweep(now: number, kept: (state: SessionState) => boolean = () => false): void {
-    const idle = [...this.sessions.values()].filter((s) => !s.busy && !s.pendingAction && !s.callSlot.busy && !s.pendingJudgement && !kept(s))
+    const idle = [...this.sessions.values()].filter((s) => !s.busy && !inFlight(s.intervention) && !s.pendingJudgement && !kept(s))
     for (const state of idle) if (now - state.lastSeenAt > IDLE_CLEANUP_MS) this.drop(state)
     const remaining = idle.filter((s) => this.sessions.has(s.id)).sort((a, b) => a.lastSeenAt - b.lastSeenAt)
     while (remaining.length > MAX_IDLE_SESSIONS) this.drop(remaining.shift()!)

@@ -10,7 +10,7 @@ import { holdReason, type EngineContext } from "./context.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "./actions.ts"
 import { askHostRun } from "./host-run.ts"
 import { decideStallRecovery, stallActionFor } from "./ladder.ts"
-import { ownAbortLanding } from "./own-abort.ts"
+import { endRecovery, holdRecovery, mayIntervene } from "./intervention.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
 
@@ -40,11 +40,6 @@ export function cancelWatchdog(state: SessionState): void {
   state.watchdogTimer = undefined
 }
 
-export function cancelPendingAction(state: SessionState): void {
-  state.pendingAction?.()
-  state.pendingAction = undefined
-}
-
 /** Logs a held stall once per reason; `key` names the reason when its text changes (an age). */
 function logHeld(ctx: EngineContext, state: SessionState, reason: string, key = reason): void {
   if (state.lastHeldReason === key) return
@@ -72,10 +67,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
     return
   }
 
-  const held =
-    holdReason(ctx, state) ??
-    (state.pendingAction || state.callSlot.busy ? "a recovery is already under way" : undefined) ??
-    (ownAbortLanding(state, now) ? "our abort is not reported by the host yet" : undefined)
+  const held = holdReason(ctx, state) ?? mayIntervene(state.intervention, now, "ladder")?.reason
   if (held) {
     logHeld(ctx, state, held)
     ensureWatchdog(ctx, state, options.checkIntervalMs)
@@ -108,8 +100,8 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
     "info",
     `${head} -> ${decision.kind} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.stallEpisodeMaxContinues} in ${formatDuration(decision.delayMs)}`,
   )
-  state.pendingAction = ctx.time.schedule(decision.delayMs, () => {
-    state.pendingAction = undefined
+  holdRecovery(state.intervention, ctx.time.schedule(decision.delayMs, () => {
+    endRecovery(state.intervention)
     // The stream may have come back while we waited out the backoff.
     if (!state.busy || state.lastActivityAt > detectedAt || state.dropped) {
       ctx.logger.log("info", `session ${state.id}: activity resumed before recovery; nothing sent`)
@@ -117,7 +109,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
       return
     }
     void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + decision.delayMs, detectedAt)
-  })
+  }))
 }
 
 function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryKind, reason: string): void {
@@ -139,14 +131,10 @@ function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryK
  */
 async function actionForHost(ctx: EngineContext, state: SessionState, rung: RecoveryKind): Promise<{ kind: RecoveryKind; note: string } | undefined> {
   if (rung !== "continue") return { kind: rung, note: "" }
-  let cancelled = false
-  const marker = () => {
-    cancelled = true
-  }
-  state.pendingAction = marker
+  const asking = holdRecovery(state.intervention)
   const host = await askHostRun(ctx, state)
-  if (cancelled) return undefined
-  if (state.pendingAction === marker) state.pendingAction = undefined
+  if (asking.cancelled) return undefined
+  endRecovery(state.intervention, asking)
   const action = stallActionFor(rung, host.state)
   return { kind: action.kind, note: host.detail ? `${action.note} (${host.detail})` : action.note }
 }

@@ -7,7 +7,7 @@
 /**
  * Pause between our own abort and the continue that follows, so the host has settled the
  * aborted run and reported it. The report is what tells our abort from the user's ESC (one
- * interruption per abort; core/own-abort.ts): a host that reports late (seconds, not the few ms
+ * interruption per abort; core/intervention.ts): a host that reports late (seconds, not the few ms
  * 1.18 takes) must have done so before we prompt, or an ESC taken for our echo goes unnoticed.
  */
 export const ABORT_CONTINUE_DELAY_MS = 5_000

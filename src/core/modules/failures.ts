@@ -10,13 +10,12 @@ import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, spacingWait, uncountUnsent, type PromptRequest } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
-import type { CallOutcome } from "../host-calls.ts"
 import { errorText } from "../logger.ts"
 import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
 import { INITIAL_FAILURE_STATE, chainPending, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
-import { ownPromptLandingUntil } from "../own-prompt.ts"
+import { mayIntervene, type CallOutcome } from "../intervention.ts"
 import { explainFailure } from "../provider-failure.ts"
 import { classifyOutage, outageLabel } from "../outage.ts"
 import {
@@ -105,7 +104,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
   function feed(state: SessionState, t: Tracked, event: FailureEvent): void {
     if (event.type === "tick" || event.type === "idle") {
       const now = ctx.time.now()
-      const wait = holdReason(ctx, state) ? now + ctx.effective(state).checkIntervalMs : ownPromptLandingUntil(state, now)
+      const wait = holdReason(ctx, state) ? now + ctx.effective(state).checkIntervalMs : mayIntervene(state.intervention, now, "prompt")?.until
       if (wait !== undefined) {
         if (event.type === "idle") t.failure = { ...t.failure, busy: false }
         if (chainPending(t.failure)) wakeAt(state, t, wait)
@@ -153,7 +152,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
         }
         // Past sendTimeoutMs the host may still carry the prompt out: not judged before it could
         // land (sendPrompt noted until when).
-        feed(state, t, { type: "sent", mayLandUntil: outcome === "timeout" ? state.promptOverdueUntil : undefined })
+        feed(state, t, { type: "sent", mayLandUntil: outcome === "timeout" ? state.intervention.prompt.overdueUntil : undefined })
       } catch (error) {
         // Runs in a promise callback: nothing must reach the host as an unhandled rejection.
         ctx.logger.fault("module:failures", `failures failed after a recovery settled: ${errorText(error)}`)

@@ -75,7 +75,7 @@ export function saturationModule({ ctx }: ModuleEnv): EngineModule {
             isSubagent: state.parentID !== undefined,
             magicContextLoaded: magic,
             subagentNativeCompactionEnabled: facts.options.subagentNativeCompactionEnabled,
-            alreadyIntervenedThisBusyCycle: state.turnFeatureCounts.has("sent:context-saturation"),
+            alreadyIntervenedThisBusyCycle: state.intervention.sentThisTurn.has("context-saturation"),
             cancelled: state.cancelledByUser,
             completed: state.completed,
             limitsKnown: limit !== undefined,

@@ -11,6 +11,7 @@ import { buildUnknownToolPrompt } from "../../prompts/unknown-tool.ts"
 import { abortThenPrompt, beginRecovery } from "../actions.ts"
 import { holdReason } from "../context.ts"
 import { bump } from "../idle.ts"
+import { mayIntervene } from "../intervention.ts"
 import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
 import type { ToolNames } from "../tool-names.ts"
 
@@ -93,7 +94,7 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
       const loop = prints.record(signal.tool, signal.args)
       if (!loop) return
       // ESC, a pause or an open question win over a loop; so does a recovery already under way.
-      const held = holdReason(ctx, state) ?? (state.pendingAction ? "a recovery is under way" : undefined)
+      const held = holdReason(ctx, state) ?? mayIntervene(state.intervention, ctx.time.now(), "recovery")?.reason
       if (held) {
         ctx.logger.log("info", `session ${state.id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held}`)
         return

@@ -23,7 +23,7 @@
  * Interruptions: only reason "user" can be a user stop, but the plugin's own
  * `session.interrupt` is reported with that same reason. So "user" (and a missing reason, which
  * no documented release sends) maps to `interrupted` with `byUser` left undefined, and the core
- * decides by counting the interruptions its own aborts can account for (core/own-abort.ts).
+ * decides by counting the interruptions its own aborts can account for (core/intervention.ts).
  * Every other reason (shutdown, superseded, inactivity) is `byUser: false`: never a latch.
  */
 import { usedTokens } from "../../core/saturation.ts"
@@ -207,7 +207,7 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, 
   return [{ type: "activity", sessionID }]
 }
 
-/** undefined lets the core's own-abort count (own-abort.ts) tell our interrupt from the user's. */
+/** undefined lets the core's own-abort count (intervention.ts) tell our interrupt from the user's. */
 export function interruptedByUser(reason: unknown): boolean | undefined {
   const text = str(reason) ?? str(get(reason, "type"))
   if (text === undefined || text === "user") return undefined

@@ -1,6 +1,7 @@
 /** abortThenPrompt: when its promise settles, which callers time what follows from. */
 import { describe, expect, test } from "bun:test"
 import { abortThenPrompt, type OpenCallException } from "../../../src/core/actions.ts"
+import { cancelRecovery } from "../../../src/core/intervention.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/index.ts"
 import { bareContext } from "../../support/bare-context.ts"
 import { settle } from "../../support/harness.ts"
@@ -48,11 +49,35 @@ describe("abortThenPrompt settles when the whole action is over", () => {
     s.start()
     await s.advance(1_000)
     expect(s.isDone()).toBe(false)
-    s.state.pendingAction?.()
+    cancelRecovery(s.state.intervention)
     await settle()
     expect(s.isDone()).toBe(true)
     await s.advance(ABORT_CONTINUE_DELAY_MS)
     expect(s.port.actions).toEqual(["abort"])
+  })
+
+  test("cancelled while the history is read for the veto (a user turn, ESC, a newer recovery): no abort goes out", async () => {
+    const read = (s: ReturnType<typeof setup>) => {
+      let answer: (messages: []) => void = () => undefined
+      s.port.readMessages = () => new Promise((resolve) => (answer = resolve))
+      s.start()
+      return (messages: []) => answer(messages)
+    }
+    const cancelled = setup()
+    const answerCancelled = read(cancelled)
+    await cancelled.advance(0)
+    cancelRecovery(cancelled.state.intervention)
+    answerCancelled([])
+    await cancelled.advance(0)
+    expect(cancelled.isDone()).toBe(true)
+    expect(cancelled.port.actions).toEqual([])
+    // Negative control: the same read answered with nothing cancelled meanwhile lets the abort out.
+    const kept = setup()
+    const answerKept = read(kept)
+    await kept.advance(0)
+    answerKept([])
+    await kept.advance(0)
+    expect(kept.port.actions).toEqual(["abort"])
   })
 
   test("at once when nothing will be sent: held, or the abort failed", async () => {

@@ -4,7 +4,7 @@
  * Each case has its negative control.
  */
 import { describe, expect, test } from "bun:test"
-import { OWN_ABORT_REPORT_SKEW_MS } from "../../../src/core/own-abort.ts"
+import { ABORT_REPORT_SKEW_MS as OWN_ABORT_REPORT_SKEW_MS } from "../../../src/core/intervention.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { makeHarness, userTurn, type Harness } from "../../support/harness.ts"
 

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { nextContextLock, UNLOCKED_CONTEXT } from "../../../src/core/context-lock.ts"
+import { ECHO_GRACE_MS as FAILURE_ECHO_GRACE_MS } from "../../../src/core/intervention.ts"
 import {
-  FAILURE_ECHO_GRACE_MS,
   FAILURE_WATCHDOG_MIN_MS,
   INITIAL_FAILURE_STATE,
   nextFailureStep,

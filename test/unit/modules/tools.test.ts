@@ -80,6 +80,22 @@ describe("live tool loops", () => {
     expect(h.engine.status("s1")?.cancelledByUser).toBe(false)
   })
 
+  test("a loop seen again while the first loop's abort is still out is left alone: one recovery at a time", async () => {
+    const h = makeHarness()
+    h.port.abortBehaviour = "hang"
+    h.emit(...userTurn)
+    const loop = (from: number) => {
+      for (let i = from; i < from + 6; i++) h.emit({ type: "toolStart", callID: `c${i}`, tool: "read", args: { path: "a.ts", offset: 0 } }, { type: "toolEnd", callID: `c${i}` })
+    }
+    loop(0)
+    await h.advance(100)
+    expect(h.port.actions).toEqual(["abort"])
+    loop(6)
+    await h.advance(100)
+    expect(h.port.logged(/live tool loop .* left alone: a recovery is already under way/)).toBe(true)
+    expect(h.engine.status("s1")?.lifetimeContinues).toBe(1)
+  })
+
   test("a provider that numbers calls per turn (call_0, call_1...): the next turn's calls are new calls", async () => {
     const h = makeHarness()
     h.emit(...userTurn)

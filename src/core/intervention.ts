@@ -1,0 +1,270 @@
+/**
+ * One record per session of what the plugin itself has in flight: the host call out, a recovery
+ * under way, our last prompt (called, accepted, overdue, shown) and our last abort until its
+ * interruption is accounted for. Every path asks it two questions: may we intervene now (if not,
+ * why and until when), and was that interruption ours. No clock, no I/O: transitions take `now`.
+ *
+ * Our abort and the user's ESC reach the core as the same `interrupted`, so the evidence is a
+ * count: an abort the host accepts ends one run, reported as one interruption, usually just
+ * before the call returns; one the count cannot account for is the user's. In doubt the user
+ * wins: an echo taken for ESC costs one recovery, an ESC taken for an echo talks over the user.
+ */
+import type { OpenTool } from "./session-state.ts"
+
+/** How long before answering an abort the host may report it (1.18: a few ms; the margin is for load). */
+export const ABORT_REPORT_SKEW_MS = 1_000
+
+/**
+ * How long an accepted prompt may take to show up before it is taken for one that never will:
+ * OpenCode shows one within milliseconds, 5 s covers a lagging event stream, and a host that never
+ * shows prompts delays the next by just this. Not sendTimeoutMs: that budgets the answer, which came.
+ */
+export const ECHO_GRACE_MS = 5_000
+
+/** However short the stall budget, a host gets this long to carry out or report a call of ours. */
+export const MIN_LATE_LANDING_HOLD_MS = 60_000
+
+/**
+ * How long a call of ours that may still take effect (an abort accepted but not reported, a call
+ * answered past sendTimeoutMs) holds back the next: two stall budgets (the host may be late by
+ * one), at least a minute. Past it the call is presumed lost: a host that lost one cannot leave
+ * a session without recovery for good.
+ */
+export function lateLandingHoldMs(stallBudgetMs: number): number {
+  return Math.max(MIN_LATE_LANDING_HOLD_MS, 2 * stallBudgetMs)
+}
+
+/** How a host call went; "busy": not made, another call of the session was out. */
+export type CallOutcome = "ok" | "failed" | "timeout" | "busy"
+
+/**
+ * One host call at a time per session. An object of its own: a session dropped while its call
+ * is out hands it to the state a later event creates for the id (session-table.ts).
+ */
+export type CallSlot = { busy: boolean }
+
+/** Our latest abort until its interruption is accounted for; `overdue`: timed out, may still land. */
+export type OwnAbort = { phase: "calling" | "accepted" | "overdue"; until: number; interruptedAt?: number; holdUntil?: number; settledAt?: number }
+
+/** Our prompts: the last call, the last one accepted (the send spacing counts from it), the last sighting, the last timed out. */
+export type OwnPrompt = { calledAt?: number; acceptedAt?: number; shownAt?: number; overdueCalledAt?: number; overdueUntil?: number }
+
+export type Intervention = {
+  call: CallSlot
+  /** A recovery under way (a backoff, a question to the host, an abort and the pause after it). */
+  underWay?: UnderWay
+  prompt: OwnPrompt
+  abort?: OwnAbort
+  /** Idle nudges sent since the last run began: never the same one twice without a turn between. */
+  sentThisTurn: Set<string>
+}
+
+export function newIntervention(): Intervention {
+  return { call: { busy: false }, underWay: undefined, prompt: {}, abort: undefined, sentThisTurn: new Set() }
+}
+
+/**
+ * What a path is about to do: `prompt` a recovery prompt (one of ours still on its way would get
+ * it right behind: the same recovery twice); `abort` (one of ours accepted or overdue and not
+ * reported: a second hits a run that is over); `recovery` one that supersedes none under way;
+ * `ladder` the stall ladder's next step (nothing under way, no call out, no abort landing).
+ */
+export type Act = "prompt" | "abort" | "recovery" | "ladder"
+
+/** Why not now, and until when (undefined: look again later). */
+export type Hold = { reason: string; until?: number }
+
+const UNDER_WAY: Hold = { reason: "a recovery is already under way" }
+
+/** May we intervene now? Undefined: yes; otherwise the hold. */
+export function mayIntervene(rec: Intervention, now: number, act: Act): Hold | undefined {
+  if (act === "prompt") {
+    const until = promptLandingUntil(rec.prompt, now)
+    return until === undefined ? undefined : { reason: "a prompt of ours may still land", until }
+  }
+  if (act === "recovery") return rec.underWay ? UNDER_WAY : undefined
+  if (act === "ladder" && inFlight(rec)) return UNDER_WAY
+  return abortLanding(rec, now) ? { reason: "our abort is not reported by the host yet", until: rec.abort?.holdUntil } : undefined
+}
+
+/**
+ * Until when a prompt of ours may still be on its way: the last one the host accepted, for the
+ * echo grace, and the last one whose call timed out, for its hold. Each counts until a sighting
+ * at or after its call started (the host may show a prompt before it answers); the later wins.
+ */
+function promptLandingUntil(p: OwnPrompt, now: number): number | undefined {
+  const shownAt = p.shownAt ?? -Infinity
+  const unseen = (calledAt: number | undefined): calledAt is number => calledAt !== undefined && shownAt < calledAt
+  let until: number | undefined
+  if (p.overdueUntil !== undefined && now < p.overdueUntil && unseen(p.overdueCalledAt)) until = p.overdueUntil
+  // Accepted: the last call is the one the host answered (a refused or pending one is not).
+  if (p.acceptedAt !== undefined && unseen(p.calledAt) && p.acceptedAt >= p.calledAt) {
+    const graceEnd = p.acceptedAt + ECHO_GRACE_MS
+    if (now < graceEnd) until = Math.max(until ?? graceEnd, graceEnd)
+  }
+  return until
+}
+
+/**
+ * An abort of ours was accepted (or may still land) and the host has shown nothing since. Past
+ * the hold given when it settled the report is presumed lost and the abort forgotten.
+ */
+function abortLanding(rec: Intervention, now: number): boolean {
+  const own = rec.abort
+  if (own === undefined || own.phase === "calling") return false
+  if (own.holdUntil !== undefined && now > own.holdUntil) {
+    rec.abort = undefined
+    return false
+  }
+  return true
+}
+
+/** A recovery under way, or a host call out (the table never sweeps such a session). */
+export const inFlight = (rec: Intervention): boolean => rec.underWay !== undefined || rec.call.busy
+
+/** `cancelled` once the user, ESC or a newer recovery ended it; `cancel` stops its timer (none while a call of it is out). */
+export type UnderWay = { cancelled: boolean; cancel?: () => void }
+
+/** A recovery is under way from now. */
+export function holdRecovery(rec: Intervention, cancel?: () => void): UnderWay {
+  return (rec.underWay = { cancelled: false, cancel })
+}
+
+/** The recovery under way is over; with `mine`, only if it is still that one. */
+export function endRecovery(rec: Intervention, mine?: UnderWay): void {
+  if (mine === undefined || rec.underWay === mine) rec.underWay = undefined
+}
+
+/** Someone (the user, ESC, a newer recovery) cancels the recovery under way. */
+export function cancelRecovery(rec: Intervention): void {
+  const underWay = rec.underWay
+  if (underWay) underWay.cancelled = true
+  underWay?.cancel?.()
+  rec.underWay = undefined
+}
+
+export type Event =
+  | { type: "promptCalling" }
+  | { type: "promptSettled"; outcome: CallOutcome; holdUntil: number }
+  | { type: "ownPromptShown" }
+  | { type: "abortCalling"; until: number }
+  /** The session moved on (a run began or ended, the model or a tool spoke): stop awaiting. */
+  | { type: "runMovedOn" }
+  /** The user wrote: an interruption from now on ends the user's own turn. */
+  | { type: "userTookOver" }
+  | { type: "runStarted" }
+  | { type: "nudgeSent"; feature: string }
+
+/** Every transition but those that answer a question (`abortSettled`, `interruptionWasOurs`). */
+export function note(rec: Intervention, event: Event, now: number): void {
+  switch (event.type) {
+    case "promptCalling":
+      rec.prompt.calledAt = now
+      return
+    case "promptSettled":
+      if (event.outcome === "ok") rec.prompt.acceptedAt = now
+      else if (event.outcome === "timeout") {
+        rec.prompt.overdueCalledAt = rec.prompt.calledAt
+        rec.prompt.overdueUntil = event.holdUntil
+      }
+      return
+    case "ownPromptShown": {
+      // A prompt that went out after our abort was answered (the continue that follows it) shows
+      // the aborted run is over: a later interruption is the user's ESC, no late report of it. One
+      // sent before the abort proves nothing (it may show just before the host reports the abort).
+      const answeredAt = rec.abort?.settledAt
+      if (answeredAt !== undefined && rec.prompt.calledAt !== undefined && rec.prompt.calledAt >= answeredAt) rec.abort = undefined
+      rec.prompt.shownAt = now
+      return
+    }
+    case "abortCalling":
+      rec.abort = { phase: "calling", until: event.until }
+      return
+    case "runMovedOn":
+      if (rec.abort !== undefined && rec.abort.phase !== "calling") rec.abort = undefined
+      return
+    case "userTookOver":
+      note(rec, { type: "runMovedOn" }, now)
+      // Our abort aimed at the run before: even answered promptly, an interruption now is theirs.
+      if (rec.abort?.phase === "calling") rec.abort.until = -Infinity
+      return
+    case "runStarted":
+      if (rec.sentThisTurn.size > 0) rec.sentThisTurn = new Set()
+      return
+    case "nudgeSent":
+      rec.sentThisTurn.add(event.feature)
+      return
+  }
+}
+
+/**
+ * The abort call answered. Returns "user" when an interruption held as undecided turns out to
+ * be the user's (the host refused our abort, or it is overdue and may never be carried out).
+ */
+export function abortSettled(rec: Intervention, outcome: CallOutcome, now: number, holdMs: number): "user" | undefined {
+  const own = rec.abort
+  if (own?.phase !== "calling") return undefined
+  if (own.interruptedAt !== undefined) {
+    rec.abort = undefined
+    // The host reports our abort just before answering it: an interruption long before the
+    // answer was something else stopping the run while our call waited.
+    return outcome === "ok" && now - own.interruptedAt <= ABORT_REPORT_SKEW_MS ? undefined : "user"
+  }
+  if (outcome === "ok") own.phase = "accepted"
+  // Past sendTimeoutMs it may still be carried out: awaited like an accepted one, but its
+  // interruption, should it come, is not presumed ours.
+  else if (outcome === "timeout") own.phase = "overdue"
+  else {
+    rec.abort = undefined
+    return undefined
+  }
+  own.settledAt = now
+  own.holdUntil = now + holdMs
+  return undefined
+}
+
+/** Whose an interruption is; "undecided" waits for the answer to our abort call. */
+export type Attribution = "ours" | "user" | "undecided" | "other"
+
+/**
+ * Counts an interruption against our abort. While the call is unanswered the first one is
+ * undecided: ours if the host then accepts the abort promptly, the user's if it refuses, never
+ * answers or answers long after. After acceptance the first one inside the window is ours (a
+ * host that reports late). Any other is the user's. `byUser: false`: shutdown, superseded...:
+ * the run ended, but neither we nor the user asked for it.
+ */
+export function interruptionWasOurs(rec: Intervention, byUser: boolean | undefined, now: number): Attribution {
+  const own = rec.abort
+  if (byUser === false) {
+    note(rec, { type: "runMovedOn" }, now)
+    return "other"
+  }
+  if (own?.phase === "calling" && byUser === undefined && now <= own.until && own.interruptedAt === undefined) {
+    own.interruptedAt = now
+    return "undecided"
+  }
+  rec.abort = undefined
+  return own?.phase === "accepted" && byUser === undefined && now <= own.until ? "ours" : "user"
+}
+
+/**
+ * The exceptions to the open-call guard (no prompt and no abort reach a session while a tool
+ * call younger than the wedged ceiling runs). Both are cases where the open call is itself what
+ * is stuck, and both for an abort only (the prompt after it meets the plain guard again):
+ *
+ *  - a proven live tool loop, aborted before its next call runs: every open call is the loop's;
+ *  - an orphan parent: only its open subagent calls that wait on a child pass
+ *    (`OpenTool.subagent === "wait"`, never a background run), and only while
+ *    `childrenSettled()` says every child has run and ended or is silent past `subagentDeadMs`.
+ *    Any other open tool, or a child working again or waiting on its user, refuses the abort.
+ */
+export type OpenCallException =
+  | { kind: "live-tool-loop" }
+  | { kind: "orphan-parent"; childrenSettled: () => boolean }
+
+/** Whether `exception` lets an abort end the open call `open`. */
+export function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool): boolean {
+  if (!exception) return false
+  if (exception.kind === "live-tool-loop") return true
+  return open.subagent === "wait" && exception.childrenSettled()
+}
