@@ -7,22 +7,19 @@
  * to the same session either.
  */
 
+import { BoundedMap } from "../core/bounded.ts"
+
 const MAX_SEND_LOG_SESSIONS = 1000
 
 /** When each session last got something from us; bounded, the oldest entry goes first. */
 export class SendLog {
-  private readonly last = new Map<string, number>()
+  private readonly last = new BoundedMap<string, number>(MAX_SEND_LOG_SESSIONS, { refresh: true })
 
   lastSendAt(sessionID: string): number | undefined {
     return this.last.get(sessionID)
   }
 
   record(sessionID: string, at: number): void {
-    this.last.delete(sessionID)
-    if (this.last.size >= MAX_SEND_LOG_SESSIONS) {
-      const oldest = this.last.keys().next()
-      if (!oldest.done) this.last.delete(oldest.value)
-    }
     this.last.set(sessionID, at)
   }
 }

@@ -6,6 +6,7 @@ import type { Signal } from "../../core/port.ts"
 import { normalizeTodos } from "./messages.ts"
 import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
 import { get, num, str } from "../shape.ts"
+import { BoundedMap } from "../../core/bounded.ts"
 
 const MAX_REMEMBERED_MESSAGES = 2000
 /** Part updates concern a session's latest messages; older ones need no role. */
@@ -16,24 +17,15 @@ const MAX_MESSAGES_PER_SESSION = 8
  * that a session the engine forgets takes its messages along: after cleanup nothing is left.
  */
 export class MessageRoles {
-  private readonly roles = new Map<string, "user" | "assistant">()
-  private readonly bySession = new Map<string, string[]>()
+  private readonly roles = new BoundedMap<string, "user" | "assistant">(MAX_REMEMBERED_MESSAGES)
+  private readonly bySession = new BoundedMap<string, string[]>(MAX_REMEMBERED_MESSAGES, {
+    onEvict: (_sessionID, ids) => this.forgetMessages(ids),
+  })
 
   set(messageID: string, role: "user" | "assistant", sessionID: string): void {
     if (this.roles.has(messageID)) return
-    if (this.roles.size >= MAX_REMEMBERED_MESSAGES) {
-      const oldest = this.roles.keys().next()
-      if (!oldest.done) this.roles.delete(oldest.value)
-    }
     this.roles.set(messageID, role)
-    let ids = this.bySession.get(sessionID)
-    if (!ids) {
-      if (this.bySession.size >= MAX_REMEMBERED_MESSAGES) {
-        const oldest = this.bySession.keys().next()
-        if (!oldest.done) this.forgetSession(oldest.value)
-      }
-      this.bySession.set(sessionID, (ids = []))
-    }
+    const ids = this.bySession.getOrCreate(sessionID, () => [])
     ids.push(messageID)
     if (ids.length > MAX_MESSAGES_PER_SESSION) this.roles.delete(ids.shift()!)
   }
@@ -46,8 +38,12 @@ export class MessageRoles {
   forgetSession(sessionID: string): void {
     const ids = this.bySession.get(sessionID)
     if (!ids) return
-    for (const id of ids) this.roles.delete(id)
+    this.forgetMessages(ids)
     this.bySession.delete(sessionID)
+  }
+
+  private forgetMessages(ids: readonly string[]): void {
+    for (const id of ids) this.roles.delete(id)
   }
 
   get size(): number {

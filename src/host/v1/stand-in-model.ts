@@ -8,7 +8,7 @@
  * the one this process saw in the session's last genuine turn, else the newest real one in the
  * stored history (after a restart nothing is in memory).
  */
-import { boundedSet } from "../../core/session-state.ts"
+import { BoundedMap } from "../../core/bounded.ts"
 import { asObj, get, str } from "../shape.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
 
@@ -41,12 +41,11 @@ export function newestRealModel(messages: unknown): ModelRef | undefined {
 
 /** The last real model of each session seen in this process, bounded (oldest session forgotten first). */
 export class RealModels {
-  private readonly models = new Map<string, ModelRef>()
+  private readonly models = new BoundedMap<string, ModelRef>(MAX_REMEMBERED_SESSIONS, { refresh: true })
 
   note(sessionID: string, model: ModelRef | undefined): void {
     if (!model || isStandIn(model)) return
-    this.models.delete(sessionID)
-    boundedSet(this.models, sessionID, model, MAX_REMEMBERED_SESSIONS)
+    this.models.set(sessionID, model)
   }
 
   /** The engine dropped the session: so does this memory (it is bounded, and must not outlive it). */

@@ -28,7 +28,7 @@ import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
 import type { FetchLike } from "./http.ts"
 import { createV2Port, type V2Port } from "./port.ts"
 import { EventPump } from "./pump.ts"
-import { claimSlot, getSlot, nextSerial, releaseSlot, rememberStepSetup, sharedFileLog, slotKey, type Slot } from "./registry.ts"
+import { claimSlot, getSlot, nextSerial, releaseSlot, sharedFileLog, slotKey, type Slot } from "./registry.ts"
 import { registerTaskComplete, type Registration, type TaskCompleteCall } from "./task-complete.ts"
 import { HistoryWatcher } from "./user-turns.ts"
 import { exportWatchState, importWatchState } from "../watch-state.ts"
@@ -176,7 +176,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     const agent = str(get(data, "agent"))
     if (!agent && !(providerID && modelID)) return
     const setup = { agent, model: providerID && modelID ? { providerID, modelID } : undefined }
-    rememberStepSetup(slot, sessionID, setup)
+    slot.stepSetups.set(sessionID, setup)
     if (setup.model && setupPending.delete(sessionID)) handle({ type: "turnSetup", sessionID, setup })
   }
 

@@ -32,21 +32,16 @@ import { isAbortName } from "../../core/provider-failure.ts"
 import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
 import { asObj, get, num, str, type Obj } from "../shape.ts"
 import { RunMemory } from "./run-memory.ts"
+import { BoundedMap } from "../../core/bounded.ts"
 
 const MAX_REMEMBERED_TOOLS = 2000
 
 /** `session:callID` -> tool name, bounded (oldest forgotten first). */
 export class ToolNames {
-  private readonly names = new Map<string, string>()
+  private readonly names = new BoundedMap<string, string>(MAX_REMEMBERED_TOOLS, { refresh: true })
 
   remember(sessionID: string, callID: string, name: string): void {
-    const key = `${sessionID}\u0000${callID}`
-    this.names.delete(key)
-    if (this.names.size >= MAX_REMEMBERED_TOOLS) {
-      const oldest = this.names.keys().next()
-      if (!oldest.done) this.names.delete(oldest.value)
-    }
-    this.names.set(key, name)
+    this.names.set(`${sessionID}\u0000${callID}`, name)
   }
 
   lookup(sessionID: string, callID: string): string | undefined {

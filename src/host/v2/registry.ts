@@ -17,6 +17,7 @@
  * `shareWatchState`) the last instance's watch state belong to the location.
  */
 import { MAX_SLOTS, processTable, slotIn, type HeldSlot } from "../registry.ts"
+import { BoundedMap, makeRoom } from "../../core/bounded.ts"
 import { SendLog } from "../send-log.ts"
 import { OwnSends, SeenMessages } from "./user-turns.ts"
 import type { WatchSnapshot } from "../watch-state.ts"
@@ -70,17 +71,10 @@ function scopeShared(scopeKey: string): ScopeShared {
       sendLog: new SendLog(),
       syntheticRefused: new Set<string>(),
       seen: new SeenMessages(),
-      stepSetups: new Map<string, TurnSetup>(),
+      stepSetups: new BoundedMap<string, TurnSetup>(MAX_STEP_SETUPS, { refresh: true }),
     }
     // One scope per process in production; past the cap (tests) one nobody runs in is forgotten.
-    if (table.size >= MAX_SLOTS) {
-      for (const candidate of table.keys()) {
-        if (!scopeInUse(candidate)) {
-          table.delete(candidate)
-          break
-        }
-      }
-    }
+    makeRoom(table, MAX_SLOTS, (_, candidate) => !scopeInUse(candidate))
     table.set(scopeKey, shared)
   }
   return shared
@@ -99,14 +93,6 @@ export function getSlot(scopeKey: string, location?: V2Location): Slot {
   return slotIn(slots(), key, () => ({ key, ...scopeShared(scopeKey) }))
 }
 
-export function rememberStepSetup(slot: Slot, sessionID: string, setup: TurnSetup): void {
-  slot.stepSetups.delete(sessionID)
-  if (slot.stepSetups.size >= MAX_STEP_SETUPS) {
-    const oldest = slot.stepSetups.keys().next()
-    if (!oldest.done) slot.stepSetups.delete(oldest.value)
-  }
-  slot.stepSetups.set(sessionID, setup)
-}
 
 /** One writer per log file per process, however many instances come and go. */
 export function sharedFileLog(path: string, make: () => FileLog): FileLog {

@@ -23,6 +23,7 @@ import type { Signal, TurnSetup } from "../../core/port.ts"
 import { get, str } from "../shape.ts"
 import { isPauseReply } from "./command.ts"
 import { hasOwnMarker, messageText } from "./messages.ts"
+import { addNewest, BoundedMap } from "../../core/bounded.ts"
 
 const MAX_SESSIONS = 500
 const MAX_IDS_PER_SESSION = 200
@@ -32,25 +33,13 @@ const OWN_TEXT_TTL_MS = 10 * 60_000
 /** Messages read per history scan: a run start is always near the end of the history. */
 export const USER_SCAN_LIMIT = 20
 
-/** A map of per-session values, least recently used session evicted first. */
-class SessionTable<V> {
-  private readonly rows = new Map<string, V>()
+/** A value per session, made on first use; the least recently used session is forgotten first. */
+class RecentSessions<V> {
+  private readonly rows = new BoundedMap<string, V>(MAX_SESSIONS, { refresh: true })
   constructor(private readonly make: () => V) {}
 
   get(sessionID: string): V {
-    let row = this.rows.get(sessionID)
-    if (row !== undefined) {
-      this.rows.delete(sessionID)
-      this.rows.set(sessionID, row)
-      return row
-    }
-    row = this.make()
-    if (this.rows.size >= MAX_SESSIONS) {
-      const oldest = this.rows.keys().next()
-      if (!oldest.done) this.rows.delete(oldest.value)
-    }
-    this.rows.set(sessionID, row)
-    return row
+    return this.rows.getOrCreate(sessionID, this.make)
   }
 
   peek(sessionID: string): V | undefined {
@@ -62,23 +51,13 @@ class SessionTable<V> {
   }
 }
 
-function addBounded(set: Set<string>, value: string, cap: number): void {
-  set.delete(value)
-  set.add(value)
-  while (set.size > cap) {
-    const oldest = set.values().next()
-    if (oldest.done) break
-    set.delete(oldest.value)
-  }
-}
-
 /**
  * What the plugin itself sent, per session. Process-wide: it outlives a reload. Callers pass
  * the time, because instances sharing it may run on different clocks (tests do).
  */
 export class OwnSends {
-  private readonly ids = new SessionTable(() => new Set<string>())
-  private readonly texts = new SessionTable<{ text: string; at: number }[]>(() => [])
+  private readonly ids = new RecentSessions(() => new Set<string>())
+  private readonly texts = new RecentSessions<{ text: string; at: number }[]>(() => [])
 
   rememberText(sessionID: string, text: string, now: number): void {
     const list = this.texts.get(sessionID)
@@ -87,7 +66,7 @@ export class OwnSends {
   }
 
   rememberID(sessionID: string, id: string): void {
-    addBounded(this.ids.get(sessionID), id, MAX_IDS_PER_SESSION)
+    addNewest(this.ids.get(sessionID), id, MAX_IDS_PER_SESSION)
   }
 
   isOwn(sessionID: string, id: string | undefined, text: string, now: number): boolean {
@@ -98,13 +77,13 @@ export class OwnSends {
 
 /** User message ids already classified, per session. Shared across reloads with the watch state. */
 export class SeenMessages {
-  private readonly table = new SessionTable(() => new Set<string>())
+  private readonly table = new RecentSessions(() => new Set<string>())
 
   /** Marks `id` seen; true when it was new. */
   add(sessionID: string, id: string): boolean {
     const set = this.table.get(sessionID)
     const fresh = !set.has(id)
-    addBounded(set, id, MAX_IDS_PER_SESSION)
+    addNewest(set, id, MAX_IDS_PER_SESSION)
     return fresh
   }
 
@@ -192,7 +171,7 @@ export type HistoryWatcherDeps = {
 
 /** Runs history scans: one at a time per session, a trigger during a scan runs one more. */
 export class HistoryWatcher {
-  private readonly interruptions = new SessionTable(() => ({ count: 0 }))
+  private readonly interruptions = new RecentSessions(() => ({ count: 0 }))
   private readonly running = new Set<string>()
   private readonly again = new Set<string>()
   private stopped = false
