@@ -24,7 +24,7 @@ import { beginRecovery, reporter, sendPrompt, uncountUnsent } from "./actions.ts
 import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
-import { readTodosFromTranscript } from "../todos/v2-reader.ts"
+import { readTodosFromTranscript } from "../todos/transcript-reader.ts"
 import type { TodoSnapshot } from "../todos/open.ts"
 import type { TranscriptMessage } from "./transcript.ts"
 

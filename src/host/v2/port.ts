@@ -22,7 +22,7 @@ import type { HostPort, LogLevel, ModelRef, SendRequest } from "../../core/port.
 import { asObj, get, num, str } from "../shape.ts"
 import { callCtx, hasMethod, MissingMethodError, unwrapData } from "./context.ts"
 import { HostHttp, MESSAGE_ROUTE_CAP, type FetchLike } from "./http.ts"
-import { readTodosFromTranscript } from "../../todos/v2-reader.ts"
+import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
 import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from "./messages.ts"
 import type { OwnSends } from "./user-turns.ts"
 import { reserveSend, type SendLog } from "../send-log.ts"
