@@ -22,7 +22,7 @@ import { get, str } from "../shape.ts"
 import { startupLine } from "../startup.ts"
 import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
-import { belongsHere, decodeV2Event, mapDecoded, ToolNames } from "./events.ts"
+import { belongsHere, decodeV2Event, mapDecoded, ToolNamesByCall } from "./events.ts"
 import { RunMemory } from "./run-memory.ts"
 import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
 import type { FetchLike } from "./http.ts"
@@ -115,7 +115,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   for (const warning of resolved.warnings) port.log("warn", warning)
   adoptWatchState()
 
-  const tools = new ToolNames()
+  const tools = new ToolNamesByCall()
   const memory = new RunMemory()
   const firstStepPending = new Set<string>()
   /** Genuine turns reported before their model was known; the run's first step names it. */

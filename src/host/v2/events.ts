@@ -6,7 +6,7 @@
  * aggregate for events that leave it out. Field names moved between 2.0.x releases, so every
  * renamed field is read under both spellings (`id ?? callID`, `name ?? tool`, ...).
  *
- * Pure apart from two bounded memories: `ToolNames` (the tool name travels only on
+ * Pure apart from two bounded memories: `ToolNamesByCall` (the tool name travels only on
  * `session.tool.input.started`, while the call itself is announced later by
  * `session.tool.called`) and `RunMemory` (forms and step errors, see below).
  *
@@ -37,7 +37,7 @@ import { BoundedMap } from "../../core/bounded.ts"
 const MAX_REMEMBERED_TOOLS = 2000
 
 /** `session:callID` -> tool name, bounded (oldest forgotten first). */
-export class ToolNames {
+export class ToolNamesByCall {
   private readonly names = new BoundedMap<string, string>(MAX_REMEMBERED_TOOLS, { refresh: true })
 
   remember(sessionID: string, callID: string, name: string): void {
@@ -122,7 +122,7 @@ export function callIDOf(data: unknown): string | undefined {
  * The same mapping for an event already decoded (and filtered) by the adapter. `wallNow` is
  * read only to turn a provider's Retry-After date into a wait.
  */
-export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, wallNow: () => number, memory?: RunMemory): Signal[] {
+export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesByCall, wallNow: () => number, memory?: RunMemory): Signal[] {
   const { type, data } = event
   if (MODEL_OUTPUT.has(type)) return [{ type: "modelOutput", sessionID }]
 

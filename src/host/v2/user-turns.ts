@@ -92,11 +92,12 @@ export class SeenMessages {
   }
 }
 
-export type Verdict = "genuine" | "own" | undefined
+/** Who wrote a user message: the user, or the plugin itself; undefined: not a user message (or already seen). */
+export type TurnOrigin = "genuine" | "own" | undefined
 
 const INBOUND_TYPES = new Set(["user", "synthetic"])
 
-function classify(own: OwnSends, sessionID: string, entry: unknown, id: string | undefined, now: number): Verdict {
+function classify(own: OwnSends, sessionID: string, entry: unknown, id: string | undefined, now: number): TurnOrigin {
   const type = str(get(entry, "type"))
   if (!type || !INBOUND_TYPES.has(type)) return undefined
   if (isPauseReply(entry) && hasOwnMarker(entry)) return undefined
@@ -109,7 +110,7 @@ function classify(own: OwnSends, sessionID: string, entry: unknown, id: string |
 }
 
 /** Classifies an admitted inbox item (`data.item`, older `data.input`). */
-export function classifyInboxItem(own: OwnSends, seen: SeenMessages, sessionID: string, data: unknown, now: number): Verdict {
+export function classifyInboxItem(own: OwnSends, seen: SeenMessages, sessionID: string, data: unknown, now: number): TurnOrigin {
   const item = get(data, "item") ?? get(data, "input")
   const id = str(get(item, "id")) ?? str(get(data, "inboxID"))
   const verdict = classify(own, sessionID, item, id, now)
@@ -125,12 +126,12 @@ export function classifyHistory(
   sessionID: string,
   history: readonly unknown[],
   now: number,
-): Verdict {
+): TurnOrigin {
   let lastIdle = -1
   history.forEach((entry, i) => {
     if (str(get(entry, "type")) === "idle") lastIdle = i
   })
-  let verdict: Verdict
+  let verdict: TurnOrigin
   history.forEach((entry, i) => {
     const id = str(get(entry, "id"))
     const v = classify(own, sessionID, entry, id, now)
