@@ -11,25 +11,22 @@
  */
 import type { Hooks } from "@opencode-ai/plugin"
 import type { TimeSource } from "../../core/clock.ts"
-import { RecoveryEngine } from "../../core/engine.ts"
+import type { RecoveryEngine } from "../../core/engine.ts"
 import type { PauseSource } from "../../core/pauses.ts"
 import { errorText } from "../../core/logger.ts"
 import { effectiveOptions, resolveOptions } from "../../options/index.ts"
-import { realTime } from "../real-time.ts"
+import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import type { HostPort, TurnSetup } from "../../core/port.ts"
-import { startupLine } from "../startup.ts"
+import { startInstance } from "../instance.ts"
 import { MessageRoles, mapOtherEvent, mapStreamingEvent } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
-import { hostPauses } from "../../pause/host-pauses.ts"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
 import { RealModels } from "./stand-in-model.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
 import { applyProviderStreamTimeouts } from "./stream-timeouts.ts"
-import { claimSlot, nextSerial, releaseSlot } from "../registry.ts"
-import { exportWatchState, importWatchState } from "../watch-state.ts"
-import { getV1Slot, type V1Holder, type V1Slot } from "./registry.ts"
+import { getV1Slot, type V1Slot } from "./registry.ts"
 
 export type V1Plugin = {
   hooks: Hooks
@@ -57,64 +54,26 @@ export function startV1(
   const resolved = resolveOptions(rawOptions, env)
   const time = deps.time ?? realTime()
   const slot = getV1Slot(resolved.options.registryScope, str(get(input, "directory")))
-  const serial = nextSerial()
   const port = createV1Port(input.client as V1Client, { resolved, time, sendLog: slot.sendLog })
-  // The marker file the CLI writes, shared with every OpenCode process: this process keeps a
-  // lease in it, so a restart clears the pauses it held and nothing else (host-pauses.ts).
-  const pauses = hostPauses({
-    injected: deps.pauses,
-    env,
-    recheckMs: resolved.options.checkIntervalMs,
-    time,
-    log: (level, message) => port.log(level, message),
-  })
   const roles = new MessageRoles()
   const realModels = new RealModels()
-  const engine = new RecoveryEngine({
-    port,
+  const instance = startInstance({
+    host: "v1",
+    slot,
+    resolved,
     time,
-    options: resolved,
-    pauses: pauses.source,
+    port,
+    env,
+    pauses: deps.pauses,
     onSessionDropped: (sessionID) => {
       roles.forgetSession(sessionID)
       realModels.forget(sessionID)
     },
   })
-  port.log("info", `${startupLine("v1", resolved)}; instance #${serial}`)
-  for (const warning of resolved.warnings) port.log("warn", warning)
-
-  // Claimed once everything that could throw is built: a start that fails leaves the running
-  // instance alone. The previous holder stops inside claimSlot and leaves its sessions behind.
-  let stopped = false
-  const holder: V1Holder = { serial, engine, stop: (reason) => stop(reason) }
-  claimSlot(slot, holder)
-  adoptWatchState()
-
-  function adoptWatchState(): void {
-    const snapshot = slot.watch
-    slot.watch = undefined
-    if (!resolved.options.shareWatchState || !snapshot) return
-    const taken = importWatchState(engine, snapshot, time.now())
-    if (taken > 0) port.log("info", `shareWatchState: took over ${taken} session(s) from the previous instance`)
-  }
-
-  function stop(reason = "cleanup"): void {
-    if (stopped) return
-    stopped = true
-    // Left for the next instance before the engine forgets it; it takes it only with shareWatchState.
-    try {
-      slot.watch = exportWatchState(engine, time.now())
-    } catch (error) {
-      port.log("warn", `could not keep session state for the next instance: ${errorText(error)}`)
-    }
-    port.log("info", `instance #${serial} stopped (${reason})`)
-    engine.dispose()
-    pauses.stop()
-    releaseSlot(slot, holder)
-  }
+  const { engine, serial, stop } = instance
 
   /** The engine that answers for this instance: its own, or the live one once superseded. */
-  const liveEngine = (): RecoveryEngine | undefined => (stopped ? slot.holder?.engine : engine)
+  const liveEngine = (): RecoveryEngine | undefined => (instance.stopped ? slot.holder?.engine : engine)
 
   // Plain functions, not async ones: the host awaits whatever a hook returns, and a shared
   // settled promise spares the event hook a promise per streaming event (the hot path).
@@ -133,9 +92,9 @@ export function startV1(
    * The streaming path, every event the host has: one plain function with no wrapper layers
    * (it does its own stopped check and its own catch) and one clock read per event.
    */
-  const wallNow = () => (time.wall ? time.wall() : time.now())
+  const wallNow = wallClock(time)
   function onEvent(input: { event: unknown }): Promise<void> {
-    if (stopped) return DONE
+    if (instance.stopped) return DONE
     try {
       const now = time.now()
       const event = (input as { event?: unknown } | undefined)?.event
@@ -200,12 +159,12 @@ export function startV1(
       engine.handle({ type: "toolEnd", sessionID, callID })
     }),
   }
-  const control = pauses.control
+  const control = instance.pauses.control
   // The command hooks guard themselves: their one deliberate throw must reach the host.
   const all = control
     ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now(), realModels }))
     : hooks
-  const live = silencedWhenStopped(all, () => stopped)
+  const live = silencedWhenStopped(all, () => instance.stopped)
   live.event = onEvent
   live.dispose = async () => {
     try {
@@ -220,7 +179,7 @@ export function startV1(
     serial,
     slot,
     get stopped() {
-      return stopped
+      return instance.stopped
     },
     get rememberedMessages() {
       return roles.size

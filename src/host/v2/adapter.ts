@@ -11,15 +11,14 @@
  * provider options, so there is no surface to do it through.
  */
 import type { TimeSource } from "../../core/clock.ts"
-import { RecoveryEngine } from "../../core/engine.ts"
+import type { RecoveryEngine } from "../../core/engine.ts"
 import { errorText } from "../../core/logger.ts"
 import type { PauseSource } from "../../core/pauses.ts"
-import { hostPauses } from "../../pause/host-pauses.ts"
 import { resolveOptions } from "../../options/index.ts"
 import type { LogLevel, Signal } from "../../core/port.ts"
-import { realTime } from "../real-time.ts"
+import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
-import { startupLine } from "../startup.ts"
+import { startInstance } from "../instance.ts"
 import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
 import { belongsHere, decodeV2Event, mapDecoded, ToolNamesByCall } from "./events.ts"
@@ -28,10 +27,9 @@ import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
 import type { FetchLike } from "./http.ts"
 import { createV2Port, type V2Port } from "./port.ts"
 import { EventPump } from "./pump.ts"
-import { claimSlot, getSlot, nextSerial, releaseSlot, sharedFileLog, slotKey, type Slot } from "./registry.ts"
+import { getSlot, sharedFileLog, slotKey, type Slot } from "./registry.ts"
 import { registerTaskComplete, type Registration, type TaskCompleteCall } from "./task-complete.ts"
 import { HistoryWatcher } from "./user-turns.ts"
-import { exportWatchState, importWatchState } from "../watch-state.ts"
 
 /** What tests may inject; production uses the real clock, global fetch, the log file and the pause marker file. */
 export type V2Deps = {
@@ -84,7 +82,6 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const time = deps.time ?? realTime()
   const resolved = resolveOptions(get(ctx, "options"), env)
   const slot = getSlot(slotKey(resolved.options.registryScope), hostLocation(ctx))
-  const serial = nextSerial()
   const writeLog = deps.writeLog ?? fileLogWriter(env, time)
   const port = createV2Port({
     ctx,
@@ -95,25 +92,9 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     writeLog,
   })
 
-  let stopped = false
+  const instance = startInstance({ host: "v2", slot, resolved, time, port, env, pauses: deps.pauses })
+  const { engine, serial, stop } = instance
   let registration: Registration | undefined
-  // Declared before the claim: the previous holder stops inside claimSlot and leaves its state.
-  const holder = { serial, stop: (reason: string) => stop(reason) }
-  claimSlot(slot, holder)
-
-  // The marker file auto-resume-toggle writes, as on 1.x: re-read at most every check interval,
-  // with this process's lease in it, so a restart clears only the pauses this process held.
-  const pauses = hostPauses({
-    injected: deps.pauses,
-    env,
-    recheckMs: resolved.options.checkIntervalMs,
-    time,
-    log: (level, message) => port.log(level, message),
-  })
-  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: pauses.source })
-  port.log("info", `${startupLine("v2", resolved)}; instance #${serial}`)
-  for (const warning of resolved.warnings) port.log("warn", warning)
-  adoptWatchState()
 
   const tools = new ToolNamesByCall()
   const memory = new RunMemory()
@@ -136,9 +117,9 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     },
   })
 
-  const wallNow = () => (time.wall ? time.wall() : time.now())
+  const wallNow = wallClock(time)
   function onEvent(raw: unknown): void {
-    if (stopped) return
+    if (instance.stopped) return
     const event = decodeV2Event(raw, memory)
     if (!event?.sessionID || !belongsHere(event, directory)) return
     const sessionID = event.sessionID
@@ -191,60 +172,38 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     log: (level, message) => engine.logger.log(level, message),
     onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID) : { ok: true, text: "Noted." }),
   }).then((r) => {
-    if (stopped) r?.dispose()
+    if (instance.stopped) r?.dispose()
     else registration = r
     return r
   })
 
   // `/auto-resume` writes the store the engine reads; replies are bounded like any host call.
   let command: Disposable | undefined
-  const commandRegistered = pauses.control
+  const control = instance.pauses.control
+  const commandRegistered = control
     ? registerV2PauseCommand(ctx, {
         engine,
-        pauses: pauses.control,
+        pauses: control,
         log: (level, message) => engine.logger.log(level, message),
         now: () => time.now(),
         syntheticRefused: slot.syntheticRefused,
         time,
         timeoutMs: () => resolved.options.sendTimeoutMs,
       }).then((r) => {
-        if (stopped) r?.dispose()
+        if (instance.stopped) r?.dispose()
         else command = r
         return r
       })
     : Promise.resolve(undefined)
 
-  function adoptWatchState(): void {
-    const snapshot = slot.watch
-    slot.watch = undefined
-    if (!resolved.options.shareWatchState || !snapshot) return
-    const taken = importWatchState(engine, snapshot, time.now())
-    if (taken === undefined) port.log("warn", "shareWatchState: this engine cannot take over session state; starting fresh")
-    else if (taken > 0) port.log("info", `shareWatchState: took over ${taken} session(s) from the previous instance`)
-  }
-
-  function stop(reason = "cleanup"): void {
-    if (stopped) return
-    stopped = true
-    // Leave our state for the next instance before the engine forgets it.
-    try {
-      const snapshot = exportWatchState(engine, time.now())
-      if (snapshot) slot.watch = snapshot
-      else if (resolved.options.shareWatchState) port.log("warn", "shareWatchState: this engine's session state cannot be read; the next instance starts fresh")
-    } catch (error) {
-      port.log("warn", `could not keep session state for the next instance: ${errorText(error)}`)
-    }
-    port.log("info", `instance #${serial} stopped (${reason})`)
+  instance.onStop(() => {
     pump.stop()
     watcher.stop()
-    engine.dispose()
-    pauses.stop()
     registration?.dispose()
     registration = undefined
     command?.dispose()
     command = undefined
-    releaseSlot(slot, holder)
-  }
+  })
 
   return {
     serial,
@@ -253,10 +212,10 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     pump,
     slot,
     registered,
-    pauses: pauses.source,
+    pauses: instance.pauses.source,
     commandRegistered,
     get stopped() {
-      return stopped
+      return instance.stopped
     },
     stop,
   }

@@ -16,11 +16,11 @@
  * an event that reaches two locations' instances still gets one send. Only the holder and (for
  * `shareWatchState`) the last instance's watch state belong to the location.
  */
-import { MAX_SLOTS, processTable, slotIn, type HeldSlot } from "../registry.ts"
+import { MAX_SLOTS, processTable, slotIn } from "../registry.ts"
 import { BoundedMap, makeRoom } from "../../core/bounded.ts"
 import { SendLog } from "../send-log.ts"
 import { OwnSends, SeenMessages } from "./user-turns.ts"
-import type { WatchSnapshot } from "../watch-state.ts"
+import type { InstanceSlot } from "../instance.ts"
 import type { TurnSetup } from "../../core/port.ts"
 import type { FileLog } from "./file-log.ts"
 
@@ -28,15 +28,13 @@ export { claimSlot, nextSerial, releaseSlot, slotKey, type SlotHolder } from "..
 
 const MAX_STEP_SETUPS = 1000
 
-export type Slot = HeldSlot & {
+export type Slot = InstanceSlot & {
   readonly own: OwnSends
   readonly sendLog: SendLog
   readonly syntheticRefused: Set<string>
   readonly seen: SeenMessages
   /** The agent/model each session's last step ran with (from `session.step.started`). */
   readonly stepSetups: Map<string, TurnSetup>
-  /** Left by the previous holder when it stopped; taken by the next one. */
-  watch?: WatchSnapshot
 }
 
 /** The part of a slot every location of one scope shares. */
