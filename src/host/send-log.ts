@@ -1,6 +1,7 @@
 /**
- * `injectIntervalMs` on both hosts: when each session last got a message from us, and the
- * check that refuses a send coming too soon after the previous one.
+ * How both hosts send: hidden or shown (`visibleContinue`, `quietCorrections`), and
+ * `injectIntervalMs`: when each session last got a message from us, and the check that
+ * refuses a send coming too soon after the previous one.
  *
  * The log lives in the process-wide registry slot (registry.ts), so it spans every instance
  * that shares the slot: a reloaded or duplicated plugin cannot send twice in quick succession
@@ -8,6 +9,7 @@
  */
 
 import { BoundedMap } from "../core/bounded.ts"
+import type { SendKind } from "../core/port.ts"
 
 const MAX_SEND_LOG_SESSIONS = 1000
 
@@ -46,4 +48,13 @@ export function reserveSend(log: SendLog, sessionID: string, now: number, interv
     throw new SendRefusedError(`send refused: ${gap}ms after the previous one to this session (injectIntervalMs=${intervalMs})`)
   }
   log.record(sessionID, now)
+}
+
+/**
+ * Whether a send takes the host's hidden channel (1.x a synthetic part, 2.x a synthetic
+ * message): a continue is shown unless `visibleContinue` is off, a correction hidden unless
+ * `quietCorrections` is off.
+ */
+export function isHiddenSend(kind: SendKind, options: { visibleContinue: boolean; quietCorrections: boolean }): boolean {
+  return kind === "continue" ? !options.visibleContinue : options.quietCorrections
 }

@@ -19,6 +19,7 @@ import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import type { HostPort, TurnSetup } from "../../core/port.ts"
 import { startInstance } from "../instance.ts"
+import { turnSetupOf } from "../normalize.ts"
 import { MessageRoles, mapOtherEvent, mapStreamingEvent } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
@@ -221,11 +222,8 @@ function silencedWhenStopped(hooks: Hooks, stopped: () => boolean): Hooks {
 
 /** Agent and model of a genuine user turn, from the hook input or the stored message. */
 function turnSetup(hookInput: unknown, output: unknown): TurnSetup {
-  const agent = str(get(hookInput, "agent")) ?? str(get(output, "message", "agent"))
   const model = get(hookInput, "model") ?? get(output, "message", "model")
-  const providerID = str(get(model, "providerID"))
-  const modelID = str(get(model, "modelID"))
-  return { agent, model: providerID && modelID ? { providerID, modelID } : undefined }
+  return turnSetupOf(str(get(hookInput, "agent")) ?? str(get(output, "message", "agent")), str(get(model, "providerID")), str(get(model, "modelID")))
 }
 
 /** A port that only logs, for a plugin that could not start: it stays inert but visible. */

@@ -4,7 +4,7 @@
  */
 import type { Signal } from "../../core/port.ts"
 import { normalizeTodos } from "./messages.ts"
-import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
+import { errorSignal, QUESTION_ANSWERED, QUESTION_OPENED } from "../signals.ts"
 import { get, num, str } from "../shape.ts"
 import { BoundedMap } from "../../core/bounded.ts"
 
@@ -55,8 +55,8 @@ export class MessageRoles {
   }
 }
 
-const AWAITING_OPEN = new Set(["permission.asked", "permission.updated", "question.asked"])
-const AWAITING_CLOSED = new Set(["permission.replied", "question.replied", "question.rejected"])
+const AWAITING_OPEN = new Set(QUESTION_OPENED)
+const AWAITING_CLOSED = new Set(QUESTION_ANSWERED)
 
 /** The session an event belongs to, wherever this event type keeps it. */
 export function eventSessionID(props: unknown): string | undefined {
@@ -131,16 +131,8 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
       const name = str(get(props, "error", "name")) ?? "UnknownError"
       if (name === "MessageAbortedError") return [{ type: "interrupted", sessionID }]
       const data = get(props, "error", "data")
-      return [
-        {
-          type: "error",
-          sessionID,
-          name,
-          message: (str(get(data, "message")) ?? "").slice(0, 2000),
-          status: num(get(data, "statusCode")),
-          retryAfterMs: retryAfterFromHeaders(get(data, "responseHeaders"), wallNow()),
-        },
-      ]
+      const error = { name, message: str(get(data, "message")) ?? "", status: num(get(data, "statusCode")), headers: get(data, "responseHeaders") }
+      return [errorSignal(sessionID, error, wallNow)]
     }
     case "message.updated": {
       const role = str(get(props, "info", "role"))

@@ -15,7 +15,7 @@ import type { TimeSource } from "../../core/clock.ts"
 import { effectiveOptions, resolveOptions, type ResolvedOptions } from "../../options/index.ts"
 import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../../core/port.ts"
 import { realTime } from "../real-time.ts"
-import { reserveSend, SendLog } from "../send-log.ts"
+import { isHiddenSend, reserveSend, SendLog } from "../send-log.ts"
 import { asObj, get, num, str } from "../shape.ts"
 import { normalizeTodos, normalizeV1Messages } from "./messages.ts"
 
@@ -66,11 +66,6 @@ export type V1PortDeps = {
   time?: TimeSource
   /** The registry slot's send log; a private one when absent. */
   sendLog?: SendLog
-}
-
-/** Whether a send goes out as a hidden (synthetic) part under these options. */
-export function isHiddenSend(kind: SendRequest["kind"], options: { visibleContinue: boolean; quietCorrections: boolean }): boolean {
-  return kind === "continue" ? !options.visibleContinue : options.quietCorrections
 }
 
 /** OpenCode 1.x runs a subagent through its `task` tool. */

@@ -10,6 +10,7 @@
  */
 import { BoundedMap } from "../../core/bounded.ts"
 import { asObj, get, str } from "../shape.ts"
+import { modelOf } from "../normalize.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
 
 export type ModelRef = { providerID: string; modelID: string }
@@ -19,9 +20,7 @@ const MAX_REMEMBERED_SESSIONS = 1000
 export const REAL_MODEL_HISTORY_LIMIT = 20
 
 export function modelRef(value: unknown): ModelRef | undefined {
-  const providerID = str(get(value, "providerID"))
-  const modelID = str(get(value, "modelID"))
-  return providerID && modelID ? { providerID, modelID } : undefined
+  return modelOf(str(get(value, "providerID")), str(get(value, "modelID")))
 }
 
 export function isStandIn(model: ModelRef | undefined): boolean {

@@ -19,6 +19,7 @@ import type { LogLevel, Signal } from "../../core/port.ts"
 import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import { startInstance } from "../instance.ts"
+import { turnSetupOf } from "../normalize.ts"
 import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
 import { belongsHere, decodeV2Event, mapDecoded, ToolNamesByCall } from "./events.ts"
@@ -156,7 +157,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     const modelID = str(get(data, "model", "id")) ?? str(get(data, "model", "modelID"))
     const agent = str(get(data, "agent"))
     if (!agent && !(providerID && modelID)) return
-    const setup = { agent, model: providerID && modelID ? { providerID, modelID } : undefined }
+    const setup = turnSetupOf(agent, providerID, modelID)
     slot.stepSetups.set(sessionID, setup)
     if (setup.model && setupPending.delete(sessionID)) handle({ type: "turnSetup", sessionID, setup })
   }

@@ -29,7 +29,7 @@
 import { usedTokens } from "../../core/saturation.ts"
 import type { Signal } from "../../core/port.ts"
 import { isAbortName } from "../../core/provider-failure.ts"
-import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
+import { errorSignal, QUESTION_ANSWERED, QUESTION_OPENED, type HostError } from "../signals.ts"
 import { asObj, get, num, str, type Obj } from "../shape.ts"
 import { RunMemory } from "./run-memory.ts"
 import { BoundedMap } from "../../core/bounded.ts"
@@ -92,14 +92,8 @@ export function belongsHere(event: V2Event, hostDirectory: string | undefined): 
   return sameDirectory(event.directory, hostDirectory)
 }
 
-const AWAITING_OPEN = new Set(["permission.asked", "permission.updated", "form.created", "question.asked"])
-const AWAITING_CLOSED = new Set([
-  "permission.replied",
-  "form.replied",
-  "form.cancelled",
-  "question.replied",
-  "question.rejected",
-])
+const AWAITING_OPEN = new Set([...QUESTION_OPENED, "form.created"])
+const AWAITING_CLOSED = new Set([...QUESTION_ANSWERED, "form.replied", "form.cancelled"])
 /** Where the request id may sit, best first; replies sometimes name it differently. */
 const AWAITING_KEY_FIELDS = ["id", "requestID", "permissionID", "formID", "questionID", "callID"]
 
@@ -139,7 +133,7 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesBy
       memory?.runEnded(sessionID)
       // An aborted run is an interruption, whichever of the two events reports it.
       if (isAbortedError(error)) return [{ type: "interrupted", sessionID }, { type: "idle", sessionID }]
-      return [errorSignal(sessionID, error, wallNow()), { type: "idle", sessionID }]
+      return [errorSignal(sessionID, hostError(error), wallNow), { type: "idle", sessionID }]
     }
     case "session.execution.interrupted":
       memory?.runEnded(sessionID)
@@ -244,21 +238,14 @@ function isAbortedError(error: unknown): boolean {
  * (and `streamingFailureErrorNames` matches it) the same way. 1.x-style `{ name, data }` is
  * accepted too.
  */
-export function errorSignal(sessionID: string, error: unknown, now: number): Signal {
-  const text = str(error)
-  const name = str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError"
-  const message = text ?? str(get(error, "message")) ?? str(get(error, "data", "message")) ?? ""
-  const status =
-    num(get(error, "status")) ??
-    num(get(error, "statusCode")) ??
-    num(get(error, "response", "status")) ??
-    num(get(error, "data", "statusCode"))
-  const headers = get(error, "response", "headers") ?? get(error, "headers") ?? get(error, "data", "responseHeaders")
-  const retry = num(get(error, "retryAfterMs")) ?? retryAfterFromHeaders(headers, now)
-  const signal: Extract<Signal, { type: "error" }> = { type: "error", sessionID, name, message: message.slice(0, 2000) }
-  if (status !== undefined) signal.status = status
-  if (retry !== undefined) signal.retryAfterMs = retry
-  return signal
+function hostError(error: unknown): HostError {
+  return {
+    name: str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError",
+    message: str(error) ?? str(get(error, "message")) ?? str(get(error, "data", "message")) ?? "",
+    status: num(get(error, "status")) ?? num(get(error, "statusCode")) ?? num(get(error, "response", "status")) ?? num(get(error, "data", "statusCode")),
+    headers: get(error, "response", "headers") ?? get(error, "headers") ?? get(error, "data", "responseHeaders"),
+    retryAfterMs: num(get(error, "retryAfterMs")),
+  }
 }
 
 function awaitingSignals(sessionID: string, type: string, data: Obj): Signal[] {

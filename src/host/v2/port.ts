@@ -25,7 +25,7 @@ import { HostHttp, MESSAGE_ROUTE_CAP, type FetchLike } from "./http.ts"
 import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
 import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from "./messages.ts"
 import type { OwnSends } from "./user-turns.ts"
-import { reserveSend, type SendLog } from "../send-log.ts"
+import { isHiddenSend, reserveSend, type SendLog } from "../send-log.ts"
 
 // The send log moved to ../send-log.ts (both hosts use it); re-exported for existing importers.
 export { SendLog, SendRefusedError } from "../send-log.ts"
@@ -166,8 +166,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
         return
       }
       checkDeadline(request, deadline)
-      const hidden = request.kind === "continue" ? !options.visibleContinue : options.quietCorrections
-      await deliver(request, hidden, deadline)
+      await deliver(request, isHiddenSend(request.kind, options), deadline)
     },
 
     async abort(sessionID) {

@@ -24,6 +24,7 @@ import { get, str } from "../shape.ts"
 import { isPauseReply } from "./command.ts"
 import { hasOwnMarker, messageText } from "./messages.ts"
 import { addNewest, BoundedMap } from "../../core/bounded.ts"
+import { turnSetupOf } from "../normalize.ts"
 
 const MAX_SESSIONS = 500
 const MAX_IDS_PER_SESSION = 200
@@ -148,9 +149,7 @@ export function setupFromHistory(history: readonly unknown[]): TurnSetup | undef
   for (let i = history.length - 1; i >= 0; i--) {
     const entry = history[i]
     if (str(get(entry, "type")) !== "assistant") continue
-    const providerID = str(get(entry, "model", "providerID"))
-    const modelID = str(get(entry, "model", "id")) ?? str(get(entry, "model", "modelID"))
-    return { agent: str(get(entry, "agent")), model: providerID && modelID ? { providerID, modelID } : undefined }
+    return turnSetupOf(str(get(entry, "agent")), str(get(entry, "model", "providerID")), str(get(entry, "model", "id")) ?? str(get(entry, "model", "modelID")))
   }
   return undefined
 }
