@@ -27,9 +27,6 @@ import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from
 import type { OwnSends } from "./user-turns.ts"
 import { isHiddenSend, reserveSend, type SendLog } from "../send-log.ts"
 
-// The send log moved to ../send-log.ts (both hosts use it); re-exported for existing importers.
-export { SendLog, SendRefusedError } from "../send-log.ts"
-
 const MAX_SEND_LOG_SESSIONS = 1000
 /** Messages looked at before a send to find the same recovery still pending. */
 const DUPLICATE_LOOKBACK = 6
