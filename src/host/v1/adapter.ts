@@ -2,12 +2,10 @@
  * The OpenCode 1.x adapter: hooks and events in, signals to the core; the SDK client out.
  * Every hook is wrapped so that nothing we do can throw into the host.
  *
- * One live engine per (registry scope, directory) (registry.ts): a later `server()` for the
- * same directory (the plugin listed twice, or the host re-creating the instance) supersedes
- * this one. A superseded instance's hooks do nothing (the live instance gets the same calls),
- * except the task_complete tool, which the host may have taken from either hook set and which
- * therefore answers through the live engine. With `shareWatchState` the new engine takes over
- * the old one's sessions. The `dispose` hook stops the engine and frees the slot.
+ * The lifecycle is the shared one (../instance.ts), one live engine per (registry scope,
+ * directory) (registry.ts). A superseded instance's hooks do nothing (the live instance gets
+ * the same calls), except the task_complete tool, which the host may have taken from either
+ * hook set and which therefore answers through the live engine. The `dispose` hook stops it.
  */
 import type { Hooks } from "@opencode-ai/plugin"
 import type { TimeSource } from "../../core/clock.ts"
@@ -18,7 +16,7 @@ import { effectiveOptions, resolveOptions } from "../../options/index.ts"
 import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import type { HostPort, TurnSetup } from "../../core/port.ts"
-import { startInstance } from "../instance.ts"
+import { startInstance, type Instance } from "../instance.ts"
 import { turnSetupOf } from "../normalize.ts"
 import { MessageRoles, mapOtherEvent, mapStreamingEvent } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
@@ -29,18 +27,13 @@ import { REPLY_PROVIDER_ID } from "./command-model.ts"
 import { applyProviderStreamTimeouts } from "./stream-timeouts.ts"
 import { getV1Slot, type V1Slot } from "./registry.ts"
 
-export type V1Plugin = {
+export type V1Plugin = Pick<Instance, "serial" | "engine" | "stopped" | "stop"> & {
   hooks: Hooks
-  engine: RecoveryEngine
-  readonly serial: number
   readonly slot: V1Slot
-  readonly stopped: boolean
   /** Message roles remembered (bounded; a forgotten session takes its own along). For tests and the memory bench. */
   readonly rememberedMessages: number
   /** Sessions whose real model is remembered (stand-in-model.ts); the same rule. */
   readonly rememberedModels: number
-  /** Stops the engine and frees the slot (what the `dispose` hook does). Idempotent. */
-  stop(reason?: string): void
 }
 
 /** What tests may inject; production uses the real clock, in-memory pauses and process.argv. */

@@ -4,7 +4,7 @@
  */
 import type { TodoItem, TranscriptMessage, TranscriptPart, ToolPartStatus } from "../../core/transcript.ts"
 import { asObj, get, num, str } from "../shape.ts"
-import { clip, modelOf, prosePart } from "../normalize.ts"
+import { clip, messageStats, modelOf, prosePart } from "../normalize.ts"
 
 const TOOL_STATUSES = new Set<ToolPartStatus>(["pending", "running", "completed", "error"])
 
@@ -55,10 +55,7 @@ export function normalizeV1Message(entry: unknown): TranscriptMessage | undefine
     own: own || undefined,
     finish: str(info.finish),
     errorName: str(get(info, "error", "name")),
-    outputTokens: num(get(info, "tokens", "output")),
-    reasoningTokens: num(get(info, "tokens", "reasoning")),
-    createdAt: num(get(info, "time", "created")),
-    completedAt: num(get(info, "time", "completed")),
+    ...messageStats(info),
     agent: str(info.agent) ?? str(info.mode),
     model: modelOf(str(get(info, "model", "providerID")) ?? str(info.providerID), str(get(info, "model", "modelID")) ?? str(info.modelID)),
   }

@@ -1,24 +1,21 @@
 /**
- * The OpenCode 2.x adapter: `setup(ctx)` for a real 2.x host.
- *
- * Events in (`ctx.event.subscribe`), signals to the same core as on 1.x, effects out through
- * the v2 port. One live instance per location (registry.ts, keyed by `ctx.location`): a
- * re-run `setup` for the same location stops the previous instance before it starts, and with
- * `shareWatchState` takes over its session state; another location's instance keeps running. The returned cleanup stops every timer, the subscription and the tool registration.
+ * The OpenCode 2.x adapter: `setup(ctx)` for a real 2.x host. Events in (`ctx.event.subscribe`),
+ * signals to the core, effects out through the v2 port; the lifecycle is the shared one
+ * (../instance.ts), one live instance per location (registry.ts, keyed by `ctx.location`).
+ * The returned cleanup stops every timer, the subscription and the registrations.
  *
  * Unlike v1 (host/v1/stream-timeouts.ts) nothing here shortens the host's provider stream
  * timeouts: the documented 2.x context has no config hook and no way to set
  * provider options, so there is no surface to do it through.
  */
 import type { TimeSource } from "../../core/clock.ts"
-import type { RecoveryEngine } from "../../core/engine.ts"
 import { errorText } from "../../core/logger.ts"
 import type { PauseSource } from "../../core/pauses.ts"
 import { resolveOptions } from "../../options/index.ts"
 import type { LogLevel, Signal } from "../../core/port.ts"
 import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
-import { startInstance } from "../instance.ts"
+import { startInstance, type Instance } from "../instance.ts"
 import { turnSetupOf } from "../normalize.ts"
 import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
@@ -43,9 +40,7 @@ export type V2Deps = {
   writeLog?: (level: LogLevel, message: string, extra?: Record<string, unknown>) => void
 }
 
-export type V2Instance = {
-  readonly serial: number
-  readonly engine: RecoveryEngine
+export type V2Instance = Pick<Instance, "serial" | "engine" | "stopped" | "stop"> & {
   readonly port: V2Port
   readonly pump: EventPump
   readonly slot: Slot
@@ -55,8 +50,6 @@ export type V2Instance = {
   readonly pauses: PauseSource
   /** Settles once `/auto-resume` registration has been tried (undefined: not registered). */
   readonly commandRegistered: Promise<Disposable | undefined>
-  readonly stopped: boolean
-  stop(reason?: string): void
 }
 
 /** Inbox admissions carry the admitted item: classified at once. */

@@ -11,7 +11,7 @@
  */
 import type { TranscriptMessage, TranscriptPart, ToolPartStatus } from "../../core/transcript.ts"
 import { asObj, get, num, str } from "../shape.ts"
-import { clip, modelOf, prosePart } from "../normalize.ts"
+import { clip, messageStats, modelOf, prosePart } from "../normalize.ts"
 
 /** The marker the plugin puts in the metadata of everything it sends. */
 export const OWN_METADATA_KEY = "autoResume"
@@ -107,10 +107,7 @@ export function normalizeV2Message(entry: unknown): TranscriptMessage | undefine
     parts,
     finish: str(o.finish),
     errorName: error === undefined || error === null ? undefined : errorNameOf(error),
-    outputTokens: num(get(o, "tokens", "output")),
-    reasoningTokens: num(get(o, "tokens", "reasoning")),
-    createdAt: num(get(o, "time", "created")),
-    completedAt: num(get(o, "time", "completed")),
+    ...messageStats(o),
     agent: str(o.agent),
     model: entryModel(o),
   }
