@@ -16,7 +16,8 @@ import { effectiveOptions, resolveOptions, type ResolvedOptions } from "../../op
 import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../../core/port.ts"
 import { realTime } from "../real-time.ts"
 import { isHiddenSend, reserveSend, SendLog } from "../send-log.ts"
-import { asObj, get, num, str } from "../shape.ts"
+import { get, num } from "../shape.ts"
+import { runningSessions } from "../signals.ts"
 import { normalizeTodos, normalizeV1Messages } from "./messages.ts"
 
 /** Marks a prompt as the plugin's own, in the stored message and in the chat.message hook. */
@@ -119,21 +120,7 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
       return normalizeTodos(await unwrap(session.todo?.(path(sessionID)), "todo"))
     },
     async listBusySessions() {
-      const data = asObj(await unwrap(session.status?.(), "status"))
-      // A malformed answer says nothing about what runs; "nothing runs" would be a guess.
-      if (!data) throw new Error("session status answer is not an object")
-      const busy: string[] = []
-      let statuses = 0
-      for (const [id, status] of Object.entries(data)) {
-        const type = str(get(status, "type"))
-        if (type === undefined) continue
-        statuses++
-        if (type === "busy" || type === "retry") busy.push(id)
-      }
-      // Entries but not one status: junk, which "nothing runs" would misread. An odd entry beside
-      // real statuses (a field a later host adds) is only skipped.
-      if (statuses === 0 && Object.keys(data).length > 0) throw new Error("session status answer has entries but no status")
-      return busy
+      return runningSessions(await unwrap(session.status?.(), "status"), "v1")
     },
     async toolNames() {
       const data = await unwrap(client.tool?.ids?.(), "tool ids")

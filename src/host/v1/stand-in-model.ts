@@ -39,24 +39,17 @@ export function newestRealModel(messages: unknown): ModelRef | undefined {
 }
 
 /** The last real model of each session seen in this process, bounded (oldest session forgotten first). */
-export class RealModels {
-  private readonly models = new BoundedMap<string, ModelRef>(MAX_REMEMBERED_SESSIONS, { refresh: true })
+export class RealModels extends BoundedMap<string, ModelRef> {
+  constructor() {
+    super(MAX_REMEMBERED_SESSIONS, { refresh: true })
+  }
 
   note(sessionID: string, model: ModelRef | undefined): void {
-    if (!model || isStandIn(model)) return
-    this.models.set(sessionID, model)
+    if (model && !isStandIn(model)) this.set(sessionID, model)
   }
 
   /** The engine dropped the session: so does this memory (it is bounded, and must not outlive it). */
   forget(sessionID: string): void {
-    this.models.delete(sessionID)
-  }
-
-  get(sessionID: string): ModelRef | undefined {
-    return this.models.get(sessionID)
-  }
-
-  get size(): number {
-    return this.models.size
+    this.delete(sessionID)
   }
 }
