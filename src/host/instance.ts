@@ -48,6 +48,8 @@ export type Instance = {
   readonly stopped: boolean
   /** Runs `fn` when the instance stops, after its state is handed over and before the engine goes. */
   onStop(fn: () => void): void
+  /** A registration that settles later: disposed when the instance stops, or at once if it has. */
+  keep<T extends { dispose(): void } | undefined>(pending: Promise<T>): Promise<T>
   /** Hands the state over, stops the engine, the pauses and what `onStop` named, frees the slot. Idempotent. */
   stop(reason?: string): void
 }
@@ -115,6 +117,12 @@ export function startInstance(deps: InstanceDeps): Instance {
       return stopped
     },
     onStop: (fn) => void stoppers.push(fn),
+    keep: (pending) =>
+      pending.then((registration) => {
+        if (stopped) registration?.dispose()
+        else if (registration) stoppers.push(() => registration.dispose())
+        return registration
+      }),
     stop,
   }
 }

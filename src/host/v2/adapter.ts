@@ -88,7 +88,6 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
 
   const instance = startInstance({ host: "v2", slot, resolved, time, port, env, pauses: deps.pauses })
   const { engine, serial, stop } = instance
-  let registration: Registration | undefined
 
   const tools = new ToolNamesByCall()
   const memory = new RunMemory()
@@ -97,12 +96,13 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const setupPending = new Set<string>()
   const directory = hostDirectory(ctx)
   const handle = (signal: Signal) => engine.handle(signal)
+  const timeoutMs = () => resolved.options.sendTimeoutMs
   const watcher = new HistoryWatcher({
     own: slot.own,
     seen: slot.seen,
     time,
     readRaw: (sessionID, limit) => port.readRaw(sessionID, limit),
-    timeoutMs: () => resolved.options.sendTimeoutMs,
+    timeoutMs,
     knownSetup: (sessionID) => slot.stepSetups.get(sessionID),
     emit: handle,
     onReadError: (error) => engine.logger.fault("history-read", `reading history for user turns failed: ${errorText(error)}`),
@@ -162,42 +162,21 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     log: (level, message) => (level === "warn" ? engine.logger.fault("event-stream", message) : engine.logger.log(level, message)),
   })
 
-  const registered = registerTaskComplete(ctx, {
-    log: (level, message) => engine.logger.log(level, message),
-    onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID) : { ok: true, text: "Noted." }),
-  }).then((r) => {
-    if (instance.stopped) r?.dispose()
-    else registration = r
-    return r
-  })
-
-  // `/auto-resume` writes the store the engine reads; replies are bounded like any host call.
-  let command: Disposable | undefined
-  const control = instance.pauses.control
-  const commandRegistered = control
-    ? registerV2PauseCommand(ctx, {
-        engine,
-        pauses: control,
-        log: (level, message) => engine.logger.log(level, message),
-        now: () => time.now(),
-        syntheticRefused: slot.syntheticRefused,
-        time,
-        timeoutMs: () => resolved.options.sendTimeoutMs,
-      }).then((r) => {
-        if (instance.stopped) r?.dispose()
-        else command = r
-        return r
-      })
-    : Promise.resolve(undefined)
-
   instance.onStop(() => {
     pump.stop()
     watcher.stop()
-    registration?.dispose()
-    registration = undefined
-    command?.dispose()
-    command = undefined
   })
+  const log = (level: LogLevel, message: string) => engine.logger.log(level, message)
+  const registered = instance.keep(
+    registerTaskComplete(ctx, { log, onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID) : { ok: true, text: "Noted." }) }),
+  )
+  // `/auto-resume` writes the store the engine reads; replies are bounded like any host call.
+  const control = instance.pauses.control
+  const commandRegistered = instance.keep(
+    control
+      ? registerV2PauseCommand(ctx, { engine, pauses: control, log, now: () => time.now(), syntheticRefused: slot.syntheticRefused, time, timeoutMs })
+      : Promise.resolve(undefined),
+  )
 
   return {
     serial,

@@ -67,4 +67,21 @@ describe("startInstance", () => {
     expect(slot.holder).toBeUndefined()
     expect(logged(/stopped \(test\)/)).toBe(true)
   })
+
+  test("keep: a registration is disposed when the instance stops, or at once when it settles after the stop", async () => {
+    const { start } = rig()
+    const { instance } = start()
+    const disposed: string[] = []
+    const early = instance.keep(Promise.resolve({ dispose: () => disposed.push("early") }))
+    let settle: (r: { dispose(): void }) => void = () => {}
+    const late = instance.keep(new Promise<{ dispose(): void }>((resolve) => (settle = resolve)))
+    await early
+    expect(disposed).toEqual([])
+    instance.stop("test")
+    expect(disposed).toEqual(["early"])
+    settle({ dispose: () => disposed.push("late") })
+    await late
+    expect(disposed).toEqual(["early", "late"])
+    expect(await instance.keep(Promise.resolve(undefined))).toBeUndefined()
+  })
 })
