@@ -1,18 +1,16 @@
 /**
- * What a plugin instance does the same way on both hosts: the engine and the pause store it
- * reads, the startup lines, the one live instance per registry slot, and the watch state
- * handed from the instance that stops to the one that starts. An adapter adds its intake
- * (1.x hooks, the 2.x event pump) and its registrations, and names them in `onStop`.
+ * A plugin instance's life, the same on both hosts: the engine and the pause store it reads,
+ * the startup lines, one live instance per registry slot, and the watch state handed from the
+ * instance that stops to the next. An adapter adds its intake and its registrations.
  *
- * The slot is claimed once everything that could throw is built: a start that fails leaves
- * the running instance alone. The previous holder stops inside the claim and leaves its
- * sessions behind, which this one takes only with `shareWatchState`.
+ * The slot is claimed once everything that could throw is built, so a start that fails leaves
+ * the running instance alone; that one stops inside the claim and leaves its sessions behind.
  */
 import type { TimeSource } from "../core/clock.ts"
 import { RecoveryEngine } from "../core/engine.ts"
 import { errorText } from "../core/logger.ts"
 import type { PauseSource } from "../core/pauses.ts"
-import type { HostPort } from "../core/port.ts"
+import type { HostPort, LogLevel } from "../core/port.ts"
 import type { ResolvedOptions } from "../options/index.ts"
 import { hostPauses, type HostPauses } from "../pause/host-pauses.ts"
 import { claimSlot, nextSerial, releaseSlot, type HeldSlot, type SlotHolder } from "./registry.ts"
@@ -34,9 +32,8 @@ export type InstanceDeps = {
   resolved: ResolvedOptions
   time: TimeSource
   port: HostPort
-  /** Where the pause marker file lives (XDG_CONFIG_HOME, HOME). */
+  /** Where the pause marker file lives (XDG_CONFIG_HOME, HOME), unless `pauses` replaces it (tests). */
   env: Record<string, string | undefined>
-  /** Replaces the pause marker file (tests). */
   pauses?: PauseSource
   onSessionDropped?: (sessionID: string) => void
 }
@@ -57,14 +54,12 @@ export type Instance = {
 export function startInstance(deps: InstanceDeps): Instance {
   const { slot, resolved, time, port } = deps
   const serial = nextSerial()
-  const log = (level: "info" | "warn", message: string) => port.log(level, message)
-  // The marker file the CLI and the slash command write, shared with every OpenCode process:
-  // re-read at most every check interval, with this process's lease in it, so a restart clears
-  // the pauses this process held and nothing else (host-pauses.ts).
-  const pauses = hostPauses({ injected: deps.pauses, env: deps.env, recheckMs: resolved.options.checkIntervalMs, time, log: (level, message) => port.log(level, message) })
+  const log = (level: LogLevel, message: string) => port.log(level, message)
+  // The marker file, shared with every OpenCode process and the CLI (host-pauses.ts).
+  const pauses = hostPauses({ injected: deps.pauses, env: deps.env, recheckMs: resolved.options.checkIntervalMs, time, log })
   const engine = new RecoveryEngine({ port, time, options: resolved, pauses: pauses.source, onSessionDropped: deps.onSessionDropped })
-  port.log("info", `${startupLine(deps.host, resolved)}; instance #${serial}`)
-  for (const warning of resolved.warnings) port.log("warn", warning)
+  log("info", `${startupLine(deps.host, resolved)}; instance #${serial}`)
+  for (const warning of resolved.warnings) log("warn", warning)
 
   let stopped = false
   const stoppers: (() => void)[] = []

@@ -27,14 +27,9 @@ export function quietLog(log: PauseCommandHost["log"]): PauseCommandHost["log"] 
   }
 }
 
-/** Runs `/auto-resume <args>` for a session and logs the answer's first line. Never throws. */
+/** Runs `/auto-resume <args>` for a session and logs the answer's first line. Never throws (nor does runPauseCommand). */
 export async function answerPauseCommand(host: PauseCommandHost, sessionID: string, args: string): Promise<string> {
-  let text: string
-  try {
-    text = (await runPauseCommand(sessionID, args, { pauses: host.pauses, status: (id) => host.engine.status(id), now: host.now ?? Date.now })).text
-  } catch (error) {
-    text = `auto-resume could not run the command: ${error instanceof Error ? error.message : String(error)}`
-  }
+  const { text } = await runPauseCommand(sessionID, args, { pauses: host.pauses, status: (id) => host.engine.status(id), now: host.now ?? Date.now })
   quietLog(host.log)("info", `session ${sessionID}: /auto-resume ${args.trim() || "status"}: ${text.split("\n")[0]}`)
   return text
 }

@@ -37,9 +37,7 @@ export class MessageRoles {
   /** The session left the engine's table: its messages' roles go with it. */
   forgetSession(sessionID: string): void {
     const ids = this.bySession.get(sessionID)
-    if (!ids) return
-    this.forgetMessages(ids)
-    this.bySession.delete(sessionID)
+    if (ids && this.bySession.delete(sessionID)) this.forgetMessages(ids)
   }
 
   private forgetMessages(ids: readonly string[]): void {

@@ -37,23 +37,21 @@ import { BoundedMap } from "../../core/bounded.ts"
 const MAX_REMEMBERED_TOOLS = 2000
 
 /** `session:callID` -> tool name, bounded (oldest forgotten first). */
-export class ToolNamesByCall {
-  private readonly names = new BoundedMap<string, string>(MAX_REMEMBERED_TOOLS, { refresh: true })
+export class ToolNamesByCall extends BoundedMap<string, string> {
+  constructor() {
+    super(MAX_REMEMBERED_TOOLS, { refresh: true })
+  }
 
   remember(sessionID: string, callID: string, name: string): void {
-    this.names.set(`${sessionID}\u0000${callID}`, name)
+    this.set(`${sessionID}\u0000${callID}`, name)
   }
 
   lookup(sessionID: string, callID: string): string | undefined {
-    return this.names.get(`${sessionID}\u0000${callID}`)
+    return this.get(`${sessionID}\u0000${callID}`)
   }
 
   forget(sessionID: string, callID: string): void {
-    this.names.delete(`${sessionID}\u0000${callID}`)
-  }
-
-  get size(): number {
-    return this.names.size
+    this.delete(`${sessionID}\u0000${callID}`)
   }
 }
 

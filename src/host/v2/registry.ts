@@ -24,8 +24,6 @@ import type { InstanceSlot } from "../instance.ts"
 import type { TurnSetup } from "../../core/port.ts"
 import type { FileLog } from "./file-log.ts"
 
-export { claimSlot, nextSerial, releaseSlot, slotKey, type SlotHolder } from "../registry.ts"
-
 const MAX_STEP_SETUPS = 1000
 
 export type Slot = InstanceSlot & {
@@ -90,7 +88,6 @@ export function getSlot(scopeKey: string, location?: V2Location): Slot {
   const key = v2SlotKey(scopeKey, location)
   return slotIn(slots(), key, () => ({ key, ...scopeShared(scopeKey) }))
 }
-
 
 /** One writer per log file per process, however many instances come and go. */
 export function sharedFileLog(path: string, make: () => FileLog): FileLog {
