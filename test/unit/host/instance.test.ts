@@ -84,4 +84,16 @@ describe("startInstance", () => {
     expect(disposed).toEqual(["early", "late"])
     expect(await instance.keep(Promise.resolve(undefined))).toBeUndefined()
   })
+
+  test("a start that throws before it is built leaves the running instance alone", () => {
+    const { time, slot, start } = rig()
+    const first = start()
+    const broken = new RecordingPort(() => time.now())
+    broken.log = () => {
+      throw new Error("no log")
+    }
+    expect(() => startInstance({ host: "v2", slot, resolved: resolveOptions({}, {}), time, port: broken, env: {}, pauses: new MemoryPauses() })).toThrow("no log")
+    expect(first.instance.stopped).toBe(false)
+    expect(slot.holder?.serial).toBe(first.instance.serial)
+  })
 })
