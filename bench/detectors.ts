@@ -27,7 +27,7 @@ import { findToolCallText, toolCallInText } from "../src/detect/tool-call-text.t
 import { hasWorkDescription } from "../src/detect/work-description.ts"
 import { OPTION_DEFAULTS } from "../src/options/index.ts"
 import { todoReminderPrompt } from "../src/todos/reminder.ts"
-import { readTodosFromTranscript } from "../src/todos/v2-reader.ts"
+import { readTodosFromTranscript } from "../src/todos/transcript-reader.ts"
 import { ADVERSARIAL_CASES, ONE_MB } from "../test/fixtures/adversarial.ts"
 
 const runs = Math.max(3, Number(process.argv[2]) || 15)

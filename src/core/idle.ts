@@ -25,7 +25,7 @@ import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
 import { note } from "./intervention.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
-import { readTodosFromTranscript } from "../todos/v2-reader.ts"
+import { readTodosFromTranscript } from "../todos/transcript-reader.ts"
 import type { TodoSnapshot } from "../todos/open.ts"
 import type { TranscriptMessage } from "./transcript.ts"
 

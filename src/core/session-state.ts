@@ -145,12 +145,3 @@ export function newSessionState(id: string, now: number): SessionState {
 export function recoveryRecord(state: SessionState, kind: RecoveryKind, reason: string, at: number): RecoveryRecord {
   return { kind, reason, at, epoch: state.runEpoch, outputAt: state.lastModelOutputAt }
 }
-
-/** Adds to a bounded map, evicting the oldest entry first (insertion order). */
-export function boundedSet<K, V>(map: Map<K, V>, key: K, value: V, cap: number): void {
-  if (!map.has(key) && map.size >= cap) {
-    const oldest = map.keys().next()
-    if (!oldest.done) map.delete(oldest.value)
-  }
-  map.set(key, value)
-}

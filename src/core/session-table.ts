@@ -6,6 +6,7 @@
 import { IDLE_CLEANUP_MS, MAX_IDLE_SESSIONS } from "../options/index.ts"
 import { inFlight, type CallSlot } from "./intervention.ts"
 import { newSessionState, type SessionState } from "./session-state.ts"
+import { boundedSet } from "./bounded.ts"
 
 /** Busy sessions are not capped by MAX_IDLE_SESSIONS; this is the hard ceiling on all of them. */
 export const MAX_TRACKED_SESSIONS = 1000
@@ -82,12 +83,8 @@ export class SessionTable {
     this.tombstones.delete(state.id)
     if (state.intervention.call.busy) this.keepSlot(state.id, state.intervention.call)
     if (!forever && (state.cancelledByUser || state.completed || state.lifetimeContinues > 0)) {
-      if (this.tombstones.size >= MAX_TOMBSTONES) {
-        const oldest = this.tombstones.keys().next()
-        if (!oldest.done) this.tombstones.delete(oldest.value)
-      }
       const { cancelledByUser, completed, lifetimeContinues, parentID } = state
-      this.tombstones.set(state.id, { cancelledByUser, completed, lifetimeContinues, parentID })
+      boundedSet(this.tombstones, state.id, { cancelledByUser, completed, lifetimeContinues, parentID }, MAX_TOMBSTONES)
     }
     this.onDrop(state)
   }
@@ -101,11 +98,7 @@ export class SessionTable {
   private keepSlot(id: string, slot: CallSlot): void {
     // Settled calls free their entries first; only then does the oldest busy one go.
     for (const [key, kept] of this.busySlots) if (!kept.busy) this.busySlots.delete(key)
-    if (this.busySlots.size >= MAX_HANDED_SLOTS) {
-      const oldest = this.busySlots.keys().next()
-      if (!oldest.done) this.busySlots.delete(oldest.value)
-    }
-    this.busySlots.set(id, slot)
+    boundedSet(this.busySlots, id, slot, MAX_HANDED_SLOTS)
   }
 
   /**

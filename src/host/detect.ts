@@ -5,9 +5,9 @@
  */
 import { asObj, get, str } from "./shape.ts"
 
-export type V1Verdict = { ok: true } | { ok: false; problem: string }
+export type V1InputCheck = { ok: true } | { ok: false; problem: string }
 
-export function checkV1Input(input: unknown): V1Verdict {
+export function checkV1Input(input: unknown): V1InputCheck {
   const o = asObj(input)
   if (!o) return { ok: false, problem: "server() received no input object" }
   if (!o.serverUrl) return { ok: false, problem: "input.serverUrl is missing (not an OpenCode 1.x host?)" }

@@ -49,6 +49,11 @@ function processClock(): () => number {
   return clock
 }
 
+/** The wall clock of `time` where it has one: what dates from outside (Retry-After) are measured against. */
+export function wallClock(time: TimeSource): () => number {
+  return () => (time.wall ? time.wall() : time.now())
+}
+
 export function realTime(): TimeSource {
   const now = processClock()
   return {

@@ -11,6 +11,8 @@
  * only knows that a slot has a key and maybe a holder.
  */
 
+import { makeRoom } from "../core/bounded.ts"
+
 const REGISTRY_KEY = Symbol.for("opencode-auto-resume/registry")
 /** Slots per table; past it a slot nobody holds is forgotten to make room. */
 export const MAX_SLOTS = 64
@@ -56,14 +58,7 @@ export function nextSerial(): number {
 export function slotIn<S extends HeldSlot>(table: Map<string, S>, key: string, make: () => S): S {
   const found = table.get(key)
   if (found) return found
-  if (table.size >= MAX_SLOTS) {
-    for (const [k, s] of table) {
-      if (!s.holder) {
-        table.delete(k)
-        break
-      }
-    }
-  }
+  makeRoom(table, MAX_SLOTS, (s) => !s.holder)
   const slot = make()
   table.set(key, slot)
   return slot

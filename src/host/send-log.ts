@@ -1,28 +1,27 @@
 /**
- * `injectIntervalMs` on both hosts: when each session last got a message from us, and the
- * check that refuses a send coming too soon after the previous one.
+ * How both hosts send: hidden or shown (`visibleContinue`, `quietCorrections`), and
+ * `injectIntervalMs`: when each session last got a message from us, and the check that
+ * refuses a send coming too soon after the previous one.
  *
  * The log lives in the process-wide registry slot (registry.ts), so it spans every instance
  * that shares the slot: a reloaded or duplicated plugin cannot send twice in quick succession
  * to the same session either.
  */
 
+import { BoundedMap } from "../core/bounded.ts"
+import type { SendKind } from "../core/port.ts"
+
 const MAX_SEND_LOG_SESSIONS = 1000
 
 /** When each session last got something from us; bounded, the oldest entry goes first. */
 export class SendLog {
-  private readonly last = new Map<string, number>()
+  private readonly last = new BoundedMap<string, number>(MAX_SEND_LOG_SESSIONS, { refresh: true })
 
   lastSendAt(sessionID: string): number | undefined {
     return this.last.get(sessionID)
   }
 
   record(sessionID: string, at: number): void {
-    this.last.delete(sessionID)
-    if (this.last.size >= MAX_SEND_LOG_SESSIONS) {
-      const oldest = this.last.keys().next()
-      if (!oldest.done) this.last.delete(oldest.value)
-    }
     this.last.set(sessionID, at)
   }
 }
@@ -49,4 +48,13 @@ export function reserveSend(log: SendLog, sessionID: string, now: number, interv
     throw new SendRefusedError(`send refused: ${gap}ms after the previous one to this session (injectIntervalMs=${intervalMs})`)
   }
   log.record(sessionID, now)
+}
+
+/**
+ * Whether a send takes the host's hidden channel (1.x a synthetic part, 2.x a synthetic
+ * message): a continue is shown unless `visibleContinue` is off, a correction hidden unless
+ * `quietCorrections` is off.
+ */
+export function isHiddenSend(kind: SendKind, options: { visibleContinue: boolean; quietCorrections: boolean }): boolean {
+  return kind === "continue" ? !options.visibleContinue : options.quietCorrections
 }

@@ -7,7 +7,7 @@ export const PACKAGE_VERSION: string = pkg.version
 
 function show(value: unknown): string {
   try {
-    const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value)
+    const text = JSON.stringify(value)
     return text.length > 80 ? `${text.slice(0, 77)}...` : text
   } catch {
     return "?"

@@ -6,6 +6,7 @@
  * The profile is worked out each time a stall is judged, not when the session starts, so a
  * mid-session model switch takes effect at once.
  */
+import { BoundedMap } from "../core/bounded.ts"
 import type { ResolvedOptions } from "./resolve.ts"
 import type { Options, Overrides } from "./schema.ts"
 
@@ -103,13 +104,12 @@ export function effectiveOptions(resolved: ResolvedOptions, providerID?: string)
   const key = typeof providerID === "string" ? providerID : "\u0000"
   let perProvider = cache.get(resolved)
   if (perProvider === undefined) {
-    perProvider = new Map()
+    perProvider = new BoundedMap(MAX_CACHED_PROVIDERS)
     cache.set(resolved, perProvider)
   }
   const hit = perProvider.get(key)
   if (hit !== undefined) return hit
   const result = layer(resolved, providerID)
-  if (perProvider.size >= MAX_CACHED_PROVIDERS) perProvider.clear()
   perProvider.set(key, result)
   return result
 }

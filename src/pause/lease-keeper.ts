@@ -4,6 +4,7 @@
  * holder is gone or that nobody claimed in time (the rules are in src/core/pause-leases.ts),
  * with one log line per dropped pause. FilePauses owns one of these.
  */
+import { addNewest } from "../core/bounded.ts"
 import { leaseTtl, mayPrune, tidyPauses, type Lease, type PauseState, type TidyResult } from "../core/pause-leases.ts"
 import { droppedText } from "./hold-text.ts"
 import type { PauseMarkerFile } from "./marker-file.ts"
@@ -85,12 +86,7 @@ export class LeaseKeeper {
 
   /** Marks a session as run by this instance, so its unclaimed pause is claimed at the next check. */
   noteRun(sessionID: string): void {
-    if (this.runs.has(sessionID)) return
-    if (this.runs.size >= MAX_RUN_SESSIONS) {
-      const oldest = this.runs.values().next().value
-      if (oldest !== undefined) this.runs.delete(oldest)
-    }
-    this.runs.add(sessionID)
+    if (!this.runs.has(sessionID)) addNewest(this.runs, sessionID, MAX_RUN_SESSIONS)
   }
 
   /** `state` with our lease refreshed and our sessions' pauses claimed, nothing dropped: for the slash command's writes. */

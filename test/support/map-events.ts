@@ -5,7 +5,7 @@
  */
 import type { Signal } from "../../src/core/port.ts"
 import { mapOtherEvent, mapStreamingEvent, type MessageRoles } from "../../src/host/v1/events.ts"
-import { decodeV2Event, mapDecoded, type ToolNames } from "../../src/host/v2/events.ts"
+import { decodeV2Event, mapDecoded, type ToolNamesByCall } from "../../src/host/v2/events.ts"
 import { RunMemory } from "../../src/host/v2/run-memory.ts"
 
 /** A 1.x event to its signals, as the 1.x event hook maps it. */
@@ -16,7 +16,7 @@ export function mapV1Event(event: unknown, roles: MessageRoles, wallNow: () => n
 }
 
 /** A 2.x event to its signals, as the 2.x adapter maps it (location filtering aside). */
-export function mapV2Event(raw: unknown, tools: ToolNames, wallNow: () => number, memory = new RunMemory()): Signal[] {
+export function mapV2Event(raw: unknown, tools: ToolNamesByCall, wallNow: () => number, memory = new RunMemory()): Signal[] {
   const event = decodeV2Event(raw, memory)
   if (!event?.sessionID) return []
   return mapDecoded(event, event.sessionID, tools, wallNow, memory)

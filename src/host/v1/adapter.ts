@@ -2,47 +2,38 @@
  * The OpenCode 1.x adapter: hooks and events in, signals to the core; the SDK client out.
  * Every hook is wrapped so that nothing we do can throw into the host.
  *
- * One live engine per (registry scope, directory) (registry.ts): a later `server()` for the
- * same directory (the plugin listed twice, or the host re-creating the instance) supersedes
- * this one. A superseded instance's hooks do nothing (the live instance gets the same calls),
- * except the task_complete tool, which the host may have taken from either hook set and which
- * therefore answers through the live engine. With `shareWatchState` the new engine takes over
- * the old one's sessions. The `dispose` hook stops the engine and frees the slot.
+ * The lifecycle is the shared one (../instance.ts), one live engine per (registry scope,
+ * directory) (registry.ts). A superseded instance's hooks do nothing (the live instance gets
+ * the same calls), except the task_complete tool, which the host may have taken from either
+ * hook set and which therefore answers through the live engine. The `dispose` hook stops it.
  */
 import type { Hooks } from "@opencode-ai/plugin"
 import type { TimeSource } from "../../core/clock.ts"
-import { RecoveryEngine } from "../../core/engine.ts"
+import type { RecoveryEngine } from "../../core/engine.ts"
 import type { PauseSource } from "../../core/pauses.ts"
 import { errorText } from "../../core/logger.ts"
 import { effectiveOptions, resolveOptions } from "../../options/index.ts"
-import { realTime } from "../real-time.ts"
+import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import type { HostPort, TurnSetup } from "../../core/port.ts"
-import { startupLine } from "../startup.ts"
+import { startInstance, type Instance } from "../instance.ts"
+import { turnSetupOf } from "../normalize.ts"
 import { MessageRoles, mapOtherEvent, mapStreamingEvent } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
-import { hostPauses } from "../../pause/host-pauses.ts"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
 import { RealModels } from "./stand-in-model.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
 import { applyProviderStreamTimeouts } from "./stream-timeouts.ts"
-import { claimSlot, nextSerial, releaseSlot } from "../registry.ts"
-import { exportWatchState, importWatchState } from "../watch-state.ts"
-import { getV1Slot, type V1Holder, type V1Slot } from "./registry.ts"
+import { getV1Slot, type V1Slot } from "./registry.ts"
 
-export type V1Plugin = {
+export type V1Plugin = Pick<Instance, "serial" | "engine" | "stopped" | "stop"> & {
   hooks: Hooks
-  engine: RecoveryEngine
-  readonly serial: number
   readonly slot: V1Slot
-  readonly stopped: boolean
   /** Message roles remembered (bounded; a forgotten session takes its own along). For tests and the memory bench. */
   readonly rememberedMessages: number
   /** Sessions whose real model is remembered (stand-in-model.ts); the same rule. */
   readonly rememberedModels: number
-  /** Stops the engine and frees the slot (what the `dispose` hook does). Idempotent. */
-  stop(reason?: string): void
 }
 
 /** What tests may inject; production uses the real clock, in-memory pauses and process.argv. */
@@ -57,64 +48,26 @@ export function startV1(
   const resolved = resolveOptions(rawOptions, env)
   const time = deps.time ?? realTime()
   const slot = getV1Slot(resolved.options.registryScope, str(get(input, "directory")))
-  const serial = nextSerial()
   const port = createV1Port(input.client as V1Client, { resolved, time, sendLog: slot.sendLog })
-  // The marker file the CLI writes, shared with every OpenCode process: this process keeps a
-  // lease in it, so a restart clears the pauses it held and nothing else (host-pauses.ts).
-  const pauses = hostPauses({
-    injected: deps.pauses,
-    env,
-    recheckMs: resolved.options.checkIntervalMs,
-    time,
-    log: (level, message) => port.log(level, message),
-  })
   const roles = new MessageRoles()
   const realModels = new RealModels()
-  const engine = new RecoveryEngine({
-    port,
+  const instance = startInstance({
+    host: "v1",
+    slot,
+    resolved,
     time,
-    options: resolved,
-    pauses: pauses.source,
+    port,
+    env,
+    pauses: deps.pauses,
     onSessionDropped: (sessionID) => {
       roles.forgetSession(sessionID)
       realModels.forget(sessionID)
     },
   })
-  port.log("info", `${startupLine("v1", resolved)}; instance #${serial}`)
-  for (const warning of resolved.warnings) port.log("warn", warning)
-
-  // Claimed once everything that could throw is built: a start that fails leaves the running
-  // instance alone. The previous holder stops inside claimSlot and leaves its sessions behind.
-  let stopped = false
-  const holder: V1Holder = { serial, engine, stop: (reason) => stop(reason) }
-  claimSlot(slot, holder)
-  adoptWatchState()
-
-  function adoptWatchState(): void {
-    const snapshot = slot.watch
-    slot.watch = undefined
-    if (!resolved.options.shareWatchState || !snapshot) return
-    const taken = importWatchState(engine, snapshot, time.now())
-    if (taken > 0) port.log("info", `shareWatchState: took over ${taken} session(s) from the previous instance`)
-  }
-
-  function stop(reason = "cleanup"): void {
-    if (stopped) return
-    stopped = true
-    // Left for the next instance before the engine forgets it; it takes it only with shareWatchState.
-    try {
-      slot.watch = exportWatchState(engine, time.now())
-    } catch (error) {
-      port.log("warn", `could not keep session state for the next instance: ${errorText(error)}`)
-    }
-    port.log("info", `instance #${serial} stopped (${reason})`)
-    engine.dispose()
-    pauses.stop()
-    releaseSlot(slot, holder)
-  }
+  const { engine, serial, stop } = instance
 
   /** The engine that answers for this instance: its own, or the live one once superseded. */
-  const liveEngine = (): RecoveryEngine | undefined => (stopped ? slot.holder?.engine : engine)
+  const liveEngine = (): RecoveryEngine | undefined => (instance.stopped ? slot.holder?.engine : engine)
 
   // Plain functions, not async ones: the host awaits whatever a hook returns, and a shared
   // settled promise spares the event hook a promise per streaming event (the hot path).
@@ -133,9 +86,9 @@ export function startV1(
    * The streaming path, every event the host has: one plain function with no wrapper layers
    * (it does its own stopped check and its own catch) and one clock read per event.
    */
-  const wallNow = () => (time.wall ? time.wall() : time.now())
+  const wallNow = wallClock(time)
   function onEvent(input: { event: unknown }): Promise<void> {
-    if (stopped) return DONE
+    if (instance.stopped) return DONE
     try {
       const now = time.now()
       const event = (input as { event?: unknown } | undefined)?.event
@@ -216,12 +169,12 @@ export function startV1(
     return { ...setup, model: back }
   }
 
-  const control = pauses.control
+  const control = instance.pauses.control
   // The command hooks guard themselves: their one deliberate throw must reach the host.
   const all = control
     ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now(), realModels }))
     : hooks
-  const live = silencedWhenStopped(all, () => stopped)
+  const live = silencedWhenStopped(all, () => instance.stopped)
   live.event = onEvent
   live.dispose = async () => {
     try {
@@ -236,7 +189,7 @@ export function startV1(
     serial,
     slot,
     get stopped() {
-      return stopped
+      return instance.stopped
     },
     get rememberedMessages() {
       return roles.size
@@ -278,11 +231,8 @@ function silencedWhenStopped(hooks: Hooks, stopped: () => boolean): Hooks {
 
 /** Agent and model of a genuine user turn, from the hook input or the stored message. */
 function turnSetup(hookInput: unknown, output: unknown): TurnSetup {
-  const agent = str(get(hookInput, "agent")) ?? str(get(output, "message", "agent"))
   const model = get(hookInput, "model") ?? get(output, "message", "model")
-  const providerID = str(get(model, "providerID"))
-  const modelID = str(get(model, "modelID"))
-  return { agent, model: providerID && modelID ? { providerID, modelID } : undefined }
+  return turnSetupOf(str(get(hookInput, "agent")) ?? str(get(output, "message", "agent")), str(get(model, "providerID")), str(get(model, "modelID")))
 }
 
 /** A port that only logs, for a plugin that could not start: it stays inert but visible. */

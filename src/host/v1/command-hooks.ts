@@ -18,11 +18,8 @@
  * reach the host: do not wrap `command.execute.before` in a guard that swallows errors.
  */
 import type { Hooks } from "@opencode-ai/plugin"
-import type { SessionStatus } from "../../core/status.ts"
-import type { LogLevel } from "../../core/port.ts"
 import { PAUSE_COMMAND_DESCRIPTION, PAUSE_COMMAND_NAME } from "../../pause/command.ts"
-import type { PauseControl } from "../../pause/pause-control.ts"
-import { runPauseCommand } from "../../pause/run-command.ts"
+import { answerPauseCommand, quietLog, type PauseCommandHost } from "../pause-command.ts"
 import { asObj, get, str } from "../shape.ts"
 import {
   COMMAND_PART_KIND,
@@ -45,14 +42,9 @@ export class CommandHandledStop extends Error {
   override readonly name = "CommandHandledStop"
 }
 
-export type V1CommandHooksDeps = {
-  /** RecoveryEngine (only `status` is used). */
-  engine: { status(sessionID: string): SessionStatus | undefined }
-  pauses: PauseControl
-  log: (level: LogLevel, message: string) => void
+export type V1CommandHooksDeps = PauseCommandHost & {
   /** The v1 SDK client from the plugin input: `session.status` and `tui.showToast`. */
   client?: unknown
-  now?: () => number
   /** The sessions' real models (the adapter forgets a session here when the engine drops it). */
   realModels?: RealModels
 }
@@ -60,16 +52,9 @@ export type V1CommandHooksDeps = {
 export type V1CommandHooks = Required<Pick<Hooks, "config" | "command.execute.before" | "chat.message" | "experimental.chat.messages.transform">>
 
 export function createV1CommandHooks(deps: V1CommandHooksDeps): V1CommandHooks {
-  const now = deps.now ?? Date.now
   let replyModelReady = false
   const realModels = deps.realModels ?? new RealModels()
-  const log = (level: LogLevel, message: string) => {
-    try {
-      deps.log(level, message)
-    } catch {
-      // Logging must not break the command.
-    }
-  }
+  const log = quietLog(deps.log)
 
   return {
     config: async (config: unknown) => {
@@ -93,13 +78,7 @@ export function createV1CommandHooks(deps: V1CommandHooksDeps): V1CommandHooks {
       if (!sessionID || !Array.isArray(parts)) return
       const args = typeof get(input, "arguments") === "string" ? (get(input, "arguments") as string) : ""
 
-      let reply: string
-      try {
-        reply = (await runPauseCommand(sessionID, args, { pauses: deps.pauses, status: (id) => deps.engine.status(id), now })).text
-      } catch (error) {
-        reply = `auto-resume could not run the command: ${errorText(error)}`
-      }
-      log("info", `session ${sessionID}: /auto-resume ${args.trim() || "status"}: ${reply.split("\n")[0]}`)
+      const reply = await answerPauseCommand(deps, sessionID, args)
 
       let busy = false
       try {

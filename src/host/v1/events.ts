@@ -4,8 +4,9 @@
  */
 import type { Signal } from "../../core/port.ts"
 import { normalizeTodos } from "./messages.ts"
-import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
+import { errorSignal, QUESTION_ANSWERED, QUESTION_OPENED } from "../signals.ts"
 import { get, num, str } from "../shape.ts"
+import { BoundedMap } from "../../core/bounded.ts"
 
 const MAX_REMEMBERED_MESSAGES = 2000
 /** Part updates concern a session's latest messages; older ones need no role. */
@@ -16,24 +17,15 @@ const MAX_MESSAGES_PER_SESSION = 8
  * that a session the engine forgets takes its messages along: after cleanup nothing is left.
  */
 export class MessageRoles {
-  private readonly roles = new Map<string, "user" | "assistant">()
-  private readonly bySession = new Map<string, string[]>()
+  private readonly roles = new BoundedMap<string, "user" | "assistant">(MAX_REMEMBERED_MESSAGES)
+  private readonly bySession = new BoundedMap<string, string[]>(MAX_REMEMBERED_MESSAGES, {
+    onEvict: (_sessionID, ids) => this.forgetMessages(ids),
+  })
 
   set(messageID: string, role: "user" | "assistant", sessionID: string): void {
     if (this.roles.has(messageID)) return
-    if (this.roles.size >= MAX_REMEMBERED_MESSAGES) {
-      const oldest = this.roles.keys().next()
-      if (!oldest.done) this.roles.delete(oldest.value)
-    }
     this.roles.set(messageID, role)
-    let ids = this.bySession.get(sessionID)
-    if (!ids) {
-      if (this.bySession.size >= MAX_REMEMBERED_MESSAGES) {
-        const oldest = this.bySession.keys().next()
-        if (!oldest.done) this.forgetSession(oldest.value)
-      }
-      this.bySession.set(sessionID, (ids = []))
-    }
+    const ids = this.bySession.getOrCreate(sessionID, () => [])
     ids.push(messageID)
     if (ids.length > MAX_MESSAGES_PER_SESSION) this.roles.delete(ids.shift()!)
   }
@@ -45,9 +37,11 @@ export class MessageRoles {
   /** The session left the engine's table: its messages' roles go with it. */
   forgetSession(sessionID: string): void {
     const ids = this.bySession.get(sessionID)
-    if (!ids) return
+    if (ids && this.bySession.delete(sessionID)) this.forgetMessages(ids)
+  }
+
+  private forgetMessages(ids: readonly string[]): void {
     for (const id of ids) this.roles.delete(id)
-    this.bySession.delete(sessionID)
   }
 
   get size(): number {
@@ -59,8 +53,8 @@ export class MessageRoles {
   }
 }
 
-const AWAITING_OPEN = new Set(["permission.asked", "permission.updated", "question.asked"])
-const AWAITING_CLOSED = new Set(["permission.replied", "question.replied", "question.rejected"])
+const AWAITING_OPEN = new Set(QUESTION_OPENED)
+const AWAITING_CLOSED = new Set(QUESTION_ANSWERED)
 
 /** The session an event belongs to, wherever this event type keeps it. */
 export function eventSessionID(props: unknown): string | undefined {
@@ -135,16 +129,8 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
       const name = str(get(props, "error", "name")) ?? "UnknownError"
       if (name === "MessageAbortedError") return [{ type: "interrupted", sessionID }]
       const data = get(props, "error", "data")
-      return [
-        {
-          type: "error",
-          sessionID,
-          name,
-          message: (str(get(data, "message")) ?? "").slice(0, 2000),
-          status: num(get(data, "statusCode")),
-          retryAfterMs: retryAfterFromHeaders(get(data, "responseHeaders"), wallNow()),
-        },
-      ]
+      const error = { name, message: str(get(data, "message")) ?? "", status: num(get(data, "statusCode")), headers: get(data, "responseHeaders") }
+      return [errorSignal(sessionID, error, wallNow)]
     }
     case "message.updated": {
       const role = str(get(props, "info", "role"))

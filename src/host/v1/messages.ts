@@ -4,19 +4,13 @@
  */
 import type { TodoItem, TranscriptMessage, TranscriptPart, ToolPartStatus } from "../../core/transcript.ts"
 import { asObj, get, num, str } from "../shape.ts"
+import { clip, messageStats, modelOf, prosePart } from "../normalize.ts"
 
 const TOOL_STATUSES = new Set<ToolPartStatus>(["pending", "running", "completed", "error"])
-const MAX_PART_TEXT = 65_536
-
-function clip(text: string | undefined): string {
-  return (text ?? "").slice(-MAX_PART_TEXT)
-}
 
 function normalizePart(part: unknown): TranscriptPart | undefined {
   const type = str(get(part, "type"))
-  if (type === "text") return { kind: "text", text: clip(str(get(part, "text"))), synthetic: get(part, "synthetic") === true || undefined }
-  if (type === "reasoning") return { kind: "reasoning", text: clip(str(get(part, "text"))) }
-  if (type !== "tool") return undefined
+  if (type !== "tool") return prosePart(type, part)
   const rawStatus = str(get(part, "state", "status")) as ToolPartStatus | undefined
   const status: ToolPartStatus = rawStatus && TOOL_STATUSES.has(rawStatus) ? rawStatus : "pending"
   let tool = str(get(part, "tool")) ?? "unknown"
@@ -54,8 +48,6 @@ export function normalizeV1Message(entry: unknown): TranscriptMessage | undefine
       if (n) parts.push(n)
     }
   }
-  const providerID = str(get(info, "model", "providerID")) ?? str(info.providerID)
-  const modelID = str(get(info, "model", "modelID")) ?? str(info.modelID)
   return {
     id,
     role,
@@ -63,12 +55,9 @@ export function normalizeV1Message(entry: unknown): TranscriptMessage | undefine
     own: own || undefined,
     finish: str(info.finish),
     errorName: str(get(info, "error", "name")),
-    outputTokens: num(get(info, "tokens", "output")),
-    reasoningTokens: num(get(info, "tokens", "reasoning")),
-    createdAt: num(get(info, "time", "created")),
-    completedAt: num(get(info, "time", "completed")),
+    ...messageStats(info),
     agent: str(info.agent) ?? str(info.mode),
-    model: providerID && modelID ? { providerID, modelID } : undefined,
+    model: modelOf(str(get(info, "model", "providerID")) ?? str(info.providerID), str(get(info, "model", "modelID")) ?? str(info.modelID)),
   }
 }
 

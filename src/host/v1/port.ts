@@ -15,8 +15,9 @@ import type { TimeSource } from "../../core/clock.ts"
 import { effectiveOptions, resolveOptions, type ResolvedOptions } from "../../options/index.ts"
 import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../../core/port.ts"
 import { realTime } from "../real-time.ts"
-import { reserveSend, SendLog } from "../send-log.ts"
+import { isHiddenSend, reserveSend, SendLog } from "../send-log.ts"
 import { asObj, get, num, str } from "../shape.ts"
+import { runningSessions } from "../signals.ts"
 import { normalizeTodos, normalizeV1Messages } from "./messages.ts"
 
 /** Marks a prompt as the plugin's own, in the stored message and in the chat.message hook. */
@@ -66,11 +67,6 @@ export type V1PortDeps = {
   time?: TimeSource
   /** The registry slot's send log; a private one when absent. */
   sendLog?: SendLog
-}
-
-/** Whether a send goes out as a hidden (synthetic) part under these options. */
-export function isHiddenSend(kind: SendRequest["kind"], options: { visibleContinue: boolean; quietCorrections: boolean }): boolean {
-  return kind === "continue" ? !options.visibleContinue : options.quietCorrections
 }
 
 /** OpenCode 1.x runs a subagent through its `task` tool. */
@@ -124,21 +120,7 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
       return normalizeTodos(await unwrap(session.todo?.(path(sessionID)), "todo"))
     },
     async listBusySessions() {
-      const data = asObj(await unwrap(session.status?.(), "status"))
-      // A malformed answer says nothing about what runs; "nothing runs" would be a guess.
-      if (!data) throw new Error("session status answer is not an object")
-      const busy: string[] = []
-      let statuses = 0
-      for (const [id, status] of Object.entries(data)) {
-        const type = str(get(status, "type"))
-        if (type === undefined) continue
-        statuses++
-        if (type === "busy" || type === "retry") busy.push(id)
-      }
-      // Entries but not one status: junk, which "nothing runs" would misread. An odd entry beside
-      // real statuses (a field a later host adds) is only skipped.
-      if (statuses === 0 && Object.keys(data).length > 0) throw new Error("session status answer has entries but no status")
-      return busy
+      return runningSessions(await unwrap(session.status?.(), "status"), "v1")
     },
     async toolNames() {
       const data = await unwrap(client.tool?.ids?.(), "tool ids")

@@ -10,20 +10,12 @@
  * The slot keeps what must outlive an instance: the send log behind `injectIntervalMs` and,
  * for `shareWatchState`, the session watch state the last instance left behind.
  */
-import type { RecoveryEngine } from "../../core/engine.ts"
-import { processTable, slotIn, slotKey, type HeldSlot, type SlotHolder } from "../registry.ts"
+import type { InstanceSlot } from "../instance.ts"
+import { processTable, slotIn, slotKey } from "../registry.ts"
 import { SendLog } from "../send-log.ts"
-import type { WatchSnapshot } from "../watch-state.ts"
 
-/** A live 1.x instance; its engine answers the task_complete calls of superseded instances. */
-export type V1Holder = SlotHolder & { readonly engine: RecoveryEngine }
-
-export type V1Slot = HeldSlot & {
-  holder?: V1Holder
-  readonly sendLog: SendLog
-  /** Left by the previous holder when it stopped; taken by the next one. */
-  watch?: WatchSnapshot
-}
+/** A live 1.x instance's engine answers the task_complete calls of the instances it superseded. */
+export type V1Slot = InstanceSlot & { readonly sendLog: SendLog }
 
 const slots = () => processTable<V1Slot>("v1-slots")
 

@@ -8,8 +8,9 @@
  * the one this process saw in the session's last genuine turn, else the newest real one in the
  * stored history (after a restart nothing is in memory).
  */
-import { boundedSet } from "../../core/session-state.ts"
+import { BoundedMap } from "../../core/bounded.ts"
 import { asObj, get, str } from "../shape.ts"
+import { modelOf } from "../normalize.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
 
 export type ModelRef = { providerID: string; modelID: string }
@@ -19,9 +20,7 @@ const MAX_REMEMBERED_SESSIONS = 1000
 export const REAL_MODEL_HISTORY_LIMIT = 20
 
 export function modelRef(value: unknown): ModelRef | undefined {
-  const providerID = str(get(value, "providerID"))
-  const modelID = str(get(value, "modelID"))
-  return providerID && modelID ? { providerID, modelID } : undefined
+  return modelOf(str(get(value, "providerID")), str(get(value, "modelID")))
 }
 
 export function isStandIn(model: ModelRef | undefined): boolean {
@@ -40,25 +39,17 @@ export function newestRealModel(messages: unknown): ModelRef | undefined {
 }
 
 /** The last real model of each session seen in this process, bounded (oldest session forgotten first). */
-export class RealModels {
-  private readonly models = new Map<string, ModelRef>()
+export class RealModels extends BoundedMap<string, ModelRef> {
+  constructor() {
+    super(MAX_REMEMBERED_SESSIONS, { refresh: true })
+  }
 
   note(sessionID: string, model: ModelRef | undefined): void {
-    if (!model || isStandIn(model)) return
-    this.models.delete(sessionID)
-    boundedSet(this.models, sessionID, model, MAX_REMEMBERED_SESSIONS)
+    if (model && !isStandIn(model)) this.set(sessionID, model)
   }
 
   /** The engine dropped the session: so does this memory (it is bounded, and must not outlive it). */
   forget(sessionID: string): void {
-    this.models.delete(sessionID)
-  }
-
-  get(sessionID: string): ModelRef | undefined {
-    return this.models.get(sessionID)
-  }
-
-  get size(): number {
-    return this.models.size
+    this.delete(sessionID)
   }
 }

@@ -1,37 +1,34 @@
 /**
- * The OpenCode 2.x adapter: `setup(ctx)` for a real 2.x host.
- *
- * Events in (`ctx.event.subscribe`), signals to the same core as on 1.x, effects out through
- * the v2 port. One live instance per location (registry.ts, keyed by `ctx.location`): a
- * re-run `setup` for the same location stops the previous instance before it starts, and with
- * `shareWatchState` takes over its session state; another location's instance keeps running. The returned cleanup stops every timer, the subscription and the tool registration.
+ * The OpenCode 2.x adapter: `setup(ctx)` for a real 2.x host. Events in (`ctx.event.subscribe`),
+ * signals to the core, effects out through the v2 port; the lifecycle is the shared one
+ * (../instance.ts), one live instance per location (registry.ts, keyed by `ctx.location`).
+ * The returned cleanup stops every timer, the subscription and the registrations.
  *
  * Unlike v1 (host/v1/stream-timeouts.ts) nothing here shortens the host's provider stream
  * timeouts: the documented 2.x context has no config hook and no way to set
  * provider options, so there is no surface to do it through.
  */
 import type { TimeSource } from "../../core/clock.ts"
-import { RecoveryEngine } from "../../core/engine.ts"
 import { errorText } from "../../core/logger.ts"
 import type { PauseSource } from "../../core/pauses.ts"
-import { hostPauses } from "../../pause/host-pauses.ts"
 import { resolveOptions } from "../../options/index.ts"
 import type { LogLevel, Signal } from "../../core/port.ts"
-import { realTime } from "../real-time.ts"
+import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
-import { startupLine } from "../startup.ts"
+import { startInstance, type Instance } from "../instance.ts"
+import { turnSetupOf } from "../normalize.ts"
 import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
-import { belongsHere, decodeV2Event, mapDecoded, ToolNames } from "./events.ts"
+import { belongsHere, decodeV2Event, mapDecoded, ToolNamesByCall } from "./events.ts"
 import { RunMemory } from "./run-memory.ts"
 import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
 import type { FetchLike } from "./http.ts"
 import { createV2Port, type V2Port } from "./port.ts"
 import { EventPump } from "./pump.ts"
-import { claimSlot, getSlot, nextSerial, releaseSlot, rememberStepSetup, sharedFileLog, slotKey, type Slot } from "./registry.ts"
+import { getSlot, sharedFileLog, type Slot } from "./registry.ts"
+import { slotKey } from "../registry.ts"
 import { registerTaskComplete, type Registration, type TaskCompleteCall } from "./task-complete.ts"
 import { HistoryWatcher } from "./user-turns.ts"
-import { exportWatchState, importWatchState } from "../watch-state.ts"
 
 /** What tests may inject; production uses the real clock, global fetch, the log file and the pause marker file. */
 export type V2Deps = {
@@ -44,9 +41,7 @@ export type V2Deps = {
   writeLog?: (level: LogLevel, message: string, extra?: Record<string, unknown>) => void
 }
 
-export type V2Instance = {
-  readonly serial: number
-  readonly engine: RecoveryEngine
+export type V2Instance = Pick<Instance, "serial" | "engine" | "stopped" | "stop"> & {
   readonly port: V2Port
   readonly pump: EventPump
   readonly slot: Slot
@@ -56,8 +51,6 @@ export type V2Instance = {
   readonly pauses: PauseSource
   /** Settles once `/auto-resume` registration has been tried (undefined: not registered). */
   readonly commandRegistered: Promise<Disposable | undefined>
-  readonly stopped: boolean
-  stop(reason?: string): void
 }
 
 /** Inbox admissions carry the admitted item: classified at once. */
@@ -84,7 +77,6 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const time = deps.time ?? realTime()
   const resolved = resolveOptions(get(ctx, "options"), env)
   const slot = getSlot(slotKey(resolved.options.registryScope), hostLocation(ctx))
-  const serial = nextSerial()
   const writeLog = deps.writeLog ?? fileLogWriter(env, time)
   const port = createV2Port({
     ctx,
@@ -95,39 +87,23 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     writeLog,
   })
 
-  let stopped = false
-  let registration: Registration | undefined
-  // Declared before the claim: the previous holder stops inside claimSlot and leaves its state.
-  const holder = { serial, stop: (reason: string) => stop(reason) }
-  claimSlot(slot, holder)
+  const instance = startInstance({ host: "v2", slot, resolved, time, port, env, pauses: deps.pauses })
+  const { engine, serial, stop } = instance
 
-  // The marker file auto-resume-toggle writes, as on 1.x: re-read at most every check interval,
-  // with this process's lease in it, so a restart clears only the pauses this process held.
-  const pauses = hostPauses({
-    injected: deps.pauses,
-    env,
-    recheckMs: resolved.options.checkIntervalMs,
-    time,
-    log: (level, message) => port.log(level, message),
-  })
-  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: pauses.source })
-  port.log("info", `${startupLine("v2", resolved)}; instance #${serial}`)
-  for (const warning of resolved.warnings) port.log("warn", warning)
-  adoptWatchState()
-
-  const tools = new ToolNames()
+  const tools = new ToolNamesByCall()
   const memory = new RunMemory()
   const firstStepPending = new Set<string>()
   /** Genuine turns reported before their model was known; the run's first step names it. */
   const setupPending = new Set<string>()
   const directory = hostDirectory(ctx)
   const handle = (signal: Signal) => engine.handle(signal)
+  const timeoutMs = () => resolved.options.sendTimeoutMs
   const watcher = new HistoryWatcher({
     own: slot.own,
     seen: slot.seen,
     time,
     readRaw: (sessionID, limit) => port.readRaw(sessionID, limit),
-    timeoutMs: () => resolved.options.sendTimeoutMs,
+    timeoutMs,
     knownSetup: (sessionID) => slot.stepSetups.get(sessionID),
     emit: handle,
     onReadError: (error) => engine.logger.fault("history-read", `reading history for user turns failed: ${errorText(error)}`),
@@ -136,9 +112,9 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     },
   })
 
-  const wallNow = () => (time.wall ? time.wall() : time.now())
+  const wallNow = wallClock(time)
   function onEvent(raw: unknown): void {
-    if (stopped) return
+    if (instance.stopped) return
     const event = decodeV2Event(raw, memory)
     if (!event?.sessionID || !belongsHere(event, directory)) return
     const sessionID = event.sessionID
@@ -175,8 +151,8 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     const modelID = str(get(data, "model", "id")) ?? str(get(data, "model", "modelID"))
     const agent = str(get(data, "agent"))
     if (!agent && !(providerID && modelID)) return
-    const setup = { agent, model: providerID && modelID ? { providerID, modelID } : undefined }
-    rememberStepSetup(slot, sessionID, setup)
+    const setup = turnSetupOf(agent, providerID, modelID)
+    slot.stepSetups.set(sessionID, setup)
     if (setup.model && setupPending.delete(sessionID)) handle({ type: "turnSetup", sessionID, setup })
   }
 
@@ -187,64 +163,21 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     log: (level, message) => (level === "warn" ? engine.logger.fault("event-stream", message) : engine.logger.log(level, message)),
   })
 
-  const registered = registerTaskComplete(ctx, {
-    log: (level, message) => engine.logger.log(level, message),
-    onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID) : { ok: true, text: "Noted." }),
-  }).then((r) => {
-    if (stopped) r?.dispose()
-    else registration = r
-    return r
-  })
-
-  // `/auto-resume` writes the store the engine reads; replies are bounded like any host call.
-  let command: Disposable | undefined
-  const commandRegistered = pauses.control
-    ? registerV2PauseCommand(ctx, {
-        engine,
-        pauses: pauses.control,
-        log: (level, message) => engine.logger.log(level, message),
-        now: () => time.now(),
-        syntheticRefused: slot.syntheticRefused,
-        time,
-        timeoutMs: () => resolved.options.sendTimeoutMs,
-      }).then((r) => {
-        if (stopped) r?.dispose()
-        else command = r
-        return r
-      })
-    : Promise.resolve(undefined)
-
-  function adoptWatchState(): void {
-    const snapshot = slot.watch
-    slot.watch = undefined
-    if (!resolved.options.shareWatchState || !snapshot) return
-    const taken = importWatchState(engine, snapshot, time.now())
-    if (taken === undefined) port.log("warn", "shareWatchState: this engine cannot take over session state; starting fresh")
-    else if (taken > 0) port.log("info", `shareWatchState: took over ${taken} session(s) from the previous instance`)
-  }
-
-  function stop(reason = "cleanup"): void {
-    if (stopped) return
-    stopped = true
-    // Leave our state for the next instance before the engine forgets it.
-    try {
-      const snapshot = exportWatchState(engine, time.now())
-      if (snapshot) slot.watch = snapshot
-      else if (resolved.options.shareWatchState) port.log("warn", "shareWatchState: this engine's session state cannot be read; the next instance starts fresh")
-    } catch (error) {
-      port.log("warn", `could not keep session state for the next instance: ${errorText(error)}`)
-    }
-    port.log("info", `instance #${serial} stopped (${reason})`)
+  instance.onStop(() => {
     pump.stop()
     watcher.stop()
-    engine.dispose()
-    pauses.stop()
-    registration?.dispose()
-    registration = undefined
-    command?.dispose()
-    command = undefined
-    releaseSlot(slot, holder)
-  }
+  })
+  const log = (level: LogLevel, message: string) => engine.logger.log(level, message)
+  const registered = instance.keep(
+    registerTaskComplete(ctx, { log, onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID) : { ok: true, text: "Noted." }) }),
+  )
+  // `/auto-resume` writes the store the engine reads; replies are bounded like any host call.
+  const control = instance.pauses.control
+  const commandRegistered = instance.keep(
+    control
+      ? registerV2PauseCommand(ctx, { engine, pauses: control, log, now: () => time.now(), syntheticRefused: slot.syntheticRefused, time, timeoutMs })
+      : Promise.resolve(undefined),
+  )
 
   return {
     serial,
@@ -253,10 +186,10 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     pump,
     slot,
     registered,
-    pauses: pauses.source,
+    pauses: instance.pauses.source,
     commandRegistered,
     get stopped() {
-      return stopped
+      return instance.stopped
     },
     stop,
   }

@@ -17,10 +17,8 @@
  */
 import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
-import type { SessionStatus } from "../../core/status.ts"
 import { PAUSE_COMMAND_DESCRIPTION, PAUSE_COMMAND_NAME } from "../../pause/command.ts"
-import type { PauseControl } from "../../pause/pause-control.ts"
-import { runPauseCommand } from "../../pause/run-command.ts"
+import { answerPauseCommand, quietLog, type PauseCommandHost } from "../pause-command.ts"
 import { get, str } from "../shape.ts"
 
 /** The slice of the 2.x command API this needs. */
@@ -28,11 +26,7 @@ export type V2CommandInvocation = { sessionID?: string; prompt?: { text?: string
 export type V2CommandInfo = { name: string; description?: string; execute(invocation: V2CommandInvocation): Promise<undefined> }
 export type V2CommandEditor = { add(info: V2CommandInfo): void }
 
-export type V2PauseCommandDeps = {
-  engine: { status(sessionID: string): SessionStatus | undefined }
-  pauses: PauseControl
-  log: (level: "debug" | "info" | "warn" | "error", message: string) => void
-  now?: () => number
+export type V2PauseCommandDeps = PauseCommandHost & {
   /** Shows the reply to the user; defaults to a non-waking synthetic message when available. */
   reply?: (sessionID: string, text: string) => Promise<void> | void
   /** Sessions whose provider refused a synthetic message: the default reply only logs for them. */
@@ -62,19 +56,12 @@ export function isPauseReply(value: unknown): boolean {
  */
 export async function registerV2PauseCommand(ctx: unknown, deps: V2PauseCommandDeps): Promise<Disposable | undefined> {
   const transform = get(ctx, "command", "transform")
-  const log = (level: "debug" | "info" | "warn" | "error", message: string) => {
-    try {
-      deps.log(level, message)
-    } catch {
-      // Nothing to do.
-    }
-  }
+  const log = quietLog(deps.log)
   if (typeof transform !== "function") {
     log("info", "/auto-resume is not available: this host has no command.transform")
     return undefined
   }
   const reply = deps.reply ?? syntheticReply(ctx, deps.syntheticRefused)
-  const now = deps.now ?? Date.now
   const { time, timeoutMs } = deps
   const send = (sessionID: string, text: string): Promise<void> =>
     time && timeoutMs
@@ -86,9 +73,7 @@ export async function registerV2PauseCommand(ctx: unknown, deps: V2PauseCommandD
       const sessionID = str(get(invocation, "sessionID"))
       if (!sessionID) return undefined
       const args = str(get(invocation, "prompt", "text")) ?? ""
-      const { text } = await runPauseCommand(sessionID, args, { pauses: deps.pauses, status: (id) => deps.engine.status(id), now })
-      log("info", `session ${sessionID}: /auto-resume ${args.trim() || "status"}: ${text.split("\n")[0]}`)
-      await send(sessionID, text)
+      await send(sessionID, await answerPauseCommand(deps, sessionID, args))
     } catch (error) {
       log("warn", `/auto-resume failed: ${error instanceof Error ? error.message : String(error)}`)
     }

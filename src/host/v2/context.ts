@@ -1,26 +1,13 @@
 /**
- * The slice of the OpenCode 2.x plugin `ctx` this adapter touches, and the one way we call it.
+ * How this adapter calls the OpenCode 2.x plugin `ctx` (its members: shared/host/v2-opencode-2.x.md).
  *
- * Everything is optional on purpose: members appeared and moved between 2.0.x releases
+ * Members appeared and moved between 2.0.x releases
  * (`session.compact` and `app.server` are later additions), so every method is looked up and
  * feature-detected at the moment of the call instead of trusted from a type. Calls keep their
  * receiver (`ctx.session.prompt(...)` may rely on `this`) and a synchronous throw becomes a
  * rejection, so callers handle one failure shape.
  */
 import { asObj, get, str } from "../shape.ts"
-
-/** The documented members we use; see shared/host/v2-opencode-2.x.md. */
-export type V2Context = {
-  app?: { name?: string; version?: string; channel?: string; server?: { url?: string; password?: string } }
-  location?: { directory?: string; workspaceID?: string }
-  options?: unknown
-  event?: { subscribe?: (options: { signal?: AbortSignal }) => AsyncIterable<unknown> }
-  session?: Record<string, unknown>
-  tool?: Record<string, unknown>
-  command?: Record<string, unknown>
-  plugin?: Record<string, unknown>
-  model?: Record<string, unknown>
-}
 
 export class MissingMethodError extends Error {
   constructor(path: string) {

@@ -6,7 +6,7 @@
  * aggregate for events that leave it out. Field names moved between 2.0.x releases, so every
  * renamed field is read under both spellings (`id ?? callID`, `name ?? tool`, ...).
  *
- * Pure apart from two bounded memories: `ToolNames` (the tool name travels only on
+ * Pure apart from two bounded memories: `ToolNamesByCall` (the tool name travels only on
  * `session.tool.input.started`, while the call itself is announced later by
  * `session.tool.called`) and `RunMemory` (forms and step errors, see below).
  *
@@ -29,36 +29,29 @@
 import { usedTokens } from "../../core/saturation.ts"
 import type { Signal } from "../../core/port.ts"
 import { isAbortName } from "../../core/provider-failure.ts"
-import { retryAfterFromHeaders } from "../../core/rate-limit.ts"
+import { errorSignal, QUESTION_ANSWERED, QUESTION_OPENED, type HostError } from "../signals.ts"
 import { asObj, get, num, str, type Obj } from "../shape.ts"
 import { RunMemory } from "./run-memory.ts"
+import { BoundedMap } from "../../core/bounded.ts"
 
 const MAX_REMEMBERED_TOOLS = 2000
 
 /** `session:callID` -> tool name, bounded (oldest forgotten first). */
-export class ToolNames {
-  private readonly names = new Map<string, string>()
+export class ToolNamesByCall extends BoundedMap<string, string> {
+  constructor() {
+    super(MAX_REMEMBERED_TOOLS, { refresh: true })
+  }
 
   remember(sessionID: string, callID: string, name: string): void {
-    const key = `${sessionID}\u0000${callID}`
-    this.names.delete(key)
-    if (this.names.size >= MAX_REMEMBERED_TOOLS) {
-      const oldest = this.names.keys().next()
-      if (!oldest.done) this.names.delete(oldest.value)
-    }
-    this.names.set(key, name)
+    this.set(`${sessionID}\u0000${callID}`, name)
   }
 
   lookup(sessionID: string, callID: string): string | undefined {
-    return this.names.get(`${sessionID}\u0000${callID}`)
+    return this.get(`${sessionID}\u0000${callID}`)
   }
 
   forget(sessionID: string, callID: string): void {
-    this.names.delete(`${sessionID}\u0000${callID}`)
-  }
-
-  get size(): number {
-    return this.names.size
+    this.delete(`${sessionID}\u0000${callID}`)
   }
 }
 
@@ -97,14 +90,8 @@ export function belongsHere(event: V2Event, hostDirectory: string | undefined): 
   return sameDirectory(event.directory, hostDirectory)
 }
 
-const AWAITING_OPEN = new Set(["permission.asked", "permission.updated", "form.created", "question.asked"])
-const AWAITING_CLOSED = new Set([
-  "permission.replied",
-  "form.replied",
-  "form.cancelled",
-  "question.replied",
-  "question.rejected",
-])
+const AWAITING_OPEN = new Set([...QUESTION_OPENED, "form.created"])
+const AWAITING_CLOSED = new Set([...QUESTION_ANSWERED, "form.replied", "form.cancelled"])
 /** Where the request id may sit, best first; replies sometimes name it differently. */
 const AWAITING_KEY_FIELDS = ["id", "requestID", "permissionID", "formID", "questionID", "callID"]
 
@@ -127,7 +114,7 @@ export function callIDOf(data: unknown): string | undefined {
  * The same mapping for an event already decoded (and filtered) by the adapter. `wallNow` is
  * read only to turn a provider's Retry-After date into a wait.
  */
-export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, wallNow: () => number, memory?: RunMemory): Signal[] {
+export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesByCall, wallNow: () => number, memory?: RunMemory): Signal[] {
   const { type, data } = event
   if (MODEL_OUTPUT.has(type)) return [{ type: "modelOutput", sessionID }]
 
@@ -144,7 +131,7 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNames, 
       memory?.runEnded(sessionID)
       // An aborted run is an interruption, whichever of the two events reports it.
       if (isAbortedError(error)) return [{ type: "interrupted", sessionID }, { type: "idle", sessionID }]
-      return [errorSignal(sessionID, error, wallNow()), { type: "idle", sessionID }]
+      return [errorSignal(sessionID, hostError(error), wallNow), { type: "idle", sessionID }]
     }
     case "session.execution.interrupted":
       memory?.runEnded(sessionID)
@@ -249,21 +236,14 @@ function isAbortedError(error: unknown): boolean {
  * (and `streamingFailureErrorNames` matches it) the same way. 1.x-style `{ name, data }` is
  * accepted too.
  */
-export function errorSignal(sessionID: string, error: unknown, now: number): Signal {
-  const text = str(error)
-  const name = str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError"
-  const message = text ?? str(get(error, "message")) ?? str(get(error, "data", "message")) ?? ""
-  const status =
-    num(get(error, "status")) ??
-    num(get(error, "statusCode")) ??
-    num(get(error, "response", "status")) ??
-    num(get(error, "data", "statusCode"))
-  const headers = get(error, "response", "headers") ?? get(error, "headers") ?? get(error, "data", "responseHeaders")
-  const retry = num(get(error, "retryAfterMs")) ?? retryAfterFromHeaders(headers, now)
-  const signal: Extract<Signal, { type: "error" }> = { type: "error", sessionID, name, message: message.slice(0, 2000) }
-  if (status !== undefined) signal.status = status
-  if (retry !== undefined) signal.retryAfterMs = retry
-  return signal
+function hostError(error: unknown): HostError {
+  return {
+    name: str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError",
+    message: str(error) ?? str(get(error, "message")) ?? str(get(error, "data", "message")) ?? "",
+    status: num(get(error, "status")) ?? num(get(error, "statusCode")) ?? num(get(error, "response", "status")) ?? num(get(error, "data", "statusCode")),
+    headers: get(error, "response", "headers") ?? get(error, "headers") ?? get(error, "data", "responseHeaders"),
+    retryAfterMs: num(get(error, "retryAfterMs")),
+  }
 }
 
 /** `session.retry.scheduled { attempt, at, error }`: when the host retries (epoch ms) and why. */
@@ -272,7 +252,7 @@ function retrySignal(sessionID: string, data: Obj, now: number): Signal {
   const at = num(data.at)
   if (at !== undefined) signal.retryInMs = Math.max(0, at - now)
   if (data.error !== undefined) {
-    const failure = errorSignal(sessionID, data.error, now) as Extract<Signal, { type: "error" }>
+    const failure = errorSignal(sessionID, hostError(data.error), () => now)
     if (str(get(data.error, "type")) ?? str(get(data.error, "name"))) signal.name = failure.name
     if (failure.message) signal.message = failure.message
     if (failure.status !== undefined) signal.status = failure.status

@@ -11,15 +11,10 @@
  */
 import type { TranscriptMessage, TranscriptPart, ToolPartStatus } from "../../core/transcript.ts"
 import { asObj, get, num, str } from "../shape.ts"
-
-const MAX_PART_TEXT = 65_536
+import { clip, messageStats, modelOf, prosePart } from "../normalize.ts"
 
 /** The marker the plugin puts in the metadata of everything it sends. */
 export const OWN_METADATA_KEY = "autoResume"
-
-function clip(text: string | undefined): string {
-  return (text ?? "").slice(-MAX_PART_TEXT)
-}
 
 export function hasOwnMarker(value: unknown): boolean {
   return (
@@ -62,9 +57,7 @@ function errorText(value: unknown): string | undefined {
 
 function normalizePart(part: unknown): TranscriptPart | undefined {
   const type = str(get(part, "type"))
-  if (type === "text") return { kind: "text", text: clip(str(get(part, "text"))), synthetic: get(part, "synthetic") === true || undefined }
-  if (type === "reasoning") return { kind: "reasoning", text: clip(str(get(part, "text"))) }
-  if (type !== "tool") return undefined
+  if (type !== "tool") return prosePart(type, part)
   const state = get(part, "state")
   const status = toolStatus(str(get(state, "status")))
   const error = status === "error" ? errorText(get(state, "error")) : undefined
@@ -80,11 +73,9 @@ function normalizePart(part: unknown): TranscriptPart | undefined {
   }
 }
 
-function modelOf(entry: unknown): TranscriptMessage["model"] {
+function entryModel(entry: unknown): TranscriptMessage["model"] {
   const model = get(entry, "model")
-  const providerID = str(get(model, "providerID")) ?? str(get(entry, "providerID"))
-  const modelID = str(get(model, "id")) ?? str(get(model, "modelID")) ?? str(get(entry, "modelID"))
-  return providerID && modelID ? { providerID, modelID } : undefined
+  return modelOf(str(get(model, "providerID")) ?? str(get(entry, "providerID")), str(get(model, "id")) ?? str(get(model, "modelID")) ?? str(get(entry, "modelID")))
 }
 
 export function normalizeV2Message(entry: unknown): TranscriptMessage | undefined {
@@ -116,12 +107,9 @@ export function normalizeV2Message(entry: unknown): TranscriptMessage | undefine
     parts,
     finish: str(o.finish),
     errorName: error === undefined || error === null ? undefined : errorNameOf(error),
-    outputTokens: num(get(o, "tokens", "output")),
-    reasoningTokens: num(get(o, "tokens", "reasoning")),
-    createdAt: num(get(o, "time", "created")),
-    completedAt: num(get(o, "time", "completed")),
+    ...messageStats(o),
     agent: str(o.agent),
-    model: modelOf(o),
+    model: entryModel(o),
   }
 }
 

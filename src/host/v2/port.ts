@@ -19,17 +19,15 @@ import { effectiveOptions, type ResolvedOptions } from "../../options/index.ts"
 import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
 import type { HostPort, LogLevel, ModelRef, SendRequest } from "../../core/port.ts"
-import { asObj, get, num, str } from "../shape.ts"
+import { get, num, str } from "../shape.ts"
 import { callCtx, hasMethod, MissingMethodError, unwrapData } from "./context.ts"
 import { HostHttp, MESSAGE_ROUTE_CAP, type FetchLike } from "./http.ts"
-import { readTodosFromTranscript } from "../../todos/v2-reader.ts"
+import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
 import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from "./messages.ts"
 import type { OwnSends } from "./user-turns.ts"
-import { reserveSend, type SendLog } from "../send-log.ts"
+import { runningSessions } from "../signals.ts"
+import { isHiddenSend, reserveSend, type SendLog } from "../send-log.ts"
 import { createModelSwitch } from "./model-switch.ts"
-
-// The send log moved to ../send-log.ts (both hosts use it); re-exported for existing importers.
-export { SendLog, SendRefusedError } from "../send-log.ts"
 
 const MAX_SEND_LOG_SESSIONS = 1000
 /** Messages looked at before a send to find the same recovery still pending. */
@@ -170,8 +168,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       checkDeadline(request, deadline)
       const extra = await models.select(request)
       checkDeadline(request, deadline)
-      const hidden = request.kind === "continue" ? !options.visibleContinue : options.quietCorrections
-      await deliver(request, hidden, deadline, extra)
+      await deliver(request, isHiddenSend(request.kind, options), deadline, extra)
     },
 
     restoreModel: (sessionID, model) => models.restore(sessionID, model),
@@ -215,16 +212,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     },
 
     async listBusySessions() {
-      const data = asObj(unwrapData(await http.getJson("/api/session/active")))
-      // An answer that is no listing says nothing about what runs: "nothing runs" would be a guess
-      // that discovery and the stall path would both act on.
-      if (!data) throw new Error("the active-session answer is not an object")
-      return Object.entries(data)
-        .filter(([, status]) => {
-          const type = str(get(status, "type")) ?? str(status)
-          return type === undefined || type === "running" || type === "busy" || type === "retry"
-        })
-        .map(([id]) => id)
+      return runningSessions(unwrapData(await http.getJson("/api/session/active")), "v2")
     },
 
     async toolNames() {

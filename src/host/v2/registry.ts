@@ -16,26 +16,23 @@
  * an event that reaches two locations' instances still gets one send. Only the holder and (for
  * `shareWatchState`) the last instance's watch state belong to the location.
  */
-import { MAX_SLOTS, processTable, slotIn, type HeldSlot } from "../registry.ts"
+import { MAX_SLOTS, processTable, slotIn } from "../registry.ts"
+import { BoundedMap, makeRoom } from "../../core/bounded.ts"
 import { SendLog } from "../send-log.ts"
 import { OwnSends, SeenMessages } from "./user-turns.ts"
-import type { WatchSnapshot } from "../watch-state.ts"
+import type { InstanceSlot } from "../instance.ts"
 import type { TurnSetup } from "../../core/port.ts"
 import type { FileLog } from "./file-log.ts"
 
-export { claimSlot, nextSerial, releaseSlot, slotKey, type SlotHolder } from "../registry.ts"
-
 const MAX_STEP_SETUPS = 1000
 
-export type Slot = HeldSlot & {
+export type Slot = InstanceSlot & {
   readonly own: OwnSends
   readonly sendLog: SendLog
   readonly syntheticRefused: Set<string>
   readonly seen: SeenMessages
   /** The agent/model each session's last step ran with (from `session.step.started`). */
   readonly stepSetups: Map<string, TurnSetup>
-  /** Left by the previous holder when it stopped; taken by the next one. */
-  watch?: WatchSnapshot
 }
 
 /** The part of a slot every location of one scope shares. */
@@ -70,17 +67,10 @@ function scopeShared(scopeKey: string): ScopeShared {
       sendLog: new SendLog(),
       syntheticRefused: new Set<string>(),
       seen: new SeenMessages(),
-      stepSetups: new Map<string, TurnSetup>(),
+      stepSetups: new BoundedMap<string, TurnSetup>(MAX_STEP_SETUPS, { refresh: true }),
     }
     // One scope per process in production; past the cap (tests) one nobody runs in is forgotten.
-    if (table.size >= MAX_SLOTS) {
-      for (const candidate of table.keys()) {
-        if (!scopeInUse(candidate)) {
-          table.delete(candidate)
-          break
-        }
-      }
-    }
+    makeRoom(table, MAX_SLOTS, (_, candidate) => !scopeInUse(candidate))
     table.set(scopeKey, shared)
   }
   return shared
@@ -97,15 +87,6 @@ function scopeInUse(scopeKey: string): boolean {
 export function getSlot(scopeKey: string, location?: V2Location): Slot {
   const key = v2SlotKey(scopeKey, location)
   return slotIn(slots(), key, () => ({ key, ...scopeShared(scopeKey) }))
-}
-
-export function rememberStepSetup(slot: Slot, sessionID: string, setup: TurnSetup): void {
-  slot.stepSetups.delete(sessionID)
-  if (slot.stepSetups.size >= MAX_STEP_SETUPS) {
-    const oldest = slot.stepSetups.keys().next()
-    if (!oldest.done) slot.stepSetups.delete(oldest.value)
-  }
-  slot.stepSetups.set(sessionID, setup)
 }
 
 /** One writer per log file per process, however many instances come and go. */

@@ -9,23 +9,18 @@
  *   `session.execution.failed`. The step's is kept until the run ends, so the core hears
  *   the error once, when the host gave up (and still hears it should the run's end carry none).
  */
-import { boundedSet } from "../../core/session-state.ts"
+import { BoundedMap } from "../../core/bounded.ts"
 
 const MAX_OPEN_FORMS = 256
 const MAX_STEP_ERRORS = 1000
 
-/** A fresh entry goes to the back, so the oldest one is what the cap drops. */
-function setNewest<K, V>(map: Map<K, V>, key: K, value: V, cap: number): void {
-  map.delete(key)
-  boundedSet(map, key, value, cap)
-}
-
 export class RunMemory {
-  private readonly forms = new Map<string, string>()
-  private readonly stepErrors = new Map<string, unknown>()
+  // A fresh entry goes to the back, so the oldest one is what the cap drops.
+  private readonly forms = new BoundedMap<string, string>(MAX_OPEN_FORMS, { refresh: true })
+  private readonly stepErrors = new BoundedMap<string, unknown>(MAX_STEP_ERRORS, { refresh: true })
 
   rememberForm(formID: string, sessionID: string): void {
-    setNewest(this.forms, formID, sessionID, MAX_OPEN_FORMS)
+    this.forms.set(formID, sessionID)
   }
 
   formSession(formID: string): string | undefined {
@@ -37,7 +32,7 @@ export class RunMemory {
   }
 
   noteStepError(sessionID: string, error: unknown): void {
-    setNewest(this.stepErrors, sessionID, error, MAX_STEP_ERRORS)
+    this.stepErrors.set(sessionID, error)
   }
 
   stepError(sessionID: string): unknown {

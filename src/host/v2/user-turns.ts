@@ -23,6 +23,8 @@ import type { Signal, TurnSetup } from "../../core/port.ts"
 import { get, str } from "../shape.ts"
 import { isPauseReply } from "./command.ts"
 import { hasOwnMarker, messageText } from "./messages.ts"
+import { addNewest, BoundedMap } from "../../core/bounded.ts"
+import { turnSetupOf } from "../normalize.ts"
 
 const MAX_SESSIONS = 500
 const MAX_IDS_PER_SESSION = 200
@@ -32,25 +34,13 @@ const OWN_TEXT_TTL_MS = 10 * 60_000
 /** Messages read per history scan: a run start is always near the end of the history. */
 export const USER_SCAN_LIMIT = 20
 
-/** A map of per-session values, least recently used session evicted first. */
-class SessionTable<V> {
-  private readonly rows = new Map<string, V>()
+/** A value per session, made on first use; the least recently used session is forgotten first. */
+class RecentSessions<V> {
+  private readonly rows = new BoundedMap<string, V>(MAX_SESSIONS, { refresh: true })
   constructor(private readonly make: () => V) {}
 
   get(sessionID: string): V {
-    let row = this.rows.get(sessionID)
-    if (row !== undefined) {
-      this.rows.delete(sessionID)
-      this.rows.set(sessionID, row)
-      return row
-    }
-    row = this.make()
-    if (this.rows.size >= MAX_SESSIONS) {
-      const oldest = this.rows.keys().next()
-      if (!oldest.done) this.rows.delete(oldest.value)
-    }
-    this.rows.set(sessionID, row)
-    return row
+    return this.rows.getOrCreate(sessionID, this.make)
   }
 
   peek(sessionID: string): V | undefined {
@@ -62,23 +52,13 @@ class SessionTable<V> {
   }
 }
 
-function addBounded(set: Set<string>, value: string, cap: number): void {
-  set.delete(value)
-  set.add(value)
-  while (set.size > cap) {
-    const oldest = set.values().next()
-    if (oldest.done) break
-    set.delete(oldest.value)
-  }
-}
-
 /**
  * What the plugin itself sent, per session. Process-wide: it outlives a reload. Callers pass
  * the time, because instances sharing it may run on different clocks (tests do).
  */
 export class OwnSends {
-  private readonly ids = new SessionTable(() => new Set<string>())
-  private readonly texts = new SessionTable<{ text: string; at: number }[]>(() => [])
+  private readonly ids = new RecentSessions(() => new Set<string>())
+  private readonly texts = new RecentSessions<{ text: string; at: number }[]>(() => [])
 
   rememberText(sessionID: string, text: string, now: number): void {
     const list = this.texts.get(sessionID)
@@ -87,7 +67,7 @@ export class OwnSends {
   }
 
   rememberID(sessionID: string, id: string): void {
-    addBounded(this.ids.get(sessionID), id, MAX_IDS_PER_SESSION)
+    addNewest(this.ids.get(sessionID), id, MAX_IDS_PER_SESSION)
   }
 
   isOwn(sessionID: string, id: string | undefined, text: string, now: number): boolean {
@@ -98,13 +78,13 @@ export class OwnSends {
 
 /** User message ids already classified, per session. Shared across reloads with the watch state. */
 export class SeenMessages {
-  private readonly table = new SessionTable(() => new Set<string>())
+  private readonly table = new RecentSessions(() => new Set<string>())
 
   /** Marks `id` seen; true when it was new. */
   add(sessionID: string, id: string): boolean {
     const set = this.table.get(sessionID)
     const fresh = !set.has(id)
-    addBounded(set, id, MAX_IDS_PER_SESSION)
+    addNewest(set, id, MAX_IDS_PER_SESSION)
     return fresh
   }
 
@@ -113,11 +93,12 @@ export class SeenMessages {
   }
 }
 
-export type Verdict = "genuine" | "own" | undefined
+/** Who wrote a user message: the user, or the plugin itself; undefined: not a user message (or already seen). */
+export type TurnOrigin = "genuine" | "own" | undefined
 
 const INBOUND_TYPES = new Set(["user", "synthetic"])
 
-function classify(own: OwnSends, sessionID: string, entry: unknown, id: string | undefined, now: number): Verdict {
+function classify(own: OwnSends, sessionID: string, entry: unknown, id: string | undefined, now: number): TurnOrigin {
   const type = str(get(entry, "type"))
   if (!type || !INBOUND_TYPES.has(type)) return undefined
   if (isPauseReply(entry) && hasOwnMarker(entry)) return undefined
@@ -130,7 +111,7 @@ function classify(own: OwnSends, sessionID: string, entry: unknown, id: string |
 }
 
 /** Classifies an admitted inbox item (`data.item`, older `data.input`). */
-export function classifyInboxItem(own: OwnSends, seen: SeenMessages, sessionID: string, data: unknown, now: number): Verdict {
+export function classifyInboxItem(own: OwnSends, seen: SeenMessages, sessionID: string, data: unknown, now: number): TurnOrigin {
   const item = get(data, "item") ?? get(data, "input")
   const id = str(get(item, "id")) ?? str(get(data, "inboxID"))
   const verdict = classify(own, sessionID, item, id, now)
@@ -146,12 +127,12 @@ export function classifyHistory(
   sessionID: string,
   history: readonly unknown[],
   now: number,
-): Verdict {
+): TurnOrigin {
   let lastIdle = -1
   history.forEach((entry, i) => {
     if (str(get(entry, "type")) === "idle") lastIdle = i
   })
-  let verdict: Verdict
+  let verdict: TurnOrigin
   history.forEach((entry, i) => {
     const id = str(get(entry, "id"))
     const v = classify(own, sessionID, entry, id, now)
@@ -168,9 +149,7 @@ export function setupFromHistory(history: readonly unknown[]): TurnSetup | undef
   for (let i = history.length - 1; i >= 0; i--) {
     const entry = history[i]
     if (str(get(entry, "type")) !== "assistant") continue
-    const providerID = str(get(entry, "model", "providerID"))
-    const modelID = str(get(entry, "model", "id")) ?? str(get(entry, "model", "modelID"))
-    return { agent: str(get(entry, "agent")), model: providerID && modelID ? { providerID, modelID } : undefined }
+    return turnSetupOf(str(get(entry, "agent")), str(get(entry, "model", "providerID")), str(get(entry, "model", "id")) ?? str(get(entry, "model", "modelID")))
   }
   return undefined
 }
@@ -192,7 +171,7 @@ export type HistoryWatcherDeps = {
 
 /** Runs history scans: one at a time per session, a trigger during a scan runs one more. */
 export class HistoryWatcher {
-  private readonly interruptions = new SessionTable(() => ({ count: 0 }))
+  private readonly interruptions = new RecentSessions(() => ({ count: 0 }))
   private readonly running = new Set<string>()
   private readonly again = new Set<string>()
   private stopped = false

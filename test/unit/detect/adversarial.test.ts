@@ -22,7 +22,7 @@ import { hasWorkDescription } from "../../../src/detect/work-description.ts"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
 import { MAX_LISTED_TODOS, MAX_TODO_TEXT } from "../../../src/prompts/nudges.ts"
 import { todoReminderPrompt } from "../../../src/todos/reminder.ts"
-import { readTodosFromTranscript } from "../../../src/todos/v2-reader.ts"
+import { readTodosFromTranscript } from "../../../src/todos/transcript-reader.ts"
 import { ADVERSARIAL_CASES, ONE_MB, base64Noise } from "../../fixtures/adversarial.ts"
 
 type Answers = {

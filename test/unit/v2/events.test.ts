@@ -1,12 +1,12 @@
 /** OpenCode 2.x event shapes (per the host document) -> core signals, both spellings of every renamed field. */
 import { describe, expect, test } from "bun:test"
-import { belongsHere, decodeV2Event, interruptedByUser, ToolNames } from "../../../src/host/v2/events.ts"
+import { belongsHere, decodeV2Event, interruptedByUser, ToolNamesByCall } from "../../../src/host/v2/events.ts"
 import { mapV2Event } from "../../support/map-events.ts"
 import { RunMemory } from "../../../src/host/v2/run-memory.ts"
 
 const ev = (type: string, data: unknown, extra: Record<string, unknown> = {}) => ({ id: "evt_1", created: 1, type, data, ...extra })
-const map = (event: unknown, tools = new ToolNames(), now = 0) => mapV2Event(event, tools, () => now)
-const types = (event: unknown, tools?: ToolNames) => map(event, tools).map((s) => s.type)
+const map = (event: unknown, tools = new ToolNamesByCall(), now = 0) => mapV2Event(event, tools, () => now)
+const types = (event: unknown, tools?: ToolNamesByCall) => map(event, tools).map((s) => s.type)
 
 describe("run lifecycle", () => {
   test("busy and idle come from session.execution.*", () => {
@@ -45,7 +45,7 @@ describe("run lifecycle", () => {
 
   test("a step failure is not the end of the run: its error reaches the core once, when the run fails", () => {
     const memory = new RunMemory()
-    const tools = new ToolNames()
+    const tools = new ToolNamesByCall()
     const step = (type: string, data: unknown) => mapV2Event(ev(type, data), tools, () => 0, memory).map((s) => s.type)
     const error = { type: "provider.rate-limit", message: "429", status: 429 }
     expect(step("session.step.failed", { sessionID: "s", error })).toEqual(["activity"])
@@ -157,7 +157,7 @@ describe("liveness and output", () => {
 
 describe("tools", () => {
   test("the name from input.started joins the call from tool.called (id spelling), with its input as args", () => {
-    const tools = new ToolNames()
+    const tools = new ToolNamesByCall()
     expect(types(ev("session.tool.input.started", { sessionID: "s", assistantMessageID: "a", id: "c1", name: "bash" }), tools)).toEqual(["modelOutput"])
     expect(types(ev("session.tool.input.delta", { sessionID: "s", id: "c1", delta: "{" }), tools)).toEqual(["modelOutput"])
     expect(map(ev("session.tool.called", { sessionID: "s", id: "c1", input: { command: "ls" }, executed: false }), tools)).toEqual([
@@ -168,7 +168,7 @@ describe("tools", () => {
   })
 
   test("the older callID spelling, and a failed tool", () => {
-    const tools = new ToolNames()
+    const tools = new ToolNamesByCall()
     map(ev("session.tool.input.started", { sessionID: "s", callID: "c2", name: "read" }), tools)
     expect(map(ev("session.tool.called", { sessionID: "s", callID: "c2", input: {} }), tools)[0]).toMatchObject({ type: "toolStart", callID: "c2", tool: "read" })
     expect(map(ev("session.tool.failed", { sessionID: "s", callID: "c2", error: "x" }), tools)).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c2" }])
@@ -181,7 +181,7 @@ describe("tools", () => {
   })
 
   test("the tool-name memory is bounded", () => {
-    const tools = new ToolNames()
+    const tools = new ToolNamesByCall()
     for (let i = 0; i < 5000; i++) tools.remember("s", `c${i}`, "bash")
     expect(tools.size).toBeLessThanOrEqual(2000)
     expect(tools.lookup("s", "c4999")).toBe("bash")
@@ -199,7 +199,7 @@ describe("waiting on the user", () => {
 
   test("form.created names its session inside the form; the reply (data.id only) is tied back to it", () => {
     const forms = new RunMemory()
-    const tools = new ToolNames()
+    const tools = new ToolNamesByCall()
     expect(mapV2Event(ev("form.created", { form: { id: "f1", sessionID: "s", title: "Pick one", fields: [] } }), tools, () => 0, forms)).toEqual([
       { type: "awaitingUser", sessionID: "s", key: "f1", open: true },
     ])
@@ -213,7 +213,7 @@ describe("waiting on the user", () => {
 
   test("the run's end forgets its forms (the core drops open requests on idle); the memory is bounded", () => {
     const forms = new RunMemory()
-    const tools = new ToolNames()
+    const tools = new ToolNamesByCall()
     mapV2Event(ev("form.created", { form: { id: "f1", sessionID: "s", fields: [] } }), tools, () => 0, forms)
     mapV2Event(ev("form.created", { form: { id: "g1", sessionID: "other", fields: [] } }), tools, () => 0, forms)
     mapV2Event(ev("session.execution.succeeded", { sessionID: "s" }), tools, () => 0, forms)

@@ -6,7 +6,8 @@
 import { describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../support/simulated-time.ts"
 import { FakeV2Host } from "../../support/fake-v2-host.ts"
-import { createV2Port, SendLog } from "../../../src/host/v2/port.ts"
+import { createV2Port } from "../../../src/host/v2/port.ts"
+import { SendLog } from "../../../src/host/send-log.ts"
 import { OwnSends } from "../../../src/host/v2/user-turns.ts"
 import { resolveOptions } from "../../../src/options/index.ts"
 

@@ -1,7 +1,7 @@
 /** The 2.x Host port: channel choice and fallback, send spacing and de-duplication, reads, auth only toward the host. */
 import { describe, expect, test } from "bun:test"
 import { MissingMethodError } from "../../../src/host/v2/context.ts"
-import { SendRefusedError } from "../../../src/host/v2/port.ts"
+import { SendRefusedError } from "../../../src/host/send-log.ts"
 import { flush, makeV2, SID, type RigOptions } from "./harness.ts"
 
 const continueReq = (text = "continue — auto-resume: stalled") => ({ sessionID: SID, text, kind: "continue" as const })

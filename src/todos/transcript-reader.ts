@@ -1,7 +1,8 @@
 /**
- * The v2 todo list, read from the message log. OpenCode v2 has no todo tool or event of
- * its own; a todo plugin persists every `todowrite` call as a tool part carrying the whole
- * list, so the newest completed `todowrite` part is the current list.
+ * The todo list as the normalized transcript shows it, on either host: every `todowrite`
+ * call is a tool part carrying the whole list, so the newest completed one is the current
+ * list. It is the 2.x port's only todo source (2.x has no todo API or event; a todo plugin
+ * supplies the tool) and the judge's second one on both hosts (core/idle.ts).
  *
  * Result:
  *  - the items, when that part's `input.todos` is an array of `{ content, status, priority? }`;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { MAX_TODO_ITEMS, readTodoInput, readTodosFromTranscript } from "../../../src/todos/v2-reader.ts"
+import { MAX_TODO_ITEMS, readTodoInput, readTodosFromTranscript } from "../../../src/todos/transcript-reader.ts"
 import { assistant, said, todoWrite, tool, user } from "../../fixtures/transcript-builders.ts"
 
 const first = [{ content: "one", status: "pending" }]
@@ -8,7 +8,7 @@ const second = [
   { content: "two", status: "in_progress", priority: "high" },
 ]
 
-describe("v2 todo reader: newest completed todowrite part", () => {
+describe("todo list from the transcript: newest completed todowrite part", () => {
   test("reads the items of the newest completed call", () => {
     const log = [user("go"), todoWrite(first), said("working"), todoWrite(second), said("ok")]
     expect(readTodosFromTranscript(log)).toEqual(second)

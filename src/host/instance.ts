@@ -1,0 +1,123 @@
+/**
+ * A plugin instance's life, the same on both hosts: the engine and the pause store it reads,
+ * the startup lines, one live instance per registry slot, and the watch state handed from the
+ * instance that stops to the next. An adapter adds its intake and its registrations.
+ *
+ * The slot is claimed once everything that could throw is built, so a start that fails leaves
+ * the running instance alone; that one stops inside the claim and leaves its sessions behind.
+ */
+import type { TimeSource } from "../core/clock.ts"
+import { RecoveryEngine } from "../core/engine.ts"
+import { errorText } from "../core/logger.ts"
+import type { PauseSource } from "../core/pauses.ts"
+import type { HostPort, LogLevel } from "../core/port.ts"
+import type { ResolvedOptions } from "../options/index.ts"
+import { hostPauses, type HostPauses } from "../pause/host-pauses.ts"
+import { claimSlot, nextSerial, releaseSlot, type HeldSlot, type SlotHolder } from "./registry.ts"
+import { startupLine } from "./startup.ts"
+import { exportWatchState, importWatchState, type WatchSnapshot } from "./watch-state.ts"
+
+/** A live instance; its engine answers for instances it superseded (1.x task_complete). */
+export type InstanceHolder = SlotHolder & { readonly engine: RecoveryEngine }
+
+export type InstanceSlot = HeldSlot & {
+  holder?: InstanceHolder
+  /** Left by the previous holder when it stopped; taken by the next one. */
+  watch?: WatchSnapshot
+}
+
+export type InstanceDeps = {
+  host: "v1" | "v2"
+  slot: InstanceSlot
+  resolved: ResolvedOptions
+  time: TimeSource
+  port: HostPort
+  /** Where the pause marker file lives (XDG_CONFIG_HOME, HOME), unless `pauses` replaces it (tests). */
+  env: Record<string, string | undefined>
+  pauses?: PauseSource
+  onSessionDropped?: (sessionID: string) => void
+}
+
+export type Instance = {
+  readonly serial: number
+  readonly engine: RecoveryEngine
+  readonly pauses: HostPauses
+  readonly stopped: boolean
+  /** Runs `fn` when the instance stops, after its state is handed over and before the engine goes. */
+  onStop(fn: () => void): void
+  /** A registration that settles later: disposed when the instance stops, or at once if it has. */
+  keep<T extends { dispose(): void } | undefined>(pending: Promise<T>): Promise<T>
+  /** Hands the state over, stops the engine, the pauses and what `onStop` named, frees the slot. Idempotent. */
+  stop(reason?: string): void
+}
+
+export function startInstance(deps: InstanceDeps): Instance {
+  const { slot, resolved, time, port } = deps
+  const serial = nextSerial()
+  const log = (level: LogLevel, message: string) => port.log(level, message)
+  // The marker file, shared with every OpenCode process and the CLI (host-pauses.ts).
+  const pauses = hostPauses({ injected: deps.pauses, env: deps.env, recheckMs: resolved.options.checkIntervalMs, time, log })
+  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: pauses.source, onSessionDropped: deps.onSessionDropped })
+  log("info", `${startupLine(deps.host, resolved)}; instance #${serial}`)
+  for (const warning of resolved.warnings) log("warn", warning)
+
+  let stopped = false
+  const stoppers: (() => void)[] = []
+  const holder: InstanceHolder = { serial, engine, stop: (reason) => stop(reason) }
+  claimSlot(slot, holder)
+  adoptWatchState()
+
+  function adoptWatchState(): void {
+    const snapshot = slot.watch
+    slot.watch = undefined
+    if (!resolved.options.shareWatchState || !snapshot) return
+    const taken = importWatchState(engine, snapshot, time.now())
+    if (taken === undefined) log("warn", "shareWatchState: this engine cannot take over session state; starting fresh")
+    else if (taken > 0) log("info", `shareWatchState: took over ${taken} session(s) from the previous instance`)
+  }
+
+  function leaveWatchState(): void {
+    // Left for the next instance before the engine forgets it; it takes it only with shareWatchState.
+    try {
+      const snapshot = exportWatchState(engine, time.now())
+      if (snapshot) slot.watch = snapshot
+      else if (resolved.options.shareWatchState) log("warn", "shareWatchState: this engine's session state cannot be read; the next instance starts fresh")
+    } catch (error) {
+      log("warn", `could not keep session state for the next instance: ${errorText(error)}`)
+    }
+  }
+
+  function stop(reason = "cleanup"): void {
+    if (stopped) return
+    stopped = true
+    leaveWatchState()
+    log("info", `instance #${serial} stopped (${reason})`)
+    for (const fn of stoppers) {
+      try {
+        fn()
+      } catch (error) {
+        log("warn", `stopping part of instance #${serial} failed: ${errorText(error)}`)
+      }
+    }
+    engine.dispose()
+    pauses.stop()
+    releaseSlot(slot, holder)
+  }
+
+  return {
+    serial,
+    engine,
+    pauses,
+    get stopped() {
+      return stopped
+    },
+    onStop: (fn) => void stoppers.push(fn),
+    keep: (pending) =>
+      pending.then((registration) => {
+        if (stopped) registration?.dispose()
+        else if (registration) stoppers.push(() => registration.dispose())
+        return registration
+      }),
+    stop,
+  }
+}
