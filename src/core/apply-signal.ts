@@ -6,14 +6,14 @@
 import type { Signal } from "./port.ts"
 import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import type { EngineContext } from "./context.ts"
-import type { IdlePipeline } from "./idle.ts"
+import type { FinishedTurn } from "./modules/finished-turn.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, type OpenTool, type SessionState } from "./session-state.ts"
 import { subagentCallKind } from "./subagents.ts"
 import { attributeInterruption, endAbortWaitOnOwnPrompt, runMovedOn, userTookOver } from "./own-abort.ts"
 import { ownPromptShown } from "./own-prompt.ts"
 import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
 
-export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Signal, now: number): void {
+export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Signal, now: number): void {
   switch (signal.type) {
     case "activity":
     case "retryScheduled":
@@ -117,7 +117,7 @@ function noteUsage(ctx: EngineContext, state: SessionState, tokens: number, mess
   }
 }
 
-function markBusy(idle: IdlePipeline, state: SessionState, now: number, inferred = false): void {
+function markBusy(idle: FinishedTurn, state: SessionState, now: number, inferred = false): void {
   state.busy = true
   state.busySince = now
   runMovedOn(state)
@@ -129,7 +129,7 @@ function markBusy(idle: IdlePipeline, state: SessionState, now: number, inferred
   idle.cancel(state)
 }
 
-function markIdle(ctx: EngineContext, idle: IdlePipeline, state: SessionState): void {
+function markIdle(ctx: EngineContext, idle: FinishedTurn, state: SessionState): void {
   const wasBusy = state.busy
   if (wasBusy) {
     state.idleEpoch++
@@ -173,7 +173,7 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
   cancelPendingAction(state)
 }
 
-function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Extract<Signal, { type: "interrupted" }>, now: number): void {
+function interrupted(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Extract<Signal, { type: "interrupted" }>, now: number): void {
   const whose = attributeInterruption(state, signal.byUser, now)
   // The run's tool calls ended with it, when it was interrupted: a verdict that comes later
   // must not end the calls of a run that started since.

@@ -9,8 +9,7 @@ import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
 import type { EngineContext } from "./context.ts"
 import { SessionDiscovery } from "./discovery.ts"
-import { IdlePipeline, type IdleRule } from "./idle.ts"
-import { defaultIdleRules } from "./rules/index.ts"
+import { FinishedTurn, finishedTurnRules, type TurnRule } from "./modules/finished-turn.ts"
 import type { EngineModule, ModuleFactory } from "./module.ts"
 import { defaultModules } from "./modules/index.ts"
 import { ToolNames } from "./tool-names.ts"
@@ -34,8 +33,8 @@ export type EngineDeps = {
   time: TimeSource
   options: ResolvedOptions
   pauses?: PauseSource
-  /** Replaces the finished-turn rules entirely (tests of the pipeline itself). */
-  idleRules?: readonly IdleRule[]
+  /** Replaces the finished-turn rules entirely (tests of the judging itself). */
+  turnRules?: readonly TurnRule[]
   /** Recovery paths beyond stall recovery, each a module (see module.ts). */
   modules?: readonly ModuleFactory[]
   /** A session left the table (swept, evicted, deleted): adapters drop what they keep for it. */
@@ -46,7 +45,7 @@ export class RecoveryEngine {
   private readonly sessions = new SessionTable((state) => this.forget(state))
   private readonly ctx: EngineContext
   private readonly resolved: ResolvedOptions
-  private readonly idle: IdlePipeline
+  private readonly idle: FinishedTurn
   private readonly discovery: SessionDiscovery
   private readonly modules: EngineModule[]
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
@@ -83,8 +82,8 @@ export class RecoveryEngine {
         else this.listeners.set(type, [module])
       }
     }
-    const moduleRules = this.modules.flatMap((m) => m.idleRules ?? [])
-    this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? defaultIdleRules(() => toolNames.peek(), moduleRules))
+    const moduleRules = this.modules.flatMap((m) => m.turnRules ?? [])
+    this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, this.discoveryTarget(), this.resolved.options)
     this.discovery.start()
     this.scheduleSweep()

@@ -6,7 +6,7 @@
  */
 import type { Signal, SignalType } from "./port.ts"
 import type { EngineContext } from "./context.ts"
-import type { IdleRule } from "./idle.ts"
+import type { PrioritizedRule } from "./modules/finished-turn.ts"
 import type { SessionState } from "./session-state.ts"
 
 export type SessionLookup = {
@@ -15,11 +15,6 @@ export type SessionLookup = {
 }
 
 export type ModuleEnv = { ctx: EngineContext; sessions: SessionLookup }
-
-/** Idle rules run in ascending priority; the finished-turn judge sits at JUDGE_PRIORITY. */
-export const JUDGE_PRIORITY = 50
-
-export type PrioritizedRule = IdleRule & { priority: number }
 
 export interface EngineModule {
   readonly name: string
@@ -32,7 +27,8 @@ export interface EngineModule {
   readonly signals?: readonly SignalType[]
   onSignal?(state: SessionState, signal: Signal): void
   holdReason?(state: SessionState): string | undefined
-  idleRules?: readonly PrioritizedRule[]
+  /** Rules for a finished turn, judged beside the judge's own (modules/finished-turn.ts). */
+  turnRules?: readonly PrioritizedRule[]
   /**
    * True while the module still has something due for an idle session (a wake it scheduled, a
    * lock that waits for the user): the idle sweep leaves such a session in the table, or the
@@ -46,6 +42,3 @@ export interface EngineModule {
 
 export type ModuleFactory = (env: ModuleEnv) => EngineModule
 
-export function orderRules(rules: readonly PrioritizedRule[]): IdleRule[] {
-  return [...rules].sort((a, b) => a.priority - b.priority)
-}

@@ -9,7 +9,7 @@ import { formatDuration } from "../prompts/format.ts"
 import { holdReason, type EngineContext } from "./context.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "./actions.ts"
 import { askHostRun } from "./host-run.ts"
-import { decideStallRecovery, stallActionFor } from "./ladder.ts"
+import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "./ladder.ts"
 import { ownAbortLanding } from "./own-abort.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
@@ -82,7 +82,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
     return
   }
 
-  const decision = decideStallRecovery(
+  const { effect: decision, delayMs } = decideStallRecovery(
     {
       now,
       busyEpoch: state.runEpoch,
@@ -96,7 +96,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   )
   const toolNote = assessment.tool ? ` tool="${assessment.tool.tool}" wedged for ${formatDuration(assessment.tool.ageMs)}` : " no tool in flight"
   const head = `session ${state.id}: stall detected phase=${assessment.phase} silent=${formatDuration(assessment.silentMs)}${toolNote}`
-  if (!decision.act) {
+  if (decision.kind === "none" || decision.kind === "stand-down") {
     // Standing down: no timer. The next event re-arms the watchdog (ensureWatchdog on touch).
     logHeld(ctx, state, `${decision.reason}`)
     ctx.logger.log("debug", `${head}; no action: ${decision.reason}`)
@@ -106,9 +106,9 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   const detectedAt = now
   ctx.logger.log(
     "info",
-    `${head} -> ${decision.kind} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.maxRetries} in ${formatDuration(decision.delayMs)}`,
+    `${head} -> ${recoveryKindOf(decision.kind)} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.maxRetries} in ${formatDuration(delayMs)}`,
   )
-  state.pendingAction = ctx.time.schedule(decision.delayMs, () => {
+  state.pendingAction = ctx.time.schedule(delayMs, () => {
     state.pendingAction = undefined
     // The stream may have come back while we waited out the backoff.
     if (!state.busy || state.lastActivityAt > detectedAt || state.dropped) {
@@ -116,7 +116,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
       ensureWatchdog(ctx, state)
       return
     }
-    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + decision.delayMs, detectedAt)
+    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + delayMs, detectedAt)
   })
 }
 
@@ -137,7 +137,7 @@ function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryK
  * decides between the continue and abort-first. While the answer is out the recovery counts
  * as under way; a user turn or ESC cancels it. Resolves to undefined when it was cancelled.
  */
-async function actionForHost(ctx: EngineContext, state: SessionState, rung: RecoveryKind): Promise<{ kind: RecoveryKind; note: string } | undefined> {
+async function actionForHost(ctx: EngineContext, state: SessionState, rung: StallRung["kind"]): Promise<{ kind: StallRung["kind"]; note: string } | undefined> {
   if (rung !== "continue") return { kind: rung, note: "" }
   let cancelled = false
   const marker = () => {
@@ -151,7 +151,7 @@ async function actionForHost(ctx: EngineContext, state: SessionState, rung: Reco
   return { kind: action.kind, note: host.detail ? `${action.note} (${host.detail})` : action.note }
 }
 
-async function runRecovery(ctx: EngineContext, state: SessionState, rung: RecoveryKind, reason: string, silentMs: number, detectedAt: number) {
+async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallRung["kind"], reason: string, silentMs: number, detectedAt: number) {
   const held = holdReason(ctx, state)
   if (held) {
     logHeld(ctx, state, held)
@@ -163,7 +163,7 @@ async function runRecovery(ctx: EngineContext, state: SessionState, rung: Recove
     ensureWatchdog(ctx, state)
     return
   }
-  const { kind } = action
+  const kind = recoveryKindOf(action.kind)
   if (action.note) ctx.logger.log("info", `session ${state.id}: stall recovery: ${kind === "continue" ? "plain continue" : "abort first, then continue"}; ${action.note}`)
   // The attempt the prompt quotes is fixed when it is counted: output of the run being aborted
   // (or of a prompt the host picks up meanwhile) resets the episode, and must not make the

@@ -113,18 +113,18 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     }
     const now = ctx.time.now()
     let step = nextFailureStep(t.failure, event, now, ctx.effective(state))
-    const spacing = step.action.type === "prompt" ? spacingWait(ctx, state) : 0
+    const spacing = step.effect.kind === "continue" ? spacingWait(ctx, state) : 0
     // Handed back before it goes out, as the host would refuse it: due again once spacing allows.
     if (spacing > 0) step = nextFailureStep(step.state, { type: "refused", retryAt: now + spacing }, now, ctx.effective(state))
-    const action = step.action
+    const action = step.effect
     t.failure = step.state
     wakeAt(state, t, step.wakeAt)
-    if (action.type === "none") return
-    if (action.type === "give-up") {
+    if (action.kind === "none") return
+    if (action.kind === "stand-down") {
       ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
       return
     }
-    const kind = action.type === "prompt" ? "continue" : "abort+continue"
+    const kind = action.kind === "continue" ? "continue" : "abort+continue"
     if (!beginRecovery(ctx, state, "failure recovery", { kind, reason: `provider failure (${t.failure.reason})` })) return
     // The chain's watchdog starts when the host has taken the prompt (or refused it), not now:
     // for abort + resume that is the continue sent seconds after the abort.
@@ -133,7 +133,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
         // Only a prompt that reached the session counts against lifetimeMaxContinues.
         if (uncountUnsent(state, outcome)) ctx.logger.log("debug", `session ${state.id}: failure recovery not sent (${outcome ?? "no continue"}); not counted`)
         if (tracked.get(state.id) !== t) return
-        if (action.type === "prompt" && (outcome === "held" || outcome === "busy")) {
+        if (action.kind === "continue" && (outcome === "held" || outcome === "busy")) {
           // It never reached the host: not an attempt; the same prompt again once it may go.
           const now = ctx.time.now()
           return feed(state, t, { type: "refused", retryAt: now + Math.max(ctx.effective(state).checkIntervalMs, spacingWait(ctx, state)) })
@@ -149,7 +149,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     // The continue quotes the incident's recovery number ("Attempt k/n"), capped at the budget
     // for abort + resume after every prompt was spent.
     const attempt = Math.min(action.attempt, action.maxAttempts)
-    if (action.type === "prompt") {
+    if (action.kind === "continue") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
       const reason = streamingFailureReason(action.reason, action.attempt, action.maxAttempts)
       void sendPrompt(ctx, state, failureContinue(ctx, state, reason, attempt)).then(settled, () => settled())

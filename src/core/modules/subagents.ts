@@ -4,7 +4,7 @@
  * facts from the session table, keeps one state and one timer per parent, and acts.
  */
 import type { Signal } from "../port.ts"
-import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../prompts/subagents.ts"
+import { orphanParentReason } from "../../prompts/subagents.ts"
 import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt } from "../actions.ts"
 import type { CancelTimer } from "../clock.ts"
 import { holdReason } from "../context.ts"
@@ -110,15 +110,13 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
         evaluate(parentID)
       })
     }
-    const action = step.action
-    if (action.type === "nudge-child") {
-      const child = sessions.get(action.childId)
+    const action = step.effect
+    if (action.kind === "nudge") {
+      const child = sessions.get(action.sessionID)
       if (!child || !beginRecovery(ctx, child, "subagent nudge")) return
-      ctx.logger.log("info", `session ${parentID}: subagent ${action.childId}: ${action.reason}; nudging the subagent`)
-      const quiet = (ctx.time.now() - (child.lastModelOutputAt || child.firstSeenAt)) / 1000
-      const text = action.cause === "stuck" ? buildStuckSubagentPrompt(quiet, child.openTools.size > 0) : buildCrashedSubagentPrompt()
-      void sendPrompt(ctx, child, { kind: "correction", label: "send subagent nudge", text })
-    } else if (action.type === "abort-resume-parent") {
+      ctx.logger.log("info", `session ${parentID}: subagent ${action.sessionID}: ${action.reason}; nudging the subagent`)
+      void sendPrompt(ctx, child, { kind: action.sendKind, label: "send subagent nudge", text: action.text })
+    } else if (action.kind === "abort-continue") {
       if (!beginRecovery(ctx, parent, "orphan-parent recovery", { kind: "abort+continue", reason: `orphan parent: ${action.reason}` })) return
       ctx.logger.log("info", `session ${parentID}: orphan parent (${action.reason}); abort + resume`)
       const reason = orphanParentReason(action.reason)

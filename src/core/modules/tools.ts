@@ -10,8 +10,8 @@ import { buildToolLoopPrompt } from "../../prompts/loops.ts"
 import { buildUnknownToolPrompt } from "../../prompts/unknown-tool.ts"
 import { abortThenPrompt, beginRecovery } from "../actions.ts"
 import { holdReason } from "../context.ts"
-import { bump } from "../idle.ts"
-import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
+import type { EngineModule, ModuleEnv } from "../module.ts"
+import { JUDGE_PRIORITY, bump } from "./finished-turn.ts"
 import type { ToolNames } from "../tool-names.ts"
 
 /** After the judge: its guards (the user's turn, an open question) have had their say. */
@@ -28,7 +28,7 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
   return {
     name: "tools",
     signals: ["userMessage", "toolStart", "idle"],
-    idleRules: [
+    turnRules: [
       {
         name: "tool-loop",
         pass: "second",
@@ -39,7 +39,7 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
           const loop = detectIdleToolLoop(sinceLastOwnPrompt(facts.messages))
           if (!loop) return undefined
           return {
-            kind: "send",
+            kind: "nudge",
             text: buildToolLoopPrompt(loop),
             sendKind: "correction",
             feature: "tool-loop",
@@ -59,7 +59,7 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
           const newest = facts.messages[facts.messages.length - 1]?.id
           if (newest) suggestedUpTo.set(facts.state.id, newest)
           return {
-            kind: "send",
+            kind: "nudge",
             text: buildUnknownToolPrompt({ ...finding, available }),
             sendKind: "correction",
             feature: "unknown-tool",
