@@ -1,13 +1,15 @@
 /**
  * The recovery engine: the session table, the recovery modules, discovery and housekeeping.
  * Adapters feed it `Signal`s (applied to a session's state in apply-signal.ts); it acts only
- * through the `HostPort`. It owns no real time.
+ * through the `HostPort`. It owns no real time, and one timer per session (scheduler.ts): every
+ * module's wake and every effect's pause share it.
  */
 import { ALL_SIGNAL_TYPES, type HostPort, type Signal, type SignalType } from "./port.ts"
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
-import type { EngineContext } from "./context.ts"
+import { holdReason, type EngineContext } from "./context.ts"
+import { WakeScheduler } from "./scheduler.ts"
 import { SessionDiscovery } from "./discovery.ts"
 import { FinishedTurn, finishedTurnRules, type TurnRule } from "./modules/finished-turn.ts"
 import type { EngineModule, ModuleFactory } from "./module.ts"
@@ -48,6 +50,7 @@ export class RecoveryEngine {
   private readonly idle: FinishedTurn
   private readonly discovery: SessionDiscovery
   private readonly modules: EngineModule[]
+  private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
   private readonly listeners = new Map<SignalType, EngineModule[]>()
   private sweepTimer?: CancelTimer
@@ -60,7 +63,12 @@ export class RecoveryEngine {
     this.onSessionDropped = deps.onSessionDropped
     this.pauses = deps.pauses ?? new MemoryPauses()
     const logger = new CoreLogger(deps.port, () => this.resolved.options.debug)
+    this.scheduler = new WakeScheduler(deps.time, (state) => holdReason(this.ctx, state), (owner, error) => {
+      logger.fault(`wake:${owner}`, `${owner} failed on its wake: ${errorText(error)}`)
+    })
     this.ctx = {
+      wake: (state, owner, at, run) => this.scheduler.set(state, owner, at, run),
+      nextWake: (state, owner) => this.scheduler.next(state, owner),
       time: deps.time,
       port: deps.port,
       logger,
@@ -73,7 +81,17 @@ export class RecoveryEngine {
       },
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => make({ ctx: this.ctx, sessions: this.sessions }))
+    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => {
+      let module: EngineModule | undefined
+      const owner = () => `module:${module?.name}`
+      module = make({
+        ctx: this.ctx,
+        sessions: this.sessions,
+        wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => module?.onWake?.(state, wake)),
+        nextWake: (state) => this.scheduler.next(state, owner()),
+      })
+      return module
+    })
     for (const module of this.modules) {
       if (!module.onSignal) continue
       for (const type of module.signals ?? ALL_SIGNAL_TYPES) {
@@ -181,6 +199,7 @@ export class RecoveryEngine {
     this.disposed = true
     this.sweepTimer?.()
     this.discovery.stop()
+    this.scheduler.dispose()
     for (const module of this.modules) {
       try {
         module.dispose?.()
@@ -219,7 +238,8 @@ export class RecoveryEngine {
 
   /** Drops idle sessions that are old or beyond the idle cap (runs every CLEANUP_SWEEP_MS). */
   sweep(): void {
-    this.sessions.sweep(this.ctx.time.now(), (state) => this.modules.some((m) => m.keepsSession?.(state) === true))
+    // A session with a wake still due (a judgement, a wait) stays: the wake would vanish with it.
+    this.sessions.sweep(this.ctx.time.now(), (state) => this.scheduler.next(state) !== undefined || this.modules.some((m) => m.keepsSession?.(state) === true))
   }
 
   private discoveryTarget() {
@@ -248,6 +268,7 @@ export class RecoveryEngine {
 
   private forget(state: SessionState): void {
     state.dropped = true
+    this.scheduler.clear(state)
     cancelWatchdog(state)
     cancelPendingAction(state)
     this.idle?.cancel(state)

@@ -1,12 +1,14 @@
 /**
  * How a recovery path plugs into the engine without the engine knowing it: a module sees
- * every signal after the engine applied it, may add reasons to leave a session alone, and
- * may contribute finished-turn rules. Each path (failures, loops, subagents, saturation...)
+ * every signal after the engine applied it, says when it next wants to wake (the engine runs
+ * one timer per session for all of them), may add reasons to leave a session alone, and may
+ * contribute finished-turn rules. Each path (failures, loops, subagents, saturation...)
  * is one module in its own file; the engine only iterates them.
  */
 import type { Signal, SignalType } from "./port.ts"
 import type { EngineContext } from "./context.ts"
 import type { PrioritizedRule } from "./modules/finished-turn.ts"
+import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
 export type SessionLookup = {
@@ -14,7 +16,17 @@ export type SessionLookup = {
   values(): Iterable<SessionState>
 }
 
-export type ModuleEnv = { ctx: EngineContext; sessions: SessionLookup }
+export type ModuleEnv = {
+  ctx: EngineContext
+  sessions: SessionLookup
+  /**
+   * When the module next wants `onWake` for a session (replacing its earlier wish; undefined
+   * cancels it). The engine keeps one timer per session for all modules (scheduler.ts).
+   */
+  wakeAt(state: SessionState, at: number | undefined): void
+  /** The wake this module asked for, if one is pending. */
+  nextWake(state: SessionState): number | undefined
+}
 
 export interface EngineModule {
   readonly name: string
@@ -26,6 +38,8 @@ export interface EngineModule {
    */
   readonly signals?: readonly SignalType[]
   onSignal?(state: SessionState, signal: Signal): void
+  /** The wake asked for through `ModuleEnv.wakeAt` is due; `wake.hold` says whether the session may be touched. */
+  onWake?(state: SessionState, wake: Wake): void
   holdReason?(state: SessionState): string | undefined
   /** Rules for a finished turn, judged beside the judge's own (modules/finished-turn.ts). */
   turnRules?: readonly PrioritizedRule[]

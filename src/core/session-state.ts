@@ -98,7 +98,6 @@ export type SessionState = {
   runEpoch: number
   /** Open tool calls at the moment the session went idle (before reconciliation). */
   toolsInFlightAtIdle: number
-  pendingJudgement?: CancelTimer
   /** task_complete calls answered since a user message or another tool ran; refusals since the user. */
   taskCompleteRepeats: number
   taskCompleteRefusals: number
@@ -135,7 +134,6 @@ export function newSessionState(id: string, now: number): SessionState {
     watchdogTimer: undefined,
     pendingAction: undefined,
     todos: undefined,
-    pendingJudgement: undefined,
     lastSendAt: undefined,
     promptCalledAt: undefined,
     ownPromptShownAt: undefined,

@@ -9,13 +9,13 @@ import type { Signal } from "../port.ts"
 import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, spacingWait, uncountUnsent, type PromptRequest } from "../actions.ts"
-import type { CancelTimer } from "../clock.ts"
 import type { CallOutcome } from "../host-calls.ts"
 import { errorText } from "../logger.ts"
 import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
 import { INITIAL_FAILURE_STATE, chainPending, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
+import type { Wake } from "../scheduler.ts"
 import { ownPromptLandingUntil } from "../own-prompt.ts"
 import { explainFailure } from "../provider-failure.ts"
 import {
@@ -28,9 +28,9 @@ import {
 } from "../rate-limit.ts"
 import type { SessionState } from "../session-state.ts"
 
-type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; timer?: CancelTimer }
+type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock }
 
-export function failuresModule({ ctx }: ModuleEnv): EngineModule {
+export function failuresModule({ ctx, wakeAt: wakeSessionAt, nextWake }: ModuleEnv): EngineModule {
   const tracked = new Map<string, Tracked>()
   /**
    * A session gets an entry at its first provider error, not before: until then every chain,
@@ -50,31 +50,25 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
   }
 
   /**
-   * (Re)arms the session's one timer. The chain and the rate-limit wait share it: a chain wake
+   * (Re)asks for the module's wake. The chain and the rate-limit wait share it: a chain wake
    * never pushes back the end of a running rate-limit wait (tick() looks at both).
    */
   function wakeAt(state: SessionState, t: Tracked, at: number | undefined): void {
     if (at === undefined) return
-    const now = ctx.time.now()
-    const gate = rateLimitGate(t.rate, now)
-    const when = gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at
-    t.timer?.()
-    t.timer = ctx.time.schedule(Math.max(0, when - now), () => {
-      t.timer = undefined
-      tick(state, t)
-    })
-  }
-
-  function tick(state: SessionState, t: Tracked): void {
     const gate = rateLimitGate(t.rate, ctx.time.now())
-    if (gate.kind === "resume") return resumeAfterRateLimit(state, t)
-    feed(state, t, { type: "tick" })
+    wakeSessionAt(state, gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at)
   }
 
-  function resumeAfterRateLimit(state: SessionState, t: Tracked): void {
+  function tick(state: SessionState, t: Tracked, wake: Wake): void {
+    const gate = rateLimitGate(t.rate, wake.now)
+    if (gate.kind === "resume") return resumeAfterRateLimit(state, t, wake.hold)
+    feed(state, t, { type: "tick" }, wake.hold)
+  }
+
+  function resumeAfterRateLimit(state: SessionState, t: Tracked, hold: string | undefined): void {
     if (state.busy) return
     // Held (paused, ESC, the user asked...): the wait is not spent; look again later.
-    if (holdReason(ctx, state)) return wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
+    if (hold) return wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
     const waited = ctx.time.now() - t.rateHitAt
     t.rate = rateLimitResumed(t.rate)
     // Quota waits never spend the continue budget: the ladder itself is the bound.
@@ -101,10 +95,10 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
    * it does: the host would refuse it (a dead endpoint fails our prompt about a second after it
    * went out, so the next one is always due too early).
    */
-  function feed(state: SessionState, t: Tracked, event: FailureEvent): void {
+  function feed(state: SessionState, t: Tracked, event: FailureEvent, hold?: string): void {
     if (event.type === "tick" || event.type === "idle") {
       const now = ctx.time.now()
-      const wait = holdReason(ctx, state) ? now + ctx.effective(state).checkIntervalMs : ownPromptLandingUntil(state, now)
+      const wait = hold ? now + ctx.effective(state).checkIntervalMs : ownPromptLandingUntil(state, now)
       if (wait !== undefined) {
         if (event.type === "idle") t.failure = { ...t.failure, busy: false }
         if (chainPending(t.failure)) wakeAt(state, t, wait)
@@ -214,7 +208,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
       if (!t) return
       switch (signal.type) {
         case "idle":
-          return feed(state, t, { type: "idle" })
+          return feed(state, t, { type: "idle" }, holdReason(ctx, state))
         case "busy":
           return feed(state, t, { type: "busy" })
         case "modelOutput":
@@ -236,6 +230,10 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
           return feed(state, t, { type: "genuineUser" })
       }
     },
+    onWake(state, wake) {
+      const t = tracked.get(state.id)
+      if (t) tick(state, t, wake)
+    },
     holdReason(state) {
       const t = tracked.get(state.id)
       if (!t) return undefined
@@ -250,14 +248,12 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     keepsSession(state) {
       const t = tracked.get(state.id)
       if (!t) return false
-      return t.timer !== undefined || t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
+      return nextWake(state) !== undefined || t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
     },
     forget(state) {
-      tracked.get(state.id)?.timer?.()
       tracked.delete(state.id)
     },
     dispose() {
-      for (const t of tracked.values()) t.timer?.()
       tracked.clear()
     },
   }

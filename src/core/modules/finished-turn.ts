@@ -94,6 +94,9 @@ export function finishedTurnRules(knownTools: KnownTools, moduleRules: readonly 
   return [...moduleRules, rule("first", judgeFirstPass), rule("second", judgeSecondPass)].sort((a, b) => a.priority - b.priority)
 }
 
+/** The name the judgement's wake goes by on the session's one timer. */
+const OWNER = "finished-turn"
+
 export function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1)
 }
@@ -112,22 +115,20 @@ export class FinishedTurn {
 
   /** `again`: this is the one look after the active-user window, for the user message at `userAt`. */
   private schedulePass(state: SessionState, epoch: number, pass: Pass, delayMs: number, again?: { userAt: number }): void {
-    state.pendingJudgement = this.ctx.time.schedule(delayMs, () => {
-      state.pendingJudgement = undefined
-      void this.runPass(state, epoch, pass, again)
-    })
+    const at = this.ctx.time.now() + Math.max(0, delayMs)
+    this.ctx.wake(state, OWNER, at, (wake) => void this.runPass(state, epoch, pass, wake.hold, again))
   }
 
   cancel(state: SessionState): void {
-    state.pendingJudgement?.()
-    state.pendingJudgement = undefined
+    this.ctx.wake(state, OWNER, undefined, () => undefined)
   }
 
   private stillCurrent(state: SessionState, epoch: number): boolean {
     return !state.busy && state.idleEpoch === epoch
   }
 
-  private async runPass(state: SessionState, epoch: number, pass: Pass, again?: { userAt: number }): Promise<void> {
+  /** `held`: the holds as the engine found them on this wake. */
+  private async runPass(state: SessionState, epoch: number, pass: Pass, held: string | undefined, again?: { userAt: number }): Promise<void> {
     if (!this.stillCurrent(state, epoch)) return
     // The user wrote since the nudge was held: their message is what the session answers now.
     if (again && state.lastGenuineUserAt !== again.userAt) return
@@ -140,7 +141,6 @@ export class FinishedTurn {
       this.schedulePass(state, epoch, pass, Math.min(gap, gap - quietFor), again)
       return
     }
-    const held = holdReason(this.ctx, state)
     if (held) {
       this.ctx.logger.log("debug", `session ${state.id}: idle judgement skipped: ${held}`)
       return
