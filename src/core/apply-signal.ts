@@ -11,7 +11,7 @@ import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, boundedSet, 
 import { subagentCallKind } from "./subagents.ts"
 import { attributeInterruption, endAbortWaitOnOwnPrompt, runMovedOn, userTookOver } from "./own-abort.ts"
 import { ownPromptShown } from "./own-prompt.ts"
-import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
+import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./modules/silent-stream.ts"
 
 export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Signal, now: number): void {
   switch (signal.type) {
@@ -138,7 +138,7 @@ function markIdle(ctx: EngineContext, idle: FinishedTurn, state: SessionState): 
   state.busy = false
   state.busySince = 0
   runMovedOn(state)
-  cancelWatchdog(state)
+  cancelWatchdog(ctx, state)
   // A lost tool.execute.after must not pin the next turn to the tool budget.
   if (state.openTools.size > 0) {
     ctx.logger.log("debug", `session ${state.id}: idle with ${state.openTools.size} open tool call(s); reconciled`)
@@ -185,14 +185,14 @@ function interrupted(ctx: EngineContext, idle: FinishedTurn, state: SessionState
   if (whose === "undecided") {
     // The run is over either way; whether the user stopped it is settled by our abort's answer.
     idle.cancel(state)
-    cancelWatchdog(state)
+    cancelWatchdog(ctx, state)
     ctx.logger.log("debug", `session ${state.id}: interrupted while our abort is unanswered; ours if the host accepts it`)
     return
   }
   state.cancelledByUser = true
   cancelPendingAction(state)
   idle.cancel(state)
-  cancelWatchdog(state)
+  cancelWatchdog(ctx, state)
   ctx.logger.log("info", `session ${state.id}: cancelled by the user; standing down until the next user message`)
 }
 

@@ -23,7 +23,7 @@ import { applySignal } from "./apply-signal.ts"
 import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
 import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { stallBudgetMs } from "./watchdog.ts"
-import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./stall.ts"
+import { cancelPendingAction, cancelWatchdog, ensureWatchdog } from "./modules/silent-stream.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
@@ -159,7 +159,7 @@ export class RecoveryEngine {
     try {
       const state = this.sessions.touch(sessionID, this.ctx.time.now())
       return await runTaskComplete(this.ctx, state, (s) => {
-        cancelWatchdog(s)
+        cancelWatchdog(this.ctx, s)
         cancelPendingAction(s)
         this.idle.cancel(s)
       })
@@ -269,9 +269,7 @@ export class RecoveryEngine {
   private forget(state: SessionState): void {
     state.dropped = true
     this.scheduler.clear(state)
-    cancelWatchdog(state)
     cancelPendingAction(state)
-    this.idle?.cancel(state)
     for (const module of this.modules ?? []) {
       try {
         module.forget?.(state)

@@ -33,7 +33,6 @@ export class WakeScheduler {
     if (at === undefined) {
       if (!timers?.entries.delete(owner)) return
     } else {
-      if (state.dropped) return
       if (!timers) this.sessions.set(state, (timers = { entries: new Map(), at: Infinity }))
       // Re-inserted, so that wakes due together run in the order they were asked for.
       timers.entries.delete(owner)
@@ -82,7 +81,7 @@ export class WakeScheduler {
     for (const [owner, entry] of timers.entries) if (entry.at <= now) due.push([owner, entry])
     for (const [owner] of due) timers.entries.delete(owner)
     if (this.sessions.get(state) === timers) this.arm(state, timers)
-    if (due.length === 0 || state.dropped) return
+    if (due.length === 0) return
     const wake: Wake = { now, hold: this.holdOf(state) }
     for (const [owner, entry] of due) {
       try {

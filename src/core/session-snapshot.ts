@@ -9,7 +9,7 @@ import { newSessionState, type SessionState } from "./session-state.ts"
 export type SessionSnapshot = Record<string, unknown> & { id: string }
 
 /** Fields that hold timers, in-flight work or module registrations: never carried over. */
-const TRANSIENT = new Set(["watchdogTimer", "pendingAction", "callSlot", "ownAbort", "dropped", "outputWatched", "promptCalledAt", "ownPromptShownAt", "promptOverdueCalledAt", "promptOverdueUntil"])
+const TRANSIENT = new Set(["pendingAction", "callSlot", "ownAbort", "dropped", "outputWatched", "promptCalledAt", "ownPromptShownAt", "promptOverdueCalledAt", "promptOverdueUntil"])
 
 /**
  * Optional fields (undefined in a fresh state) that are carried over, with the type each must

@@ -79,8 +79,7 @@ export type SessionState = {
   ownAbort?: OwnAbort
   /** One host call in flight per session: a second one is refused, never stacked. */
   callSlot: CallSlot
-  /** The single pending watchdog deadline and any pending delayed action. */
-  watchdogTimer?: CancelTimer
+  /** A recovery under way (the backoff before a stall rung, an abort and its pause...): cancels it. */
   pendingAction?: CancelTimer
   /** When the plugin first saw this session (its age gates action-intent nudges). */
   firstSeenAt: number
@@ -131,7 +130,6 @@ export function newSessionState(id: string, now: number): SessionState {
     parentID: undefined,
     tokenMessageID: undefined,
     lastRecovery: undefined,
-    watchdogTimer: undefined,
     pendingAction: undefined,
     todos: undefined,
     lastSendAt: undefined,

@@ -1,18 +1,24 @@
 /**
- * Stall recovery: what happens when a busy session's watchdog deadline passes.
- * The decision is pure (watchdog.ts, ladder.ts); this module sequences it in time and runs
- * the effects through bounded host calls.
+ * A stream that goes silent (and a long tool that is not a stall): what happens when a busy
+ * session's deadline passes. The decisions are pure (watchdog.ts: the deadlines; ladder.ts: the
+ * rung); this module sequences them in time on the session's one timer and runs the effects
+ * through bounded host calls.
+ *
+ * Unlike the modules that hear signals through EngineModule.onSignal, the deadline is armed from
+ * apply-signal.ts on every event of a busy session (any event is liveness, the streaming deltas
+ * included, which the module interface deliberately keeps away from modules).
  */
-import { TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
-import type { Options } from "../options/index.ts"
-import { formatDuration } from "../prompts/format.ts"
-import { holdReason, type EngineContext } from "./context.ts"
-import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "./actions.ts"
-import { askHostRun } from "./host-run.ts"
-import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "./ladder.ts"
-import { ownAbortLanding } from "./own-abort.ts"
-import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
-import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
+import { TOOL_WEDGED_CEILING_MS } from "../../options/index.ts"
+import type { Options } from "../../options/index.ts"
+import type { Wake } from "../scheduler.ts"
+import { formatDuration } from "../../prompts/format.ts"
+import { holdReason, type EngineContext } from "../context.ts"
+import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "../actions.ts"
+import { askHostRun } from "../host-run.ts"
+import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "../ladder.ts"
+import { ownAbortLanding } from "../own-abort.ts"
+import { recoveryRecord, type RecoveryKind, type SessionState } from "../session-state.ts"
+import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "../watchdog.ts"
 
 /** How many continue timestamps to keep: enough to judge any loop window. */
 const MAX_RECENT_CONTINUES = 32
@@ -28,16 +34,20 @@ export function watchdogBudgets(o: Options): WatchdogBudgets {
   }
 }
 
-/** Arms the session's single deadline timer if it has none (cheap: called on every event). */
+/** The wakes this path asks for on the session's one timer: the deadline, and the backoff before a rung. */
+const DEADLINE = "silent-stream"
+const BACKOFF = "silent-stream:backoff"
+const nothing = () => undefined
+
+/** Arms the session's deadline if it has none (cheap: called on every event). */
 export function ensureWatchdog(ctx: EngineContext, state: SessionState, delayMs?: number): void {
-  if (!state.busy || state.watchdogTimer || state.dropped) return
+  if (!state.busy || state.dropped || ctx.nextWake(state, DEADLINE) !== undefined) return
   const wait = delayMs ?? stallBudgetMs(ctx.effective(state))
-  state.watchdogTimer = ctx.time.schedule(wait, () => onDeadline(ctx, state))
+  ctx.wake(state, DEADLINE, ctx.time.now() + Math.max(0, wait), (wake) => onDeadline(ctx, state, wake))
 }
 
-export function cancelWatchdog(state: SessionState): void {
-  state.watchdogTimer?.()
-  state.watchdogTimer = undefined
+export function cancelWatchdog(ctx: EngineContext, state: SessionState): void {
+  ctx.wake(state, DEADLINE, undefined, nothing)
 }
 
 export function cancelPendingAction(state: SessionState): void {
@@ -52,12 +62,11 @@ function logHeld(ctx: EngineContext, state: SessionState, reason: string, key = 
   ctx.logger.log("info", `session ${state.id}: stall recovery held: ${reason}`)
 }
 
-function onDeadline(ctx: EngineContext, state: SessionState): void {
-  state.watchdogTimer = undefined
+function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
   if (!state.busy) return
   const options = ctx.effective(state)
   const budgets = watchdogBudgets(options)
-  const now = ctx.time.now()
+  const now = wake.now
   const assessment = assessBusySession(state, now, budgets)
 
   if (assessment.kind === "quiet") {
@@ -73,7 +82,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   }
 
   const held =
-    holdReason(ctx, state) ??
+    wake.hold ??
     (state.pendingAction || state.callSlot.busy ? "a recovery is already under way" : undefined) ??
     (ownAbortLanding(state, now) ? "our abort is not reported by the host yet" : undefined)
   if (held) {
@@ -108,7 +117,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
     "info",
     `${head} -> ${recoveryKindOf(decision.kind)} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.maxRetries} in ${formatDuration(delayMs)}`,
   )
-  state.pendingAction = ctx.time.schedule(delayMs, () => {
+  ctx.wake(state, BACKOFF, now + delayMs, (backoff) => {
     state.pendingAction = undefined
     // The stream may have come back while we waited out the backoff.
     if (!state.busy || state.lastActivityAt > detectedAt || state.dropped) {
@@ -116,8 +125,9 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
       ensureWatchdog(ctx, state)
       return
     }
-    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + delayMs, detectedAt)
+    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + delayMs, detectedAt, backoff.hold)
   })
+  state.pendingAction = () => ctx.wake(state, BACKOFF, undefined, nothing)
 }
 
 function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryKind, reason: string): void {
@@ -151,8 +161,8 @@ async function actionForHost(ctx: EngineContext, state: SessionState, rung: Stal
   return { kind: action.kind, note: host.detail ? `${action.note} (${host.detail})` : action.note }
 }
 
-async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallRung["kind"], reason: string, silentMs: number, detectedAt: number) {
-  const held = holdReason(ctx, state)
+/** `held`: the holds as the engine found them when the backoff ended. */
+async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallRung["kind"], reason: string, silentMs: number, detectedAt: number, held: string | undefined) {
   if (held) {
     logHeld(ctx, state, held)
     return
