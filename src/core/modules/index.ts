@@ -1,11 +1,12 @@
-/** The recovery paths the engine runs besides stall recovery, one module each. */
+/** The recovery paths the engine runs besides stall recovery and the finished-turn judge, one module each. */
 import type { ModuleFactory } from "../module.ts"
 import type { ToolNames } from "../tool-names.ts"
-import { failuresModule } from "./failures.ts"
-import { saturationModule } from "./saturation.ts"
+import { contextSaturationModule } from "./context-saturation.ts"
+import { loopsModule } from "./loops.ts"
+import { providerFailuresModule } from "./provider-failures.ts"
 import { subagentsModule } from "./subagents.ts"
-import { toolsModule } from "./tools.ts"
+import { unknownToolsModule } from "./unknown-tools.ts"
 
 export function defaultModules(toolNames: ToolNames): ModuleFactory[] {
-  return [failuresModule, (env) => toolsModule(env, toolNames), saturationModule, subagentsModule]
+  return [providerFailuresModule, loopsModule, (env) => unknownToolsModule(env, toolNames), contextSaturationModule, subagentsModule]
 }

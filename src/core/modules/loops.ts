@@ -1,32 +1,27 @@
 /**
- * Tool misuse: loops (at idle over the recent history, and live on every tool start) and
- * calls to tools that do not exist. Detection is in detect/tool-loop.ts, tool-loop-live.ts
- * and detect/unknown-tool.ts; this module decides when to act and acts.
+ * Loops: the same tool or a cycle of calls repeated, at idle over the recent history and live
+ * on every tool start. Detection is in detect/tool-loop.ts and detect/tool-loop-live.ts; this
+ * module decides when to act and acts.
  */
 import { ToolFingerprints } from "../../detect/tool-loop-live.ts"
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
-import { detectUnknownTool } from "../../detect/unknown-tool.ts"
 import { buildToolLoopPrompt } from "../../prompts/loops.ts"
-import { buildUnknownToolPrompt } from "../../prompts/unknown-tool.ts"
 import { abortThenPrompt, beginRecovery } from "../actions.ts"
 import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { JUDGE_PRIORITY, bump } from "./finished-turn.ts"
-import type { ToolNames } from "../tool-names.ts"
 
 /** After the judge: its guards (the user's turn, an open question) have had their say. */
-const TOOL_RULES_PRIORITY = JUDGE_PRIORITY + 10
+export const TOOL_RULES_PRIORITY = JUDGE_PRIORITY + 10
 const MAX_REMEMBERED_CALLS = 256
 
-export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineModule {
+export function loopsModule({ ctx }: ModuleEnv): EngineModule {
   const fingerprints = new Map<string, ToolFingerprints>()
-  /** Newest message already covered by an unknown-tool suggestion, per session. */
-  const suggestedUpTo = new Map<string, string>()
   /** Call ids already fingerprinted, per session. */
   const recorded = new Map<string, Set<string>>()
 
   return {
-    name: "tools",
+    name: "loops",
     signals: ["userMessage", "toolStart", "idle"],
     turnRules: [
       {
@@ -47,26 +42,6 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
           }
         },
       },
-      {
-        name: "unknown-tool",
-        pass: "second",
-        priority: TOOL_RULES_PRIORITY + 1,
-        async decide(facts) {
-          const available = await toolNames.get()
-          const since = suggestedUpTo.get(facts.state.id)
-          const finding = detectUnknownTool(facts.messages, available, since ? { sinceMessageId: since } : {})
-          if (!finding || !available) return undefined
-          const newest = facts.messages[facts.messages.length - 1]?.id
-          if (newest) suggestedUpTo.set(facts.state.id, newest)
-          return {
-            kind: "nudge",
-            text: buildUnknownToolPrompt({ ...finding, available }),
-            sendKind: "correction",
-            feature: "unknown-tool",
-            reason: `called missing tool "${finding.wrongName}" ${finding.count} times${finding.closest ? `; closest: ${finding.closest}` : ""}`,
-          }
-        },
-      },
     ],
     onSignal(state, signal) {
       // The turn's calls are over: their ids need no memory (and some providers reuse
@@ -77,7 +52,6 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
       }
       if (signal.type === "userMessage" && signal.genuine) {
         fingerprints.get(state.id)?.reset()
-        suggestedUpTo.delete(state.id)
         return
       }
       // Fingerprint each call once, when its arguments are known: hosts re-announce a running
@@ -107,7 +81,6 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
     forget(state) {
       fingerprints.delete(state.id)
       recorded.delete(state.id)
-      suggestedUpTo.delete(state.id)
     },
   }
 }

@@ -30,7 +30,7 @@ import type { SessionState } from "../session-state.ts"
 
 type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock }
 
-export function failuresModule({ ctx, wakeAt: wakeSessionAt, nextWake }: ModuleEnv): EngineModule {
+export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt, nextWake }: ModuleEnv): EngineModule {
   const tracked = new Map<string, Tracked>()
   /**
    * A session gets an entry at its first provider error, not before: until then every chain,
@@ -137,7 +137,7 @@ export function failuresModule({ ctx, wakeAt: wakeSessionAt, nextWake }: ModuleE
         feed(state, t, { type: "sent", mayLandUntil: outcome === "timeout" ? state.promptOverdueUntil : undefined })
       } catch (error) {
         // Runs in a promise callback: nothing must reach the host as an unhandled rejection.
-        ctx.logger.fault("module:failures", `failures failed after a recovery settled: ${errorText(error)}`)
+        ctx.logger.fault("module:provider-failures", `provider-failures failed after a recovery settled: ${errorText(error)}`)
       }
     }
     // The continue quotes the incident's recovery number ("Attempt k/n"), capped at the budget
@@ -194,7 +194,7 @@ export function failuresModule({ ctx, wakeAt: wakeSessionAt, nextWake }: ModuleE
   }
 
   return {
-    name: "failures",
+    name: "provider-failures",
     /**
      * Not `interrupted`: after the user's ESC, holdReason refuses everything on cancelledByUser
      * before it asks this module (every tick, idle and send here is gated by it), and only a

@@ -13,7 +13,7 @@ import { decideSaturation, hasMagicContext, saturationRatio, type ModelLimit } f
 const LOOKUP_CACHE_MS = 5 * 60_000
 const MAX_CACHED_MODELS = 32
 
-export function saturationModule({ ctx }: ModuleEnv): EngineModule {
+export function contextSaturationModule({ ctx }: ModuleEnv): EngineModule {
   const contextTokens = new Map<string, number>()
   const limits = new Map<string, { at: number; value: ModelLimit | undefined }>()
   /** Models whose limits the host did not give, already named in the log (once each). */
@@ -45,7 +45,7 @@ export function saturationModule({ ctx }: ModuleEnv): EngineModule {
   }
 
   return {
-    name: "saturation",
+    name: "context-saturation",
     signals: ["usage"],
     turnRules: [
       {
