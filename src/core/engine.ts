@@ -88,7 +88,6 @@ export class RecoveryEngine {
         ctx: this.ctx,
         sessions: this.sessions,
         wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => module?.onWake?.(state, wake)),
-        nextWake: (state) => this.scheduler.next(state, owner()),
       })
       return module
     })

@@ -24,8 +24,6 @@ export type ModuleEnv = {
    * cancels it). The engine keeps one timer per session for all modules (scheduler.ts).
    */
   wakeAt(state: SessionState, at: number | undefined): void
-  /** The wake this module asked for, if one is pending. */
-  nextWake(state: SessionState): number | undefined
 }
 
 export interface EngineModule {
@@ -44,9 +42,10 @@ export interface EngineModule {
   /** Rules for a finished turn, judged beside the judge's own (modules/finished-turn.ts). */
   turnRules?: readonly PrioritizedRule[]
   /**
-   * True while the module still has something due for an idle session (a wake it scheduled, a
-   * lock that waits for the user): the idle sweep leaves such a session in the table, or the
-   * wait would vanish with it. Sessions kept this way are still bounded by the table's ceiling.
+   * True while the module still has something due for an idle session beyond a wake it asked
+   * for (those keep it anyway), such as a lock that waits for the user: the idle sweep leaves
+   * such a session in the table, or the wait would vanish with it. Sessions kept this way are
+   * still bounded by the table's ceiling.
    */
   keepsSession?(state: SessionState): boolean
   /** The session left the table: drop whatever the module keeps for it. */

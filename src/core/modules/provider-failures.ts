@@ -30,7 +30,7 @@ import type { SessionState } from "../session-state.ts"
 
 type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock }
 
-export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt, nextWake }: ModuleEnv): EngineModule {
+export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv): EngineModule {
   const tracked = new Map<string, Tracked>()
   /**
    * A session gets an entry at its first provider error, not before: until then every chain,
@@ -244,11 +244,12 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt, nextWake }:
       return undefined
     },
     // A rate-limit wait (the default first rung is 15 minutes, past the idle sweep) or a lock
-    // that waits for the user must outlive the sweep, or the continue or the hold is lost.
+    // that waits for the user must outlive the sweep, or the continue or the hold is lost (a
+    // pending wake keeps the session anyway).
     keepsSession(state) {
       const t = tracked.get(state.id)
       if (!t) return false
-      return nextWake(state) !== undefined || t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
+      return t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
     },
     forget(state) {
       tracked.delete(state.id)
