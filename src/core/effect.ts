@@ -28,8 +28,7 @@ export type Effect =
   /** Nothing to do, and why (for the log). */
   | { kind: "none"; reason: string }
 
-export type EffectKind = Effect["kind"]
-export type EffectOf<K extends EffectKind> = Extract<Effect, { kind: K }>
+export type EffectOf<K extends Effect["kind"]> = Extract<Effect, { kind: K }>
 
 export function none(reason: string): EffectOf<"none"> {
   return { kind: "none", reason }

@@ -30,14 +30,11 @@ export class WakeScheduler {
   /** Wakes `owner` at `at`, replacing its earlier wake; `undefined` cancels it. */
   set(state: SessionState, owner: string, at: number | undefined, run: (wake: Wake) => void): void {
     let timers = this.sessions.get(state)
-    if (at === undefined) {
-      if (!timers?.entries.delete(owner)) return
-    } else {
-      if (!timers) this.sessions.set(state, (timers = { entries: new Map(), at: Infinity }))
-      // Re-inserted, so that wakes due together run in the order they were asked for.
-      timers.entries.delete(owner)
-      timers.entries.set(owner, { at, run })
-    }
+    if (!timers && at === undefined) return
+    if (!timers) this.sessions.set(state, (timers = { entries: new Map(), at: Infinity }))
+    // Re-inserted, so that wakes due together run in the order they were asked for.
+    if (!timers.entries.delete(owner) && at === undefined) return
+    if (at !== undefined) timers.entries.set(owner, { at, run })
     this.arm(state, timers)
   }
 
@@ -77,8 +74,7 @@ export class WakeScheduler {
     timers.cancel = undefined
     timers.at = Infinity
     const now = this.time.now()
-    const due: [string, Entry][] = []
-    for (const [owner, entry] of timers.entries) if (entry.at <= now) due.push([owner, entry])
+    const due = [...timers.entries].filter(([, entry]) => entry.at <= now)
     for (const [owner] of due) timers.entries.delete(owner)
     if (this.sessions.get(state) === timers) this.arm(state, timers)
     if (due.length === 0) return

@@ -8,31 +8,18 @@
  * apply-signal.ts on every event of a busy session (any event is liveness, the streaming deltas
  * included, which the module interface deliberately keeps away from modules).
  */
-import { TOOL_WEDGED_CEILING_MS } from "../../options/index.ts"
-import type { Options } from "../../options/index.ts"
-import type { Wake } from "../scheduler.ts"
 import { formatDuration } from "../../prompts/format.ts"
+import type { Wake } from "../scheduler.ts"
 import { holdReason, type EngineContext } from "../context.ts"
-import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "../actions.ts"
+import { abortThenPrompt, continueRequest, sendPrompt } from "../actions.ts"
 import { askHostRun } from "../host-run.ts"
 import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "../ladder.ts"
 import { ownAbortLanding } from "../own-abort.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "../session-state.ts"
-import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "../watchdog.ts"
+import { assessBusySession, stallBudgetMs } from "../watchdog.ts"
 
 /** How many continue timestamps to keep: enough to judge any loop window. */
 const MAX_RECENT_CONTINUES = 32
-
-export function watchdogBudgets(o: Options): WatchdogBudgets {
-  return {
-    chunkTimeoutMs: o.chunkTimeoutMs,
-    gracePeriodMs: o.gracePeriodMs,
-    stuckToolAgeMs: o.stuckToolAgeMs,
-    neverInterruptTools: o.neverInterruptTools,
-    checkIntervalMs: o.checkIntervalMs,
-    toolWedgedCeilingMs: TOOL_WEDGED_CEILING_MS,
-  }
-}
 
 /** The wakes this path asks for on the session's one timer: the deadline, and the backoff before a rung. */
 const DEADLINE = "silent-stream"
@@ -65,9 +52,8 @@ function logHeld(ctx: EngineContext, state: SessionState, reason: string, key = 
 function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
   if (!state.busy) return
   const options = ctx.effective(state)
-  const budgets = watchdogBudgets(options)
   const now = wake.now
-  const assessment = assessBusySession(state, now, budgets)
+  const assessment = assessBusySession(state, now, options)
 
   if (assessment.kind === "quiet") {
     ensureWatchdog(ctx, state, assessment.recheckInMs)
@@ -179,7 +165,8 @@ async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallR
   // (or of a prompt the host picks up meanwhile) resets the episode, and must not make the
   // continue read "Attempt 0/3".
   let attempt = state.episodeRetries + 1
-  const request = stallContinue(ctx, state, reason, silentMs, () => attempt)
+  // The stall continue quotes the episode's attempt number as it was counted.
+  const request = continueRequest(ctx, state, { reason, label: "send continue", silentMs, attempt: () => attempt })
   if (kind === "continue") {
     recordContinue(ctx, state, kind, reason)
     attempt = state.episodeRetries
@@ -215,11 +202,6 @@ async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallR
       },
     },
   )
-}
-
-/** The stall continue quotes the episode's attempt number as it was counted. */
-function stallContinue(ctx: EngineContext, state: SessionState, reason: string, silentMs: number, attempt: () => number): PromptRequest {
-  return continueRequest(ctx, state, { reason, label: "send continue", silentMs, attempt })
 }
 
 function afterContinue(ctx: EngineContext, state: SessionState): void {
