@@ -17,6 +17,9 @@ import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-
 
 export type { OpenCallException }
 
+/** The pause between an abort and its prompt, as the session's timer names it. */
+const ABORT_PAUSE = "abort-pause"
+
 export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
   return (label, outcome, error) => {
     if (outcome === "ok") return
@@ -204,7 +207,8 @@ export async function abortThenPrompt(
   const what = nothingToStop ? "nothing was running to abort" : "aborted the run"
   ctx.logger.log("info", `session ${state.id}: ${what} (${request.label}); prompting in ${delay}ms`)
   return await new Promise<CallOutcome | "held" | undefined>((done) => {
-    const cancel = ctx.time.schedule(delay, () => {
+    // On the session's one timer; its wake's holds are not read here: sendPrompt asks at the last moment.
+    ctx.wake(state, ABORT_PAUSE, ctx.time.now() + delay, () => {
       endRecovery(rec)
       // The abort ended the run; a busy period that began since then is a run the host started by
       // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.
@@ -219,7 +223,7 @@ export async function abortThenPrompt(
     })
     // Whoever cancels the pause (a user turn, ESC, another recovery) also ends the action.
     holdRecovery(rec, () => {
-      cancel()
+      ctx.wake(state, ABORT_PAUSE, undefined, () => undefined)
       done(undefined)
     })
   })

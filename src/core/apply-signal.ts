@@ -6,16 +6,16 @@
 import type { Signal } from "./port.ts"
 import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import type { EngineContext } from "./context.ts"
-import type { IdlePipeline } from "./idle.ts"
+import type { FinishedTurn } from "./modules/finished-turn.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, type OpenTool, type SessionState } from "./session-state.ts"
 import { boundedSet } from "./bounded.ts"
 import { subagentCallKind } from "./subagents.ts"
 import { cancelRecovery, interruptionWasOurs, note } from "./intervention.ts"
-import { cancelWatchdog, ensureWatchdog } from "./stall.ts"
+import { cancelWatchdog, ensureWatchdog } from "./modules/silent-stream.ts"
 
 const MOVED_ON = { type: "runMovedOn" } as const
 
-export function applySignal(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Signal, now: number): void {
+export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Signal, now: number): void {
   switch (signal.type) {
     case "activity":
     case "retryScheduled":
@@ -116,7 +116,7 @@ function noteUsage(ctx: EngineContext, state: SessionState, tokens: number, mess
   }
 }
 
-function markBusy(idle: IdlePipeline, state: SessionState, now: number, inferred = false): void {
+function markBusy(idle: FinishedTurn, state: SessionState, now: number, inferred = false): void {
   state.busy = true
   state.busySince = now
   note(state.intervention, MOVED_ON, now)
@@ -128,7 +128,7 @@ function markBusy(idle: IdlePipeline, state: SessionState, now: number, inferred
   idle.cancel(state)
 }
 
-function markIdle(ctx: EngineContext, idle: IdlePipeline, state: SessionState): void {
+function markIdle(ctx: EngineContext, idle: FinishedTurn, state: SessionState): void {
   const wasBusy = state.busy
   if (wasBusy) {
     state.idleEpoch++
@@ -137,7 +137,7 @@ function markIdle(ctx: EngineContext, idle: IdlePipeline, state: SessionState): 
   state.busy = false
   state.busySince = 0
   note(state.intervention, MOVED_ON, ctx.time.now())
-  cancelWatchdog(state)
+  cancelWatchdog(ctx, state)
   // A lost tool.execute.after must not pin the next turn to the tool budget.
   if (state.openTools.size > 0) {
     ctx.logger.log("debug", `session ${state.id}: idle with ${state.openTools.size} open tool call(s); reconciled`)
@@ -172,7 +172,7 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
   cancelRecovery(state.intervention)
 }
 
-function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState, signal: Extract<Signal, { type: "interrupted" }>, now: number): void {
+function interrupted(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Extract<Signal, { type: "interrupted" }>, now: number): void {
   const whose = interruptionWasOurs(state.intervention, signal.byUser, now)
   // The run's tool calls ended with it, when it was interrupted: a verdict that comes later
   // must not end the calls of a run that started since.
@@ -184,14 +184,14 @@ function interrupted(ctx: EngineContext, idle: IdlePipeline, state: SessionState
   if (whose === "undecided") {
     // The run is over either way; whether the user stopped it is settled by our abort's answer.
     idle.cancel(state)
-    cancelWatchdog(state)
+    cancelWatchdog(ctx, state)
     ctx.logger.log("debug", `session ${state.id}: interrupted while our abort is unanswered; ours if the host accepts it`)
     return
   }
   state.cancelledByUser = true
   cancelRecovery(state.intervention)
   idle.cancel(state)
-  cancelWatchdog(state)
+  cancelWatchdog(ctx, state)
   ctx.logger.log("info", `session ${state.id}: cancelled by the user; standing down until the next user message`)
 }
 

@@ -4,6 +4,7 @@ import type { Options } from "../options/index.ts"
 import type { TimeSource } from "./clock.ts"
 import type { CoreLogger } from "./logger.ts"
 import type { PauseSource } from "./pauses.ts"
+import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
 export type EngineContext = {
@@ -13,6 +14,13 @@ export type EngineContext = {
   readonly pauses: PauseSource
   /** Options as they apply to this session right now (profile resolved from its current model). */
   effective(state: SessionState): Options
+  /**
+   * The session's one timer (scheduler.ts): wakes `owner` at `at`, replacing its earlier wake
+   * (`undefined` cancels it); `run` gets the holds as they are when the timer fires.
+   */
+  wake(state: SessionState, owner: string, at: number | undefined, run: (wake: Wake) => void): void
+  /** When `owner` next wakes for this session, if it asked to. */
+  nextWake(state: SessionState, owner: string): number | undefined
   /** Holds contributed by recovery modules (rate-limit waits, a full context...). */
   moduleHold(state: SessionState): string | undefined
   /**

@@ -1,17 +1,18 @@
 /**
  * The recovery engine: the session table, the recovery modules, discovery and housekeeping.
  * Adapters feed it `Signal`s (applied to a session's state in apply-signal.ts); it acts only
- * through the `HostPort`. It owns no real time.
+ * through the `HostPort`. It owns no real time, and one timer per session (scheduler.ts): every
+ * module's wake and every effect's pause share it.
  */
 import { ALL_SIGNAL_TYPES, type HostPort, type ModelRef, type Signal, type SignalType } from "./port.ts"
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
-import type { EngineContext, FallbackOffer } from "./context.ts"
+import { holdReason, type EngineContext, type FallbackOffer } from "./context.ts"
 import { userTurnModel } from "./fallback.ts"
+import { WakeScheduler } from "./scheduler.ts"
 import { SessionDiscovery } from "./discovery.ts"
-import { IdlePipeline, type IdleRule } from "./idle.ts"
-import { defaultIdleRules } from "./rules/index.ts"
+import { FinishedTurn, finishedTurnRules, type TurnRule } from "./modules/finished-turn.ts"
 import type { EngineModule, ModuleFactory } from "./module.ts"
 import { defaultModules } from "./modules/index.ts"
 import { ToolNames } from "./tool-names.ts"
@@ -23,7 +24,7 @@ import { applySignal } from "./apply-signal.ts"
 import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
 import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { stallBudgetMs } from "./watchdog.ts"
-import { cancelWatchdog, ensureWatchdog } from "./stall.ts"
+import { cancelWatchdog, ensureWatchdog } from "./modules/silent-stream.ts"
 import { cancelRecovery } from "./intervention.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 
@@ -36,8 +37,8 @@ export type EngineDeps = {
   time: TimeSource
   options: ResolvedOptions
   pauses?: PauseSource
-  /** Replaces the finished-turn rules entirely (tests of the pipeline itself). */
-  idleRules?: readonly IdleRule[]
+  /** Replaces the finished-turn rules entirely (tests of the judging itself). */
+  turnRules?: readonly TurnRule[]
   /** Recovery paths beyond stall recovery, each a module (see module.ts). */
   modules?: readonly ModuleFactory[]
   /** A session left the table (swept, evicted, deleted): adapters drop what they keep for it. */
@@ -48,9 +49,10 @@ export class RecoveryEngine {
   private readonly sessions = new SessionTable((state) => this.forget(state))
   private readonly ctx: EngineContext
   private readonly resolved: ResolvedOptions
-  private readonly idle: IdlePipeline
+  private readonly idle: FinishedTurn
   private readonly discovery: SessionDiscovery
   private readonly modules: EngineModule[]
+  private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
   private readonly listeners = new Map<SignalType, EngineModule[]>()
   private sweepTimer?: CancelTimer
@@ -63,7 +65,12 @@ export class RecoveryEngine {
     this.onSessionDropped = deps.onSessionDropped
     this.pauses = deps.pauses ?? new MemoryPauses()
     const logger = new CoreLogger(deps.port, () => this.resolved.options.debug)
+    this.scheduler = new WakeScheduler(deps.time, (state) => holdReason(this.ctx, state), (owner, error) => {
+      logger.fault(`wake:${owner}`, `${owner} failed on its wake: ${errorText(error)}`)
+    })
     this.ctx = {
+      wake: (state, owner, at, run) => this.scheduler.set(state, owner, at, run),
+      nextWake: (state, owner) => this.scheduler.next(state, owner),
       time: deps.time,
       port: deps.port,
       logger,
@@ -77,7 +84,17 @@ export class RecoveryEngine {
       offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => make({ ctx: this.ctx, sessions: this.sessions, resolved: this.resolved }))
+    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => {
+      let module: EngineModule | undefined
+      const owner = () => `module:${module?.name}`
+      module = make({
+        ctx: this.ctx,
+        sessions: this.sessions,
+        resolved: this.resolved,
+        wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => module?.onWake?.(state, wake)),
+      })
+      return module
+    })
     for (const module of this.modules) {
       if (!module.onSignal) continue
       for (const type of module.signals ?? ALL_SIGNAL_TYPES) {
@@ -86,8 +103,8 @@ export class RecoveryEngine {
         else this.listeners.set(type, [module])
       }
     }
-    const moduleRules = this.modules.flatMap((m) => m.idleRules ?? [])
-    this.idle = new IdlePipeline(this.ctx, deps.idleRules ?? defaultIdleRules(() => toolNames.peek(), moduleRules))
+    const moduleRules = this.modules.flatMap((m) => m.turnRules ?? [])
+    this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, this.discoveryTarget(), this.resolved.options)
     this.discovery.start()
     this.scheduleSweep()
@@ -169,7 +186,7 @@ export class RecoveryEngine {
     try {
       const state = this.sessions.touch(sessionID, this.ctx.time.now())
       return await runTaskComplete(this.ctx, state, (s) => {
-        cancelWatchdog(s)
+        cancelWatchdog(this.ctx, s)
         cancelRecovery(s.intervention)
         this.idle.cancel(s)
       })
@@ -209,6 +226,7 @@ export class RecoveryEngine {
     this.disposed = true
     this.sweepTimer?.()
     this.discovery.stop()
+    this.scheduler.dispose()
     for (const module of this.modules) {
       try {
         module.dispose?.()
@@ -247,7 +265,8 @@ export class RecoveryEngine {
 
   /** Drops idle sessions that are old or beyond the idle cap (runs every CLEANUP_SWEEP_MS). */
   sweep(): void {
-    this.sessions.sweep(this.ctx.time.now(), (state) => this.modules.some((m) => m.keepsSession?.(state) === true))
+    // A session with a wake still due (a judgement, a wait) stays: the wake would vanish with it.
+    this.sessions.sweep(this.ctx.time.now(), (state) => this.scheduler.next(state) !== undefined || this.modules.some((m) => m.keepsSession?.(state) === true))
   }
 
   private discoveryTarget() {
@@ -276,9 +295,8 @@ export class RecoveryEngine {
 
   private forget(state: SessionState): void {
     state.dropped = true
-    cancelWatchdog(state)
+    this.scheduler.clear(state)
     cancelRecovery(state.intervention)
-    this.idle?.cancel(state)
     for (const module of this.modules ?? []) {
       try {
         module.forget?.(state)

@@ -18,6 +18,7 @@
  * resume, then the give-up. Either way the chain ends; model output starts it over.
  */
 import type { Options } from "../options/index.ts"
+import { none, type EffectOf } from "./effect.ts"
 import { backoffDelay } from "./ladder.ts"
 import { ECHO_GRACE_MS } from "./intervention.ts"
 
@@ -89,15 +90,15 @@ export type FailureEvent =
   | { type: "ownPromptSeen" }
   | { type: "genuineUser" }
 
-export type FailureAction =
-  | { type: "none" }
-  | { type: "prompt"; attempt: number; maxAttempts: number; reason: string }
-  /**
-   * `attempt` is the incident's recovery number, for the labels: at most `maxAttempts` when the
-   * failure loop brought abort + resume forward, one more when it follows every prompt.
-   */
-  | { type: "abort-resume"; reason: string; attempt: number; maxAttempts: number }
-  | { type: "give-up"; reason: string }
+/**
+ * A recovery prompt (`continue`), abort + resume (`abort-continue`), giving up (`stand-down`)
+ * or nothing. `attempt` is the incident's recovery number, for the labels: for abort + resume
+ * at most `maxAttempts` when the failure loop brought it forward, one more when it follows
+ * every prompt.
+ */
+export type FailureEffect =
+  | EffectOf<"none" | "stand-down">
+  | (EffectOf<"continue" | "abort-continue"> & { attempt: number; maxAttempts: number })
 
 export type FailureBudgets = Pick<Options, "streamingFailureMaxPrompts" | "baseBackoffMs" | "maxBackoffMs" | "streamingFailureWatchdogMs"> & {
   /** Recoveries in a row without model output before the failure loop latches (default 3). */
@@ -106,7 +107,7 @@ export type FailureBudgets = Pick<Options, "streamingFailureMaxPrompts" | "baseB
 
 export type FailureStep = {
   state: FailureState
-  action: FailureAction
+  effect: FailureEffect
   /** When a `tick` could next change something (the engine's one watchdog deadline). */
   wakeAt?: number
 }
@@ -115,7 +116,7 @@ export const DEFAULT_FAILURE_LOOP_LIMIT = 3
 /** The watchdog never judges "still not busy" sooner than this, even with streamingFailureWatchdogMs 0. */
 export const FAILURE_WATCHDOG_MIN_MS = 1_000
 
-const NONE: FailureAction = { type: "none" }
+const NONE: FailureEffect = none("nothing due")
 
 /** The chain has a next step to take (a recovery to send, or one to judge). */
 export function chainPending(state: FailureState): boolean {
@@ -149,18 +150,18 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
  *  - `genuineUser` for a real user message (the user's ESC needs no event: the guards below
  *    refuse everything until such a message, which resets the chain);
  *  - `tick` at `wakeAt`, and while a guard refuses (below), every checkIntervalMs;
- *  - `sent` when the host call of a `prompt` action settled, however it went, and for
- *    `abort-resume` when its continue's call settled or it is known that none will go out (the
+ *  - `sent` when the host call of a `continue` settled, however it went, and for
+ *    `abort-continue` when its continue's call settled or it is known that none will go out (the
  *    watchdog after either counts from here; until then the chain waits); a call that timed
  *    out carries `mayLandUntil`, how long the host may still carry it out;
- *  - `refused` instead of `sent` when a `prompt` never reached the host (held at the last
+ *  - `refused` instead of `sent` when a `continue` never reached the host (held at the last
  *    moment, another call in flight, the send spacing): the attempt is not spent, the same
  *    prompt is due again at `retryAt`;
  *  - `ownPromptSeen` when the plugin's own user message shows up in the session (the watchdog
  *    also waits for this, up to ECHO_GRACE_MS past its usual time).
- * and performs the action: `prompt` -> a recovery prompt (continue text) to the session;
- * `abort-resume` -> own abort, then a continue after ABORT_CONTINUE_DELAY_MS;
- * `give-up` -> one log line. It must check its guards (cancelled, paused, awaiting the user,
+ * and carries out the effect: `continue` -> a recovery prompt (continue text) to the session;
+ * `abort-continue` -> own abort, then a continue after ABORT_CONTINUE_DELAY_MS;
+ * `stand-down` -> one log line (the chain gave up). It must check its guards (cancelled, paused, awaiting the user,
  * completed, the out-of-context lock, the rate-limit gate, a prompt of ours on its way, the
  * send spacing) before `tick`/`idle`. While they refuse it feeds neither, only records that
  * the session is idle (`busy: false`), and ticks again later: the chain just waits.
@@ -168,35 +169,35 @@ function promptVerdictAt(state: FailureState, budgets: FailureBudgets): number {
 export function nextFailureStep(state: FailureState, event: FailureEvent, now: number, budgets: FailureBudgets): FailureStep {
   switch (event.type) {
     case "genuineUser":
-      return { state: { ...INITIAL_FAILURE_STATE, busy: state.busy }, action: NONE }
+      return { state: { ...INITIAL_FAILURE_STATE, busy: state.busy }, effect: NONE }
     case "modelOutput":
-      return { state: { ...state, phase: "clear", attempts: 0, aborted: false, consecutive: 0 }, action: NONE }
+      return { state: { ...state, phase: "clear", attempts: 0, aborted: false, consecutive: 0 }, effect: NONE }
     case "busy":
       // Whatever made it busy (our prompt, the host, the user), nothing is pending any more.
       // After a recovery of ours the incident stays open until the model says something.
       if (state.phase === "armed" || state.phase === "prompted" || state.phase === "abort-resumed") {
         const open = state.attempts > 0 || state.aborted
-        return { state: { ...state, busy: true, phase: open ? "running" : "clear", attempts: open ? state.attempts : 0 }, action: NONE }
+        return { state: { ...state, busy: true, phase: open ? "running" : "clear", attempts: open ? state.attempts : 0 }, effect: NONE }
       }
-      return { state: { ...state, busy: true }, action: NONE }
+      return { state: { ...state, busy: true }, effect: NONE }
     case "failure":
       return onFailure(state, event.name, now, budgets)
     case "idle":
       return evaluate({ ...state, busy: false }, now, budgets)
     case "sent":
       // A late settle of an earlier prompt finds the chain elsewhere (or already timing): ignored.
-      if (!awaitsEffect(state.phase) || !state.sending) return { state, action: NONE }
+      if (!awaitsEffect(state.phase) || !state.sending) return { state, effect: NONE }
       return evaluate({ ...state, sending: false, sentAt: now, mayLandUntil: event.mayLandUntil }, now, budgets)
     case "refused":
       // The prompt never reached the host: not an attempt, and not judged; sent again at retryAt.
-      if (state.phase !== "prompted" || !state.sending) return { state, action: NONE }
+      if (state.phase !== "prompted" || !state.sending) return { state, effect: NONE }
       return evaluate({ ...state, phase: "armed", attempts: state.attempts - 1, sending: false, notBefore: event.retryAt }, now, budgets)
     case "ownPromptSeen":
       // Seen before its call settled counts too (the host may echo before it answers). The
       // latest sighting counts: a very late echo of an earlier prompt must not stand in for
       // this one's. Echoes come only from our own prompts (the adapters report each message
       // once), so this cannot push the verdict out for ever.
-      if (!awaitsEffect(state.phase)) return { state, action: NONE }
+      if (!awaitsEffect(state.phase)) return { state, effect: NONE }
       return evaluate({ ...state, seenAt: now }, now, budgets)
     case "tick":
       return evaluate(state, now, budgets)
@@ -210,7 +211,7 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
  * ends it. Any other failure starts an incident.
  */
 function onFailure(state: FailureState, name: string, now: number, budgets: FailureBudgets): FailureStep {
-  if (state.phase === "gave-up" || state.phase === "loop-latched") return { state, action: NONE }
+  if (state.phase === "gave-up" || state.phase === "loop-latched") return { state, effect: NONE }
   const answersOurs = (state.phase === "running" || awaitsEffect(state.phase)) && (state.attempts > 0 || state.aborted)
   if (!answersOurs) {
     // A new incident, or a second report while one is armed: the steps taken so far stand.
@@ -218,25 +219,25 @@ function onFailure(state: FailureState, name: string, now: number, budgets: Fail
     const attempts = fresh ? 0 : state.attempts
     const notBefore = fresh ? now + backoffDelay(0, budgets.baseBackoffMs, budgets.maxBackoffMs) : state.notBefore
     const next: FailureState = { ...state, phase: "armed", reason: name, attempts, aborted: false, notBefore, sentAt: 0, sending: false }
-    return state.busy ? { state: next, action: NONE } : { state: next, action: NONE, wakeAt: notBefore }
+    return state.busy ? { state: next, effect: NONE } : { state: next, effect: NONE, wakeAt: notBefore }
   }
   const consecutive = state.consecutive + 1
   const limit = budgets.failureLoopLimit ?? DEFAULT_FAILURE_LOOP_LIMIT
   if (consecutive >= limit) {
     return {
       state: { ...state, phase: "loop-latched", reason: name, consecutive, sending: false },
-      action: { type: "give-up", reason: `failure loop: ${consecutive} recoveries in a row brought no model output (${name})` },
+      effect: { kind: "stand-down", reason: `failure loop: ${consecutive} recoveries in a row brought no model output (${name})` },
     }
   }
   if (state.aborted) {
     return {
       state: { ...state, phase: "gave-up", reason: name, consecutive, sending: false },
-      action: { type: "give-up", reason: `abort + resume did not restart the session (${name})` },
+      effect: { kind: "stand-down", reason: `abort + resume did not restart the session (${name})` },
     }
   }
   const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)
   const next: FailureState = { ...state, phase: "armed", reason: name, consecutive, notBefore, sentAt: 0, sending: false }
-  return state.busy ? { state: next, action: NONE } : { state: next, action: NONE, wakeAt: notBefore }
+  return state.busy ? { state: next, effect: NONE } : { state: next, effect: NONE, wakeAt: notBefore }
 }
 
 /**
@@ -253,7 +254,7 @@ function abortResume(state: FailureState, now: number, maxAttempts: number, why:
   // follows the abort (ABORT_CONTINUE_DELAY_MS and two host calls later) has settled.
   return {
     state: { ...state, phase: "abort-resumed", aborted: true, sentAt: now, sending: true, seenAt: undefined, mayLandUntil: undefined },
-    action: { type: "abort-resume", reason: `${why} (${state.reason})`, attempt: state.attempts + 1, maxAttempts },
+    effect: { kind: "abort-continue", reason: `${why} (${state.reason})`, attempt: state.attempts + 1, maxAttempts },
   }
 }
 
@@ -261,10 +262,10 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
   const maxAttempts = Math.max(0, budgets.streamingFailureMaxPrompts)
   switch (state.phase) {
     case "armed": {
-      if (state.busy) return { state, action: NONE }
-      if (now < state.notBefore) return { state, action: NONE, wakeAt: state.notBefore }
+      if (state.busy) return { state, effect: NONE }
+      if (now < state.notBefore) return { state, effect: NONE, wakeAt: state.notBefore }
       if (maxAttempts === 0) {
-        return { state: { ...state, phase: "gave-up" }, action: { type: "give-up", reason: `retry budget is 0 (${state.reason})` } }
+        return { state: { ...state, phase: "gave-up" }, effect: { kind: "stand-down", reason: `retry budget is 0 (${state.reason})` } }
       }
       if (abortIsNext(state, maxAttempts, budgets)) {
         return abortResume(state, now, maxAttempts, `${state.attempts} recovery prompt(s) ended in another failure`)
@@ -273,18 +274,18 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
       // No wakeAt: the watchdog is armed by `sent`, when the prompt's host call has settled.
       return {
         state: { ...state, phase: "prompted", attempts: attempt, sentAt: now, sending: true, seenAt: undefined, mayLandUntil: undefined },
-        action: { type: "prompt", attempt, maxAttempts, reason: state.reason },
+        effect: { kind: "continue", attempt, maxAttempts, reason: state.reason },
       }
     }
     case "prompted":
     case "abort-resumed": {
-      if (state.busy || state.sending) return { state, action: NONE }
+      if (state.busy || state.sending) return { state, effect: NONE }
       const due = promptVerdictAt(state, budgets)
-      if (now < due) return { state, action: NONE, wakeAt: due }
+      if (now < due) return { state, effect: NONE, wakeAt: due }
       if (state.phase === "abort-resumed") {
         return {
           state: { ...state, phase: "gave-up" },
-          action: { type: "give-up", reason: `abort + resume did not restart the session (${state.reason})` },
+          effect: { kind: "stand-down", reason: `abort + resume did not restart the session (${state.reason})` },
         }
       }
       if (state.attempts < maxAttempts) {
@@ -294,6 +295,6 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
       return abortResume(state, now, maxAttempts, `${state.attempts} recovery prompt(s) did not restart the session`)
     }
     default:
-      return { state, action: NONE }
+      return { state, effect: NONE }
   }
 }

@@ -17,8 +17,7 @@
  * (`heldUntil`), when the engine judges the turn once more.
  *
  * Budgets. Every nudge names a `feature`; after a successful send the engine adds one to
- * `budgets[feature]`, and after a `none` verdict that carries `charge` it adds one to
- * `budgets[charge]`. Each feature may send at most `finishedTurnMaxNudges` times. The engine decides
+ * `budgets[feature]`, and after a `charge` it adds one to `budgets[feature]`. Each feature may send at most `finishedTurnMaxNudges` times. The engine decides
  * when a counter starts over: `done-claim` and `ready-closed` only on a genuine user
  * message (never on a new busy cycle); the others on a genuine user message, and may also
  * start over when a later turn made real tool calls.
@@ -39,6 +38,7 @@ import { toolCallInReasoning } from "../detect/thinking-tool.ts"
 import { toolCallInText } from "../detect/tool-call-text.ts"
 import { hasWorkDescription } from "../detect/work-description.ts"
 import type { Options } from "../options/index.ts"
+import { none, type EffectOf } from "./effect.ts"
 import {
   actionIntentPromptText,
   deadStreamPrompt,
@@ -110,32 +110,25 @@ export type JudgeInput = {
   knownTools?: readonly string[]
 }
 
-export type Verdict =
-  /**
-   * Nothing to send. `standDown` marks a guard verdict (the turn is in the user's hands, or
-   * the history says a new turn is under way): the engine may map it to "stop judging this
-   * turn". `charge` names a budget to count although nothing is sent. `heldUntil` marks a
-   * nudge held only by the active-user window: the turn deserves one more look when it ends.
-   */
-  | { kind: "none"; reason: string; charge?: NudgeFeature; standDown?: true; heldUntil?: number }
-  | { kind: "latchComplete"; reason: string; signal: "celebration" | "stop-statement" }
-  | { kind: "send"; prompt: string; sendKind: "continue" | "correction"; reason: string; feature: NudgeFeature }
-
-function none(reason: string, charge?: NudgeFeature): Verdict {
-  return charge ? { kind: "none", reason, charge } : { kind: "none", reason }
-}
+/**
+ * What the judge answers, in the engine's effect vocabulary (effect.ts): a nudge, the
+ * completion latch, a charge to a budget with nothing sent, a stand-down (the turn is in the
+ * user's hands, or the history says a new turn is under way: stop judging this turn), a look
+ * again when the active-user window ends (a nudge held only by it), or nothing.
+ */
+export type Judgement = EffectOf<"nudge" | "complete" | "charge" | "stand-down" | "look-again" | "none">
 
 /** A send, unless the feature has used up its `finishedTurnMaxNudges` budget. */
-function budgeted(input: JudgeInput, feature: NudgeFeature, prompt: string, sendKind: "continue" | "correction", reason: string): Verdict {
+function budgeted(input: JudgeInput, feature: NudgeFeature, prompt: string, sendKind: "continue" | "correction", reason: string): Judgement {
   const used = input.budgets[feature] ?? 0
   const limit = Math.max(0, input.options.finishedTurnMaxNudges)
   if (used >= limit) return none(`${reason}; ${feature} budget spent (${used}/${limit})`)
-  return { kind: "send", prompt, sendKind, reason, feature }
+  return { kind: "nudge", text: prompt, sendKind, reason, feature }
 }
 
 /** Holds only this judge's own nudges: other finished-turn rules (loops, unknown tools) still run. */
-function recentUser(): Verdict {
-  return { kind: "none", reason: "the user was active within activeUserWindowMs" }
+function recentUser(): Judgement {
+  return none("the user was active within activeUserWindowMs")
 }
 
 /** When the active-user window after the last genuine user message ends; undefined without one. */
@@ -149,25 +142,25 @@ function activeWindowEnd(input: JudgeInput): number | undefined {
 /**
  * The nudges for a model that stopped by choice wait while the user has just been active:
  * they may be about to answer. Held, not dropped: when `judge` would send once the window is
- * over (judged as of its end, with what is known now), the verdict says so in `heldUntil`,
- * and the engine judges the turn once more then.
+ * over (judged as of its end, with what is known now), the judgement is a look again at its
+ * end.
  */
-function afterUserWindow(input: JudgeInput, judge: (input: JudgeInput) => Verdict): Verdict {
+function afterUserWindow(input: JudgeInput, judge: (input: JudgeInput) => Judgement): Judgement {
   const end = activeWindowEnd(input)
   if (end === undefined || input.now >= end) return judge(input)
   const later = judge({ ...input, now: end })
-  if (later.kind !== "send") return recentUser()
-  return { kind: "none", reason: `the user was active within activeUserWindowMs (held: ${later.reason})`, heldUntil: end }
+  if (later.kind !== "nudge") return recentUser()
+  return { kind: "look-again", reason: `the user was active within activeUserWindowMs (held: ${later.reason})`, at: end }
 }
 
 /**
  * The guards both passes share. Returns the turn to judge (the newest message, an
- * assistant one) or the verdict that stands everything down.
+ * assistant one) or the judgement that stands everything down.
  */
-function guard(input: JudgeInput): { turn: TranscriptMessage } | { verdict: Verdict } {
-  const standDown = (reason: string) => ({ verdict: { kind: "none", reason, standDown: true } as Verdict })
+function guard(input: JudgeInput): { turn: TranscriptMessage } | { judgement: Judgement } {
+  const standDown = (reason: string) => ({ judgement: { kind: "stand-down", reason } as Judgement })
   const last = input.messages[input.messages.length - 1]
-  if (!last) return { verdict: none("no messages to judge") }
+  if (!last) return { judgement: none("no messages to judge") }
   if (last.role !== "assistant") {
     return standDown(last.own ? "our own prompt has not been answered yet" : "the user spoke after the turn")
   }
@@ -180,7 +173,7 @@ function guard(input: JudgeInput): { turn: TranscriptMessage } | { verdict: Verd
   return { turn: last }
 }
 
-function deadStream(input: JudgeInput, turn: TranscriptMessage): Verdict | undefined {
+function deadStream(input: JudgeInput, turn: TranscriptMessage): Judgement | undefined {
   const finding = silentDeadStream({
     message: turn,
     minTokens: input.options.silentDeadStreamMinTokens,
@@ -195,7 +188,7 @@ function deadStream(input: JudgeInput, turn: TranscriptMessage): Verdict | undef
 }
 
 /** 🎉 or a stop statement: latch when nothing is open, remind when something is. */
-function completion(input: JudgeInput, text: string): Verdict | undefined {
+function completion(input: JudgeInput, text: string): Judgement | undefined {
   let signal: "celebration" | "stop-statement"
   let what: string
   if (endsWithCelebration(text)) {
@@ -209,24 +202,24 @@ function completion(input: JudgeInput, text: string): Verdict | undefined {
   }
   if (input.todos === "unreadable") return none(`${what}, but the todo list could not be read: neither latched nor nudged`)
   const open = openTodos(input.todos)
-  if (open.length === 0) return { kind: "latchComplete", reason: what, signal }
+  if (open.length === 0) return { kind: "complete", reason: what, signal }
   const todos = input.todos
   return afterUserWindow(input, (at) => budgeted(at, "todo-reminder", todoReminderPrompt(todos, at.options), "correction", `${what} with ${open.length} open todo(s)`))
 }
 
-function readyToContinue(input: JudgeInput): Verdict {
+function readyToContinue(input: JudgeInput): Judgement {
   const prompt = plainContinuePrompt(input.options)
   if (allTodosClosed(input.todos)) {
     const used = input.budgets["ready-closed"] ?? 0
     if (used < READY_CLOSED_CHANCES) {
-      return none(`ready to continue, but every todo is closed: chance ${used + 1}/${READY_CLOSED_CHANCES}`, "ready-closed")
+      return { kind: "charge", feature: "ready-closed", reason: `ready to continue, but every todo is closed: chance ${used + 1}/${READY_CLOSED_CHANCES}` }
     }
     return budgeted(input, "ready-to-continue", prompt, "continue", "ready to continue with every todo closed; chances used")
   }
   return budgeted(input, "ready-to-continue", prompt, "continue", "announced it is ready to continue and stopped")
 }
 
-function doneClaim(input: JudgeInput, text: string): Verdict {
+function doneClaim(input: JudgeInput, text: string): Judgement {
   if (input.todos === "unreadable") return none("done claim, but the todo list could not be read")
   const open = openTodos(input.todos)
   if (open.length > 0) {
@@ -242,7 +235,7 @@ function doneClaim(input: JudgeInput, text: string): Verdict {
  * names them. It sits behind every guard, the hand-off check and the active-user window
  * above, and shares the reminder's budget with the completion signals.
  */
-function openTodosLeft(input: JudgeInput): Verdict | undefined {
+function openTodosLeft(input: JudgeInput): Judgement | undefined {
   if (input.todos === "unreadable") return undefined
   const open = openTodos(input.todos)
   if (open.length === 0) return undefined
@@ -251,16 +244,16 @@ function openTodosLeft(input: JudgeInput): Verdict | undefined {
 }
 
 /** First pass, on the idle event. Never reads the closing text. */
-export function judgeFirstPass(input: JudgeInput): Verdict {
+export function judgeFirstPass(input: JudgeInput): Judgement {
   const guarded = guard(input)
-  if ("verdict" in guarded) return guarded.verdict
+  if ("judgement" in guarded) return guarded.judgement
   return deadStream(input, guarded.turn) ?? none("nothing to act on before the text settles")
 }
 
 /** Second pass, after the settle delay, on a fresh history read. */
-export function judgeSecondPass(input: JudgeInput): Verdict {
+export function judgeSecondPass(input: JudgeInput): Judgement {
   const guarded = guard(input)
-  if ("verdict" in guarded) return guarded.verdict
+  if ("judgement" in guarded) return guarded.judgement
   const { turn } = guarded
   const dead = deadStream(input, turn)
   if (dead) return dead
@@ -271,7 +264,7 @@ export function judgeSecondPass(input: JudgeInput): Verdict {
   const asked = asksUser(text)
   if (asked) {
     const reason = asked.kind === "question" ? "the reply ends with a question to the user" : `the reply hands the turn to the user (${asked.detail})`
-    return { kind: "none", reason, standDown: true }
+    return { kind: "stand-down", reason }
   }
   const done = completion(input, text)
   if (done) return done
@@ -289,7 +282,7 @@ export function judgeSecondPass(input: JudgeInput): Verdict {
 }
 
 /** Ready-to-continue, action intent, the done claim, and last the open-todo reminder. */
-function stoppedByChoice(input: JudgeInput, text: string): Verdict {
+function stoppedByChoice(input: JudgeInput, text: string): Judgement {
   if (hasReadyToContinue(text, readyToContinuePatterns(input.options.readyToContinuePatterns))) return readyToContinue(input)
 
   const warm = input.now - input.sessionStartedAt >= input.options.warmupMs

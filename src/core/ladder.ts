@@ -9,6 +9,7 @@
  *  - `lifetimeMaxContinues`: a ceiling per genuine user episode that model output never
  *    resets, so a model that "finishes" forever is stopped and waits for the user.
  */
+import type { EffectOf } from "./effect.ts"
 import type { RecoveryKind, RecoveryRecord } from "./session-state.ts"
 
 export type StallStrategy = "continue" | "abort" | "off"
@@ -34,9 +35,27 @@ export type LadderInput = {
   lastModelOutputAt: number
 }
 
-export type LadderDecision =
-  | { act: false; reason: string; standDown: boolean }
-  | { act: true; kind: RecoveryKind; delayMs: number; reason: string }
+/** A rung of the ladder: a continue, or an abort first. */
+export type StallRung = EffectOf<"continue" | "abort-continue">
+
+/**
+ * The ladder's answer: a rung, carried out after `delayMs` (the episode's backoff), or nothing
+ * (`none`: the strategy is off; `stand-down`: a budget is spent, nothing until output or the user).
+ */
+export type LadderStep = { effect: StallRung | EffectOf<"stand-down" | "none">; delayMs: number }
+
+/** The rung as the session's recovery record names it (kept in snapshots). */
+export function recoveryKindOf(rung: StallRung["kind"]): RecoveryKind {
+  return rung === "continue" ? "continue" : "abort+continue"
+}
+
+function rung(kind: StallRung["kind"], reason: string, delayMs: number): LadderStep {
+  return { effect: { kind, reason }, delayMs }
+}
+
+function stop(kind: "stand-down" | "none", reason: string): LadderStep {
+  return { effect: { kind, reason }, delayMs: 0 }
+}
 
 /** Exponential backoff: base, 2*base, 4*base ... capped at max. `attempt` counts from 0. */
 export function backoffDelay(attempt: number, baseMs: number, maxMs: number): number {
@@ -51,31 +70,21 @@ export function continuesInWindow(times: readonly number[], now: number, windowM
   return count
 }
 
-export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets): LadderDecision {
-  if (budgets.busyStallStrategy === "off") {
-    return { act: false, reason: "busyStallStrategy is off", standDown: false }
-  }
+export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets): LadderStep {
+  if (budgets.busyStallStrategy === "off") return stop("none", "busyStallStrategy is off")
   if (input.lifetimeContinues >= budgets.lifetimeMaxContinues) {
-    return {
-      act: false,
-      reason: `lifetime cap reached (${input.lifetimeContinues}/${budgets.lifetimeMaxContinues}); waiting for the user`,
-      standDown: true,
-    }
+    return stop("stand-down", `lifetime cap reached (${input.lifetimeContinues}/${budgets.lifetimeMaxContinues}); waiting for the user`)
   }
   if (input.episodeRetries >= budgets.stallEpisodeMaxContinues) {
-    return {
-      act: false,
-      reason: `retries exhausted (${input.episodeRetries}/${budgets.stallEpisodeMaxContinues}) with no model output since`,
-      standDown: true,
-    }
+    return stop("stand-down", `retries exhausted (${input.episodeRetries}/${budgets.stallEpisodeMaxContinues}) with no model output since`)
   }
   const delayMs = backoffDelay(input.episodeRetries, budgets.baseBackoffMs, budgets.maxBackoffMs)
   const inWindow = continuesInWindow(input.recentContinues, input.now, budgets.loopWindowMs)
   if (inWindow >= budgets.loopMaxContinues) {
-    return { act: true, kind: "abort+continue", delayMs, reason: `hallucination loop (${inWindow} continues in window)` }
+    return rung("abort-continue", `hallucination loop (${inWindow} continues in window)`, delayMs)
   }
   if (budgets.busyStallStrategy === "abort") {
-    return { act: true, kind: "abort+continue", delayMs, reason: "abort-first strategy" }
+    return rung("abort-continue", "abort-first strategy", delayMs)
   }
   // A continue sent into a live runner only joins its inbox. If the last recovery of this busy
   // period was a continue and the model has said nothing since, the runner is wedged:
@@ -84,9 +93,9 @@ export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets):
   // continue and now must not make the same continue look new and repeat it.
   const last = input.lastRecovery
   if (last && last.epoch === input.busyEpoch && last.outputAt === input.lastModelOutputAt) {
-    return { act: true, kind: "abort+continue", delayMs, reason: "previous continue did not revive the run" }
+    return rung("abort-continue", "previous continue did not revive the run", delayMs)
   }
-  return { act: true, kind: "continue", delayMs, reason: "stream stalled" }
+  return rung("continue", "stream stalled", delayMs)
 }
 
 /** What the host said about the stalled run (core/host-run.ts). */
@@ -100,9 +109,9 @@ export type HostRunState = "live" | "stopped" | "unknown"
  * does not abort on a guess: the continue goes out as before, and if it did not help the next
  * rung aborts ("previous continue did not revive the run").
  */
-export function stallActionFor(rung: RecoveryKind, host: HostRunState): { kind: RecoveryKind; note: string } {
+export function stallActionFor(rung: StallRung["kind"], host: HostRunState): { kind: StallRung["kind"]; note: string } {
   if (rung !== "continue") return { kind: rung, note: "" }
-  if (host === "live") return { kind: "abort+continue", note: "the host still runs it: a prompt would only wait in its inbox" }
+  if (host === "live") return { kind: "abort-continue", note: "the host still runs it: a prompt would only wait in its inbox" }
   if (host === "stopped") return { kind: "continue", note: "the host no longer runs it" }
   return { kind: "continue", note: "the host did not say whether it still runs it: no abort on a guess" }
 }

@@ -1,13 +1,15 @@
 /**
  * How a recovery path plugs into the engine without the engine knowing it: a module sees
- * every signal after the engine applied it, may add reasons to leave a session alone, and
- * may contribute finished-turn rules. Each path (failures, loops, subagents, saturation...)
+ * every signal after the engine applied it, says when it next wants to wake (the engine runs
+ * one timer per session for all of them), may add reasons to leave a session alone, and may
+ * contribute finished-turn rules. Each path (failures, loops, subagents, saturation...)
  * is one module in its own file; the engine only iterates them.
  */
 import type { Signal, SignalType } from "./port.ts"
 import type { ResolvedOptions } from "../options/index.ts"
 import type { EngineContext, FallbackOffer } from "./context.ts"
-import type { IdleRule } from "./idle.ts"
+import type { PrioritizedRule } from "./modules/finished-turn.ts"
+import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
 export type SessionLookup = {
@@ -15,12 +17,16 @@ export type SessionLookup = {
   values(): Iterable<SessionState>
 }
 
-export type ModuleEnv = { ctx: EngineContext; sessions: SessionLookup; resolved?: ResolvedOptions }
-
-/** Idle rules run in ascending priority; the finished-turn judge sits at JUDGE_PRIORITY. */
-export const JUDGE_PRIORITY = 50
-
-export type PrioritizedRule = IdleRule & { priority: number }
+export type ModuleEnv = {
+  ctx: EngineContext
+  sessions: SessionLookup
+  resolved?: ResolvedOptions
+  /**
+   * When the module next wants `onWake` for a session (replacing its earlier wish; undefined
+   * cancels it). The engine keeps one timer per session for all modules (scheduler.ts).
+   */
+  wakeAt(state: SessionState, at: number | undefined): void
+}
 
 export interface EngineModule {
   readonly name: string
@@ -32,12 +38,16 @@ export interface EngineModule {
    */
   readonly signals?: readonly SignalType[]
   onSignal?(state: SessionState, signal: Signal): void
+  /** The wake asked for through `ModuleEnv.wakeAt` is due; `wake.hold` says whether the session may be touched. */
+  onWake?(state: SessionState, wake: Wake): void
   holdReason?(state: SessionState): string | undefined
-  idleRules?: readonly PrioritizedRule[]
+  /** Rules for a finished turn, judged beside the judge's own (modules/finished-turn.ts). */
+  turnRules?: readonly PrioritizedRule[]
   /**
-   * True while the module still has something due for an idle session (a wake it scheduled, a
-   * lock that waits for the user): the idle sweep leaves such a session in the table, or the
-   * wait would vanish with it. Sessions kept this way are still bounded by the table's ceiling.
+   * True while the module still has something due for an idle session beyond a wake it asked
+   * for (those keep it anyway), such as a lock that waits for the user: the idle sweep leaves
+   * such a session in the table, or the wait would vanish with it. Sessions kept this way are
+   * still bounded by the table's ceiling.
    */
   keepsSession?(state: SessionState): boolean
   /**
@@ -53,6 +63,3 @@ export interface EngineModule {
 
 export type ModuleFactory = (env: ModuleEnv) => EngineModule
 
-export function orderRules(rules: readonly PrioritizedRule[]): IdleRule[] {
-  return [...rules].sort((a, b) => a.priority - b.priority)
-}

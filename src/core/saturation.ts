@@ -12,6 +12,7 @@
  *  - Order of refusals: limits unknown, no ratio, cancelled, completed, already intervened this
  *    busy cycle, under the threshold; then routing by session kind.
  */
+import { none, type EffectOf } from "./effect.ts"
 
 /** Most output room OpenCode sets aside when it works out whether a prompt overflows. */
 export const OUTPUT_RESERVE_CAP = 20_000
@@ -63,30 +64,29 @@ export type SaturationInput = {
   limitsKnown: boolean
 }
 
-export type SaturationAction = "ctx-wrapup" | "compact" | "none"
-
-export type SaturationDecision = { action: SaturationAction; reason: string }
+export const CTX_WRAPUP_COMMAND = "ctx-wrapup"
+const FEATURE = "context-saturation"
 
 /**
- * On idle. `ctx-wrapup`: run magic-context's `ctx-wrapup` command through the command API
- * (never as prompt text). `compact`: the host's native summarize on the subagent session.
+ * On idle. A `command`: magic-context's `ctx-wrapup` through the command API (never as prompt
+ * text). `compact`: the host's native summarize on the subagent session.
  */
-export function decideSaturation(input: SaturationInput): SaturationDecision {
-  if (!input.limitsKnown) return { action: "none", reason: "model limits unknown" }
-  if (input.ratio === undefined || !Number.isFinite(input.ratio)) return { action: "none", reason: "no usage measured" }
-  if (input.cancelled) return { action: "none", reason: "cancelled by the user" }
-  if (input.completed) return { action: "none", reason: "task completed" }
-  if (input.alreadyIntervenedThisBusyCycle) return { action: "none", reason: "already intervened this busy cycle" }
+export function decideSaturation(input: SaturationInput): EffectOf<"command" | "compact" | "none"> {
+  if (!input.limitsKnown) return none("model limits unknown")
+  if (input.ratio === undefined || !Number.isFinite(input.ratio)) return none("no usage measured")
+  if (input.cancelled) return none("cancelled by the user")
+  if (input.completed) return none("task completed")
+  if (input.alreadyIntervenedThisBusyCycle) return none("already intervened this busy cycle")
   const pct = `${Math.round(input.ratio * 100)}%`
-  if (input.ratio < input.threshold) return { action: "none", reason: `context ${pct} is under the threshold` }
+  if (input.ratio < input.threshold) return none(`context ${pct} is under the threshold`)
   if (input.isSubagent) {
     return input.subagentNativeCompactionEnabled
-      ? { action: "compact", reason: `subagent context at ${pct}: native compaction` }
-      : { action: "none", reason: `subagent context at ${pct}, but subagentNativeCompactionEnabled is off` }
+      ? { kind: "compact", feature: FEATURE, reason: `subagent context at ${pct}: native compaction` }
+      : none(`subagent context at ${pct}, but subagentNativeCompactionEnabled is off`)
   }
   return input.magicContextLoaded
-    ? { action: "ctx-wrapup", reason: `context at ${pct}: magic-context wrap-up` }
-    : { action: "none", reason: `context at ${pct}, but magic-context is not installed` }
+    ? { kind: "command", name: CTX_WRAPUP_COMMAND, args: "", feature: FEATURE, reason: `context at ${pct}: magic-context wrap-up` }
+    : none(`context at ${pct}, but magic-context is not installed`)
 }
 
 /**

@@ -10,7 +10,7 @@ import { newSessionState, type SessionState } from "./session-state.ts"
 export type SessionSnapshot = Record<string, unknown> & { id: string }
 
 /** Fields that hold timers, in-flight work or module registrations: never carried over. */
-const TRANSIENT = new Set(["watchdogTimer", "pendingJudgement", "intervention", "dropped", "outputWatched"])
+const TRANSIENT = new Set(["intervention", "dropped", "outputWatched"])
 
 /**
  * Optional fields (undefined in a fresh state) that are carried over, with the type each must

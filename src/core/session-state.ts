@@ -60,8 +60,6 @@ export type SessionState = {
   lastRecovery?: RecoveryRecord
   /** What of ours is in flight: the host call, a recovery under way, our last prompt and abort. */
   intervention: Intervention
-  /** The single pending watchdog deadline. */
-  watchdogTimer?: CancelTimer
   /** When the plugin first saw this session (its age gates action-intent nudges). */
   firstSeenAt: number
   /** Last genuine user message; idle nudges stand down while the user is recently active. */
@@ -76,7 +74,6 @@ export type SessionState = {
   runEpoch: number
   /** Open tool calls at the moment the session went idle (before reconciliation). */
   toolsInFlightAtIdle: number
-  pendingJudgement?: CancelTimer
   /** task_complete calls answered since a user message or another tool ran; refusals since the user. */
   taskCompleteRepeats: number
   taskCompleteRefusals: number
@@ -104,9 +101,7 @@ export function newSessionState(id: string, now: number): SessionState {
     parentID: undefined,
     tokenMessageID: undefined,
     lastRecovery: undefined,
-    watchdogTimer: undefined,
     todos: undefined,
-    pendingJudgement: undefined,
     discoveryMisses: undefined,
     dropped: undefined,
     lastHeldReason: undefined,

@@ -106,7 +106,7 @@ export class SessionTable {
    * idle sessions something still waits on (a module's wake): those stay.
    */
   sweep(now: number, kept: (state: SessionState) => boolean = () => false): void {
-    const idle = [...this.sessions.values()].filter((s) => !s.busy && !inFlight(s.intervention) && !s.pendingJudgement && !kept(s))
+    const idle = [...this.sessions.values()].filter((s) => !s.busy && !inFlight(s.intervention) && !kept(s))
     for (const state of idle) if (now - state.lastSeenAt > IDLE_CLEANUP_MS) this.drop(state)
     const remaining = idle.filter((s) => this.sessions.has(s.id)).sort((a, b) => a.lastSeenAt - b.lastSeenAt)
     while (remaining.length > MAX_IDLE_SESSIONS) this.drop(remaining.shift()!)

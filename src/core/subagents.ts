@@ -34,6 +34,8 @@
  * started means the parent is alive: back to watching.
  */
 import type { Options } from "../options/index.ts"
+import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt } from "../prompts/subagents.ts"
+import type { EffectOf } from "./effect.ts"
 import type { OpenTool } from "./session-state.ts"
 
 /** No new child output for this long reads as stuck... */
@@ -99,12 +101,13 @@ export type Nudge = { id: string; turns: number }
 
 export const INITIAL_ORPHAN_STATE: OrphanState = { phase: "watching", since: 0, deadline: 0, nudged: [], unanswered: [] }
 
-export type OrphanAction =
-  | { type: "none"; why: string }
-  | { type: "nudge-child"; childId: string; cause: "stuck" | "crashed"; reason: string }
-  | { type: "abort-resume-parent"; reason: string }
+/**
+ * A nudge of a child (`sessionID`; feature `subagent-stuck` or `subagent-crashed`), abort +
+ * resume of the parent (`abort-continue`), or nothing.
+ */
+export type OrphanEffect = EffectOf<"none" | "abort-continue"> | (EffectOf<"nudge"> & { sessionID: string })
 
-export type OrphanStep = { state: OrphanState; action: OrphanAction; wakeAt?: number }
+export type OrphanStep = { state: OrphanState; effect: OrphanEffect; wakeAt?: number }
 
 /**
  * How a call that starts relates to a subagent: not one (undefined), a wait on the child, or
@@ -137,8 +140,12 @@ export function classifyChild(child: ChildFacts, now: number, budgets: OrphanBud
   return "finished"
 }
 
-function none(state: OrphanState, why: string, wakeAt?: number): OrphanStep {
-  return wakeAt === undefined ? { state, action: { type: "none", why } } : { state, action: { type: "none", why }, wakeAt }
+function none(state: OrphanState, reason: string, wakeAt?: number): OrphanStep {
+  return wakeAt === undefined ? { state, effect: { kind: "none", reason } } : { state, effect: { kind: "none", reason }, wakeAt }
+}
+
+function nudge(child: ChildFacts, cause: "stuck" | "crashed", text: string, reason: string): OrphanEffect {
+  return { kind: "nudge", sessionID: child.id, text, sendKind: "correction", feature: `subagent-${cause}`, reason }
 }
 
 function watching(state: OrphanState): OrphanState {
@@ -206,12 +213,12 @@ export function nextOrphanStep(prev: OrphanState, facts: ParentFacts, now: numbe
     const quiet = now - toNudge.child.lastOutputAt
     return {
       state: { phase: "child-nudged", since: now, deadline: toNudge.child.lastOutputAt + budgets.subagentDeadMs, ...withNudged(state, toNudge.child) },
-      action: {
-        type: "nudge-child",
-        childId: toNudge.child.id,
-        cause: "stuck",
-        reason: `subagent quiet for ${Math.round(quiet / 1000)}s${toNudge.child.toolInProgress ? " with a tool running" : ""}`,
-      },
+      effect: nudge(
+        toNudge.child,
+        "stuck",
+        buildStuckSubagentPrompt(quiet / 1000, toNudge.child.toolInProgress),
+        `subagent quiet for ${Math.round(quiet / 1000)}s${toNudge.child.toolInProgress ? " with a tool running" : ""}`,
+      ),
       wakeAt: toNudge.child.lastOutputAt + budgets.subagentDeadMs,
     }
   }
@@ -231,8 +238,8 @@ export function nextOrphanStep(prev: OrphanState, facts: ParentFacts, now: numbe
   if (dead) {
     return {
       state: { ...state, phase: "resumed", since: now, deadline: 0 },
-      action: {
-        type: "abort-resume-parent",
+      effect: {
+        kind: "abort-continue",
         reason: `subagent ${dead.child.id} silent for ${Math.round((now - dead.child.lastOutputAt) / 1000)}s (past subagentDeadMs)`,
       },
     }
@@ -250,15 +257,15 @@ export function nextOrphanStep(prev: OrphanState, facts: ParentFacts, now: numbe
       const deadline = now + budgets.subagentWaitMs
       return {
         state: { ...state, phase: "child-probed", deadline, ...withNudged(state, crashed.child) },
-        action: { type: "nudge-child", childId: crashed.child.id, cause: "crashed", reason: "subagent ended in an error and the parent is still waiting" },
+        effect: nudge(crashed.child, "crashed", buildCrashedSubagentPrompt(), "subagent ended in an error and the parent is still waiting"),
         wakeAt: deadline,
       }
     }
   }
   return {
     state: { ...state, phase: "resumed", deadline: 0 },
-    action: {
-      type: "abort-resume-parent",
+    effect: {
+      kind: "abort-continue",
       reason: `parent still waiting ${Math.round((now - state.since) / 1000)}s after its subagents finished`,
     },
   }

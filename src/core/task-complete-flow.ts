@@ -21,23 +21,22 @@ export async function runTaskComplete(ctx: EngineContext, state: SessionState, o
       todos = "unreadable"
     }
   }
-  const decision = decideTaskComplete({
+  const step = decideTaskComplete({
     todos,
     isSubagent: state.parentID !== undefined,
     repeatCalls: state.taskCompleteRepeats,
     refusals: state.taskCompleteRefusals,
     maxRefusals: options.taskCompleteMaxRefusals,
   })
-  state.taskCompleteRepeats = decision.next.repeatCalls
-  state.taskCompleteRefusals = decision.next.refusals
-  if (decision.latch && !state.completed) {
+  state.taskCompleteRepeats = step.next.repeatCalls
+  state.taskCompleteRefusals = step.next.refusals
+  const { reply } = step
+  if (step.complete && !state.completed) {
     state.completed = true
     onLatch(state)
-    ctx.logger.log("info", `session ${state.id}: task_complete accepted${decision.kind === "accept" && decision.overrodeOpenTodos ? " (open todos, refusals used up)" : ""}; no further nudges until the user writes`)
-  } else if (decision.kind === "refuse") {
-    ctx.logger.log("info", `session ${state.id}: task_complete refused: todos still open`)
-  } else if (decision.kind !== "accept") {
-    ctx.logger.log("info", `session ${state.id}: task_complete called again (${decision.kind})`)
+    ctx.logger.log("info", `session ${state.id}: task_complete ${reply.reason}; no further nudges until the user writes`)
+  } else if (!reply.reason.startsWith("accepted")) {
+    ctx.logger.log("info", `session ${state.id}: task_complete ${reply.reason}`)
   }
-  return { ok: decision.kind !== "error", text: decision.text }
+  return { ok: reply.ok, text: reply.text }
 }

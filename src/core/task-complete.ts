@@ -1,7 +1,7 @@
 /**
  * What a `task_complete` call gets back, as a pure decision. The engine registers the
- * tool, keeps the two counters, and acts on the decision (latch and clear timers, return
- * the text as the tool result, or throw it as the tool error).
+ * tool, keeps the two counters, and carries out the effects (latch and clear timers, return
+ * the text as the tool result, or fail the call with it).
  *
  * Rules:
  *  - open todos refuse the call, up to `maxRefusals` refusals; after that the call is
@@ -25,6 +25,7 @@ import {
   taskCompleteRefusal,
 } from "../prompts/nudges.ts"
 import { openTodos, type TodoSnapshot } from "../todos/open.ts"
+import type { EffectOf } from "./effect.ts"
 
 export type TaskCompleteInput = {
   /** `undefined` is read as "none". */
@@ -39,29 +40,31 @@ export type TaskCompleteInput = {
 
 export type TaskCompleteCounters = { repeatCalls: number; refusals: number }
 
-export type TaskCompleteDecision =
-  /** Items are open: return `text` as the tool result; do not latch. */
-  | { kind: "refuse"; text: string; latch: false; next: TaskCompleteCounters }
-  /** Latch completion, clear timers, return `text` (it tells the model to stop). */
-  | { kind: "accept"; text: string; latch: true; overrodeOpenTodos: boolean; next: TaskCompleteCounters }
-  /** Second call in a row: stay latched, return the warning. */
-  | { kind: "repeat"; text: string; latch: true; next: TaskCompleteCounters }
-  /** Third and later calls: stay latched, fail the tool call with `text`. */
-  | { kind: "error"; text: string; latch: true; next: TaskCompleteCounters }
+/**
+ * The tool's answer (a `reply`; `ok: false` fails the call with its text), and when the call
+ * latches completion, the `complete` effect that does it (clear timers, no more nudges).
+ */
+export type TaskCompleteStep = { reply: EffectOf<"reply">; complete?: EffectOf<"complete">; next: TaskCompleteCounters }
 
 function whole(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0
 }
 
-export function decideTaskComplete(input: TaskCompleteInput): TaskCompleteDecision {
+export function decideTaskComplete(input: TaskCompleteInput): TaskCompleteStep {
   const repeatCalls = whole(input.repeatCalls)
   const refusals = whole(input.refusals)
   const open = input.isSubagent ? [] : openTodos(input.todos)
   if (open.length > 0 && refusals < whole(input.maxRefusals)) {
-    return { kind: "refuse", text: taskCompleteRefusal(open), latch: false, next: { repeatCalls: 0, refusals: refusals + 1 } }
+    const reply = { kind: "reply", ok: true, text: taskCompleteRefusal(open), reason: "refused: todos still open" } as const
+    return { reply, next: { repeatCalls: 0, refusals: refusals + 1 } }
   }
   const next = { repeatCalls: repeatCalls + 1, refusals }
-  if (repeatCalls === 0) return { kind: "accept", text: TASK_COMPLETE_ACK, latch: true, overrodeOpenTodos: open.length > 0, next }
-  if (repeatCalls === 1) return { kind: "repeat", text: TASK_COMPLETE_REPEAT_WARNING, latch: true, next }
-  return { kind: "error", text: TASK_COMPLETE_REPEAT_ERROR, latch: true, next }
+  const complete = { kind: "complete", reason: "task_complete" } as const
+  if (repeatCalls === 0) {
+    const reason = open.length > 0 ? "accepted (open todos, refusals used up)" : "accepted"
+    return { reply: { kind: "reply", ok: true, text: TASK_COMPLETE_ACK, reason }, complete, next }
+  }
+  // Second call in a row: stay latched, return the warning; later ones fail the call.
+  if (repeatCalls === 1) return { reply: { kind: "reply", ok: true, text: TASK_COMPLETE_REPEAT_WARNING, reason: "called again (repeat)" }, complete, next }
+  return { reply: { kind: "reply", ok: false, text: TASK_COMPLETE_REPEAT_ERROR, reason: "called again (error)" }, complete, next }
 }

@@ -8,16 +8,10 @@
  *    a tool past the wedged ceiling (30 min) stops protecting the session. Tools named in
  *    `neverInterruptTools` are not even reported as stuck until that ceiling.
  */
+import { TOOL_WEDGED_CEILING_MS, type Options } from "../options/index.ts"
 import type { OpenTool, SessionState } from "./session-state.ts"
 
-export type WatchdogBudgets = {
-  chunkTimeoutMs: number
-  gracePeriodMs: number
-  stuckToolAgeMs: number
-  neverInterruptTools: readonly string[]
-  checkIntervalMs: number
-  toolWedgedCeilingMs: number
-}
+export type WatchdogBudgets = Pick<Options, "chunkTimeoutMs" | "gracePeriodMs" | "stuckToolAgeMs" | "neverInterruptTools" | "checkIntervalMs">
 
 export type InFlightTool = { callID: string; tool: string; ageMs: number; stuck: boolean }
 
@@ -39,7 +33,7 @@ function isNeverInterrupt(tool: string, names: readonly string[]): boolean {
 
 export function describeTool(callID: string, open: OpenTool, now: number, b: WatchdogBudgets): InFlightTool {
   const ageMs = Math.max(0, now - open.startedAt)
-  const stuckAfter = isNeverInterrupt(open.tool, b.neverInterruptTools) ? b.toolWedgedCeilingMs : b.stuckToolAgeMs
+  const stuckAfter = isNeverInterrupt(open.tool, b.neverInterruptTools) ? TOOL_WEDGED_CEILING_MS : b.stuckToolAgeMs
   return { callID, tool: open.tool, ageMs, stuck: ageMs >= stuckAfter }
 }
 
@@ -64,8 +58,8 @@ export function assessBusySession(state: SessionState, now: number, b: WatchdogB
   // The youngest open tool decides: one healthy tool is enough to protect the session.
   let youngestAge = Infinity
   for (const open of state.openTools.values()) youngestAge = Math.min(youngestAge, now - open.startedAt)
-  if (youngestAge >= b.toolWedgedCeilingMs) return { kind: "stalled", phase: "tool-wedged", silentMs, tool: oldest }
+  if (youngestAge >= TOOL_WEDGED_CEILING_MS) return { kind: "stalled", phase: "tool-wedged", silentMs, tool: oldest }
 
-  const untilWedged = b.toolWedgedCeilingMs - youngestAge
+  const untilWedged = TOOL_WEDGED_CEILING_MS - youngestAge
   return { kind: "tool-phase", silentMs, oldest, recheckInMs: Math.max(1, Math.min(b.checkIntervalMs, untilWedged)) }
 }

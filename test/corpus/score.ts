@@ -3,7 +3,7 @@
  * judge concluded against the label. The setting is the quiet default: a warm session, the
  * user away, no todo list, nothing open, no budget used.
  */
-import { judgeSecondPass, type JudgeInput, type Verdict } from "../../src/core/judge.ts"
+import { judgeSecondPass, type JudgeInput, type Judgement } from "../../src/core/judge.ts"
 import type { TranscriptMessage, TranscriptPart } from "../../src/core/transcript.ts"
 import { closestTool } from "../../src/detect/unknown-tool.ts"
 import { OPTION_DEFAULTS } from "../../src/options/index.ts"
@@ -19,7 +19,7 @@ function message(sample: Sample): TranscriptMessage {
   return { id: "a1", role: "assistant", finish: "stop", outputTokens: sample.tokens ?? 500, parts }
 }
 
-export function judgeSample(sample: Sample): Verdict {
+export function judgeSample(sample: Sample): Judgement {
   const input: JudgeInput = {
     messages: [{ id: "u1", role: "user", own: false, parts: [{ kind: "text", text: "please do the thing" }] }, message(sample)],
     todos: "none",
@@ -35,9 +35,9 @@ export function judgeSample(sample: Sample): Verdict {
 }
 
 /** The family a verdict stands for. */
-export function verdictFamily(v: Verdict): Family {
-  if (v.kind === "latchComplete") return v.signal === "celebration" ? "celebration" : "stop"
-  if (v.kind === "send") {
+export function verdictFamily(v: Judgement): Family {
+  if (v.kind === "complete") return v.signal === "celebration" ? "celebration" : "stop"
+  if (v.kind === "nudge") {
     switch (v.feature) {
       case "tool-text":
       case "thinking-tool":
@@ -55,10 +55,10 @@ export function verdictFamily(v: Verdict): Family {
         return "none"
     }
   }
-  if (v.charge === "ready-closed") return "ready"
+  if (v.kind === "charge" && v.feature === "ready-closed") return "ready"
   // A done claim that describes the work is recognised, and rightly answered with nothing.
   if (v.reason.startsWith("done claim")) return "done"
-  if (v.standDown && /question|hands the turn|hand-off/.test(v.reason)) return "hand-off"
+  if (v.kind === "stand-down" && /question|hands the turn|hand-off/.test(v.reason)) return "hand-off"
   return "none"
 }
 

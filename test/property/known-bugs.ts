@@ -205,14 +205,14 @@ export const FIXED_BUGS: KnownBug[] = [
     id: "K14-idle-judgement-spins-after-clock-step-back",
     summary:
       "With minActivityGapMs 0, a session that goes idle after the wall clock stepped back has quietFor < 0 = gap, so " +
-      "idle.ts reschedules its judgement with delay min(gap, gap - quietFor) = 0, forever: a zero-delay timer loop that, " +
+      "modules/finished-turn.ts reschedules its judgement with delay min(gap, gap - quietFor) = 0, forever: a zero-delay timer loop that, " +
       "on real timers, spins the host's CPU until the clock catches up with the step.",
     matches: (v) => v.invariant === "6-bounds" && /timer storm/.test(v.detail) && v.facts.clockWentBack === true,
   },  {
     id: "K1-late-tool-not-rechecked",
     summary:
       "A recovery decided before a tool call started is still carried out while that tool runs (a continue, or the abort " +
-      "of abort+continue): the backoff re-check in stall.ts compares lastActivityAt > detectedAt (an event in the same " +
+      "of abort+continue): the backoff re-check in modules/silent-stream.ts compares lastActivityAt > detectedAt (an event in the same " +
       "millisecond passes), and the continue 2 s after our own abort checks neither activity nor open tools (a run the " +
       "host starts from its queue keeps busy, so busySince does not move).",
     matches: (v) =>
@@ -270,7 +270,7 @@ export const FIXED_BUGS: KnownBug[] = [
     id: "K8-deleted-session-call-in-flight",
     summary:
       "A dropped session state keeps acting: when a session is deleted (or evicted) while a recovery of it is in flight, " +
-      "the recovery's continuation re-arms the watchdog of the dropped state (stall.ts: ensureWatchdog after the send), " +
+      "the recovery's continuation re-arms the watchdog of the dropped state (modules/silent-stream.ts: ensureWatchdog after the send), " +
       "which goes on detecting stalls and sending beside the fresh state that later events create: two calls in flight " +
       "for one session, and a second set of budgets.",
     // Any invariant: the zombie state acts on stale facts (old tools, no ESC latch, its own slot).

@@ -5,6 +5,7 @@
 import type { EngineContext } from "../../src/core/context.ts"
 import { CoreLogger } from "../../src/core/logger.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
+import { WakeScheduler } from "../../src/core/scheduler.ts"
 import { newSessionState } from "../../src/core/session-state.ts"
 import { resolveOptions } from "../../src/options/index.ts"
 import { RecordingPort } from "./recording-port.ts"
@@ -15,7 +16,10 @@ export function bareContext() {
   const port = new RecordingPort(() => time.now())
   const options = resolveOptions({}, {}).options
   const pauses = new MemoryPauses()
+  const scheduler = new WakeScheduler(time, () => undefined, () => undefined)
   const ctx: EngineContext = {
+    wake: (state, owner, at, run) => scheduler.set(state, owner, at, run),
+    nextWake: (state, owner) => scheduler.next(state, owner),
     time,
     port,
     logger: new CoreLogger(port, () => false),

@@ -1,7 +1,7 @@
 /** Builds an engine on a simulated clock with a recording port, plus timeline helpers. */
 import { SimulatedTime } from "./simulated-time.ts"
 import { RecoveryEngine } from "../../src/core/engine.ts"
-import type { IdleRule } from "../../src/core/idle.ts"
+import type { TurnRule } from "../../src/core/modules/finished-turn.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import type { Signal } from "../../src/core/port.ts"
 import { SendRefusedError } from "../../src/host/send-log.ts"
@@ -30,11 +30,11 @@ export async function settle(): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve))
 }
 
-export function makeHarness(rawOptions: Record<string, unknown> = {}, env: Record<string, string> = {}, idleRules?: readonly IdleRule[]): Harness {
+export function makeHarness(rawOptions: Record<string, unknown> = {}, env: Record<string, string> = {}, turnRules?: readonly TurnRule[]): Harness {
   const time = new SimulatedTime()
   const port = new RecordingPort(() => time.now())
   const pauses = new MemoryPauses()
-  const engine = new RecoveryEngine({ port, time, options: resolveOptions(rawOptions, env), pauses, idleRules })
+  const engine = new RecoveryEngine({ port, time, options: resolveOptions(rawOptions, env), pauses, turnRules })
   return {
     time,
     port,

@@ -1,12 +1,12 @@
 /**
  * Subagents: a parent that waits forever on children that already finished (or died), and
  * children that went quiet. The state machine is in subagents.ts; this module gathers the
- * facts from the session table, keeps one state and one timer per parent, and acts.
+ * facts from the session table, keeps one state per parent (woken through the engine's one
+ * timer per session), and acts.
  */
 import type { Signal } from "../port.ts"
-import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../prompts/subagents.ts"
+import { orphanParentReason } from "../../prompts/subagents.ts"
 import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt } from "../actions.ts"
-import type { CancelTimer } from "../clock.ts"
 import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import type { SessionState } from "../session-state.ts"
@@ -22,7 +22,7 @@ const MAX_CHILDREN_PER_PARENT = 64
 /** Levels of subagents below a parent that are looked through for one waiting on the user. */
 const MAX_NESTING = 4
 
-type ParentTrack = { state: OrphanState; timer?: CancelTimer }
+type ParentTrack = { state: OrphanState }
 /** What a child's turn count is computed from: the count, and the stamps that move on a turn. */
 type TurnTrack = { turns: number; epoch: number; outputAt: number }
 
@@ -35,7 +35,7 @@ function isTurnSignal(signal: Signal): boolean {
   return signal.type === "toolEnd" || signal.type === "interrupted" || (signal.type === "userMessage" && signal.genuine)
 }
 
-export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
+export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineModule {
   const children = new Map<string, Set<string>>()
   const parents = new Map<string, ParentTrack>()
   /** Children whose last turn ended in an error (cleared when they run again). */
@@ -79,7 +79,8 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     }
   }
 
-  function evaluate(parentID: string): void {
+  /** `hold`: the holds as the engine found them on a wake (otherwise asked now). */
+  function evaluate(parentID: string, hold?: { reason: string | undefined }): void {
     const parent = sessions.get(parentID)
     const kids = children.get(parentID)
     if (!parent || !kids) return
@@ -91,7 +92,7 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       awaitingUser: parent.awaiting.size > 0,
       // A child waiting on the user holds the parent too (holdReason below); the machine reads
       // that from the child's facts, so it does not count as the parent being blocked.
-      blocked: holdReason(ctx, parent) !== undefined && parent.awaiting.size === 0 && childAwaitingUser(parentID) === undefined,
+      blocked: (hold ? hold.reason : holdReason(ctx, parent)) !== undefined && parent.awaiting.size === 0 && childAwaitingUser(parentID) === undefined,
       children: [...kids].flatMap((id) => {
         const child = sessions.get(id)
         return child ? [childFacts(child)] : []
@@ -102,23 +103,14 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
     const budgets = { ...ctx.effective(parent), subagentToolNames: ctx.port.subagentTools }
     const step = nextOrphanStep(track.state, facts, ctx.time.now(), budgets)
     track.state = step.state
-    track.timer?.()
-    track.timer = undefined
-    if (step.wakeAt !== undefined) {
-      track.timer = ctx.time.schedule(Math.max(0, step.wakeAt - ctx.time.now()), () => {
-        if (track) track.timer = undefined
-        evaluate(parentID)
-      })
-    }
-    const action = step.action
-    if (action.type === "nudge-child") {
-      const child = sessions.get(action.childId)
+    wakeAt(parent, step.wakeAt)
+    const action = step.effect
+    if (action.kind === "nudge") {
+      const child = sessions.get(action.sessionID)
       if (!child || !beginRecovery(ctx, child, "subagent nudge")) return
-      ctx.logger.log("info", `session ${parentID}: subagent ${action.childId}: ${action.reason}; nudging the subagent`)
-      const quiet = (ctx.time.now() - (child.lastModelOutputAt || child.firstSeenAt)) / 1000
-      const text = action.cause === "stuck" ? buildStuckSubagentPrompt(quiet, child.openTools.size > 0) : buildCrashedSubagentPrompt()
-      void sendPrompt(ctx, child, { kind: "correction", label: "send subagent nudge", text })
-    } else if (action.type === "abort-resume-parent") {
+      ctx.logger.log("info", `session ${parentID}: subagent ${action.sessionID}: ${action.reason}; nudging the subagent`)
+      void sendPrompt(ctx, child, { kind: action.sendKind, label: "send subagent nudge", text: action.text })
+    } else if (action.kind === "abort-continue") {
       if (!beginRecovery(ctx, parent, "orphan-parent recovery", { kind: "abort+continue", reason: `orphan parent: ${action.reason}` })) return
       ctx.logger.log("info", `session ${parentID}: orphan parent (${action.reason}); abort + resume`)
       const reason = orphanParentReason(action.reason)
@@ -158,6 +150,9 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       const waiting = childAwaitingUser(state.id)
       return waiting ? `subagent ${waiting} is waiting for the user` : undefined
     },
+    onWake(state, wake) {
+      evaluate(state.id, { reason: wake.hold })
+    },
     onSignal(state, signal) {
       if (state.parentID) countTurn(state, signal)
       // A user message only counts as a child's turn; it does not change a parent's verdict.
@@ -176,7 +171,6 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       if (children.has(state.id)) evaluate(state.id)
     },
     forget(state) {
-      parents.get(state.id)?.timer?.()
       parents.delete(state.id)
       children.delete(state.id)
       errored.delete(state.id)
@@ -185,7 +179,6 @@ export function subagentsModule({ ctx, sessions }: ModuleEnv): EngineModule {
       if (state.parentID) children.get(state.parentID)?.delete(state.id)
     },
     dispose() {
-      for (const track of parents.values()) track.timer?.()
       parents.clear()
     },
   }

@@ -85,6 +85,31 @@ describe("sessions leaving the table", () => {
     expect(engine.status("running")).toBeDefined()
   })
 
+  test("an idle session a module still wants to wake outlives the sweep, and the wake comes; control: without it the session goes", () => {
+    const run = (wantsWake: boolean) => {
+      const seen: string[] = []
+      const later = IDLE_CLEANUP_MS + 5 * CLEANUP_SWEEP_MS
+      const { engine, time } = engineWith(
+        [
+          ({ wakeAt }) => ({
+            name: "waiter",
+            signals: ["idle"],
+            onSignal: (state) => wantsWake && wakeAt(state, time.now() + later),
+            onWake: (state) => void seen.push(`wake ${state.id}`),
+          }),
+        ],
+        (id) => seen.push(`drop ${id}`),
+      )
+      engine.handle({ type: "busy", sessionID: "s1" })
+      engine.handle({ type: "idle", sessionID: "s1" })
+      time.advance(later + 2 * CLEANUP_SWEEP_MS)
+      return seen
+    }
+    // Kept until its wake, swept at the next sweep after it.
+    expect(run(true)).toEqual(["wake s1", "drop s1"])
+    expect(run(false)).toEqual(["drop s1"])
+  })
+
   test("a callback that throws is contained", () => {
     const { engine } = engineWith([], () => {
       throw new Error("adapter bug")

@@ -184,13 +184,13 @@ function run(events: [number, FailureEvent][], start: FailureState = INITIAL_FAI
   const steps: FailureStep[] = []
   for (const [now, event] of events) {
     let step = nextFailureStep(state, event, now, b)
-    if (echo && step.action.type === "prompt") step = { ...step, state: nextFailureStep(step.state, SEEN, now, b).state }
+    if (echo && step.effect.kind === "continue") step = { ...step, state: nextFailureStep(step.state, SEEN, now, b).state }
     steps.push(step)
     state = step.state
   }
   return steps
 }
-const actions = (steps: FailureStep[]) => steps.map((s) => s.action.type)
+const actions = (steps: FailureStep[]) => steps.map((s) => s.effect.kind)
 const F: FailureEvent = { type: "failure", name: "APIError" }
 const IDLE: FailureEvent = { type: "idle" }
 const BUSY: FailureEvent = { type: "busy" }
@@ -211,8 +211,8 @@ describe("streaming-failure chain", () => {
     ])
     expect(steps[0]!.state.phase).toBe("armed")
     expect(steps[0]!.wakeAt).toBe(1_000)
-    expect(actions(steps)).toEqual(["none", "none", "prompt", "none"])
-    expect(steps[2]!.action).toEqual({ type: "prompt", attempt: 1, maxAttempts: 3, reason: "APIError" })
+    expect(actions(steps)).toEqual(["none", "none", "continue", "none"])
+    expect(steps[2]!.effect).toEqual({ kind: "continue", attempt: 1, maxAttempts: 3, reason: "APIError" })
     expect(steps[3]!.wakeAt).toBe(1_000 + 3_000)
   })
 
@@ -226,7 +226,7 @@ describe("streaming-failure chain", () => {
       [7_499, TICK],
       [7_500, TICK], // 3 s after the send settled: re-armed with backoff(1) = 2000
     ])
-    expect(actions(slow)).toEqual(["none", "prompt", "none", "none", "none", "none"])
+    expect(actions(slow)).toEqual(["none", "continue", "none", "none", "none", "none"])
     expect(slow[1]!.wakeAt).toBeUndefined()
     expect(slow[2]!.state).toMatchObject({ phase: "prompted", sending: true })
     expect(slow[2]!.wakeAt).toBeUndefined()
@@ -286,7 +286,7 @@ describe("streaming-failure chain", () => {
       [60_000, TICK],
       [61_000, OUTPUT],
     ])
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "none", "none"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "none", "none", "none", "none"])
     expect(steps[2]!.state).toMatchObject({ phase: "running", attempts: 1 })
     expect(steps[5]!.state.phase).toBe("running")
     expect(steps[6]!.state).toMatchObject({ phase: "clear", attempts: 0, consecutive: 0 })
@@ -313,10 +313,10 @@ describe("streaming-failure chain", () => {
       [21_000 + 3_000, TICK], // still nothing -> give up
       [99_000, TICK],
     ])
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "none", "prompt", "none", "none", "prompt", "none", "abort-resume", "none", "none", "none", "give-up", "none"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "none", "none", "none", "continue", "none", "none", "continue", "none", "abort-continue", "none", "none", "none", "stand-down", "none"])
     expect(steps[4]!.wakeAt).toBe(t0 + 3_000 + 2_000)
-    expect(steps[6]!.action).toMatchObject({ attempt: 2 })
-    expect(steps[9]!.action).toMatchObject({ attempt: 3 })
+    expect(steps[6]!.effect).toMatchObject({ attempt: 2 })
+    expect(steps[9]!.effect).toMatchObject({ attempt: 3 })
     expect(steps[15]!.state.phase).toBe("gave-up")
   })
 
@@ -331,18 +331,18 @@ describe("streaming-failure chain", () => {
       INITIAL_FAILURE_STATE,
       { ...budgets, streamingFailureMaxPrompts: 1 },
     )
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "abort-resume"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "abort-continue"])
   })
 
   test("retry budget 0: no prompt at all, just a logged give-up", () => {
     const steps = run([[0, F], [1_000, IDLE]], INITIAL_FAILURE_STATE, { ...budgets, streamingFailureMaxPrompts: 0 })
-    expect(actions(steps)).toEqual(["none", "give-up"])
+    expect(actions(steps)).toEqual(["none", "stand-down"])
   })
 
   test("streamingFailureWatchdogMs 0 still leaves the host a moment to go busy", () => {
     const b: FailureBudgets = { ...budgets, streamingFailureWatchdogMs: 0 }
     const steps = run([[0, F], [1_000, IDLE], [1_000, SENT], [1_000, TICK], [1_000 + FAILURE_WATCHDOG_MIN_MS, TICK]], INITIAL_FAILURE_STATE, b)
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "none", "none"])
     expect(steps[3]!.state.phase).toBe("prompted") // a tick in the same instant is not the watchdog
     expect(steps[3]!.wakeAt).toBe(1_000 + FAILURE_WATCHDOG_MIN_MS)
     expect(steps[4]!.state.phase).toBe("armed")
@@ -351,7 +351,7 @@ describe("streaming-failure chain", () => {
   test("zero backoff: the watchdog retries in the same step", () => {
     const b = { ...budgets, baseBackoffMs: 0, maxBackoffMs: 0 }
     const steps = run([[0, F], [0, IDLE], [0, SENT], [3_000, TICK]], INITIAL_FAILURE_STATE, b)
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "prompt"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "continue"])
   })
 
   /** A dead endpoint: each recovery of ours starts a run that fails 1 s later with no output. */
@@ -367,12 +367,12 @@ describe("streaming-failure chain", () => {
 
   test("endpoint permanently down: one incident, recovery 1/3, 2/3, abort + resume 3/3, then the failure loop latches", () => {
     const steps = run(deadEndpoint(6))
-    const taken = steps.filter((s) => s.action.type !== "none").map((s) => s.action)
+    const taken = steps.filter((s) => s.effect.kind !== "none").map((s) => s.effect)
     expect(taken).toEqual([
-      { type: "prompt", attempt: 1, maxAttempts: 3, reason: "APIError" },
-      { type: "prompt", attempt: 2, maxAttempts: 3, reason: "APIError" },
-      { type: "abort-resume", attempt: 3, maxAttempts: 3, reason: expect.stringContaining("ended in another failure") },
-      { type: "give-up", reason: "failure loop: 3 recoveries in a row brought no model output (APIError)" },
+      { kind: "continue", attempt: 1, maxAttempts: 3, reason: "APIError" },
+      { kind: "continue", attempt: 2, maxAttempts: 3, reason: "APIError" },
+      { kind: "abort-continue", attempt: 3, maxAttempts: 3, reason: expect.stringContaining("ended in another failure") },
+      { kind: "stand-down", reason: "failure loop: 3 recoveries in a row brought no model output (APIError)" },
     ])
     // The failure that answers prompt 1 continues the incident instead of starting a new one.
     expect(steps[5]!.state).toMatchObject({ phase: "armed", attempts: 1, consecutive: 1 })
@@ -386,30 +386,30 @@ describe("streaming-failure chain", () => {
   test("negative control: a failure that does not follow a recovery of ours starts a new incident at recovery 1/3", () => {
     // Same timeline, but the model speaks in each revived run before it fails again.
     const events = deadEndpoint(4).flatMap((e): [number, FailureEvent][] => (e[1] === BUSY ? [e, [e[0] + 50, OUTPUT]] : [e]))
-    const prompts = run(events).filter((s) => s.action.type !== "none").map((s) => s.action)
-    expect(prompts).toEqual([1, 1, 1, 1].map((attempt) => ({ type: "prompt", attempt, maxAttempts: 3, reason: "APIError" })))
+    const prompts = run(events).filter((s) => s.effect.kind !== "none").map((s) => s.effect)
+    expect(prompts).toEqual([1, 1, 1, 1].map((attempt) => ({ kind: "continue", attempt, maxAttempts: 3, reason: "APIError" })))
   })
 
   test("a failure before our prompt's call settled still answers it; its late settle changes nothing", () => {
     const steps = run([[0, F], [1_000, IDLE], [1_900, F], [2_000, SENT], [3_900, IDLE], [3_900, SENT]])
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "prompt", "none"])
-    expect(steps[4]!.action).toMatchObject({ attempt: 2 })
+    expect(actions(steps)).toEqual(["none", "continue", "none", "none", "continue", "none"])
+    expect(steps[4]!.effect).toMatchObject({ attempt: 2 })
   })
 
   test("abort + resume answered by a failure gives up, with a loop limit not reached yet", () => {
     // streamingFailureMaxPrompts 1: prompt 1/1 fails again -> abort + resume -> it fails again -> give up.
     const steps = run(deadEndpoint(4), INITIAL_FAILURE_STATE, { ...budgets, streamingFailureMaxPrompts: 1, failureLoopLimit: 5 })
-    const taken = steps.filter((s) => s.action.type !== "none").map((s) => s.action.type)
-    expect(taken).toEqual(["prompt", "abort-resume", "give-up"])
-    expect(steps.find((s) => s.action.type === "give-up")!.action).toMatchObject({ reason: expect.stringContaining("abort + resume did not restart") })
+    const taken = steps.filter((s) => s.effect.kind !== "none").map((s) => s.effect.kind)
+    expect(taken).toEqual(["continue", "abort-continue", "stand-down"])
+    expect(steps.find((s) => s.effect.kind === "stand-down")!.effect).toMatchObject({ reason: expect.stringContaining("abort + resume did not restart") })
   })
 
   test("a prompt refused before it reached the host is not an attempt: the same prompt is due again at retryAt", () => {
     const steps = run([[0, F], [1_000, IDLE], [1_000, { type: "refused", retryAt: 6_000 }], [5_999, TICK], [6_000, TICK]])
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "prompt"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "none", "continue"])
     expect(steps[2]!.state).toMatchObject({ phase: "armed", attempts: 0 })
     expect(steps[2]!.wakeAt).toBe(6_000)
-    expect(steps[4]!.action).toMatchObject({ attempt: 1 })
+    expect(steps[4]!.effect).toMatchObject({ attempt: 1 })
     // Negative control: a refusal after the prompt settled (a late report) changes nothing.
     const late = run([[0, F], [1_000, IDLE], [1_000, SENT], [1_500, { type: "refused", retryAt: 6_000 }]])
     expect(late[3]!.state).toEqual(late[2]!.state)
@@ -422,7 +422,7 @@ describe("streaming-failure chain", () => {
       events.push([t, F], [t + 1_000, IDLE], [t + 1_100, BUSY], [t + 1_150, OUTPUT], [t + 1_200, IDLE])
       t += 10_000
     }
-    expect(actions(run(events)).filter((a) => a === "prompt").length).toBe(6)
+    expect(actions(run(events)).filter((a) => a === "continue").length).toBe(6)
   })
 
   test("a custom failure-loop limit", () => {
@@ -432,7 +432,7 @@ describe("streaming-failure chain", () => {
       [1_100, BUSY],
       [2_000, F],
     ]
-    expect(actions(run(events, INITIAL_FAILURE_STATE, { ...budgets, failureLoopLimit: 1 }))).toEqual(["none", "prompt", "none", "give-up"])
+    expect(actions(run(events, INITIAL_FAILURE_STATE, { ...budgets, failureLoopLimit: 1 }))).toEqual(["none", "continue", "none", "stand-down"])
   })
 
   test("gave-up and loop-latched are lifted by a genuine user turn or by model output", () => {
@@ -447,7 +447,7 @@ describe("streaming-failure chain", () => {
   })
 
   test("a tick with nothing armed does nothing", () => {
-    expect(nextFailureStep(INITIAL_FAILURE_STATE, TICK, 0, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, action: { type: "none" } })
+    expect(nextFailureStep(INITIAL_FAILURE_STATE, TICK, 0, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, effect: { kind: "none", reason: "nothing due" } })
   })
 })
 
@@ -461,7 +461,7 @@ describe("streaming-failure chain: a recovery prompt the host shows late (K16)",
 
   test("shown after the watchdog: no verdict before it is seen; it starts the run, so no second prompt", () => {
     const steps = run([...prompted, [4_000, TICK], [5_000, SEEN], [5_000, BUSY], [60_000, TICK]], INITIAL_FAILURE_STATE, budgets, false)
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "none", "none"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "none", "none", "none", "none"])
     expect(steps[3]!.state.phase).toBe("prompted") // the usual verdict time: not yet, the prompt is unseen
     expect(steps[3]!.wakeAt).toBe(1_000 + 3_000 + FAILURE_ECHO_GRACE_MS)
     expect(steps[5]!.state.phase).toBe("running")
@@ -492,21 +492,21 @@ describe("streaming-failure chain: a recovery prompt the host shows late (K16)",
   test("negative control: a host that never shows the prompt gets the old verdict after the grace", () => {
     const due = 1_000 + 3_000 + FAILURE_ECHO_GRACE_MS
     const steps = run([...prompted, [due - 1, TICK], [due, TICK], [due + 2_000, TICK]], INITIAL_FAILURE_STATE, budgets, false)
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "none", "prompt"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "none", "none", "continue"])
     expect(steps[4]!.state.phase).toBe("armed")
-    expect(steps[5]!.action).toMatchObject({ attempt: 2 })
+    expect(steps[5]!.effect).toMatchObject({ attempt: 2 })
   })
 
   test("each prompt waits for its own sighting: prompt 1's does not count for prompt 2", () => {
     const b = { ...budgets, baseBackoffMs: 0, maxBackoffMs: 0 }
     const steps = run([...prompted, [1_000, SEEN], [4_000, TICK], [4_000, SENT], [7_000, TICK]], INITIAL_FAILURE_STATE, b, false)
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "prompt", "none", "none"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "none", "continue", "none", "none"])
     expect(steps[6]!.state.phase).toBe("prompted")
     expect(steps[6]!.wakeAt).toBe(4_000 + 3_000 + FAILURE_ECHO_GRACE_MS)
   })
 
   test("a sighting outside a prompted phase changes nothing", () => {
-    expect(nextFailureStep(INITIAL_FAILURE_STATE, SEEN, 5, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, action: { type: "none" } })
+    expect(nextFailureStep(INITIAL_FAILURE_STATE, SEEN, 5, budgets)).toEqual({ state: INITIAL_FAILURE_STATE, effect: { kind: "none", reason: "nothing due" } })
     const armed = run([[0, F], [10, SEEN]])
     expect(armed[1]!.state).toEqual(armed[0]!.state)
   })
@@ -556,7 +556,7 @@ describe("streaming-failure chain: abort + resume is judged from its continue", 
 
   test("a continue the host is slow to accept: no verdict until the watchdog after it settled", () => {
     const steps = run([...decided, [4_000 + ABORT_CONTINUE_DELAY_MS + 3_000, TICK], [settle, SENT], [settle, SEEN], [settle + 2_999, TICK], [settle + 3_000, TICK]], INITIAL_FAILURE_STATE, b1, false)
-    expect(actions(steps)).toEqual(["none", "prompt", "none", "none", "abort-resume", "none", "none", "none", "none", "give-up"])
+    expect(actions(steps)).toEqual(["none", "continue", "none", "none", "abort-continue", "none", "none", "none", "none", "stand-down"])
     expect(steps[4]!.wakeAt).toBeUndefined() // the watchdog is armed by the continue's settle
     expect(steps[5]!.state).toMatchObject({ phase: "abort-resumed", sending: true }) // the old verdict time: still on its way
     expect(steps[7]!.wakeAt).toBe(settle + 3_000)
@@ -566,7 +566,7 @@ describe("streaming-failure chain: abort + resume is judged from its continue", 
   test("a continue never shown gets the echo grace on top, like a prompt", () => {
     const steps = run([...decided, [settle, SENT], [settle + 3_000, TICK], [settle + 3_000 + FAILURE_ECHO_GRACE_MS, TICK]], INITIAL_FAILURE_STATE, b1, false)
     expect(steps[5]!.wakeAt).toBe(settle + 3_000 + FAILURE_ECHO_GRACE_MS)
-    expect(actions(steps).slice(5)).toEqual(["none", "none", "give-up"])
+    expect(actions(steps).slice(5)).toEqual(["none", "none", "stand-down"])
   })
 
   test("a continue that revives the session before its call settled: a later failure is recovered again", () => {
@@ -575,13 +575,13 @@ describe("streaming-failure chain: abort + resume is judged from its continue", 
     const steps = run([...decided, [settle - 1_000, SEEN], [settle - 1_000, BUSY], [settle - 900, OUTPUT], [settle, SENT], [settle + 5_000, F], [settle + 5_000, IDLE], [settle + 6_000, TICK]], INITIAL_FAILURE_STATE, b1, false)
     expect(steps[6]!.state.phase).toBe("running")
     expect(steps[8]!.state.phase).toBe("clear") // its late settle changes nothing
-    expect(actions(steps).slice(5)).toEqual(["none", "none", "none", "none", "none", "none", "prompt"])
+    expect(actions(steps).slice(5)).toEqual(["none", "none", "none", "none", "none", "none", "continue"])
   })
 
   test("negative control: the continue settles and shows at once: the verdict comes at the old time", () => {
     const at = 4_000 + ABORT_CONTINUE_DELAY_MS
     const steps = run([...decided, [at, SENT], [at, SEEN], [at + 3_000 - 1, TICK], [at + 3_000, TICK]], INITIAL_FAILURE_STATE, b1, false)
-    expect(actions(steps).slice(5)).toEqual(["none", "none", "none", "give-up"])
+    expect(actions(steps).slice(5)).toEqual(["none", "none", "none", "stand-down"])
   })
 })
 

@@ -73,7 +73,8 @@ describe("decideSaturation", () => {
     ["already intervened this busy cycle", { alreadyIntervenedThisBusyCycle: true }, "none"],
     ["subagent already compacted this cycle", { isSubagent: true, subagentNativeCompactionEnabled: true, alreadyIntervenedThisBusyCycle: true }, "none"],
   ])("%s", (_name, patch, expected) => {
-    expect(decideSaturation({ ...base, ...patch }).action).toBe(expected as never)
+    const effect = decideSaturation({ ...base, ...patch })
+    expect(effect.kind === "command" ? effect.name : effect.kind).toBe(expected as never)
   })
 
   test("every decision carries a reason", () => {

@@ -47,7 +47,7 @@ function drive(points: [number, ParentFacts][], start: OrphanState = INITIAL_ORP
     return step
   })
 }
-const kinds = (steps: OrphanStep[]) => steps.map((s) => s.action.type)
+const kinds = (steps: OrphanStep[]) => steps.map((s) => s.effect.kind)
 
 describe("orphan parent", () => {
   test("waits subagentWaitMs + gracePeriodMs, then aborts and resumes the parent (finished child: nothing to nudge)", () => {
@@ -59,7 +59,7 @@ describe("orphan parent", () => {
     ])
     expect(steps[0]!.state.phase).toBe("orphan-wait")
     expect(steps[0]!.wakeAt).toBe(19_000)
-    expect(kinds(steps)).toEqual(["none", "none", "abort-resume-parent", "none"])
+    expect(kinds(steps)).toEqual(["none", "none", "abort-continue", "none"])
     expect(steps[3]!.state.phase).toBe("resumed")
   })
 
@@ -71,8 +71,8 @@ describe("orphan parent", () => {
       [32_999, crashed],
       [33_000, crashed], // still stuck: abort + resume the parent
     ])
-    expect(kinds(steps)).toEqual(["none", "nudge-child", "none", "abort-resume-parent"])
-    expect(steps[1]!.action).toMatchObject({ childId: "child", cause: "crashed" })
+    expect(kinds(steps)).toEqual(["none", "nudge", "none", "abort-continue"])
+    expect(steps[1]!.effect).toMatchObject({ sessionID: "child", feature: "subagent-crashed" })
     expect(steps[1]!.wakeAt).toBe(33_000)
   })
 
@@ -87,13 +87,13 @@ describe("orphan parent", () => {
       [40_000, crashedAgain], // a new wait starts
       [58_000, crashedAgain], // no second nudge: straight to the parent
     ])
-    expect(kinds(steps)).toEqual(["none", "nudge-child", "none", "none", "abort-resume-parent"])
+    expect(kinds(steps)).toEqual(["none", "nudge", "none", "none", "abort-continue"])
     expect(steps[2]!.state.phase).toBe("watching")
   })
 
   test("a child cancelled by the user is not nudged (it reads as finished)", () => {
     const escaped = orphan({ children: [child({ status: "error", cancelledByUser: true })] })
-    expect(kinds(drive([[0, escaped], [18_000, escaped]]))).toEqual(["none", "abort-resume-parent"])
+    expect(kinds(drive([[0, escaped], [18_000, escaped]]))).toEqual(["none", "abort-continue"])
   })
 
   test("parent activity during the wait means it picked up: no action", () => {
@@ -113,7 +113,7 @@ describe("orphan parent", () => {
       [18_000, orphan({ lastActivityAt: 10_000 })], // the first deadline no longer applies
       [28_000, orphan({ lastActivityAt: 10_000 })],
     ])
-    expect(kinds(steps)).toEqual(["none", "none", "none", "abort-resume-parent"])
+    expect(kinds(steps)).toEqual(["none", "none", "none", "abort-continue"])
     expect(steps[1]!.state).toMatchObject({ phase: "orphan-wait", since: 10_000, deadline: 28_000 })
   })
 
@@ -137,8 +137,8 @@ describe("orphan parent", () => {
       [37_999, orphan()],
       [38_000, orphan()],
     ])
-    expect(kinds(steps)).toEqual(["none", "none", "none", "none", "none", "abort-resume-parent"])
-    expect(steps[1]!.action).toMatchObject({ why: expect.stringContaining("bash") })
+    expect(kinds(steps)).toEqual(["none", "none", "none", "none", "none", "abort-continue"])
+    expect(steps[1]!.effect).toMatchObject({ reason: expect.stringContaining("bash") })
   })
 
   test("never while the parent waits on the user", () => {
@@ -148,8 +148,8 @@ describe("orphan parent", () => {
 
   test("never for an idle, cancelled, paused or completed parent; that resets the machine", () => {
     const mid = drive([[0, orphan()]])[0]!.state
-    expect(nextOrphanStep(mid, orphan({ busy: false }), 50_000, budgets)).toMatchObject({ state: INITIAL_ORPHAN_STATE, action: { type: "none" } })
-    expect(nextOrphanStep(mid, orphan({ blocked: true }), 50_000, budgets)).toMatchObject({ state: INITIAL_ORPHAN_STATE, action: { type: "none" } })
+    expect(nextOrphanStep(mid, orphan({ busy: false }), 50_000, budgets)).toMatchObject({ state: INITIAL_ORPHAN_STATE, effect: { kind: "none" } })
+    expect(nextOrphanStep(mid, orphan({ blocked: true }), 50_000, budgets)).toMatchObject({ state: INITIAL_ORPHAN_STATE, effect: { kind: "none" } })
   })
 
   test("a parent blocked on a running subagent is left alone", () => {
@@ -174,7 +174,7 @@ describe("orphan parent", () => {
       [60_000, orphan()],
       [600_000, orphan()],
     ])
-    expect(kinds(steps).filter((k) => k === "abort-resume-parent")).toHaveLength(1)
+    expect(kinds(steps).filter((k) => k === "abort-continue")).toHaveLength(1)
   })
 })
 
@@ -188,8 +188,8 @@ describe("stuck subagent", () => {
       [60_000, busyChild(0)],
       [120_000, busyChild(0)],
     ])
-    expect(kinds(steps)).toEqual(["none", "nudge-child", "none"])
-    expect(steps[1]!.action).toMatchObject({ childId: "child", cause: "stuck" })
+    expect(kinds(steps)).toEqual(["none", "nudge", "none"])
+    expect(steps[1]!.effect).toMatchObject({ sessionID: "child", feature: "subagent-stuck" })
     expect(steps[1]!.state.phase).toBe("child-nudged")
   })
 
@@ -198,7 +198,7 @@ describe("stuck subagent", () => {
       [179_999, busyChild(0, { toolInProgress: true })],
       [180_000, busyChild(0, { toolInProgress: true })],
     ])
-    expect(kinds(steps)).toEqual(["none", "nudge-child"])
+    expect(kinds(steps)).toEqual(["none", "nudge"])
     expect(STUCK_CHILD_TOOL_MS).toBe(180_000)
   })
 
@@ -208,9 +208,9 @@ describe("stuck subagent", () => {
       [1_799_999, busyChild(0)],
       [1_800_000, busyChild(0)],
     ])
-    expect(kinds(steps)).toEqual(["nudge-child", "none", "abort-resume-parent"])
+    expect(kinds(steps)).toEqual(["nudge", "none", "abort-continue"])
     expect(steps[1]!.wakeAt).toBe(1_800_000)
-    expect(steps[2]!.action).toMatchObject({ reason: expect.stringContaining("subagentDeadMs") })
+    expect(steps[2]!.effect).toMatchObject({ reason: expect.stringContaining("subagentDeadMs") })
   })
 
   test("a dead child with no subagent call open in the parent: the parent is not touched", () => {
@@ -219,7 +219,7 @@ describe("stuck subagent", () => {
       [60_000, detached],
       [2_000_000, detached],
     ])
-    expect(kinds(steps)).toEqual(["nudge-child", "none"])
+    expect(kinds(steps)).toEqual(["nudge", "none"])
   })
 
   test("a child waiting on its user (permission, question) is never nudged", () => {
@@ -233,7 +233,7 @@ describe("stuck subagent", () => {
       [70_000, busyChild(65_000)],
       [200_000, busyChild(65_000)],
     ])
-    expect(kinds(steps)).toEqual(["nudge-child", "none", "none"])
+    expect(kinds(steps)).toEqual(["nudge", "none", "none"])
     expect(steps[1]!.state.phase).toBe("watching")
   })
 
@@ -244,7 +244,7 @@ describe("stuck subagent", () => {
       [61_000, orphan({ busy: false })],
       [200_000, busyChild(100_000, { turns: 1 })],
     ])
-    expect(kinds(answered)).toEqual(["nudge-child", "none", "nudge-child"])
+    expect(kinds(answered)).toEqual(["nudge", "none", "nudge"])
     // Nothing from the child in between: the parent's new busy period is no reason to repeat it.
     const silent = drive([
       [60_000, busyChild(0)],
@@ -252,7 +252,7 @@ describe("stuck subagent", () => {
       [62_000, busyChild(0)],
       [200_000, busyChild(0)],
     ])
-    expect(kinds(silent)).toEqual(["nudge-child", "none", "none", "none"])
+    expect(kinds(silent)).toEqual(["nudge", "none", "none", "none"])
     expect(silent[1]!.state.unanswered).toEqual([{ id: "child", turns: 0 }])
   })
 
@@ -265,7 +265,7 @@ describe("stuck subagent", () => {
       [20_000, crashed], // a new wait, no second probe: straight to the parent
       [38_000, crashed],
     ])
-    expect(kinds(steps)).toEqual(["none", "nudge-child", "none", "none", "abort-resume-parent"])
+    expect(kinds(steps)).toEqual(["none", "nudge", "none", "none", "abort-continue"])
   })
 
   test("two stuck children are nudged one per step", () => {
@@ -275,7 +275,7 @@ describe("stuck subagent", () => {
       [60_001, two],
       [60_002, two],
     ])
-    expect(steps.map((s) => (s.action.type === "nudge-child" ? s.action.childId : s.action.type))).toEqual(["a", "b", "none"])
+    expect(steps.map((s) => (s.effect.kind === "nudge" ? s.effect.sessionID : s.effect.kind))).toEqual(["a", "b", "none"])
   })
 
   test("classifyChild", () => {

@@ -86,7 +86,8 @@ const EXPECTED: Record<string, Partial<Answers>> = {
 }
 
 function verdictKey(v: ReturnType<typeof judgeFirstPass>): string {
-  return v.kind === "send" ? `send:${v.feature}` : v.kind
+  if (v.kind === "nudge") return `send:${v.feature}`
+  return v.kind === "complete" ? "latchComplete" : "none"
 }
 
 function answersFor(text: string): Answers {
@@ -156,8 +157,8 @@ describe("adversarial inputs through every detector", () => {
       const reminder = todoReminderPrompt(todos, {})
       expect(reminder.length).toBeLessThan(MAX_TODO_TEXT + 400)
       const refusal = decideTaskComplete({ todos, isSubagent: false, repeatCalls: 0, refusals: 0, maxRefusals: 3 })
-      expect(refusal.kind).toBe("refuse")
-      expect(refusal.text.length).toBeLessThan(MAX_TODO_TEXT * MAX_LISTED_TODOS + 400)
+      expect(refusal.reply.reason).toStartWith("refused")
+      expect(refusal.reply.text.length).toBeLessThan(MAX_TODO_TEXT * MAX_LISTED_TODOS + 400)
     })
   }
 

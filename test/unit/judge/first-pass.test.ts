@@ -1,19 +1,19 @@
 import { describe, expect, test } from "bun:test"
-import { judgeFirstPass, judgeSecondPass, type Verdict } from "../../../src/core/judge.ts"
+import { judgeFirstPass, judgeSecondPass, type Judgement } from "../../../src/core/judge.ts"
 import { DEAD_STREAM_PROMPT, THINKING_TOOL_RECOVERY_PROMPT } from "../../../src/prompts/nudges.ts"
 import { assistant, said, thought, tool, user } from "../../fixtures/transcript-builders.ts"
 import { NOW, WINDOW, input } from "./helpers.ts"
 
 const dead = () => thought("let me think about the refactor…", undefined, { finish: "unknown", outputTokens: 300 })
 
-function sent(v: Verdict) {
-  return v.kind === "send" ? { feature: v.feature, sendKind: v.sendKind, prompt: v.prompt } : v.kind
+function sent(v: Judgement) {
+  return v.kind === "nudge" ? { feature: v.feature, sendKind: v.sendKind, prompt: v.text } : v.kind
 }
 
 describe("first pass: silent dead stream", () => {
   test("an ordinary answer is not a stand-down: the second pass still has work to do", () => {
     const v = judgeFirstPass(input(said("Here is the plan.")))
-    expect(v.kind === "none" && v.standDown).toBeUndefined()
+    expect(v.kind).toBe("none")
   })
 
   test("a finished, textless, tool-less turn with enough tokens gets the recovery prompt", () => {
@@ -22,7 +22,7 @@ describe("first pass: silent dead stream", () => {
 
   test("a custom continuePrompt is sent verbatim", () => {
     const v = judgeFirstPass(input(dead(), { options: { ...input(dead()).options, continuePrompt: "go on" } }))
-    expect(v.kind === "send" && v.prompt).toBe("go on")
+    expect(v.kind === "nudge" && v.text).toBe("go on")
   })
 
   test("a tool call stranded in the reasoning gets the thinking-tool prompt instead", () => {
@@ -81,15 +81,14 @@ describe("first-pass guards stand everything down", () => {
 
   test.each(guards)("%s", (_name, i, reason) => {
     const first = judgeFirstPass(i)
-    expect(first.kind).toBe("none")
+    expect(first.kind).toBe(_name === "no messages" ? "none" : "stand-down")
     expect(first.reason).toMatch(reason)
-    if (_name !== "no messages") expect(first.kind === "none" && first.standDown).toBe(true)
-    expect(judgeSecondPass(i).kind).toBe("none")
+    expect(judgeSecondPass(i).kind).toBe(first.kind)
   })
 
   test("a dead stream is a malfunction: recovered even right after the user's own prompt", () => {
-    expect(judgeFirstPass(input(dead(), { lastGenuineUserAt: NOW - 1000 })).kind).toBe("send")
-    expect(judgeFirstPass(input(dead(), { lastGenuineUserAt: undefined })).kind).toBe("send")
+    expect(judgeFirstPass(input(dead(), { lastGenuineUserAt: NOW - 1000 })).kind).toBe("nudge")
+    expect(judgeFirstPass(input(dead(), { lastGenuineUserAt: undefined })).kind).toBe("nudge")
     void WINDOW
   })
 

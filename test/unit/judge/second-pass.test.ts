@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { READY_CLOSED_CHANCES, judgeSecondPass, type JudgeInput, type Verdict } from "../../../src/core/judge.ts"
+import { READY_CLOSED_CHANCES, judgeSecondPass, type JudgeInput, type Judgement } from "../../../src/core/judge.ts"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
 import {
   DONE_WITHOUT_DETAILS_PROMPT,
@@ -11,7 +11,7 @@ import type { TodoSnapshot } from "../../../src/todos/open.ts"
 import { closedList, openList, said, thought, user } from "../../fixtures/transcript-builders.ts"
 import { NOW, WINDOW, input } from "./helpers.ts"
 
-function judge(text: string | TranscriptMessage, overrides: Partial<JudgeInput> = {}): Verdict {
+function judge(text: string | TranscriptMessage, overrides: Partial<JudgeInput> = {}): Judgement {
   return judgeSecondPass(input(typeof text === "string" ? said(text) : text, overrides))
 }
 
@@ -20,10 +20,11 @@ function withOptions(extra: Partial<JudgeInput["options"]>, overrides: Partial<J
 }
 
 /** A compact view: "none", "latch:<signal>" or "send:<feature>". */
-function outcome(v: Verdict): string {
-  if (v.kind === "none") return v.charge ? `none+${v.charge}` : "none"
-  if (v.kind === "latchComplete") return `latch:${v.signal}`
-  return `send:${v.feature}`
+function outcome(v: Judgement): string {
+  if (v.kind === "charge") return `none+${v.feature}`
+  if (v.kind === "complete") return `latch:${v.signal}`
+  if (v.kind === "nudge") return `send:${v.feature}`
+  return "none"
 }
 
 const NO_LIST: TodoSnapshot = "none"
@@ -56,8 +57,8 @@ describe("completion signals: 🎉 and stop statements", () => {
 
   test("the reminder names every open item with its status, as a correction", () => {
     const v = judge("All done! 🎉", { todos: openList })
-    expect(v.kind === "send" && v.sendKind).toBe("correction")
-    const prompt = v.kind === "send" ? v.prompt : ""
+    expect(v.kind === "nudge" && v.sendKind).toBe("correction")
+    const prompt = v.kind === "nudge" ? v.text : ""
     expect(prompt).toContain("1. [pending] Verify the plugin loads")
     expect(prompt).toContain("2. [in_progress] Write the README section")
   })
@@ -75,13 +76,13 @@ describe("completion signals: 🎉 and stop statements", () => {
 describe("tool calls as text", () => {
   test("a printed call gets the recovery prompt as a correction", () => {
     const v = judge("I'll list the files.\n<function=bash>\n<parameter=command>ls</parameter>\n</function>")
-    expect(v.kind === "send" && [v.feature, v.sendKind, v.prompt]).toEqual(["tool-text", "correction", TOOL_TEXT_RECOVERY_PROMPT])
+    expect(v.kind === "nudge" && [v.feature, v.sendKind, v.text]).toEqual(["tool-text", "correction", TOOL_TEXT_RECOVERY_PROMPT])
     expect(v.reason).toContain("xml-tag")
   })
 
   test("the override is sent verbatim", () => {
     const v = judge('{"name": "read", "arguments": {"path": "a"}}', withOptions({ toolTextRecoveryPrompt: "Use the tool API." }))
-    expect(v.kind === "send" && v.prompt).toBe("Use the tool API.")
+    expect(v.kind === "nudge" && v.text).toBe("Use the tool API.")
   })
 
   test("a call in a code block is an example, not a call", () => {
@@ -99,9 +100,9 @@ describe("tool calls as text", () => {
 
   test("a call left in the reasoning gets the thinking-tool prompt", () => {
     const v = judge(thought("<function=edit>\n<parameter=path>a.ts</parameter>", "Editing the file now."))
-    expect(v.kind === "send" && [v.feature, v.prompt]).toEqual(["thinking-tool", THINKING_TOOL_RECOVERY_PROMPT])
+    expect(v.kind === "nudge" && [v.feature, v.text]).toEqual(["thinking-tool", THINKING_TOOL_RECOVERY_PROMPT])
     const custom = judge(thought("<tool_call>", "ok"), withOptions({ thinkingToolRecoveryPrompt: "Make the call." }))
-    expect(custom.kind === "send" && custom.prompt).toBe("Make the call.")
+    expect(custom.kind === "nudge" && custom.text).toBe("Make the call.")
   })
 })
 
@@ -114,7 +115,7 @@ describe("a closing question hands the turn to the user", () => {
   ])("%s: nothing is sent", (_name, text) => {
     const v = judge(text)
     expect(outcome(v)).toBe("none")
-    expect(v.kind === "none" && v.standDown).toBe(true)
+    expect(v.kind).toBe("stand-down")
   })
 })
 
@@ -126,7 +127,7 @@ describe("ready to continue", () => {
     ["empty list", [] as TodoSnapshot],
   ])("sends a plain continue: %s", (_name, todos) => {
     const v = judge("Task 2 is finished. Ready to continue with task 3.", { todos })
-    expect(v.kind === "send" && [v.feature, v.sendKind, v.prompt]).toEqual(["ready-to-continue", "continue", "continue"])
+    expect(v.kind === "nudge" && [v.feature, v.sendKind, v.text]).toEqual(["ready-to-continue", "continue", "continue"])
   })
 
   test("every todo closed: two chances (charged, nothing sent), then a plain continue", () => {
@@ -135,12 +136,12 @@ describe("ready to continue", () => {
     expect(outcome(first)).toBe("none+ready-closed")
     expect(outcome(judge(text, { todos: closedList, budgets: { "ready-closed": 1 } }))).toBe("none+ready-closed")
     const third = judge(text, { todos: closedList, budgets: { "ready-closed": READY_CLOSED_CHANCES } })
-    expect(third.kind === "send" && [third.feature, third.prompt]).toEqual(["ready-to-continue", "continue"])
+    expect(third.kind === "nudge" && [third.feature, third.text]).toEqual(["ready-to-continue", "continue"])
   })
 
   test("a custom continuePrompt is used verbatim; the budget caps it", () => {
     const v = judge("Ready to continue with task 3.", withOptions({ continuePrompt: "keep going" }))
-    expect(v.kind === "send" && v.prompt).toBe("keep going")
+    expect(v.kind === "nudge" && v.text).toBe("keep going")
     expect(outcome(judge("Ready to continue with task 3.", { budgets: { "ready-to-continue": 3 } }))).toBe("none")
   })
 
@@ -156,14 +157,14 @@ describe("action intent", () => {
 
   test("a warm session gets the action-intent prompt (continuePrompt by default)", () => {
     const v = judge(text)
-    expect(v.kind === "send" && [v.feature, v.sendKind, v.prompt]).toEqual(["action-intent", "continue", "continue"])
+    expect(v.kind === "nudge" && [v.feature, v.sendKind, v.text]).toEqual(["action-intent", "continue", "continue"])
   })
 
   test("actionIntentPrompt wins, then continuePrompt", () => {
     const both = judge(text, withOptions({ actionIntentPrompt: "Do it now.", continuePrompt: "go" }))
-    expect(both.kind === "send" && both.prompt).toBe("Do it now.")
+    expect(both.kind === "nudge" && both.text).toBe("Do it now.")
     const onlyContinue = judge(text, withOptions({ continuePrompt: "go" }))
-    expect(onlyContinue.kind === "send" && onlyContinue.prompt).toBe("go")
+    expect(onlyContinue.kind === "nudge" && onlyContinue.text).toBe("go")
   })
 
   test("not before warmupMs", () => {
@@ -183,15 +184,15 @@ describe("action intent", () => {
 describe("done claims", () => {
   test("with open todos: the done-without-work prompt, listing the open items", () => {
     const v = judge("All done!", { todos: openList })
-    expect(v.kind === "send" && [v.feature, v.sendKind]).toEqual(["done-claim", "correction"])
-    const prompt = v.kind === "send" ? v.prompt : ""
+    expect(v.kind === "nudge" && [v.feature, v.sendKind]).toEqual(["done-claim", "correction"])
+    const prompt = v.kind === "nudge" ? v.text : ""
     expect(prompt.startsWith(DONE_WITHOUT_WORK_PROMPT)).toBe(true)
     expect(prompt).toContain("1. [pending] Verify the plugin loads")
   })
 
   test("the done-without-work override is sent as written", () => {
     const v = judge("All done!", { todos: openList, ...withOptions({ doneWithoutWorkPrompt: "Check your list." }) })
-    expect(v.kind === "send" && v.prompt).toBe("Check your list.")
+    expect(v.kind === "nudge" && v.text).toBe("Check your list.")
   })
 
   test.each([
@@ -201,7 +202,7 @@ describe("done claims", () => {
     ["todos undefined (no list)", undefined as unknown as TodoSnapshot],
   ])("a bare claim with %s: the done-without-details prompt", (_name, todos) => {
     const v = judge("Everything is complete.", { todos })
-    expect(v.kind === "send" && [v.feature, v.prompt]).toEqual(["done-claim", DONE_WITHOUT_DETAILS_PROMPT])
+    expect(v.kind === "nudge" && [v.feature, v.text]).toEqual(["done-claim", DONE_WITHOUT_DETAILS_PROMPT])
   })
 
   test("a claim that describes the work needs no report", () => {
@@ -233,7 +234,7 @@ describe("done claims", () => {
 
   test("the details override is sent as written", () => {
     const v = judge("All done!", withOptions({ doneWithoutDetailsPrompt: "Report please." }))
-    expect(v.kind === "send" && v.prompt).toBe("Report please.")
+    expect(v.kind === "nudge" && v.text).toBe("Report please.")
   })
 })
 
@@ -280,7 +281,7 @@ describe("second pass re-runs the guards on the fresh read", () => {
 describe("a nudge held by the active-user window says when the window ends", () => {
   const userAt = NOW - 5_000
   const recent = { lastGenuineUserAt: userAt }
-  const heldUntil = (v: Verdict) => (v.kind === "none" ? v.heldUntil : undefined)
+  const heldUntil = (v: Judgement) => (v.kind === "look-again" ? v.at : undefined)
 
   test.each([
     ["🎉 with open todos", said("Finished 🎉"), { todos: openList }],
@@ -289,7 +290,7 @@ describe("a nudge held by the active-user window says when the window ends", () 
   ] as Array<[string, TranscriptMessage, Partial<JudgeInput>]>)("%s: held until the window's end", (_name, turn, extra) => {
     expect(heldUntil(judgeSecondPass(input(turn, { ...recent, ...extra })))).toBe(userAt + WINDOW)
     // Control: outside the window the same turn is nudged at once.
-    expect(judgeSecondPass(input(turn, extra)).kind).toBe("send")
+    expect(judgeSecondPass(input(turn, extra)).kind).toBe("nudge")
   })
 
   test("an action intent in a session too young for it now, but not by the window's end, is held", () => {
@@ -310,7 +311,7 @@ describe("a nudge held by the active-user window says when the window ends", () 
 
   test("control: a malfunction inside the window is not held, it is sent", () => {
     const printed = said("<function=bash>\n<parameter=command>ls</parameter>\n</function>")
-    expect(judgeSecondPass(input(printed, recent)).kind).toBe("send")
+    expect(judgeSecondPass(input(printed, recent)).kind).toBe("nudge")
   })
 })
 
@@ -324,7 +325,7 @@ describe("hand-off wins: a reply that asks the user is never answered for them",
   ])("%s: nothing is sent, the turn stands down", (_name, text, todos) => {
     const v = judge(text, { todos })
     expect(outcome(v)).toBe("none")
-    expect(v.kind === "none" && v.standDown).toBe(true)
+    expect(v.kind).toBe("stand-down")
   })
 
   test("negative control: the same announcement without the request is still nudged", () => {
@@ -338,8 +339,8 @@ describe("a turn that just stops with open todos gets the open-todo reminder", (
 
   test("the reminder names the open items, as a correction", () => {
     const v = judge(plain, { todos: openList })
-    expect(v.kind === "send" && [v.feature, v.sendKind]).toEqual(["todo-reminder", "correction"])
-    const prompt = v.kind === "send" ? v.prompt : ""
+    expect(v.kind === "nudge" && [v.feature, v.sendKind]).toEqual(["todo-reminder", "correction"])
+    const prompt = v.kind === "nudge" ? v.text : ""
     expect(prompt).toContain("Verify the plugin loads")
     expect(prompt).toContain("Write the README section")
     expect(prompt).not.toContain("Set up the repo")

@@ -1,7 +1,17 @@
 import { describe, expect, test } from "bun:test"
-import { decideTaskComplete, type TaskCompleteInput } from "../../../src/core/task-complete.ts"
+import { decideTaskComplete, type TaskCompleteInput, type TaskCompleteStep } from "../../../src/core/task-complete.ts"
 import { TASK_COMPLETE_ACK, TASK_COMPLETE_REPEAT_ERROR, TASK_COMPLETE_REPEAT_WARNING } from "../../../src/prompts/nudges.ts"
 import { closedList, openList } from "../../fixtures/transcript-builders.ts"
+
+/** The step as the four answers it can be: refuse, accept, repeat (a warning) and error (the call fails). */
+function view(step: TaskCompleteStep) {
+  const { reply, complete, next } = step
+  const kind = reply.reason.startsWith("refused") ? "refuse" : reply.reason.startsWith("accepted") ? "accept" : reply.ok ? "repeat" : "error"
+  const latch = complete !== undefined
+  return kind === "accept" ? { kind, text: reply.text, latch, overrodeOpenTodos: reply.reason.includes("open todos"), next } : { kind, text: reply.text, latch, next }
+}
+
+const decide = (input: TaskCompleteInput) => view(decideTaskComplete(input))
 
 const base: TaskCompleteInput = { todos: "none", isSubagent: false, repeatCalls: 0, refusals: 0, maxRefusals: 3 }
 
@@ -11,13 +21,13 @@ describe("task_complete", () => {
     ["every todo closed", closedList],
     ["an unreadable list never refuses", "unreadable"],
   ] as Array<[string, TaskCompleteInput["todos"]]>)("accepted with %s: latch, and the reply says stop", (_name, todos) => {
-    const d = decideTaskComplete({ ...base, todos })
+    const d = decide({ ...base, todos })
     expect(d).toEqual({ kind: "accept", text: TASK_COMPLETE_ACK, latch: true, overrodeOpenTodos: false, next: { repeatCalls: 1, refusals: 0 } })
     expect(d.text).toMatch(/do not call task_complete again/i)
   })
 
   test("open todos refuse the call, name the items, and reset the repeat counter", () => {
-    const d = decideTaskComplete({ ...base, todos: openList, repeatCalls: 1 })
+    const d = decide({ ...base, todos: openList, repeatCalls: 1 })
     expect(d.kind).toBe("refuse")
     expect(d.latch).toBe(false)
     expect(d.next).toEqual({ repeatCalls: 0, refusals: 1 })
@@ -26,22 +36,22 @@ describe("task_complete", () => {
   })
 
   test("refusals stop at maxRefusals; then the call is accepted over the open items", () => {
-    expect(decideTaskComplete({ ...base, todos: openList, refusals: 2 }).kind).toBe("refuse")
-    const d = decideTaskComplete({ ...base, todos: openList, refusals: 3 })
+    expect(decide({ ...base, todos: openList, refusals: 2 }).kind).toBe("refuse")
+    const d = decide({ ...base, todos: openList, refusals: 3 })
     expect(d.kind === "accept" && d.overrodeOpenTodos).toBe(true)
-    expect(decideTaskComplete({ ...base, todos: openList, maxRefusals: 0 }).kind).toBe("accept")
+    expect(decide({ ...base, todos: openList, maxRefusals: 0 }).kind).toBe("accept")
   })
 
   test("subagents skip the todo gate", () => {
-    const d = decideTaskComplete({ ...base, todos: openList, isSubagent: true })
+    const d = decide({ ...base, todos: openList, isSubagent: true })
     expect(d.kind).toBe("accept")
     expect(d.kind === "accept" && d.overrodeOpenTodos).toBe(false)
   })
 
   test("repeats without a user message: acknowledgement, then warning, then errors", () => {
-    expect(decideTaskComplete({ ...base, repeatCalls: 1 })).toEqual({ kind: "repeat", text: TASK_COMPLETE_REPEAT_WARNING, latch: true, next: { repeatCalls: 2, refusals: 0 } })
+    expect(decide({ ...base, repeatCalls: 1 })).toEqual({ kind: "repeat", text: TASK_COMPLETE_REPEAT_WARNING, latch: true, next: { repeatCalls: 2, refusals: 0 } })
     for (const repeatCalls of [2, 3, 27]) {
-      expect(decideTaskComplete({ ...base, repeatCalls })).toEqual({
+      expect(decide({ ...base, repeatCalls })).toEqual({
         kind: "error",
         text: TASK_COMPLETE_REPEAT_ERROR,
         latch: true,
@@ -54,17 +64,17 @@ describe("task_complete", () => {
     let counters = { repeatCalls: 0, refusals: 0 }
     const kinds: string[] = []
     for (let call = 0; call < 8; call++) {
-      const d = decideTaskComplete({ ...base, todos: openList, ...counters })
+      const d = decide({ ...base, todos: openList, ...counters })
       kinds.push(d.kind)
       counters = d.next
     }
     expect(kinds).toEqual(["refuse", "refuse", "refuse", "accept", "repeat", "error", "error", "error"])
     // Another tool ran (the engine resets repeatCalls): the next call is acknowledged again.
-    const afterOtherTool = decideTaskComplete({ ...base, todos: openList, ...counters, repeatCalls: 0 })
+    const afterOtherTool = decide({ ...base, todos: openList, ...counters, repeatCalls: 0 })
     expect(afterOtherTool.kind).toBe("accept")
   })
 
   test("nonsense counters read as zero", () => {
-    expect(decideTaskComplete({ ...base, repeatCalls: Number.NaN, refusals: -4 }).kind).toBe("accept")
+    expect(decide({ ...base, repeatCalls: Number.NaN, refusals: -4 }).kind).toBe("accept")
   })
 })

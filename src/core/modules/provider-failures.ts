@@ -9,13 +9,13 @@ import type { Signal } from "../port.ts"
 import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
 import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, spacingWait, uncountUnsent, type PromptRequest } from "../actions.ts"
-import type { CancelTimer } from "../clock.ts"
 import { errorText } from "../logger.ts"
 import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
 import { INITIAL_FAILURE_STATE, chainPending, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { mayIntervene, type CallOutcome } from "../intervention.ts"
+import type { Wake } from "../scheduler.ts"
 import { explainFailure } from "../provider-failure.ts"
 import { classifyOutage, outageLabel } from "../outage.ts"
 import {
@@ -28,9 +28,9 @@ import {
 } from "../rate-limit.ts"
 import type { SessionState } from "../session-state.ts"
 
-type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; timer?: CancelTimer }
+type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock }
 
-export function failuresModule({ ctx }: ModuleEnv): EngineModule {
+export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv): EngineModule {
   const tracked = new Map<string, Tracked>()
   /**
    * A session gets an entry at its first provider error, not before: until then every chain,
@@ -50,31 +50,25 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
   }
 
   /**
-   * (Re)arms the session's one timer. The chain and the rate-limit wait share it: a chain wake
+   * (Re)asks for the module's wake. The chain and the rate-limit wait share it: a chain wake
    * never pushes back the end of a running rate-limit wait (tick() looks at both).
    */
   function wakeAt(state: SessionState, t: Tracked, at: number | undefined): void {
     if (at === undefined) return
-    const now = ctx.time.now()
-    const gate = rateLimitGate(t.rate, now)
-    const when = gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at
-    t.timer?.()
-    t.timer = ctx.time.schedule(Math.max(0, when - now), () => {
-      t.timer = undefined
-      tick(state, t)
-    })
-  }
-
-  function tick(state: SessionState, t: Tracked): void {
     const gate = rateLimitGate(t.rate, ctx.time.now())
-    if (gate.kind === "resume") return resumeAfterRateLimit(state, t)
-    feed(state, t, { type: "tick" })
+    wakeSessionAt(state, gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at)
   }
 
-  function resumeAfterRateLimit(state: SessionState, t: Tracked): void {
+  function tick(state: SessionState, t: Tracked, wake: Wake): void {
+    const gate = rateLimitGate(t.rate, wake.now)
+    if (gate.kind === "resume") return resumeAfterRateLimit(state, t, wake.hold)
+    feed(state, t, { type: "tick" }, wake.hold)
+  }
+
+  function resumeAfterRateLimit(state: SessionState, t: Tracked, hold: string | undefined): void {
     if (state.busy) return
     // Held (paused, ESC, the user asked...): the wait is not spent; look again later.
-    if (holdReason(ctx, state)) return wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
+    if (hold) return wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
     const waited = ctx.time.now() - t.rateHitAt
     t.rate = rateLimitResumed(t.rate)
     // Quota waits never spend the continue budget: the ladder itself is the bound.
@@ -101,10 +95,10 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
    * it does: the host would refuse it (a dead endpoint fails our prompt about a second after it
    * went out, so the next one is always due too early).
    */
-  function feed(state: SessionState, t: Tracked, event: FailureEvent): void {
+  function feed(state: SessionState, t: Tracked, event: FailureEvent, hold?: string): void {
     if (event.type === "tick" || event.type === "idle") {
       const now = ctx.time.now()
-      const wait = holdReason(ctx, state) ? now + ctx.effective(state).checkIntervalMs : mayIntervene(state.intervention, now, "prompt")?.until
+      const wait = hold ? now + ctx.effective(state).checkIntervalMs : mayIntervene(state.intervention, now, "prompt")?.until
       if (wait !== undefined) {
         if (event.type === "idle") t.failure = { ...t.failure, busy: false }
         if (chainPending(t.failure)) wakeAt(state, t, wait)
@@ -113,14 +107,14 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
     }
     const now = ctx.time.now()
     let step = nextFailureStep(t.failure, event, now, ctx.effective(state))
-    const spacing = step.action.type === "prompt" ? spacingWait(ctx, state) : 0
+    const spacing = step.effect.kind === "continue" ? spacingWait(ctx, state) : 0
     // Handed back before it goes out, as the host would refuse it: due again once spacing allows.
     if (spacing > 0) step = nextFailureStep(step.state, { type: "refused", retryAt: now + spacing }, now, ctx.effective(state))
-    const action = step.action
+    const action = step.effect
     t.failure = step.state
     wakeAt(state, t, step.wakeAt)
-    if (action.type === "none") return
-    if (action.type === "give-up") {
+    if (action.kind === "none") return
+    if (action.kind === "stand-down") {
       const latched = t.failure
       const gaveUp = () => ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
       // When the switch does not happen after all, the give-up stands as it would have.
@@ -136,7 +130,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
       gaveUp()
       return
     }
-    const kind = action.type === "prompt" ? "continue" : "abort+continue"
+    const kind = action.kind === "continue" ? "continue" : "abort+continue"
     if (!beginRecovery(ctx, state, "failure recovery", { kind, reason: `provider failure (${t.failure.reason})` })) return
     // The chain's watchdog starts when the host has taken the prompt (or refused it), not now:
     // for abort + resume that is the continue sent seconds after the abort.
@@ -145,7 +139,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
         // Only a prompt that reached the session counts against lifetimeMaxContinues.
         if (uncountUnsent(state, outcome)) ctx.logger.log("debug", `session ${state.id}: failure recovery not sent (${outcome ?? "no continue"}); not counted`)
         if (tracked.get(state.id) !== t) return
-        if (action.type === "prompt" && (outcome === "held" || outcome === "busy")) {
+        if (action.kind === "continue" && (outcome === "held" || outcome === "busy")) {
           // It never reached the host: not an attempt; the same prompt again once it may go.
           const now = ctx.time.now()
           return feed(state, t, { type: "refused", retryAt: now + Math.max(ctx.effective(state).checkIntervalMs, spacingWait(ctx, state)) })
@@ -155,13 +149,13 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
         feed(state, t, { type: "sent", mayLandUntil: outcome === "timeout" ? state.intervention.prompt.overdueUntil : undefined })
       } catch (error) {
         // Runs in a promise callback: nothing must reach the host as an unhandled rejection.
-        ctx.logger.fault("module:failures", `failures failed after a recovery settled: ${errorText(error)}`)
+        ctx.logger.fault("module:provider-failures", `provider-failures failed after a recovery settled: ${errorText(error)}`)
       }
     }
     // The continue quotes the incident's recovery number ("Attempt k/n"), capped at the budget
     // for abort + resume after every prompt was spent.
     const attempt = Math.min(action.attempt, action.maxAttempts)
-    if (action.type === "prompt") {
+    if (action.kind === "continue") {
       ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
       const reason = streamingFailureReason(action.reason, action.attempt, action.maxAttempts)
       void sendPrompt(ctx, state, failureContinue(ctx, state, reason, attempt)).then(settled, () => settled())
@@ -226,7 +220,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
   }
 
   return {
-    name: "failures",
+    name: "provider-failures",
     /**
      * Not `interrupted`: after the user's ESC, holdReason refuses everything on cancelledByUser
      * before it asks this module (every tick, idle and send here is gated by it), and only a
@@ -240,7 +234,7 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
       if (!t) return
       switch (signal.type) {
         case "idle":
-          return feed(state, t, { type: "idle" })
+          return feed(state, t, { type: "idle" }, holdReason(ctx, state))
         case "busy":
           return feed(state, t, { type: "busy" })
         case "modelOutput":
@@ -262,6 +256,10 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
           return feed(state, t, { type: "genuineUser" })
       }
     },
+    onWake(state, wake) {
+      const t = tracked.get(state.id)
+      if (t) tick(state, t, wake)
+    },
     holdReason(state) {
       const t = tracked.get(state.id)
       if (!t) return undefined
@@ -272,18 +270,17 @@ export function failuresModule({ ctx }: ModuleEnv): EngineModule {
       return undefined
     },
     // A rate-limit wait (the default first rung is 15 minutes, past the idle sweep) or a lock
-    // that waits for the user must outlive the sweep, or the continue or the hold is lost.
+    // that waits for the user must outlive the sweep, or the continue or the hold is lost (a
+    // pending wake keeps the session anyway).
     keepsSession(state) {
       const t = tracked.get(state.id)
       if (!t) return false
-      return t.timer !== undefined || t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
+      return t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
     },
     forget(state) {
-      tracked.get(state.id)?.timer?.()
       tracked.delete(state.id)
     },
     dispose() {
-      for (const t of tracked.values()) t.timer?.()
       tracked.clear()
     },
   }

@@ -1,5 +1,5 @@
 /**
- * What happens when a turn ends: the idle pipeline.
+ * A finished turn that is not really finished: the judge of a turn that ended.
  *
  * `session.idle` decides nothing by itself. The turn is judged in two passes: as soon as the
  * session has been quiet for `minActivityGapMs` (rules that never read the closing text: dead
@@ -8,33 +8,35 @@
  * history when idle fires). Each pass reads the last few messages once. A new turn voids a
  * pending pass; a second idle replaces it instead of stacking a second judgement.
  *
- * Rules are pure: they get the facts and return an action or nothing. The first rule that
- * answers wins the pass. This module runs the action through the same bounded host calls and
- * safety checks as stall recovery.
+ * Rules are pure: they get the facts and return an effect or nothing. The first rule that
+ * answers wins the pass. The judge (judge.ts) is the rule at JUDGE_PRIORITY; other modules add
+ * theirs (loops, unknown tools, saturation). This module runs the effect through the same
+ * bounded host calls and safety checks as stall recovery.
  *
- * A second pass whose only finding was held by the active-user window (judgeAgainAt) is run
+ * A second pass whose only finding was held by the active-user window (a look-again) is run
  * once more when the window ends, on the same timer: a new turn, ESC or a newer user message in
  * between voids that look (so does a pause in force when it is due), and that look never asks
  * for another. A subagent's turn is not looked at again.
  */
-import type { SendKind } from "./port.ts"
-import type { Options } from "../options/index.ts"
-import { holdReason, type EngineContext } from "./context.ts"
-import { beginRecovery, reporter, sendPrompt, uncountUnsent } from "./actions.ts"
-import { exclusiveHostCall, TimeoutError, withTimeout } from "./host-calls.ts"
-import { note } from "./intervention.ts"
-import { errorText } from "./logger.ts"
-import type { SessionState } from "./session-state.ts"
-import { readTodosFromTranscript } from "../todos/transcript-reader.ts"
-import type { TodoSnapshot } from "../todos/open.ts"
-import type { TranscriptMessage } from "./transcript.ts"
+import type { Options } from "../../options/index.ts"
+import { holdReason, type EngineContext } from "../context.ts"
+import { beginRecovery, reporter, sendPrompt, uncountUnsent } from "../actions.ts"
+import type { EffectOf } from "../effect.ts"
+import { exclusiveHostCall, TimeoutError, withTimeout } from "../host-calls.ts"
+import { note } from "../intervention.ts"
+import { judgeFirstPass, judgeSecondPass, type Judgement, type JudgeInput, type NudgeBudgets } from "../judge.ts"
+import { errorText } from "../logger.ts"
+import type { SessionState } from "../session-state.ts"
+import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
+import type { TodoSnapshot } from "../../todos/open.ts"
+import type { TranscriptMessage } from "../transcript.ts"
 
 /** How many of the newest messages one pass reads. */
 export const JUDGE_HISTORY_LIMIT = 12
 
 export type Pass = "first" | "second"
 
-export type IdleFacts = {
+export type TurnFacts = {
   state: Readonly<SessionState>
   options: Options
   now: number
@@ -44,38 +46,66 @@ export type IdleFacts = {
   todos: TodoSnapshot
 }
 
-export type IdleAction =
-  | { kind: "send"; text: string; sendKind: SendKind; feature: string; reason: string }
-  | { kind: "command"; name: string; args: string; feature: string; reason: string }
-  | { kind: "compact"; feature: string; reason: string }
-  | { kind: "latchComplete"; reason: string }
-  /** Count a use of a feature's budget without sending anything. */
-  | { kind: "charge"; feature: string; reason: string }
-  /** Stop judging this turn (for example: the ball is in the user's court). */
-  | { kind: "stop"; reason: string }
-  /**
-   * Nothing now, but judge this turn once more at `at` (a nudge held only by the active-user
-   * window). Not an answer: the later rules of the pass still run, and the look is taken only
-   * when none of them acts.
-   */
-  | { kind: "judgeAgainAt"; at: number; reason: string }
+/**
+ * What a rule may answer. A `look-again` is not an answer: the later rules of the pass still
+ * run, and the look is taken only when none of them acts. `none` is no answer either.
+ */
+export type TurnEffect = EffectOf<"nudge" | "command" | "compact" | "complete" | "charge" | "stand-down" | "look-again" | "none">
+type LookAgain = EffectOf<"look-again">
+type Acting = Exclude<TurnEffect, LookAgain | EffectOf<"none">>
 
-type JudgeAgain = Extract<IdleAction, { kind: "judgeAgainAt" }>
-
-export type IdleRule = {
+export type TurnRule = {
   name: string
   pass: Pass
-  decide(facts: IdleFacts): IdleAction | undefined | Promise<IdleAction | undefined>
+  decide(facts: TurnFacts): TurnEffect | undefined | Promise<TurnEffect | undefined>
 }
+
+/** Rules run in ascending priority; the judge sits at JUDGE_PRIORITY. */
+export const JUDGE_PRIORITY = 50
+
+export type PrioritizedRule = TurnRule & { priority: number }
+
+/** Tool names the host registry reported, for recognising bare tool tags printed as text. */
+export type KnownTools = () => readonly string[] | undefined
+
+function judgeInput(facts: TurnFacts, knownTools: KnownTools): JudgeInput {
+  const state = facts.state
+  return {
+    messages: facts.messages,
+    todos: facts.todos,
+    options: facts.options,
+    now: facts.now,
+    sessionStartedAt: state.firstSeenAt,
+    lastGenuineUserAt: state.lastGenuineUserAt || undefined,
+    awaitingUser: state.awaiting.size > 0,
+    toolsInFlightAtIdle: state.toolsInFlightAtIdle,
+    budgets: Object.fromEntries(state.featureCounts) as NudgeBudgets,
+    knownTools: knownTools(),
+  }
+}
+
+/** The judge's two passes among the modules' rules, in priority order. */
+export function finishedTurnRules(knownTools: KnownTools, moduleRules: readonly PrioritizedRule[] = []): TurnRule[] {
+  const rule = (pass: Pass, judge: (input: JudgeInput) => Judgement): PrioritizedRule => ({
+    name: `judge-${pass}`,
+    pass,
+    priority: JUDGE_PRIORITY,
+    decide: (facts) => judge(judgeInput(facts, knownTools)),
+  })
+  return [...moduleRules, rule("first", judgeFirstPass), rule("second", judgeSecondPass)].sort((a, b) => a.priority - b.priority)
+}
+
+/** The name the judgement's wake goes by on the session's one timer. */
+const OWNER = "finished-turn"
 
 export function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1)
 }
 
-export class IdlePipeline {
+export class FinishedTurn {
   constructor(
     private readonly ctx: EngineContext,
-    private readonly rules: readonly IdleRule[],
+    private readonly rules: readonly TurnRule[],
   ) {}
 
   /** Called on every idle transition; replaces any judgement still pending. */
@@ -86,22 +116,20 @@ export class IdlePipeline {
 
   /** `again`: this is the one look after the active-user window, for the user message at `userAt`. */
   private schedulePass(state: SessionState, epoch: number, pass: Pass, delayMs: number, again?: { userAt: number }): void {
-    state.pendingJudgement = this.ctx.time.schedule(delayMs, () => {
-      state.pendingJudgement = undefined
-      void this.runPass(state, epoch, pass, again)
-    })
+    const at = this.ctx.time.now() + Math.max(0, delayMs)
+    this.ctx.wake(state, OWNER, at, (wake) => void this.runPass(state, epoch, pass, wake.hold, again))
   }
 
   cancel(state: SessionState): void {
-    state.pendingJudgement?.()
-    state.pendingJudgement = undefined
+    this.ctx.wake(state, OWNER, undefined, () => undefined)
   }
 
   private stillCurrent(state: SessionState, epoch: number): boolean {
     return !state.busy && state.idleEpoch === epoch
   }
 
-  private async runPass(state: SessionState, epoch: number, pass: Pass, again?: { userAt: number }): Promise<void> {
+  /** `held`: the holds as the engine found them on this wake. */
+  private async runPass(state: SessionState, epoch: number, pass: Pass, held: string | undefined, again?: { userAt: number }): Promise<void> {
     if (!this.stillCurrent(state, epoch)) return
     // The user wrote since the nudge was held: their message is what the session answers now.
     if (again && state.lastGenuineUserAt !== again.userAt) return
@@ -114,7 +142,6 @@ export class IdlePipeline {
       this.schedulePass(state, epoch, pass, Math.min(gap, gap - quietFor), again)
       return
     }
-    const held = holdReason(this.ctx, state)
     if (held) {
       this.ctx.logger.log("debug", `session ${state.id}: idle judgement skipped: ${held}`)
       return
@@ -123,18 +150,18 @@ export class IdlePipeline {
     const facts = await this.gatherFacts(state, options, pass)
     if (!facts || !this.stillCurrent(state, epoch)) return
 
-    let heldByWindow: JudgeAgain | undefined
+    let heldByWindow: LookAgain | undefined
     for (const rule of this.rules) {
       if (rule.pass !== pass) continue
-      let action: IdleAction | undefined
+      let action: TurnEffect | undefined
       try {
         action = await rule.decide(facts)
       } catch (error) {
         this.ctx.logger.fault(`rule:${rule.name}`, `session ${state.id}: rule ${rule.name} failed: ${errorText(error)}`)
         continue
       }
-      if (!action) continue
-      if (action.kind === "judgeAgainAt") {
+      if (!action || action.kind === "none") continue
+      if (action.kind === "look-again") {
         heldByWindow ??= action
         continue
       }
@@ -147,7 +174,7 @@ export class IdlePipeline {
   }
 
   /** One more second pass when the active-user window ends: held nudges are held, not dropped. */
-  private judgeAgainLater(state: SessionState, epoch: number, held: JudgeAgain): void {
+  private judgeAgainLater(state: SessionState, epoch: number, held: LookAgain): void {
     // A subagent's finished turn went to its parent as the call's result: a nudge minutes later
     // would start a run whose answer nobody reads.
     if (state.parentID) return
@@ -160,7 +187,7 @@ export class IdlePipeline {
     this.schedulePass(state, epoch, "second", options.toolTextCheckDelayMs)
   }
 
-  private async gatherFacts(state: SessionState, options: Options, pass: Pass): Promise<IdleFacts | undefined> {
+  private async gatherFacts(state: SessionState, options: Options, pass: Pass): Promise<TurnFacts | undefined> {
     // Reads are bounded but do not take the session's one-call slot: that slot serialises
     // effects (sends, aborts), and a read must never make a recovery prompt lose its turn.
     const timeout = options.sendTimeoutMs
@@ -187,9 +214,9 @@ export class IdlePipeline {
     return { state, options, now: this.ctx.time.now(), pass, messages, todos }
   }
 
-  private async execute(state: SessionState, action: Exclude<IdleAction, JudgeAgain>, rule: string): Promise<void> {
+  private async execute(state: SessionState, action: Acting, rule: string): Promise<void> {
     const log = this.ctx.logger
-    if (action.kind === "stop") {
+    if (action.kind === "stand-down") {
       log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)
       return
     }
@@ -198,7 +225,7 @@ export class IdlePipeline {
       log.log("debug", `session ${state.id}: ${action.feature}: ${action.reason}`)
       return
     }
-    if (action.kind === "latchComplete") {
+    if (action.kind === "complete") {
       state.completed = true
       log.log("info", `session ${state.id}: task complete (${action.reason}); no further nudges until the user writes`)
       return
@@ -217,14 +244,14 @@ export class IdlePipeline {
       return
     }
     if (!beginRecovery(this.ctx, state, action.feature, { kind: "continue", reason: `${action.feature}: ${action.reason}` })) return
-    log.log("info", `session ${state.id}: ${action.feature}: ${action.reason} -> ${action.kind}`)
+    log.log("info", `session ${state.id}: ${action.feature}: ${action.reason} -> ${action.kind === "nudge" ? "send" : action.kind}`)
     bump(state.featureCounts, action.feature)
     note(state.intervention, { type: "nudgeSent", feature: action.feature }, this.ctx.time.now())
 
     const timeout = options.sendTimeoutMs
     const report = reporter(this.ctx, state)
     switch (action.kind) {
-      case "send": {
+      case "nudge": {
         // The one way a prompt goes out: it counts for the send spacing and for the prompts on their way.
         const sent = await sendPrompt(this.ctx, state, { text: action.text, kind: action.sendKind, label: `send ${action.feature}` })
         // Only a nudge that reached the session counts against lifetimeMaxContinues.

@@ -1,35 +1,30 @@
 /**
- * Tool misuse: loops (at idle over the recent history, and live on every tool start) and
- * calls to tools that do not exist. Detection is in detect/tool-loop.ts, tool-loop-live.ts
- * and detect/unknown-tool.ts; this module decides when to act and acts.
+ * Loops: the same tool or a cycle of calls repeated, at idle over the recent history and live
+ * on every tool start. Detection is in detect/tool-loop.ts and detect/tool-loop-live.ts; this
+ * module decides when to act and acts.
  */
 import { ToolFingerprints } from "../../detect/tool-loop-live.ts"
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
-import { detectUnknownTool } from "../../detect/unknown-tool.ts"
 import { buildToolLoopPrompt } from "../../prompts/loops.ts"
-import { buildUnknownToolPrompt } from "../../prompts/unknown-tool.ts"
 import { abortThenPrompt, beginRecovery } from "../actions.ts"
 import { holdReason } from "../context.ts"
-import { bump } from "../idle.ts"
 import { mayIntervene } from "../intervention.ts"
-import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
-import type { ToolNames } from "../tool-names.ts"
+import type { EngineModule, ModuleEnv } from "../module.ts"
+import { JUDGE_PRIORITY, bump } from "./finished-turn.ts"
 
 /** After the judge: its guards (the user's turn, an open question) have had their say. */
-const TOOL_RULES_PRIORITY = JUDGE_PRIORITY + 10
+export const TOOL_RULES_PRIORITY = JUDGE_PRIORITY + 10
 const MAX_REMEMBERED_CALLS = 256
 
-export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineModule {
+export function loopsModule({ ctx }: ModuleEnv): EngineModule {
   const fingerprints = new Map<string, ToolFingerprints>()
-  /** Newest message already covered by an unknown-tool suggestion, per session. */
-  const suggestedUpTo = new Map<string, string>()
   /** Call ids already fingerprinted, per session. */
   const recorded = new Map<string, Set<string>>()
 
   return {
-    name: "tools",
+    name: "loops",
     signals: ["userMessage", "toolStart", "idle"],
-    idleRules: [
+    turnRules: [
       {
         name: "tool-loop",
         pass: "second",
@@ -40,31 +35,11 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
           const loop = detectIdleToolLoop(sinceLastOwnPrompt(facts.messages))
           if (!loop) return undefined
           return {
-            kind: "send",
+            kind: "nudge",
             text: buildToolLoopPrompt(loop),
             sendKind: "correction",
             feature: "tool-loop",
             reason: `${loop.kind === "same-tool" ? "same tool" : "cycle"} ${loop.tools.join(" -> ")} x${loop.repeats}`,
-          }
-        },
-      },
-      {
-        name: "unknown-tool",
-        pass: "second",
-        priority: TOOL_RULES_PRIORITY + 1,
-        async decide(facts) {
-          const available = await toolNames.get()
-          const since = suggestedUpTo.get(facts.state.id)
-          const finding = detectUnknownTool(facts.messages, available, since ? { sinceMessageId: since } : {})
-          if (!finding || !available) return undefined
-          const newest = facts.messages[facts.messages.length - 1]?.id
-          if (newest) suggestedUpTo.set(facts.state.id, newest)
-          return {
-            kind: "send",
-            text: buildUnknownToolPrompt({ ...finding, available }),
-            sendKind: "correction",
-            feature: "unknown-tool",
-            reason: `called missing tool "${finding.wrongName}" ${finding.count} times${finding.closest ? `; closest: ${finding.closest}` : ""}`,
           }
         },
       },
@@ -78,7 +53,6 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
       }
       if (signal.type === "userMessage" && signal.genuine) {
         fingerprints.get(state.id)?.reset()
-        suggestedUpTo.delete(state.id)
         return
       }
       // Fingerprint each call once, when its arguments are known: hosts re-announce a running
@@ -108,7 +82,6 @@ export function toolsModule({ ctx }: ModuleEnv, toolNames: ToolNames): EngineMod
     forget(state) {
       fingerprints.delete(state.id)
       recorded.delete(state.id)
-      suggestedUpTo.delete(state.id)
     },
   }
 }

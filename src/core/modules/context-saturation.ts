@@ -6,15 +6,14 @@
  */
 import type { ModelRef } from "../port.ts"
 import { withTimeout } from "../host-calls.ts"
-import { JUDGE_PRIORITY, type EngineModule, type ModuleEnv } from "../module.ts"
+import type { EngineModule, ModuleEnv } from "../module.ts"
+import { JUDGE_PRIORITY } from "./finished-turn.ts"
 import { decideSaturation, hasMagicContext, saturationRatio, type ModelLimit } from "../saturation.ts"
 
 const LOOKUP_CACHE_MS = 5 * 60_000
 const MAX_CACHED_MODELS = 32
 
-export const CTX_WRAPUP_COMMAND = "ctx-wrapup"
-
-export function saturationModule({ ctx }: ModuleEnv): EngineModule {
+export function contextSaturationModule({ ctx }: ModuleEnv): EngineModule {
   const contextTokens = new Map<string, number>()
   const limits = new Map<string, { at: number; value: ModelLimit | undefined }>()
   /** Models whose limits the host did not give, already named in the log (once each). */
@@ -46,9 +45,9 @@ export function saturationModule({ ctx }: ModuleEnv): EngineModule {
   }
 
   return {
-    name: "saturation",
+    name: "context-saturation",
     signals: ["usage"],
-    idleRules: [
+    turnRules: [
       {
         name: "context-saturation",
         pass: "first",
@@ -69,7 +68,7 @@ export function saturationModule({ ctx }: ModuleEnv): EngineModule {
           }
           if (limit === undefined) noteUnknownLimit(model)
           const ratio = saturationRatio(used, limit)
-          const decision = decideSaturation({
+          return decideSaturation({
             ratio,
             threshold: facts.options.contextSaturationThreshold,
             isSubagent: state.parentID !== undefined,
@@ -80,11 +79,6 @@ export function saturationModule({ ctx }: ModuleEnv): EngineModule {
             completed: state.completed,
             limitsKnown: limit !== undefined,
           })
-          if (decision.action === "ctx-wrapup") {
-            return { kind: "command", name: CTX_WRAPUP_COMMAND, args: "", feature: "context-saturation", reason: decision.reason }
-          }
-          if (decision.action === "compact") return { kind: "compact", feature: "context-saturation", reason: decision.reason }
-          return undefined
         },
       },
     ],

@@ -1,43 +1,40 @@
 /**
- * Stall recovery: what happens when a busy session's watchdog deadline passes.
- * The decision is pure (watchdog.ts, ladder.ts); this module sequences it in time and runs
- * the effects through bounded host calls.
+ * A stream that goes silent (and a long tool that is not a stall): what happens when a busy
+ * session's deadline passes. The decisions are pure (watchdog.ts: the deadlines; ladder.ts: the
+ * rung); this module sequences them in time on the session's one timer and runs the effects
+ * through bounded host calls.
+ *
+ * Unlike the modules that hear signals through EngineModule.onSignal, the deadline is armed from
+ * apply-signal.ts on every event of a busy session (any event is liveness, the streaming deltas
+ * included, which the module interface deliberately keeps away from modules).
  */
-import { TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
-import type { Options } from "../options/index.ts"
-import { formatDuration } from "../prompts/format.ts"
-import { holdReason, type EngineContext } from "./context.ts"
-import { abortThenPrompt, continueRequest, sendPrompt, type PromptRequest } from "./actions.ts"
-import { askHostRun } from "./host-run.ts"
-import { decideStallRecovery, stallActionFor } from "./ladder.ts"
-import { endRecovery, holdRecovery, mayIntervene } from "./intervention.ts"
-import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
-import { assessBusySession, stallBudgetMs, type WatchdogBudgets } from "./watchdog.ts"
+import { formatDuration } from "../../prompts/format.ts"
+import type { Wake } from "../scheduler.ts"
+import { holdReason, type EngineContext } from "../context.ts"
+import { abortThenPrompt, continueRequest, sendPrompt } from "../actions.ts"
+import { askHostRun } from "../host-run.ts"
+import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "../ladder.ts"
+import { endRecovery, holdRecovery, mayIntervene } from "../intervention.ts"
+import { recoveryRecord, type RecoveryKind, type SessionState } from "../session-state.ts"
+import { assessBusySession, stallBudgetMs } from "../watchdog.ts"
 
 /** How many continue timestamps to keep: enough to judge any loop window. */
 const MAX_RECENT_CONTINUES = 32
 
-export function watchdogBudgets(o: Options): WatchdogBudgets {
-  return {
-    chunkTimeoutMs: o.chunkTimeoutMs,
-    gracePeriodMs: o.gracePeriodMs,
-    stuckToolAgeMs: o.stuckToolAgeMs,
-    neverInterruptTools: o.neverInterruptTools,
-    checkIntervalMs: o.checkIntervalMs,
-    toolWedgedCeilingMs: TOOL_WEDGED_CEILING_MS,
-  }
-}
+/** The wakes this path asks for on the session's one timer: the deadline, and the backoff before a rung. */
+const DEADLINE = "silent-stream"
+const BACKOFF = "silent-stream:backoff"
+const nothing = () => undefined
 
-/** Arms the session's single deadline timer if it has none (cheap: called on every event). */
+/** Arms the session's deadline if it has none (cheap: called on every event). */
 export function ensureWatchdog(ctx: EngineContext, state: SessionState, delayMs?: number): void {
-  if (!state.busy || state.watchdogTimer || state.dropped) return
+  if (!state.busy || state.dropped || ctx.nextWake(state, DEADLINE) !== undefined) return
   const wait = delayMs ?? stallBudgetMs(ctx.effective(state))
-  state.watchdogTimer = ctx.time.schedule(wait, () => onDeadline(ctx, state))
+  ctx.wake(state, DEADLINE, ctx.time.now() + Math.max(0, wait), (wake) => onDeadline(ctx, state, wake))
 }
 
-export function cancelWatchdog(state: SessionState): void {
-  state.watchdogTimer?.()
-  state.watchdogTimer = undefined
+export function cancelWatchdog(ctx: EngineContext, state: SessionState): void {
+  ctx.wake(state, DEADLINE, undefined, nothing)
 }
 
 /** Logs a held stall once per reason; `key` names the reason when its text changes (an age). */
@@ -47,13 +44,11 @@ function logHeld(ctx: EngineContext, state: SessionState, reason: string, key = 
   ctx.logger.log("info", `session ${state.id}: stall recovery held: ${reason}`)
 }
 
-function onDeadline(ctx: EngineContext, state: SessionState): void {
-  state.watchdogTimer = undefined
+function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
   if (!state.busy) return
   const options = ctx.effective(state)
-  const budgets = watchdogBudgets(options)
-  const now = ctx.time.now()
-  const assessment = assessBusySession(state, now, budgets)
+  const now = wake.now
+  const assessment = assessBusySession(state, now, options)
 
   if (assessment.kind === "quiet") {
     ensureWatchdog(ctx, state, assessment.recheckInMs)
@@ -67,14 +62,14 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
     return
   }
 
-  const held = holdReason(ctx, state) ?? mayIntervene(state.intervention, now, "ladder")?.reason
+  const held = wake.hold ?? mayIntervene(state.intervention, now, "ladder")?.reason
   if (held) {
     logHeld(ctx, state, held)
     ensureWatchdog(ctx, state, options.checkIntervalMs)
     return
   }
 
-  const decision = decideStallRecovery(
+  const { effect: decision, delayMs } = decideStallRecovery(
     {
       now,
       busyEpoch: state.runEpoch,
@@ -88,7 +83,7 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   )
   const toolNote = assessment.tool ? ` tool="${assessment.tool.tool}" wedged for ${formatDuration(assessment.tool.ageMs)}` : " no tool in flight"
   const head = `session ${state.id}: stall detected phase=${assessment.phase} silent=${formatDuration(assessment.silentMs)}${toolNote}`
-  if (!decision.act) {
+  if (decision.kind === "none" || decision.kind === "stand-down") {
     // Standing down: no timer. The next event re-arms the watchdog (ensureWatchdog on touch).
     logHeld(ctx, state, `${decision.reason}`)
     ctx.logger.log("debug", `${head}; no action: ${decision.reason}`)
@@ -98,9 +93,9 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
   const detectedAt = now
   ctx.logger.log(
     "info",
-    `${head} -> ${decision.kind} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.stallEpisodeMaxContinues} in ${formatDuration(decision.delayMs)}`,
+    `${head} -> ${recoveryKindOf(decision.kind)} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.stallEpisodeMaxContinues} in ${formatDuration(delayMs)}`,
   )
-  holdRecovery(state.intervention, ctx.time.schedule(decision.delayMs, () => {
+  ctx.wake(state, BACKOFF, now + delayMs, (backoff) => {
     endRecovery(state.intervention)
     // The stream may have come back while we waited out the backoff.
     if (!state.busy || state.lastActivityAt > detectedAt || state.dropped) {
@@ -108,8 +103,9 @@ function onDeadline(ctx: EngineContext, state: SessionState): void {
       ensureWatchdog(ctx, state)
       return
     }
-    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + decision.delayMs, detectedAt)
-  }))
+    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + delayMs, detectedAt, backoff.hold)
+  })
+  holdRecovery(state.intervention, () => ctx.wake(state, BACKOFF, undefined, nothing))
 }
 
 function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryKind, reason: string): void {
@@ -129,7 +125,7 @@ function recordContinue(ctx: EngineContext, state: SessionState, kind: RecoveryK
  * decides between the continue and abort-first. While the answer is out the recovery counts
  * as under way; a user turn or ESC cancels it. Resolves to undefined when it was cancelled.
  */
-async function actionForHost(ctx: EngineContext, state: SessionState, rung: RecoveryKind): Promise<{ kind: RecoveryKind; note: string } | undefined> {
+async function actionForHost(ctx: EngineContext, state: SessionState, rung: StallRung["kind"]): Promise<{ kind: StallRung["kind"]; note: string } | undefined> {
   if (rung !== "continue") return { kind: rung, note: "" }
   const asking = holdRecovery(state.intervention)
   const host = await askHostRun(ctx, state)
@@ -139,8 +135,8 @@ async function actionForHost(ctx: EngineContext, state: SessionState, rung: Reco
   return { kind: action.kind, note: host.detail ? `${action.note} (${host.detail})` : action.note }
 }
 
-async function runRecovery(ctx: EngineContext, state: SessionState, rung: RecoveryKind, reason: string, silentMs: number, detectedAt: number) {
-  const held = holdReason(ctx, state)
+/** `held`: the holds as the engine found them when the backoff ended. */
+async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallRung["kind"], reason: string, silentMs: number, detectedAt: number, held: string | undefined) {
   if (held) {
     logHeld(ctx, state, held)
     return
@@ -151,13 +147,14 @@ async function runRecovery(ctx: EngineContext, state: SessionState, rung: Recove
     ensureWatchdog(ctx, state)
     return
   }
-  const { kind } = action
+  const kind = recoveryKindOf(action.kind)
   if (action.note) ctx.logger.log("info", `session ${state.id}: stall recovery: ${kind === "continue" ? "plain continue" : "abort first, then continue"}; ${action.note}`)
   // The attempt the prompt quotes is fixed when it is counted: output of the run being aborted
   // (or of a prompt the host picks up meanwhile) resets the episode, and must not make the
   // continue read "Attempt 0/3".
   let attempt = state.episodeRetries + 1
-  const request = stallContinue(ctx, state, reason, silentMs, () => attempt)
+  // The stall continue quotes the episode's attempt number as it was counted.
+  const request = continueRequest(ctx, state, { reason, label: "send continue", silentMs, attempt: () => attempt })
   if (kind === "continue") {
     recordContinue(ctx, state, kind, reason)
     attempt = state.episodeRetries
@@ -193,11 +190,6 @@ async function runRecovery(ctx: EngineContext, state: SessionState, rung: Recove
       },
     },
   )
-}
-
-/** The stall continue quotes the episode's attempt number as it was counted. */
-function stallContinue(ctx: EngineContext, state: SessionState, reason: string, silentMs: number, attempt: () => number): PromptRequest {
-  return continueRequest(ctx, state, { reason, label: "send continue", silentMs, attempt })
 }
 
 function afterContinue(ctx: EngineContext, state: SessionState): void {

@@ -1,12 +1,12 @@
-/** The idle pipeline: two passes, one history read each, replaced not stacked, safely executed. */
+/** The finished-turn module: two passes, one history read each, replaced not stacked, safely executed. */
 import { describe, expect, test } from "bun:test"
-import type { IdleFacts, IdleRule } from "../../../src/core/idle.ts"
+import type { TurnFacts, TurnRule } from "../../../src/core/modules/finished-turn.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 
-function recorder(pass: "first" | "second", answer?: (f: IdleFacts) => ReturnType<IdleRule["decide"]>) {
-  const seen: IdleFacts[] = []
-  const rule: IdleRule = {
+function recorder(pass: "first" | "second", answer?: (f: TurnFacts) => ReturnType<TurnRule["decide"]>) {
+  const seen: TurnFacts[] = []
+  const rule: TurnRule = {
     name: `probe-${pass}`,
     pass,
     decide(facts) {
@@ -17,9 +17,9 @@ function recorder(pass: "first" | "second", answer?: (f: IdleFacts) => ReturnTyp
   return { rule, seen }
 }
 
-const nudge = { kind: "send", text: "nudge", sendKind: "correction", feature: "probe", reason: "test" } as const
+const nudge = { kind: "nudge", text: "nudge", sendKind: "correction", feature: "probe", reason: "test" } as const
 
-describe("idle pipeline", () => {
+describe("finished-turn judging", () => {
   test("a session deleted while its turn is judged gets nothing; control: the same judgement without the deletion sends", async () => {
     const judged = async (deleteMidJudgement: boolean) => {
       let h: ReturnType<typeof makeHarness> | undefined = undefined
@@ -105,7 +105,7 @@ describe("idle pipeline", () => {
   })
 
   test("a throwing rule is logged once and the next rule still runs", async () => {
-    const broken: IdleRule = { name: "broken", pass: "first", decide: () => { throw new Error("boom") } }
+    const broken: TurnRule = { name: "broken", pass: "first", decide: () => { throw new Error("boom") } }
     const next = recorder("first", () => nudge)
     const h = makeHarness({}, {}, [broken, next.rule])
     h.emit(...userTurn, { type: "idle" })
@@ -197,17 +197,17 @@ describe("idle pipeline", () => {
   })
 })
 
-describe("a judgement held for later (judgeAgainAt)", () => {
+describe("a judgement held for later (look-again)", () => {
   /** A second-pass rule that holds its verdict until 60 s after it first looked, every time it looks. */
   function holdingRule(h: () => ReturnType<typeof makeHarness>) {
     let at: number | undefined
     return recorder("second", () => {
       at ??= h().time.now() + 60_000
-      return { kind: "judgeAgainAt", at, reason: "held" }
+      return { kind: "look-again", at, reason: "held" }
     })
   }
 
-  function setup(extra: IdleRule[] = []) {
+  function setup(extra: TurnRule[] = []) {
     let h: ReturnType<typeof makeHarness> | undefined
     const second = holdingRule(() => h!)
     h = makeHarness({ toolTextCheckDelayMs: 3000 }, {}, [second.rule, ...extra])
