@@ -1,14 +1,16 @@
 /**
  * The long soak, for local use (not part of `bun test`):
  *
- *   bun test/property/soak.ts [--events 1000000] [--seed 1] [--host all|both|core|v1|v2] [--strict]
+ *   bun test/property/soak.ts [--events 1000000] [--seed 1] [--host all|both|core|v1|v2] [--strict] [--no-shrink]
  *
  * Plays generated scenarios until the event budget is spent, through the core and both
  * adapters by default (`both` is the core and v1, as before the 2.x driver), with every fault the generators know (answers that land after the plugin gave
  * up, bursts of sessions) and prints counts: events, timers, host calls, ESCs, and invariant
  * violations by kind, known bugs apart. A new (unknown) violation is shrunk with fast-check
  * and printed like a CI failure; `--strict` exits 1 on known bugs too. `--junk-reads` also
- * lets history and session-list reads answer with junk. Malformed answers are faults the plugin
+ * lets history and session-list reads answer with junk. `--no-shrink` prints the first violation
+ * of each kind as it happened, unshrunk (the counts are the same: a shrink replays apart), so that
+ * a measuring run does not spend minutes per new kind on shrinking. Malformed answers are faults the plugin
  * skips; a plausible lie (an empty session list, twice in a row, while a tool runs) still makes
  * discovery mark the session idle and drop its open tools, which the tool invariant then flags.
  */
@@ -36,6 +38,7 @@ if (!adapters) {
 }
 const strict = flag("strict")
 const junkReads = flag("junk-reads")
+const noShrink = flag("no-shrink")
 
 /**
  * The 2.x faults are drawn after each timeline (v2ScenarioArb), so the timelines, and what a
@@ -79,6 +82,10 @@ outer: while (events < budget) {
       for (const v of r.violations) {
         violations.set(v.invariant, (violations.get(v.invariant) ?? 0) + 1)
         if (!firstNew.has(v.invariant) && firstNew.size < 6) {
+          if (noShrink) {
+            firstNew.set(v.invariant, `invariant property failed on the ${kind} adapter (unshrunk: --no-shrink; ${shape.name} batch seed ${batchSeed}, scenario ${index} of 20)\n${showViolation(v)}`)
+            continue
+          }
           // fast-check replays this very scenario (its index in the batch) and shrinks it.
           const shrunk = await checkInvariants(kind, batchSeed, 20, shape.arb, String(index), junkReads)
           firstNew.set(v.invariant, shrunk.ok ? showViolation(v) : shrunk.report)
