@@ -142,7 +142,7 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
       return evaluate({ ...state, phase: "armed", attempts: state.attempts - 1, sending: false, notBefore: event.retryAt }, now, budgets)
     case "ownPromptSeen":
       // The latest sighting counts: a late echo of an earlier prompt must not stand in for this
-      // one's (the host may also echo before it answers).
+      // one's. Only our own prompts echo, once each, so this cannot push the verdict out for ever.
       if (!awaitsEffect(state.phase)) return { state, effect: NONE }
       return evaluate({ ...state, seenAt: now }, now, budgets)
     case "tick":
