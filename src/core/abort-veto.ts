@@ -1,12 +1,8 @@
 /**
  * The last look before any abort: the newest assistant message, read once from the host.
- *
- * The plugin tracks open tool calls from events, and the guards in actions.ts refuse an abort
- * while one runs. Events can miss a call: one that started before the plugin loaded (a reload
- * mid-run), or whose start event was lost. The host's own record still shows it as `pending`
- * or `running`, and aborting then would kill the user's build or test run. Calls the plugin does
- * track are left to its own guards (they carry the deliberate exceptions: a wedged tool past the
- * ceiling, a proven live loop, an orphan parent's subagent call), so only untracked ones veto.
+ * Events can miss a tool call (started before a reload, a lost start event) that the host still
+ * shows as `pending` or `running`; aborting then would kill the user's build or test run. Only
+ * untracked calls veto: tracked ones carry the guards' deliberate exceptions.
  */
 import type { EngineContext } from "./context.ts"
 import { withTimeout } from "./host-calls.ts"
@@ -17,7 +13,6 @@ import type { TranscriptMessage, TranscriptToolPart } from "./transcript.ts"
 /** Enough history to reach the newest assistant message past a user prompt or two after it. */
 const VETO_LOOKBACK_MESSAGES = 4
 
-/** A tool part the newest assistant message still shows as open, whose call the plugin does not track. */
 function untrackedOpenTool(messages: readonly TranscriptMessage[], tracked: ReadonlySet<string>): TranscriptToolPart | undefined {
   let newest: TranscriptMessage | undefined
   for (let i = messages.length - 1; i >= 0 && !newest; i--) if (messages[i]?.role === "assistant") newest = messages[i]
@@ -29,12 +24,7 @@ function untrackedOpenTool(messages: readonly TranscriptMessage[], tracked: Read
   return undefined
 }
 
-/**
- * Why an abort must not go out now, or undefined when the look found nothing open. Never
- * throws; bounded by sendTimeoutMs. A history that cannot be read vetoes too: the look exists
- * because the plugin's own tracking may be wrong, and a late recovery costs less than a killed
- * tool (the stall is looked at again on the next check).
- */
+/** An unreadable history vetoes too: a late recovery costs less than a killed tool. */
 export async function abortVeto(ctx: EngineContext, state: SessionState): Promise<string | undefined> {
   let messages: unknown
   try {

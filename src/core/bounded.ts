@@ -31,7 +31,6 @@ export type BoundedOptions<K, V> = {
   onEvict?: (key: K, value: V) => void
 }
 
-/** A Map of at most `cap` entries. */
 export class BoundedMap<K, V> extends Map<K, V> {
   constructor(
     readonly cap: number,
@@ -47,7 +46,6 @@ export class BoundedMap<K, V> extends Map<K, V> {
     return super.set(key, value)
   }
 
-  /** The value under `key`, made and stored on first use. */
   getOrCreate(key: K, make: () => V): V {
     const found = super.get(key)
     if (found !== undefined && !this.options.refresh) return found

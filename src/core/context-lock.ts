@@ -1,13 +1,9 @@
 /**
  * The out-of-context lock: after a context-overflow error, no continue of any kind until a
- * genuine user turn. Pure state, advanced by the engine's failure and user signals.
+ * genuine user turn: each continue would re-send the same full context and fail the same way.
  */
 import type { FailureClass } from "./provider-failure.ts"
 
-/**
- * Once a context-overflow error is seen, no continue of any kind is sent until a genuine user
- * turn: each continue would re-send the same full context and fail the same way.
- */
 export type ContextLock = { locked: boolean; since: number }
 
 export const UNLOCKED_CONTEXT: ContextLock = { locked: false, since: 0 }

@@ -45,9 +45,7 @@ export function withTimeout<T>(time: TimeSource, ms: number, label: string, call
 
 export type CallReporter = (label: string, outcome: CallOutcome, error?: unknown) => void
 
-/**
- * Runs one host call for a session if none is in flight. Returns how it went; never rejects.
- */
+/** Never rejects. */
 export async function exclusiveHostCall(
   state: SessionState,
   time: TimeSource,

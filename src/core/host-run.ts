@@ -1,11 +1,6 @@
 /**
- * Whether the host still runs a session, asked once a stall is decided (1.x: the session
- * status listing, which names only sessions that are not idle; 2.x: the active-sessions route).
- *
- * The answer picks the cure. A prompt into a live run only waits in its inbox for a step
- * boundary that a hung stream never reaches, so a live run is aborted first. A session the host
- * no longer runs (the plugin's busy belief is stale: a lost idle event) is simply prompted,
- * which starts a turn; an abort there would have nothing to stop.
+ * Whether the host still runs a session, asked once a stall is decided; the answer picks the
+ * cure (ladder.ts `stallActionFor`). 1.x lists only sessions that are not idle.
  */
 import type { EngineContext } from "./context.ts"
 import { withTimeout } from "./host-calls.ts"

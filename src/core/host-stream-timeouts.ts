@@ -1,27 +1,11 @@
 /**
- * Which of OpenCode's provider stream timeouts the plugin shortens, for which providers, and to
- * what.
+ * Which of OpenCode's provider stream timeouts (`headerTimeout`, `chunkTimeout`, 300 s by
+ * default) the plugin shortens to its own stall budget, so the host's in-turn retry (no abort,
+ * no visible message) recovers first. In a headless `opencode run` it is the only cure: the
+ * plugin's abort would make the run fail.
  *
- * OpenCode has a cure of its own for a hung request: one whose response headers do not come
- * within the provider option `headerTimeout`, or whose stream then stays silent for
- * `chunkTimeout`, is cut; OpenCode reports `session.status retry` and asks again, inside the
- * same turn, with no message in the session. Both default to 300 s, later than the plugin's
- * stall budget, so the plugin hands them its own budget and lets the host recover first, in
- * every 1.x process that runs sessions:
- *  - a headless run (`opencode run`) ends at the session's first idle and fails when the
- *    session reported any error; the plugin's abort produces exactly that, so there the host's
- *    retry is the only cure that lets the run finish;
- *  - `opencode serve` and the terminal UI: the host's retry costs no abort and no visible
- *    message. The plugin's abort-first path is left for what the host's timers cannot see:
- *    a stream kept warm by keep-alive comments (each resets `chunkTimeout`), a stale busy status.
- *
- * The value is the session's `chunkTimeoutMs` for that provider (profile and modelProfiles
- * included), without `gracePeriodMs`, for both options: either hang is plain silence to the
- * plugin, which acts once it has lasted chunkTimeoutMs + gracePeriodMs. The host's retry comes
- * a grace period earlier and its retry status counts as activity; the plugin then has nothing
- * to do. With the grace added both would fire together and race.
- *
- * Pure: the caller reads the config and applies the plan.
+ * The value is `chunkTimeoutMs` without `gracePeriodMs`: the host's retry then comes a grace
+ * period before the plugin would act; with the grace added both would fire together and race.
  */
 
 /** OpenCode 1.18's value for each option when a provider sets none. */
@@ -48,12 +32,7 @@ export type HostTimeoutPlan = {
   kept: Array<{ providerID: string; option: HostTimeoutOption }>
 }
 
-/**
- * One decision per provider id (first listing wins) and option. An option is given the budget
- * only where the user set nothing for it and the budget is shorter than the host's default: a
- * longer one would make the host slower to recover than it already is. The user's value for one
- * option does not stop the other from being planned.
- */
+/** Only where the user set nothing and the budget is shorter than the host's default: a longer one would slow the host's own recovery. */
 export function planHostTimeouts(providers: readonly ProviderTimeoutFacts[], budgetMs: (providerID: string) => number): HostTimeoutPlan {
   const plan: HostTimeoutPlan = { set: [], kept: [] }
   const seen = new Set<string>()

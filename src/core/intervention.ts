@@ -76,7 +76,6 @@ export type Hold = { reason: string; until?: number }
 
 const UNDER_WAY: Hold = { reason: "a recovery is already under way" }
 
-/** May we intervene now? Undefined: yes; otherwise the hold. */
 export function mayIntervene(rec: Intervention, now: number, act: Act): Hold | undefined {
   if (act === "prompt") {
     const until = promptLandingUntil(rec.prompt, now)
@@ -125,7 +124,6 @@ export const inFlight = (rec: Intervention): boolean => rec.underWay !== undefin
 /** `cancelled` once the user, ESC or a newer recovery ended it; `cancel` stops its timer (none while a call of it is out). */
 export type UnderWay = { cancelled: boolean; cancel?: () => void }
 
-/** A recovery is under way from now. */
 export function holdRecovery(rec: Intervention, cancel?: () => void): UnderWay {
   return (rec.underWay = { cancelled: false, cancel })
 }
@@ -135,7 +133,6 @@ export function endRecovery(rec: Intervention, mine?: UnderWay): void {
   if (mine === undefined || rec.underWay === mine) rec.underWay = undefined
 }
 
-/** Someone (the user, ESC, a newer recovery) cancels the recovery under way. */
 export function cancelRecovery(rec: Intervention): void {
   const underWay = rec.underWay
   if (underWay) underWay.cancelled = true
@@ -248,21 +245,14 @@ export function interruptionWasOurs(rec: Intervention, byUser: boolean | undefin
 }
 
 /**
- * The exceptions to the open-call guard (no prompt and no abort reach a session while a tool
- * call younger than the wedged ceiling runs). Both are cases where the open call is itself what
- * is stuck, and both for an abort only (the prompt after it meets the plain guard again):
- *
- *  - a proven live tool loop, aborted before its next call runs: every open call is the loop's;
- *  - an orphan parent: only its open subagent calls that wait on a child pass
- *    (`OpenTool.subagent === "wait"`, never a background run), and only while
- *    `childrenSettled()` says every child has run and ended or is silent past `subagentDeadMs`.
- *    Any other open tool, or a child working again or waiting on its user, refuses the abort.
+ * The exceptions to the open-call guard, for an abort only, where the open call is itself what
+ * is stuck: a proven live tool loop (every open call is the loop's), and an orphan parent (only
+ * its subagent calls that wait on a child, and only while every child has settled).
  */
 export type OpenCallException =
   | { kind: "live-tool-loop" }
   | { kind: "orphan-parent"; childrenSettled: () => boolean }
 
-/** Whether `exception` lets an abort end the open call `open`. */
 export function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool): boolean {
   if (!exception) return false
   if (exception.kind === "live-tool-loop") return true

@@ -1,29 +1,15 @@
 /**
- * The judgement of a finished turn, as two pure functions. The engine owns everything
- * around them (timers, the history read, sending, counting); these only decide.
+ * The judgement of a finished turn, as two pure functions; the engine owns timers, history
+ * reads, sending and counting.
  *
- * First pass, on the idle event: is the session handing the turn to the user, is the user
- * busy, is this a silent dead stream? It never reads the closing text, which may still be
- * on its way into the history.
+ * The first pass (on idle) never reads the closing text: it may still be on its way into the
+ * history. The second pass, `toolTextCheckDelayMs` later on a fresh read, repeats the guards
+ * (the user may have answered meanwhile). A genuine user message within `activeUserWindowMs`
+ * holds only the nudges for a model that stopped by choice, never the recovery of a
+ * malfunction; a held nudge carries the window's end (`heldUntil`).
  *
- * Second pass, `toolTextCheckDelayMs` later, on a fresh history read: the first-pass
- * guards again (the user may have answered meanwhile), then in order: a reply that asks
- * the user something (a question, a decision, an approval: stand down), the completion
- * signals (🎉 ending, stop statement), a tool call printed as text, a tool call left in
- * the reasoning, ready-to-continue, action intent, the done claim, and last the open-todo
- * reminder for a turn that just stops with todos open. A genuine user message within `activeUserWindowMs` holds
- * only the nudges for a model that stopped by choice (todo reminder, ready, action intent,
- * done claim), never the recovery of a malfunction; a held nudge carries the window's end
- * (`heldUntil`), when the engine judges the turn once more.
- *
- * Budgets. Every nudge names a `feature`; after a successful send the engine adds one to
- * `budgets[feature]`, and after a `charge` it adds one to `budgets[feature]`. Each feature may send at most `finishedTurnMaxNudges` times. The engine decides
- * when a counter starts over: `done-claim` and `ready-closed` only on a genuine user
- * message (never on a new busy cycle); the others on a genuine user message, and may also
- * start over when a later turn made real tool calls.
- *
- * Not judged here: ESC, the completion latch and pauses (the engine skips judging those
- * sessions), and the "went busy again before sending" race (the engine re-checks at send).
+ * Each feature may send at most `finishedTurnMaxNudges` times. `done-claim` and `ready-closed`
+ * start over only on a genuine user message, never on a new busy cycle.
  */
 import { hasActionIntent } from "../detect/action-intent.ts"
 import { asksUser } from "../detect/asks-user.ts"
@@ -62,7 +48,6 @@ export type NudgeFeature =
   | "action-intent"
   | "done-claim"
 
-/** Uses per feature, as counted by the engine (see the header for when each starts over). */
 export type NudgeBudgets = Partial<Record<NudgeFeature, number>>
 
 /** A ready-to-continue claim while every todo is closed is left alone this many times. */
@@ -89,10 +74,7 @@ export type JudgeOptions = Pick<
 export type JudgeInput = {
   /** The last few messages of the session, oldest first (one history read per pass). */
   messages: readonly TranscriptMessage[]
-  /**
-   * The session's todo list as last read (v1 event/API or the v2 message log). `undefined`
-   * is read as "none" (no list), so a caller that uses undefined for "no list" can pass it.
-   */
+  /** `undefined` is read as no list. */
   todos: TodoSnapshot | undefined
   /** Effective options for this session (profile applied). */
   options: JudgeOptions
@@ -110,15 +92,9 @@ export type JudgeInput = {
   knownTools?: readonly string[]
 }
 
-/**
- * What the judge answers, in the engine's effect vocabulary (effect.ts): a nudge, the
- * completion latch, a charge to a budget with nothing sent, a stand-down (the turn is in the
- * user's hands, or the history says a new turn is under way: stop judging this turn), a look
- * again when the active-user window ends (a nudge held only by it), or nothing.
- */
+/** `stand-down`: stop judging this turn (the user's, or a new turn is under way); `look-again`: at the active-user window's end. */
 export type Judgement = EffectOf<"nudge" | "complete" | "charge" | "stand-down" | "look-again" | "none">
 
-/** A send, unless the feature has used up its `finishedTurnMaxNudges` budget. */
 function budgeted(input: JudgeInput, feature: NudgeFeature, prompt: string, sendKind: "continue" | "correction", reason: string): Judgement {
   const used = input.budgets[feature] ?? 0
   const limit = Math.max(0, input.options.finishedTurnMaxNudges)
@@ -131,7 +107,6 @@ function recentUser(): Judgement {
   return none("the user was active within activeUserWindowMs")
 }
 
-/** When the active-user window after the last genuine user message ends; undefined without one. */
 function activeWindowEnd(input: JudgeInput): number | undefined {
   const at = input.lastGenuineUserAt
   const window = input.options.activeUserWindowMs
@@ -139,12 +114,7 @@ function activeWindowEnd(input: JudgeInput): number | undefined {
   return at + window
 }
 
-/**
- * The nudges for a model that stopped by choice wait while the user has just been active:
- * they may be about to answer. Held, not dropped: when `judge` would send once the window is
- * over (judged as of its end, with what is known now), the judgement is a look again at its
- * end.
- */
+/** Held, not dropped, while the user has just been active (they may be about to answer): judged as of the window's end. */
 function afterUserWindow(input: JudgeInput, judge: (input: JudgeInput) => Judgement): Judgement {
   const end = activeWindowEnd(input)
   if (end === undefined || input.now >= end) return judge(input)
@@ -153,10 +123,6 @@ function afterUserWindow(input: JudgeInput, judge: (input: JudgeInput) => Judgem
   return { kind: "look-again", reason: `the user was active within activeUserWindowMs (held: ${later.reason})`, at: end }
 }
 
-/**
- * The guards both passes share. Returns the turn to judge (the newest message, an
- * assistant one) or the judgement that stands everything down.
- */
 function guard(input: JudgeInput): { turn: TranscriptMessage } | { judgement: Judgement } {
   const standDown = (reason: string) => ({ judgement: { kind: "stand-down", reason } as Judgement })
   const last = input.messages[input.messages.length - 1]
@@ -229,12 +195,7 @@ function doneClaim(input: JudgeInput, text: string): Judgement {
   return budgeted(input, "done-claim", doneWithoutDetailsPromptText(input.options), "correction", "done claim without any description of the work")
 }
 
-/**
- * The last rule: the turn just stopped ("I have analyzed the code and found the issue.",
- * "step 1 done") with todos still open and nothing else to go on. The open-todo reminder
- * names them. It sits behind every guard, the hand-off check and the active-user window
- * above, and shares the reminder's budget with the completion signals.
- */
+/** The last rule: a turn that just stops with todos open; shares the reminder's budget with the completion signals. */
 function openTodosLeft(input: JudgeInput): Judgement | undefined {
   if (input.todos === "unreadable") return undefined
   const open = openTodos(input.todos)
@@ -243,14 +204,12 @@ function openTodosLeft(input: JudgeInput): Judgement | undefined {
   return budgeted(input, "todo-reminder", todoReminderPrompt(input.todos, input.options), "correction", reason)
 }
 
-/** First pass, on the idle event. Never reads the closing text. */
 export function judgeFirstPass(input: JudgeInput): Judgement {
   const guarded = guard(input)
   if ("judgement" in guarded) return guarded.judgement
   return deadStream(input, guarded.turn) ?? none("nothing to act on before the text settles")
 }
 
-/** Second pass, after the settle delay, on a fresh history read. */
 export function judgeSecondPass(input: JudgeInput): Judgement {
   const guarded = guard(input)
   if ("judgement" in guarded) return guarded.judgement
@@ -274,14 +233,11 @@ export function judgeSecondPass(input: JudgeInput): Judgement {
   const stranded = toolCallInReasoning(turn, input.knownTools)
   if (stranded) return budgeted(input, "thinking-tool", thinkingToolPrompt(input.options), "correction", `tool call left in reasoning (${stranded.form}: ${stranded.detail})`)
 
-  // What is left is a model that stopped by choice: those nudges wait while the user has just
-  // been active. The malfunctions above (a dead stream, a tool call printed as text or left in
-  // the reasoning) are recovered regardless: the user's own recent prompt is what the broken
-  // turn was answering.
+  // Malfunctions above are recovered regardless of the user window: the user's recent prompt
+  // is what the broken turn was answering.
   return afterUserWindow(input, (at) => stoppedByChoice(at, text))
 }
 
-/** Ready-to-continue, action intent, the done claim, and last the open-todo reminder. */
 function stoppedByChoice(input: JudgeInput, text: string): Judgement {
   if (hasReadyToContinue(text, readyToContinuePatterns(input.options.readyToContinuePatterns))) return readyToContinue(input)
 

@@ -35,16 +35,11 @@ export type LadderInput = {
   lastModelOutputAt: number
 }
 
-/** A rung of the ladder: a continue, or an abort first. */
 export type StallRung = EffectOf<"continue" | "abort-continue">
 
-/**
- * The ladder's answer: a rung, carried out after `delayMs` (the episode's backoff), or nothing
- * (`none`: the strategy is off; `stand-down`: a budget is spent, nothing until output or the user).
- */
+/** `stand-down`: a budget is spent, nothing until output or the user. */
 export type LadderStep = { effect: StallRung | EffectOf<"stand-down" | "none">; delayMs: number }
 
-/** The rung as the session's recovery record names it (kept in snapshots). */
 export function recoveryKindOf(rung: StallRung["kind"]): RecoveryKind {
   return rung === "continue" ? "continue" : "abort+continue"
 }
@@ -63,7 +58,6 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number): nu
   return Math.min(baseMs * 2 ** exponent, maxMs)
 }
 
-/** Continue timestamps still inside the loop window. */
 export function continuesInWindow(times: readonly number[], now: number, windowMs: number): number {
   let count = 0
   for (const t of times) if (now - t < windowMs) count++
@@ -86,11 +80,9 @@ export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets):
   if (budgets.busyStallStrategy === "abort") {
     return rung("abort-continue", "abort-first strategy", delayMs)
   }
-  // A continue sent into a live runner only joins its inbox. If the last recovery of this busy
-  // period was a continue and the model has said nothing since, the runner is wedged:
-  // the only way out is to abort it first. Both are judged by identity (the run's epoch, the
-  // output stamp unchanged), not by ordering clock stamps: a clock stepped back between the
-  // continue and now must not make the same continue look new and repeat it.
+  // A continue into a live runner only joins its inbox: after one that brought no output, abort
+  // first. Judged by identity (epoch, output stamp), not clock order: a clock stepped back must
+  // not make the same continue look new.
   const last = input.lastRecovery
   if (last && last.epoch === input.busyEpoch && last.outputAt === input.lastModelOutputAt) {
     return rung("abort-continue", "previous continue did not revive the run", delayMs)
@@ -98,16 +90,11 @@ export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets):
   return rung("continue", "stream stalled", delayMs)
 }
 
-/** What the host said about the stalled run (core/host-run.ts). */
 export type HostRunState = "live" | "stopped" | "unknown"
 
 /**
- * Turns the ladder's rung into the action for what the host says. Only a plain continue is
- * affected: an abort rung stays an abort. A run the host still has live is aborted first, since
- * a prompt would only wait in its inbox for a step boundary a hung stream never reaches; a
- * session the host no longer runs is prompted, which starts a turn. With no answer the plugin
- * does not abort on a guess: the continue goes out as before, and if it did not help the next
- * rung aborts ("previous continue did not revive the run").
+ * A live run is aborted first: a prompt would wait in its inbox for a step boundary a hung
+ * stream never reaches. With no answer from the host, no abort on a guess.
  */
 export function stallActionFor(rung: StallRung["kind"], host: HostRunState): { kind: StallRung["kind"]; note: string } {
   if (rung !== "continue") return { kind: rung, note: "" }

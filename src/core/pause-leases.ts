@@ -1,18 +1,10 @@
 /**
- * Which pauses in the shared pause file stay, and who holds them. Pure: the caller passes the
- * time and its own lease; the file I/O is in src/pause.
+ * Which pauses in the shared pause file stay, and who holds them.
  *
  * Every OpenCode process of a user shares one pause file, so no process may simply clear it
- * when it starts (that lifted the pauses of every other running OpenCode). Instead:
- *
- * - Each running plugin keeps a lease in the file: its instance id (new for every process),
- *   refreshed every check interval, and valid for `ttlMs` after each refresh.
- * - A pause is held by the instance that runs the session: the one that paused it from the
- *   chat, or that saw the session's events after the CLI paused it (a claim).
- * - A pause whose holder's lease has lapsed (its process exited, was killed or restarted) is
- *   dropped: a stale pause never outlives the run that made it.
- * - A pause nobody holds (written by the CLI for a session no running plugin has claimed) is
- *   kept for UNCLAIMED_PAUSE_MAX_MS and then dropped.
+ * when it starts: it would lift the pauses of every other running OpenCode. Instead each plugin
+ * keeps a lease; a pause is held by the instance that runs the session and dropped when its
+ * holder's lease lapses; a pause nobody has claimed (the CLI's) lasts UNCLAIMED_PAUSE_MAX_MS.
  */
 
 /** A lease is valid this many check intervals after its last refresh. */
@@ -20,7 +12,6 @@ export const LEASE_LAPSE_INTERVALS = 4
 /** Bounds for a lease's validity: short enough that a dead process's pauses go soon, long enough to ride out a busy moment. */
 export const MIN_LEASE_TTL_MS = 3_000
 export const MAX_LEASE_TTL_MS = 60 * 60_000
-/** How long a pause nobody holds is kept. */
 export const UNCLAIMED_PAUSE_MAX_MS = 24 * 60 * 60_000
 /** Leases kept in the file at most (one per running OpenCode process). */
 export const MAX_LEASES = 64
@@ -33,7 +24,6 @@ export type Lease = {
   host?: string
   /** When the process first wrote the lease. */
   since: number
-  /** The last refresh. */
   at: number
   /** Valid for this long after `at`. */
   ttlMs: number
@@ -61,7 +51,6 @@ export function emptyPauseState(): PauseState {
   return { all: false, sessions: [] }
 }
 
-/** A lease's validity for a plugin checking every `checkIntervalMs`. */
 export function leaseTtl(checkIntervalMs: number): number {
   const ms = Number.isFinite(checkIntervalMs) ? checkIntervalMs * LEASE_LAPSE_INTERVALS : MIN_LEASE_TTL_MS
   return Math.min(MAX_LEASE_TTL_MS, Math.max(MIN_LEASE_TTL_MS, Math.round(ms)))
@@ -71,16 +60,13 @@ function clampTtl(ttlMs: number): number {
   return Number.isFinite(ttlMs) ? Math.min(MAX_LEASE_TTL_MS, Math.max(MIN_LEASE_TTL_MS, ttlMs)) : MIN_LEASE_TTL_MS
 }
 
-/** True once a lease has gone unrefreshed for longer than its validity. */
 export function leaseLapsed(lease: Lease, now: number): boolean {
   return now - lease.at > clampTtl(lease.ttlMs)
 }
 
 /**
- * Whether this process may drop other holders' pauses now. Not if its own last refresh is
- * older than its validity: then this process was frozen too (a laptop asleep, a stopped
- * process), and every other lease looks old only because nobody could refresh. It refreshes
- * first and judges the others on a later check. A start (no refresh yet) may prune.
+ * Not if its own last refresh is older than its validity: this process was frozen too (a laptop
+ * asleep), and every other lease looks old only because nobody could refresh.
  */
 export function mayPrune(lastRefreshAt: number | undefined, now: number, ttlMs: number): boolean {
   return lastRefreshAt === undefined || now - lastRefreshAt <= clampTtl(ttlMs)
@@ -105,12 +91,7 @@ export type TidyInput = {
 
 export type TidyResult = { state: PauseState; dropped: DroppedPause[]; claimed: string[] }
 
-/**
- * The file as it should be after one check by this process: its lease refreshed, lapsed
- * leases gone, the unclaimed pauses of its sessions claimed, and the pauses whose holder is
- * gone or that nobody claimed in time dropped. Times in the future (a clock stepped back,
- * a damaged file) are read as `now`, so nothing can be held forever by a date far ahead.
- */
+/** Times in the future (a clock stepped back, a damaged file) are read as `now`: nothing is held forever by a date far ahead. */
 export function tidyPauses(state: PauseState, input: TidyInput): TidyResult {
   const { now, self, prune } = input
   const clampAt = (t: number) => (Number.isFinite(t) ? Math.min(t, now) : now)
@@ -126,7 +107,6 @@ export function tidyPauses(state: PauseState, input: TidyInput): TidyResult {
 
   const dropped: DroppedPause[] = []
   const claimed: string[] = []
-  /** The hold after this check, or undefined when the pause goes. */
   const judge = (session: string | undefined, found: Hold | undefined): Hold | undefined => {
     const hold: Hold = !found ? { at: now } : found.by === undefined ? { at: clampAt(found.at) } : { by: found.by, at: clampAt(found.at) }
     if (hold.by !== undefined) {
@@ -160,7 +140,6 @@ export function tidyPauses(state: PauseState, input: TidyInput): TidyResult {
   return { state: next, dropped, claimed }
 }
 
-/** What a status report says about one pause's holder. */
 export type HoldView =
   | { kind: "self"; at: number; lease?: Lease }
   | { kind: "other"; at: number; lease: Lease }
@@ -198,7 +177,6 @@ export function withAllPaused(s: PauseState, by: string, at: number): PauseState
   return s.all ? s : { ...s, all: true, allHold: { by, at } }
 }
 
-/** Every pause lifted, the global one and each session's; the leases stay. */
 export function withAllResumed(s: PauseState): PauseState {
   return { ...emptyPauseState(), leases: s.leases }
 }

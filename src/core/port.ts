@@ -108,7 +108,6 @@ export type LogLevel = "debug" | "info" | "warn" | "error"
 export interface HostPort {
   /** Sends a prompt that the host marks as the plugin's own (never a genuine user turn). */
   send(request: SendRequest): Promise<void>
-  /** Aborts the running turn. */
   abort(sessionID: string): Promise<void>
   /** Writes one log line to the host's log. Must never throw and never block. */
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void
@@ -124,14 +123,10 @@ export interface HostPort {
   compact(sessionID: string, setup?: TurnSetup): Promise<void>
   /** Runs a registered slash command in a session (not as prompt text). */
   command(sessionID: string, name: string, args: string): Promise<void>
-  /** Ids or package names of the plugins the host has loaded. */
   pluginNames(): Promise<string[]>
   /** Context and output limits of a model (and its input cap, where one is set), when the host knows them. */
   modelLimits(model: ModelRef): Promise<{ context: number; output: number; input?: number } | undefined>
-  /**
-   * Every provider/model pair the host can run, when it has such a list (1.x config providers,
-   * 2.x model list); optional, so a host without one simply is not asked.
-   */
+  /** Optional: a host without such a list is simply not asked. */
   listModels?(): Promise<ModelRef[]>
   /**
    * Puts a session back on the user's model after a run of ours on a fallback model, where the

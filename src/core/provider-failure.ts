@@ -1,15 +1,7 @@
 /**
- * Classifying a provider error the host gave up on: aborted, rate limit, context overflow,
- * deterministic client error, broken stream, or other. Pure: no clock, no state beyond a
- * cache of the user's compiled patterns.
- *
- * What reaches these functions: only `session.error` (v1) / the failed-turn event (v2), i.e.
- * what the host GAVE UP on. OpenCode 1.x already retries 429 and 5xx five times by itself
- * (honouring Retry-After) and reports `session.status retry` meanwhile; those retry statuses
- * are liveness, never failures, so the plugin never stacks a retry of its own on top of them.
- *
- * What each class then leads to lives next door: failure-chain.ts (streaming), rate-limit.ts
- * (rate-limit gates) and context-lock.ts (context overflow).
+ * Classifying a provider error the host GAVE UP on (v1 `session.error`, the v2 failed turn).
+ * OpenCode 1.x already retries 429 and 5xx itself and reports `session.status retry`
+ * meanwhile: those statuses are liveness, never failures, so no retry of ours stacks on them.
  */
 import type { Options } from "../options/index.ts"
 
@@ -32,28 +24,20 @@ export const ERROR_MESSAGE_CAP = 4_096
 /** 1.x error names, and the 2.x `type` of an interrupted step. */
 const ABORT_NAMES = new Set(["MessageAbortedError", "AbortError", "aborted"])
 
-/** Whether an error's name (1.x) or type (2.x) says the run was interrupted, not failed. */
 export function isAbortName(name: string | undefined): boolean {
   return name !== undefined && ABORT_NAMES.has(name)
 }
 
 /**
- * OpenCode 2.x reports an error's `type` where 1.x gave a name (the adapter passes it as the
- * name). Rate limits and quota are told by type; so are the failures a continue cannot fix:
- * a content filter would only block the answer again, and bad credentials, a malformed
- * request or a missing route fail the same way every time. These are decided before the
- * streaming check, so no `streamingFailureErrorNames` entry can turn them into retries.
+ * 2.x error types (passed as the name). The deterministic ones fail the same way every time and
+ * are decided before the streaming check, so no `streamingFailureErrorNames` entry makes them retries.
  */
 const RATE_LIMIT_TYPES = new Set(["provider.rate-limit", "provider.quota"])
 const DETERMINISTIC_TYPES = new Set(["provider.content-filter", "provider.auth", "provider.invalid-request", "provider.no-route", "permission.rejected"])
 
 /**
- * Rate limits and quota. Decided list: HTTP 429, or a message saying "too many requests",
- * "rate limit" (also rate_limit / ratelimit / rate-limited), "rate exceeded", anything about
- * a "quota" (quota exceeded, insufficient_quota, exceeded your current quota), "resource
- * exhausted" (Google), "usage limit" (subscription plans) or "throttl…" (Bedrock).
- * Checked before everything but aborts: a 429 arrives as APIError, which is also a
- * streaming name, and must wait out its window instead of being retried.
+ * Checked before everything but aborts: a 429 arrives as APIError, which is also a streaming
+ * name, and must wait out its window instead of being retried.
  */
 const RATE_LIMIT_PATTERNS = [
   /too many requests/i,
@@ -66,13 +50,8 @@ const RATE_LIMIT_PATTERNS = [
 ]
 
 /**
- * The prompt no longer fits the model's window. Decided list: "context length"
- * (context_length_exceeded), "maximum context", "context window", "prompt is too long",
- * "input is too long", "too many tokens", and error names mentioning a context overflow.
- * `MessageOutputLengthError` is NOT an overflow: the answer hit its own output cap, the
- * context is fine, and treating it as full would lock a healthy session; it classifies as
- * "other". A rate-limit message that mentions tokens ("tokens per minute") stays a rate limit,
- * because the rate-limit check runs first.
+ * `MessageOutputLengthError` is NOT an overflow: the answer hit its own output cap, and taking
+ * it for one would lock a healthy session. "tokens per minute" stays a rate limit (checked first).
  */
 const OVERFLOW_PATTERNS = [
   /context[\s_-]?length/i,
@@ -96,12 +75,7 @@ type CompiledPatterns = {
 
 const compiled = new WeakMap<object, CompiledPatterns>()
 
-/**
- * True for a source whose matching time could blow up: a backreference, or a group that
- * contains a quantifier or an alternation and is itself repeated (`(a+)+`, `(a|ab)*`,
- * `(\w+\s?){2,}`). Such a pattern is matched as plain text instead (deliberately
- * conservative); every built-in pattern is linear.
- */
+/** A backreference or a repeated group with a quantifier or alternation: matched as plain text instead, deliberately conservative. */
 export function looksSuperLinear(source: string): boolean {
   if (/\\[1-9]|\\k</.test(source)) return true
   const stack: boolean[] = []
@@ -173,19 +147,7 @@ function capMessage(message: unknown): string {
 
 export type FailureVerdict = { kind: FailureClass; why: string }
 
-/**
- * Precedence, first match wins:
- *  1. aborted: MessageAbortedError / AbortError / 2.x "aborted" (the engine decides whether
- *     it was ESC);
- *  2. rate-limit: status 429, a 2.x rate-limit or quota type, or a rate-limit/quota message;
- *  3. context-overflow: an overflow message or name;
- *  4. other: a 2.x type no retry can fix (content filter, auth, invalid request, no route);
- *  5. other: a 4xx status that is not transient (400, 401, 403, 404, 413, 422 ...): the same
- *     request would fail the same way, so it is a deterministic failure even when its name
- *     (APIError) is a streaming name;
- *  6. streaming: a streaming name (1.x name or 2.x type) or message pattern;
- *  7. other.
- */
+/** First match wins. A non-transient 4xx fails the same way again, even when named APIError (a streaming name). */
 export function explainFailure(signal: ErrorSignal, options: FailureClassifierOptions): FailureVerdict {
   const name = typeof signal.name === "string" ? signal.name : ""
   const message = capMessage(signal.message)

@@ -58,13 +58,7 @@ export type RateLimitGate =
   | { kind: "resume" }
   | { kind: "silent-until-user" }
 
-/**
- * A rate-limit failure arrived (session.error classified "rate-limit"). Hit n (1-based)
- * waits `cooldowns[n-1]`, or the provider's Retry-After when that is longer (never shorter
- * than what the provider asked for); a hit past the ladder, or a Retry-After over 24 h,
- * turns the session silent until the user speaks. A paused session records nothing.
- * Hits never touch the streaming chain's retry budget.
- */
+/** Hit n waits `cooldowns[n-1]` or the provider's Retry-After, whichever is longer (never shorter than asked). */
 export function registerRateLimitHit(
   state: RateLimitState,
   now: number,
@@ -86,11 +80,7 @@ export function registerRateLimitHit(
   return { state: next, gate: rateLimitGate(next, now) }
 }
 
-/**
- * The gate, evaluated on every failure and every watchdog tick (no timer to lose on reload).
- * `wait` and `silent-until-user` veto EVERY continue for the session, not just this path;
- * `resume` means the engine may send one continue now and then call `rateLimitResumed`.
- */
+/** `wait` and `silent-until-user` veto EVERY continue for the session, not just this path. */
 export function rateLimitGate(state: RateLimitState, now: number): RateLimitGate {
   switch (state.phase) {
     case "clear":
@@ -103,12 +93,10 @@ export function rateLimitGate(state: RateLimitState, now: number): RateLimitGate
   }
 }
 
-/** The engine sent the continue the open gate allowed. */
 export function rateLimitResumed(state: RateLimitState): RateLimitState {
   return state.phase === "waiting" ? { ...state, phase: "resumed" } : state
 }
 
-/** Model output (the window is over) or a genuine user turn: start from the first rung again. */
 export function clearRateLimit(): RateLimitState {
   return INITIAL_RATE_LIMIT_STATE
 }

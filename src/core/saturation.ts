@@ -1,16 +1,10 @@
 /**
  * Context saturation: how full a session's context window is, and whether (and how) to
- * reclaim it when the session goes idle. Pure; the engine supplies tokens, limits and flags.
+ * reclaim it when the session goes idle.
  *
- * Decisions (the issue left these open):
- *  - Usable window = context - min(20 000, output). An unknown or non-positive output limit
- *    reserves the full 20 000 (the conservative choice); an unknown or non-positive context
- *    limit, or a usable window <= 0, means "limits unknown" (undefined), never a guess.
- *  - Used tokens = the message's reported total when there is one, else input + output +
- *    reasoning + cache read + cache write (everything that occupies the window next turn).
- *  - The threshold is inclusive: ratio >= threshold intervenes.
- *  - Order of refusals: limits unknown, no ratio, cancelled, completed, already intervened this
- *    busy cycle, under the threshold; then routing by session kind.
+ * An unknown output limit reserves the full 20 000 (the conservative choice); an unknown
+ * context limit means "limits unknown", never a guess. Used tokens count everything that
+ * occupies the window next turn (cache reads and writes too).
  */
 import { none, type EffectOf } from "./effect.ts"
 
@@ -89,15 +83,7 @@ export function decideSaturation(input: SaturationInput): EffectOf<"command" | "
     : none(`context at ${pct}, but magic-context is not installed`)
 }
 
-/**
- * Whether the host's plugin list (v1 `config.plugin`: strings or `[spec, options]` tuples)
- * holds magic-context. A candidate is any `/`-separated segment of the spec (after dropping a
- * `npm:`/`file:` prefix, a version suffix and a file extension) that reads exactly
- * `magic-context`, `opencode-magic-context` or either with a `-plugin` suffix, in any case.
- * So `opencode-magic-context@1.2.0`, `@acme/magic-context`, `file:///x/magic-context/index.ts`
- * and `/x/opencode-magic-context.js` match; `magic-contextual`, `not-magic-context` and
- * `magic-context-lite` do not.
- */
+/** v1 `config.plugin` entries are strings or `[spec, options]` tuples; a path segment must match exactly. */
 export function hasMagicContext(plugins: unknown): boolean {
   if (!Array.isArray(plugins)) return false
   for (const entry of plugins) {

@@ -12,10 +12,7 @@ export type SessionSnapshot = Record<string, unknown> & { id: string }
 /** Fields that hold timers, in-flight work or module registrations: never carried over. */
 const TRANSIENT = new Set(["intervention", "dropped", "outputWatched"])
 
-/**
- * Optional fields (undefined in a fresh state) that are carried over, with the type each must
- * have: anything else in a snapshot, or a value of another type, is left out.
- */
+/** Optional fields carried over, with the type each must have; anything else is left out. */
 const OPTIONAL_KINDS: Record<string, "string" | "number" | "object" | "array"> = {
   parentID: "string",
   tokenMessageID: "string",

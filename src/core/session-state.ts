@@ -50,7 +50,6 @@ export type SessionState = {
   completed: boolean
   /** The agent/model of the last genuine user turn, reused by every continue. */
   setup: TurnSetup
-  // Budgets.
   /** Continues in the current episode; an episode ends when the model produces output. */
   episodeRetries: number
   /** Timestamps of recent continues, for the hallucination-loop window. */
@@ -133,10 +132,7 @@ export function newSessionState(id: string, now: number): SessionState {
   }
 }
 
-/**
- * The record of a recovery made now. It names its run and the model's last output by value,
- * not by comparing clock stamps, so "this run, nothing since" holds whatever the clock did.
- */
+/** Names its run and the model's last output by value, so "this run, nothing since" holds whatever the clock did. */
 export function recoveryRecord(state: SessionState, kind: RecoveryKind, reason: string, at: number): RecoveryRecord {
   return { kind, reason, at, epoch: state.runEpoch, outputAt: state.lastModelOutputAt }
 }

@@ -44,7 +44,6 @@ export class SessionTable {
     return this.sessions.values()
   }
 
-  /** The session's state, created if new; marks it as the most recently seen. */
   touch(id: string, now: number): SessionState {
     // Streaming events mostly repeat the newest session: a string compare beats a hash lookup.
     if (this.newest !== undefined && this.newest.id === id) return this.newest

@@ -1,37 +1,21 @@
 /**
- * Parents and their subagents, as a pure state machine per parent session:
- * `nextOrphanStep(state, facts, now, budgets) -> { state, action, wakeAt? }`.
+ * Parents and their subagents, as a pure state machine per parent session.
  *
- * Two failures are handled here:
- *
- *  - ORPHAN PARENT. A child finished (or crashed) but its parent stays busy, still holding
- *    the subagent call (the host's subagent tool: 1.x `task`, 2.x `subagent`) open, and never
- *    picks the result up. A 2.x background call is no wait: its parent carries on by itself. In the event stream this
- *    shows as the busy count dropping from >1 to 1 with the parent as the survivor. The
- *    machine keys on the condition behind that drop rather than on the drop itself: the
- *    parent is busy, holds an open subagent call, and none of its children is busy. A missed
- *    event or a plugin reload therefore cannot hide an orphan, and an unrelated busy session
- *    elsewhere does not mask one. Requiring the open subagent call is what keeps a parent
- *    that did get its result and is merely slow to answer (a long time to first token) out of
- *    this path: that is the ordinary stall watchdog's job.
+ *  - ORPHAN PARENT: a child finished (or crashed) but its busy parent still holds the subagent
+ *    call open and never picks the result up (a 2.x background call is no wait). Keyed on the
+ *    condition (parent busy, subagent call open, no child busy), not on the busy-count drop, so
+ *    a missed event or a reload cannot hide an orphan. Requiring the open call keeps a parent
+ *    that got its result and is merely slow to answer on the ordinary stall path.
  *      orphan-wait   wait `subagentWaitMs + gracePeriodMs`;
- *      child-probed  nudge a crashed child (ended in error, not cancelled by the user) once,
- *                    then wait another `subagentWaitMs` (with nothing to nudge: go on at once);
+ *      child-probed  nudge a crashed child (not cancelled by the user) once, wait `subagentWaitMs`;
  *      resumed       abort + resume the parent, once per busy period.
  *
- *  - STUCK SUBAGENT. A busy child with no new output for 60 s (180 s while it runs a tool)
- *    gets one recovery prompt (child-nudged) before anything is done to the parent. Each child
- *    is nudged at most once per busy period of the parent, and never again before it has shown
- *    a turn of its own since the last nudge (the parent going idle and busy again says nothing
- *    about the child: a second identical prompt would only queue behind the first). A quiet
- *    child is then waited on until it has been silent for `subagentDeadMs`; only then does it
- *    read as dead, and a parent blocked on it is aborted and resumed. A child waiting on the
- *    user (question, permission) is never nudged and never reads as stuck.
+ *  - STUCK SUBAGENT: a quiet busy child gets one recovery prompt per busy period of the parent,
+ *    and never again before it has shown a turn of its own (a second identical prompt would
+ *    only queue behind the first). Silent for `subagentDeadMs` it reads as dead and a parent
+ *    blocked on it is aborted and resumed. A child waiting on the user is never nudged.
  *
- * Always: nothing while the parent is idle, cancelled by the user, paused, awaiting the user,
- * or running any tool other than the subagent call. A parent blocked on a running child
- * (busy, output within the limits above) is left alone. Any parent activity after a wait
- * started means the parent is alive: back to watching.
+ * Any parent activity after a wait started means the parent is alive: back to watching.
  */
 import type { Options } from "../options/index.ts"
 import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt } from "../prompts/subagents.ts"
@@ -55,10 +39,7 @@ export type ChildFacts = {
   awaitingUser: boolean
   /** The user stopped this child (ESC): never nudged. */
   cancelledByUser: boolean
-  /**
-   * Counts the child's own turns (output, a tool, a run starting or ending, an interruption, a
-   * user message). Only its changes matter: a nudge stays unanswered until it moves.
-   */
+  /** The child's own turns; only its changes matter: a nudge stays unanswered until it moves. */
   turns: number
 }
 
@@ -66,12 +47,10 @@ export type ParentFacts = {
   busy: boolean
   /** Last host event of any kind for the parent. */
   lastActivityAt: number
-  /** Names of the tools the parent has open (in flight). */
   openTools: readonly string[]
   awaitingUser: boolean
   /** ESC latch, pause, or completion latch: the plugin must not touch the session. */
   blocked: boolean
-  /** The parent's direct children (sessions whose parentID is this session). */
   children: readonly ChildFacts[]
 }
 
@@ -88,7 +67,6 @@ export type OrphanState = {
   phase: OrphanPhase
   /** When the current wait began: parent activity after it cancels the wait. */
   since: number
-  /** When the current wait ends. */
   deadline: number
   /** Children already nudged during this busy period of the parent (each at most once). */
   nudged: readonly string[]
@@ -96,23 +74,15 @@ export type OrphanState = {
   unanswered: readonly Nudge[]
 }
 
-/** A nudge and the child's turn count when it went out. */
 export type Nudge = { id: string; turns: number }
 
 export const INITIAL_ORPHAN_STATE: OrphanState = { phase: "watching", since: 0, deadline: 0, nudged: [], unanswered: [] }
 
-/**
- * A nudge of a child (`sessionID`; feature `subagent-stuck` or `subagent-crashed`), abort +
- * resume of the parent (`abort-continue`), or nothing.
- */
 export type OrphanEffect = EffectOf<"none" | "abort-continue"> | (EffectOf<"nudge"> & { sessionID: string })
 
 export type OrphanStep = { state: OrphanState; effect: OrphanEffect; wakeAt?: number }
 
-/**
- * How a call that starts relates to a subagent: not one (undefined), a wait on the child, or
- * a background run (input `background: true`, 2.x) that returns at once.
- */
+/** A 2.x call with input `background: true` returns at once: no wait on the child. */
 export function subagentCallKind(tool: string, args: unknown, names: readonly string[]): OpenTool["subagent"] {
   const lower = tool.toLowerCase()
   if (!names.some((n) => n.toLowerCase() === lower)) return undefined
@@ -156,7 +126,6 @@ function capped<T>(list: T[]): T[] {
   return list.length > MAX_NUDGED ? list.slice(list.length - MAX_NUDGED) : list
 }
 
-/** The state after nudging `child`: remembered for this busy period and until the child answers. */
 function withNudged(state: OrphanState, child: ChildFacts): Pick<OrphanState, "nudged" | "unanswered"> {
   return {
     nudged: capped([...state.nudged, child.id]),
@@ -169,7 +138,6 @@ function alreadyNudged(state: OrphanState, child: ChildFacts): boolean {
   return state.nudged.includes(child.id) || state.unanswered.some((n) => n.id === child.id && n.turns === child.turns)
 }
 
-/** Drops the nudges their child has answered (or that belong to a child no longer listed). */
 function stillUnanswered(state: OrphanState, children: readonly ChildFacts[]): OrphanState {
   const kept = state.unanswered.filter((n) => children.some((c) => c.id === n.id && c.turns === n.turns))
   return kept.length === state.unanswered.length ? state : { ...state, unanswered: kept }
@@ -229,8 +197,6 @@ export function nextOrphanStep(prev: OrphanState, facts: ParentFacts, now: numbe
     return none(base, "waiting on a quiet subagent (not dead yet)", deadAt)
   }
 
-  // Only dead, crashed and finished children from here on. The parent is stuck only if it
-  // still waits on a subagent call.
   if (!subagentCallOpen) return none(watching(state), "no subagent call open in the parent")
 
   // 4. A dead child: its runner is hung, a prompt would only queue. Abort + resume the parent.

@@ -1,22 +1,14 @@
 /**
- * What a `task_complete` call gets back, as a pure decision. The engine registers the
- * tool, keeps the two counters, and carries out the effects (latch and clear timers, return
- * the text as the tool result, or fail the call with it).
+ * What a `task_complete` call gets back, as a pure decision.
  *
- * Rules:
- *  - open todos refuse the call, up to `maxRefusals` refusals; after that the call is
- *    accepted anyway (the model may be right, and refusing forever is a loop of its own).
- *    Subagents skip this gate: a child was never asked to do its parent's open items, and
- *    a list that could not be read never refuses anything;
- *  - repeated calls with no user message in between: the first is acknowledged with an
- *    explicit instruction to stop, the second gets a warning, every later one an error.
- *    This breaks the loop where the acknowledgement is fed back to a stuck model that
- *    calls task_complete again (27 acknowledgements in a row were seen in the field).
+ *  - Open todos refuse the call up to `maxRefusals` times, then it is accepted anyway: the
+ *    model may be right, and refusing forever is a loop of its own. Subagents skip this gate:
+ *    a child was never asked to do its parent's open items.
+ *  - Repeated calls with no user message between get a warning, then an error: a stuck model
+ *    fed the acknowledgement calls task_complete again and again.
  *
- * Counters the engine keeps:
- *  - `repeatCalls`: set to `next.repeatCalls` after each call; reset to 0 on a genuine user
- *    message and whenever any other tool runs (a refusal resets it itself);
- *  - `refusals`: set to `next.refusals`; reset to 0 on a genuine user message.
+ * The engine resets `repeatCalls` on a genuine user message and whenever any other tool runs,
+ * `refusals` on a genuine user message.
  */
 import {
   TASK_COMPLETE_ACK,
@@ -31,7 +23,6 @@ export type TaskCompleteInput = {
   /** `undefined` is read as "none". */
   todos: TodoSnapshot | undefined
   isSubagent: boolean
-  /** task_complete calls answered since the counter last reset. */
   repeatCalls: number
   /** Refusals since the last genuine user message. */
   refusals: number
@@ -40,10 +31,7 @@ export type TaskCompleteInput = {
 
 export type TaskCompleteCounters = { repeatCalls: number; refusals: number }
 
-/**
- * The tool's answer (a `reply`; `ok: false` fails the call with its text), and when the call
- * latches completion, the `complete` effect that does it (clear timers, no more nudges).
- */
+/** `reply.ok: false` fails the call with its text. */
 export type TaskCompleteStep = { reply: EffectOf<"reply">; complete?: EffectOf<"complete">; next: TaskCompleteCounters }
 
 function whole(n: number): number {
@@ -64,7 +52,6 @@ export function decideTaskComplete(input: TaskCompleteInput): TaskCompleteStep {
     const reason = open.length > 0 ? "accepted (open todos, refusals used up)" : "accepted"
     return { reply: { kind: "reply", ok: true, text: TASK_COMPLETE_ACK, reason }, complete, next }
   }
-  // Second call in a row: stay latched, return the warning; later ones fail the call.
   if (repeatCalls === 1) return { reply: { kind: "reply", ok: true, text: TASK_COMPLETE_REPEAT_WARNING, reason: "called again (repeat)" }, complete, next }
   return { reply: { kind: "reply", ok: false, text: TASK_COMPLETE_REPEAT_ERROR, reason: "called again (error)" }, complete, next }
 }

@@ -37,7 +37,6 @@ export function describeTool(callID: string, open: OpenTool, now: number, b: Wat
   return { callID, tool: open.tool, ageMs, stuck: ageMs >= stuckAfter }
 }
 
-/** The open tool that started first, or undefined when none is open. */
 export function oldestOpenTool(state: SessionState, now: number, b: WatchdogBudgets): InFlightTool | undefined {
   let oldest: InFlightTool | undefined
   for (const [callID, open] of state.openTools) {

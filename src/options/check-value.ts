@@ -1,8 +1,4 @@
-/**
- * Checking one option value against its spec: accept it, drop bad list entries, reject it
- * with a reason for the warning, or treat it as not given. Used for config values and, as a
- * second check, for values parsed from the environment.
- */
+/** Checking one option value against its spec, for config values and, as a second check, for environment values. */
 import type { AnySpec } from "./schema.ts"
 import { errorText, preview } from "./safe-read.ts"
 

@@ -28,7 +28,6 @@ export type OptionDoc = {
 
 type JsonSchema = { type?: string | string[]; enum?: unknown[]; items?: JsonSchema }
 
-/** Reads the human type label off the JSON schema zod generates for the value type. */
 function typeLabel(schema: JsonSchema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(" | ")
   if (schema.type === "array") return `${schema.items ? typeLabel(schema.items) : "unknown"}[]`

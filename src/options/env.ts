@@ -1,10 +1,6 @@
 /**
- * Options that an environment variable may set. Config beats environment beats default:
- * the variable is consulted only when the option is not given in the config.
- *
- * Data-driven so adding a variable is one row. Every parser turns text into a checked value
- * or refuses it; raw environment text never reaches an option (so `Number("abc")` cannot
- * end up in a timer).
+ * Options that an environment variable may set; config beats environment beats default. Raw
+ * environment text never reaches an option, so `Number("abc")` cannot end up in a timer.
  */
 import type { OptionName } from "./schema.ts"
 
@@ -19,7 +15,6 @@ export type EnvOverride = {
 const TRUE_WORDS = new Set(["1", "true", "on", "yes"])
 const FALSE_WORDS = new Set(["0", "false", "off", "no"])
 
-/** On/off switch: 1/true/on/yes or 0/false/off/no, any case, surrounding spaces ignored. */
 export function parseSwitch(text: string): EnvParse {
   const word = text.trim().toLowerCase()
   if (TRUE_WORDS.has(word)) return { ok: true, value: true }

@@ -1,9 +1,6 @@
 /**
- * Options accepted (validated, documented) but not applied on a host generation. The startup
- * log line prints this list as `accepted-but-inert=`, so an option that is parsed but ignored
- * is never silent. Every option is applied on both hosts today: the core applies the recovery
- * options, each adapter's port and the instance registry apply visibleContinue,
- * quietCorrections, injectIntervalMs, shareWatchState and registryScope.
+ * Options accepted but not applied on a host generation, printed at startup as
+ * `accepted-but-inert=` so an option that is parsed but ignored is never silent.
  */
 export const INERT_OPTIONS: Record<"v1" | "v2", readonly string[]> = {
   v1: [],

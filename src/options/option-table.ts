@@ -1,9 +1,7 @@
 /**
- * The option table: every plugin option, described once. Each entry carries the zod type that
- * validates a user value, the default, a one-line description and any host note; the profile
- * sections get their descriptions here too. Everything else (the zod schema, the `Options`
- * type, the defaults, the resolver, the README table and JSON schema) is derived from this
- * table in schema.ts, so adding an option means adding one entry here and nothing else.
+ * The option table: every plugin option, described once. The schema, the `Options` type, the
+ * defaults, the README table and the JSON schema are all derived from it (schema.ts), so adding
+ * an option means adding one entry here and nothing else.
  */
 import { z } from "zod"
 import { count, flag, ms, optional, stringList, text, withDefault, type OptionInfo } from "./spec-builders.ts"

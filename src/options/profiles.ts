@@ -42,15 +42,11 @@ const LOCAL_PROVIDERS: ReadonlySet<string> = new Set([
   "tgi",
 ])
 
-/** Lower-case and drop the separators people use interchangeably in provider ids. */
 function squash(name: string): string {
   return name.toLowerCase().replace(/[\s._-]+/g, "")
 }
 
-/**
- * True when the provider runs models locally. Accepts a bare provider id ("ollama") or a
- * "provider/model" reference ("ollama/qwen3"), in which case only the provider part counts.
- */
+/** A "provider/model" reference counts by its provider part. */
 export function isLocalProvider(providerID?: string): boolean {
   if (typeof providerID !== "string") return false
   const provider = providerID.split("/")[0] ?? ""
@@ -92,12 +88,8 @@ const cache = new WeakMap<ResolvedOptions, Map<string, Options>>()
 const MAX_CACHED_PROVIDERS = 64
 
 /**
- * The options that apply to a session on `providerID`, weakest layer first:
- * schema defaults < profile defaults < explicit top-level options < defaultFast/defaultSlow
- * (the matching profile) < modelProfiles[providerID].
- *
- * Pure and cheap; results are memoised per resolved object (treat it as immutable: it is
- * frozen) and returned frozen, so callers must copy before changing anything.
+ * Weakest layer first: schema defaults < profile defaults < explicit top-level options <
+ * defaultFast/defaultSlow < modelProfiles[providerID]. Memoised and frozen: copy before changing.
  */
 export function effectiveOptions(resolved: ResolvedOptions, providerID?: string): Options {
   // "\u0000" cannot be a real provider id, so it safely stands for "no provider known".

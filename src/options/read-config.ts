@@ -1,8 +1,6 @@
 /**
- * Reading the config object key by key: the top level, the defaultFast/defaultSlow sections
- * and the per-provider modelProfiles. Each key is checked on its own, so one bad key never
- * disturbs the others, and each problem becomes exactly one warning that says which value is
- * used instead. Unknown keys get a "did you mean"; old names are folded into their new ones.
+ * Reading the config object key by key, so one bad key never disturbs the others and each
+ * problem becomes exactly one warning that says which value is used instead.
  */
 import { checkValue, type Outcome } from "./check-value.ts"
 import { isPlainObject, preview, readKeys, readProperty } from "./safe-read.ts"
@@ -40,7 +38,6 @@ function fallbackText(ctx: BagContext, name: TunableName): string {
   return ctx.inSection ? "this override is skipped" : `using the default ${renderDefault(name)}`
 }
 
-/** "a", "a and b", "a, b and c". */
 function listText(names: readonly string[]): string {
   return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`
 }
@@ -61,10 +58,6 @@ function supersededText(key: TunableName, present: ReadonlySet<string>): string 
   return `every option it stands for is already set (${listText(canonicalTargets(key))})`
 }
 
-/**
- * Reads every option key of `source`. Accepted values land in the returned map under their
- * canonical name; section keys are handed to `onSection` (top level only).
- */
 export function readBag(
   source: object,
   ctx: BagContext,
@@ -153,7 +146,6 @@ export function readBag(
       ctx.warnings.push(`option "${path}" could not be read (${read.error}); ${aliasFallbackText(ctx, open)}`)
       continue
     }
-    // The alias is checked with its own spec (the same value rules as its targets).
     const outcome = checkValue(OPTION_SPECS[key], read.value)
     if (outcome.kind === "reject") {
       ctx.warnings.push(`option "${path}" ignored: ${outcome.reason}; ${aliasFallbackText(ctx, open)}`)

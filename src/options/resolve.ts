@@ -33,7 +33,6 @@ export type ResolvedOptions = {
   differences: Record<string, unknown>
 }
 
-/** Whether a resolved value differs from its default (for the `differences` log line). */
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
@@ -45,8 +44,6 @@ function deepEqual(a: unknown, b: unknown): boolean {
     deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
   )
 }
-
-// ---- environment ----------------------------------------------------------------------------
 
 function applyEnvironment(
   env: Record<string, string | undefined> | undefined,
@@ -75,8 +72,6 @@ function applyEnvironment(
     }
   }
 }
-
-// ---- entry point ----------------------------------------------------------------------------
 
 function finish(options: Record<string, unknown>, warnings: string[], explicit: Set<string>): ResolvedOptions {
   const differences: Record<string, unknown> = {}
@@ -119,10 +114,7 @@ function resolveUnchecked(raw: unknown, env: Record<string, string | undefined>,
   return finish(options, warnings, explicit)
 }
 
-/**
- * Resolves raw plugin options. `env` is normally `process.env`; it is a parameter so tests
- * (and the two host builds) decide what the plugin sees. Never throws.
- */
+/** `env` is a parameter so tests and the two host builds decide what the plugin sees. */
 export function resolveOptions(raw: unknown, env: Record<string, string | undefined>): ResolvedOptions {
   const warnings: string[] = []
   try {

@@ -11,7 +11,6 @@ import type { OptionInfo, Spec } from "./spec-builders.ts"
 export type TunableName = keyof typeof TUNABLE_SPECS
 /** Old names, folded into the options they stand for (test/unit/options/aliases.test.ts checks this list). */
 export type AliasName = "maxRetries" | "maxRecoveryRetries"
-/** Canonical option names that `Options` carries (aliases resolve into these). */
 export type OptionName = Exclude<TunableName, AliasName>
 
 type TunableShape = { [K in TunableName]: (typeof TUNABLE_SPECS)[K]["field"] }
@@ -50,7 +49,6 @@ export const overridesSchema: z.ZodType<Overrides> = z
 
 export type SectionName = keyof typeof PROFILE_SECTION_INFO
 
-/** The full options object as a config file may write it. */
 export const optionsSchema = tunablesSchema.extend({
   defaultFast: overridesSchema.optional().describe(PROFILE_SECTION_INFO.defaultFast.description),
   defaultSlow: overridesSchema.optional().describe(PROFILE_SECTION_INFO.defaultSlow.description),

@@ -1,9 +1,4 @@
-/**
- * The vocabulary the option table is written in: what an option's description carries
- * (`OptionInfo`), the two ways a spec is made (with a default, or optional), and the value
- * shapes (milliseconds, counts, flags, prompt text, string lists) with error texts a user can
- * act on. Kept apart from the table so the table reads as data.
- */
+/** The vocabulary the option table is written in, kept apart so the table reads as data. */
 import { z } from "zod"
 
 /**
@@ -12,7 +7,6 @@ import { z } from "zod"
  */
 export const MAX_TIMER_MS = 2_147_483_647
 
-/** How a list option treats its entries (see check-value.ts). */
 export type ListKind =
   /** Every entry must compile as a RegExp; the rest are dropped with a warning. */
   | "regex"

@@ -4,12 +4,7 @@
  */
 import { distance } from "fastest-levenshtein"
 
-/**
- * The known name nearest to `key` (compared case-insensitively), or undefined when none is
- * close enough: within max(2, a third of the longer of the two names) edits, so a dropped
- * suffix on a long name ("maxRetry") is still caught while short words get no wild guesses.
- * Ties go to the earlier candidate.
- */
+/** A third of the longer name's length, at least 2: a dropped suffix on a long name is still caught, short words get no wild guesses. */
 export function nearestName(key: string, candidates: readonly string[]): string | undefined {
   const wanted = key.toLowerCase()
   let best: string | undefined
