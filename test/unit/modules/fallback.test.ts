@@ -72,6 +72,23 @@ describe("the host scheduling its own retry far ahead", () => {
     expect(h.port.sends[0]!.text).toContain("its retry is 1h 0m 0s away")
   })
 
+  test("the host reporting its far retry twice while the switch is under way still makes one switch, to the first fallback", async () => {
+    const h = makeHarness(ON)
+    // The history read before the switch takes a while: the second report arrives meanwhile.
+    const read = h.port.readMessages.bind(h.port)
+    h.port.readMessages = (id, limit) => new Promise((resolve) => h.time.schedule(100, () => resolve(read(id, limit))))
+    h.emit(...userTurn, { type: "busy" }, farRetry)
+    await h.advance(50, 10)
+    h.emit(farRetry)
+    await h.advance(500, 50)
+    h.emit({ type: "idle" })
+    await h.advance(ABORT_CONTINUE_DELAY_MS + 500, 250)
+    expect(h.port.actions).toEqual(["abort", "send"])
+    expect(modelsSent(h)).toEqual(["anthropic/claude-y"])
+    expect(h.engine.status(SESSION)?.fallback?.model).toBe("anthropic/claude-y")
+    expect(h.port.logged(/switching to fallback model local\/qwen/)).toBe(false)
+  })
+
   test("negative control: a retry due within the stall budget is the host's business", async () => {
     const h = makeHarness(ON)
     h.emit(...userTurn, { ...farRetry, retryInMs: 2000 })
