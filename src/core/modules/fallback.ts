@@ -182,6 +182,9 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
           pending.delete(state.id)
           const back = state.fallback.userModel
           ctx.logger.log("info", `session ${state.id}: the user wrote; fallback episode over${back ? `, back to ${modelKey(back)}` : ""}`)
+          // Where the model belongs to the session (2.x), the fallback run may still be live:
+          // the idle that would have put it back would find the episode over already.
+          restoreUserModel(state)
           state.fallback = undefined
           return
         }

@@ -220,6 +220,35 @@ describe("one episode", () => {
     expect(modelsSent(h)).toEqual(["anthropic/claude-y", "anthropic/claude-y"])
   })
 
+  test("2.x: a genuine user message while the fallback run is live puts the session back on the user's model at once", async () => {
+    const h = makeHarness(ON)
+    const restored: string[] = []
+    Object.assign(h.port, { restoreModel: (id: string, model: typeof USER) => (restored.push(`${id} ${model.providerID}/${model.modelID}`), Promise.resolve()) })
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    expect(modelsSent(h)).toEqual(["anthropic/claude-y"])
+    // The fallback run is live when the user writes; the episode ends with their message.
+    h.emit({ type: "userMessage", genuine: false }, { type: "busy" }, { type: "modelOutput" })
+    expect(restored).toEqual([])
+    h.emit(...userTurn)
+    await h.advance(500)
+    expect(restored).toEqual([`${SESSION} openai/gpt-x`])
+    h.emit({ type: "idle" })
+    await h.advance(500)
+    expect(restored).toHaveLength(1)
+  })
+
+  test("control: our own prompt during the episode does not put the session back (the fallback model carries on)", async () => {
+    const h = makeHarness(ON)
+    const restored: string[] = []
+    Object.assign(h.port, { restoreModel: (id: string) => (restored.push(id), Promise.resolve()) })
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    h.emit({ type: "userMessage", genuine: false }, { type: "busy" }, { type: "modelOutput" })
+    await h.advance(500)
+    expect(restored).toEqual([])
+  })
+
   test("every prompt of ours during the episode goes on with the fallback model (a stall continue too)", async () => {
     const h = makeHarness({ ...ON, chunkTimeoutMs: 10_000, gracePeriodMs: 0 })
     h.emit(...userTurn, longRateLimit, { type: "idle" })
