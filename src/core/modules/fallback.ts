@@ -18,7 +18,7 @@ import { fallbackReason } from "../../prompts/fallback.ts"
 import { formatDuration } from "../../prompts/format.ts"
 import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt, uncountUnsent } from "../actions.ts"
 import { holdReason, type FallbackOffer } from "../context.ts"
-import { modelKey, nextFallback, unknownModelEntries, waitWorthSwitching, type FallbackEpisode } from "../fallback.ts"
+import { modelKey, nextFallback, unknownModelEntries, userTurnModel, waitWorthSwitching, type FallbackEpisode } from "../fallback.ts"
 import { withTimeout } from "../host-calls.ts"
 import { errorText } from "../logger.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
@@ -185,6 +185,10 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
           // Where the model belongs to the session (2.x), the fallback run may still be live:
           // the idle that would have put it back would find the episode over already.
           restoreUserModel(state)
+          // 2.x names no model on a user turn (the adapter reports the newest step's, the
+          // fallback's): such a turn is on the user's own model, as it is on 1.x (adapter.ts).
+          const own = userTurnModel(state.fallback, signal.setup?.model)
+          if (own) state.setup = { ...state.setup, model: own }
           state.fallback = undefined
           return
         }

@@ -238,6 +238,32 @@ describe("one episode", () => {
     expect(restored).toHaveLength(1)
   })
 
+  test("2.x: a user message reported with the fallback's model (the newest step's) still counts as the user's own model", async () => {
+    const h = makeHarness(ON)
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    h.emit({ type: "userMessage", genuine: false }, { type: "busy" }, { type: "modelOutput" }, { type: "idle" })
+    // 2.x names no model on a user turn: the adapter reports the newest step's, the fallback's.
+    h.emit({ type: "userMessage", genuine: true, setup: { agent: "build", model: BACKUP } }, { type: "busy" }, { type: "modelOutput" })
+    h.emit(longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    // The next episode starts from the user's model again: the first fallback is tried first.
+    expect(modelsSent(h)).toEqual(["anthropic/claude-y", "anthropic/claude-y"])
+    expect(h.port.sends[1]!.text).toContain("openai/gpt-x cannot go on for now")
+    expect(h.engine.status(SESSION)?.fallback?.userModel).toBe("openai/gpt-x")
+  })
+
+  test("control: a user message naming a third model is the user's pick and stays theirs", async () => {
+    const h = makeHarness(ON)
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    h.emit({ type: "userMessage", genuine: true, setup: { agent: "build", model: THIRD } }, { type: "busy" }, { type: "modelOutput" })
+    h.emit(longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    expect(modelsSent(h)).toEqual(["anthropic/claude-y", "anthropic/claude-y"])
+    expect(h.port.sends[1]!.text).toContain("local/qwen cannot go on for now")
+  })
+
   test("control: our own prompt during the episode does not put the session back (the fallback model carries on)", async () => {
     const h = makeHarness(ON)
     const restored: string[] = []
