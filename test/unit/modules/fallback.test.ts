@@ -137,6 +137,21 @@ describe("never", () => {
     expect(h.engine.status(SESSION)?.fallback).toBeUndefined()
   })
 
+  for (const [label, hold] of [
+    ["paused", (h: Harness) => h.pauses.pause(SESSION)],
+    ["ESC", (h: Harness) => h.emit({ type: "interrupted", byUser: true })],
+  ] as const) {
+    test(`${label} between the decision and the failed run's end: nothing goes out`, async () => {
+      const h = makeHarness(ON)
+      h.emit(...userTurn, longRateLimit)
+      await h.advance(500)
+      hold(h)
+      h.emit({ type: "idle" })
+      await h.advance(60_000, 1000)
+      expect(h.port.actions).toEqual([])
+    })
+  }
+
   test("control for the holds: the same timeline with none of them switches", async () => {
     const h = makeHarness(ON)
     h.emit(...userTurn, longRateLimit, { type: "idle" })
