@@ -43,6 +43,23 @@ describe("2.x fallback sends", () => {
     ])
   })
 
+  test("the host's session really is on the backup after the send and on the user's model after the restore", async () => {
+    const host = new FakeV2Host({ model: { providerID: "openai", id: "gpt-x" } })
+    const port = portOn(host)
+    await port.send({ sessionID: "ses_1", text: "continue on the backup", kind: "continue", setup: { agent: "build", model: BACKUP }, onFallback: true })
+    expect(host.modelOf("ses_1")).toEqual({ providerID: "anthropic", id: "claude-y" })
+    expect(host.modelOf("ses_2")).toEqual({ providerID: "openai", id: "gpt-x" })
+    await port.restoreModel!("ses_1", USER)
+    expect(host.modelOf("ses_1")).toEqual({ providerID: "openai", id: "gpt-x" })
+  })
+
+  test("control: the fake host refuses a switch in any other shape, as the 2.x schema does", async () => {
+    const host = new FakeV2Host()
+    const switchModel = (host.ctx.session as Record<string, (a: unknown) => Promise<unknown>>).switchModel!
+    await expect(switchModel({ sessionID: "ses_1", model: { providerID: "anthropic", modelID: "claude-y" } })).rejects.toThrow(/expected/)
+    await expect(switchModel({ sessionID: "ses_1", providerID: "anthropic", modelID: "claude-y" })).rejects.toThrow(/expected/)
+  })
+
   test("negative control: an ordinary send (the user's own model) switches nothing, and there is nothing to restore", async () => {
     const host = new FakeV2Host()
     const port = portOn(host)
