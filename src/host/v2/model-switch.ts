@@ -2,8 +2,10 @@
  * Fallback models on 2.x, where the model belongs to the session: a prompt on a fallback model
  * switches the session first (`session.switchModel`, feature-detected; its argument is the
  * model as 2.x spells it in messages, `{ providerID, id }`), and `restore` puts a session this
- * port switched back on the user's model. A host without switchModel gets the model on the
- * prompt itself (a field the 2.x documentation does not list: best effort).
+ * port switched back on the user's model. The 2.x prompt takes no model (its input is id, text,
+ * files, agents, skills, metadata, delivery, resume), so a host without switchModel cannot run a
+ * continue on another model: the send is refused, and the core keeps the usual wait or give-up
+ * instead of announcing a switch that would not happen.
  */
 import type { ModelRef, SendRequest } from "../../core/port.ts"
 import { callCtx, hasMethod } from "./context.ts"
@@ -20,7 +22,7 @@ export function createModelSwitch(ctx: unknown) {
     async select(request: SendRequest): Promise<Record<string, unknown>> {
       const model = request.setup?.model
       if (!request.onFallback || !model) return {}
-      if (!hasMethod(ctx, "session", "switchModel")) return { model: wire(model) }
+      if (!hasMethod(ctx, "session", "switchModel")) throw new Error("this host has no session.switchModel: the continue cannot go out on another model")
       await callCtx(ctx, "session", "switchModel", { sessionID: request.sessionID, model: wire(model) })
       if (!switched.has(request.sessionID) && switched.size >= MAX_SWITCHED_SESSIONS) switched.delete(switched.values().next().value!)
       switched.add(request.sessionID)

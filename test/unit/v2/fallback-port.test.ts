@@ -1,7 +1,7 @@
 /**
  * Fallback models on the 2.x port: the model belongs to the session, so a prompt on a fallback
  * model switches the session first (`session.switchModel`, feature-detected), and the session
- * goes back to the user's model after; a host without switchModel gets the model on the prompt.
+ * goes back to the user's model after; a host without switchModel refuses the fallback send.
  */
 import { describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../support/simulated-time.ts"
@@ -68,14 +68,16 @@ describe("2.x fallback sends", () => {
     expect(methods(host)).toEqual(["session.prompt"])
   })
 
-  test("a host without switchModel gets the model on the prompt itself", async () => {
+  test("a host without switchModel refuses a fallback send (the 2.x prompt takes no model): nothing runs on the failed model under a fallback's name", async () => {
     const host = new FakeV2Host()
     host.remove("session.switchModel")
     const port = portOn(host)
-    await port.send({ sessionID: "ses_1", text: "continue on the backup", kind: "continue", setup: { model: BACKUP }, onFallback: true })
-    expect(methods(host)).toEqual(["session.prompt"])
-    expect(host.callsTo("session.prompt")[0]!.args[0]).toMatchObject({ model: { providerID: "anthropic", id: "claude-y" } })
+    await expect(port.send({ sessionID: "ses_1", text: "continue on the backup", kind: "continue", setup: { model: BACKUP }, onFallback: true })).rejects.toThrow(/switchModel/)
+    expect(methods(host)).toEqual([])
     await port.restoreModel!("ses_1", USER)
+    expect(methods(host)).toEqual([])
+    // control: an ordinary send on the same host goes out
+    await port.send({ sessionID: "ses_1", text: "continue", kind: "continue", setup: { model: USER } })
     expect(methods(host)).toEqual(["session.prompt"])
   })
 
