@@ -97,7 +97,7 @@ export class FakeV2Host {
 
     const session: Record<string, unknown> = {
       create: rec("session.create", () => ({ id: this.id("ses") })),
-      get: rec("session.get", noop),
+      get: rec("session.get", (a) => ({ id: a?.sessionID, model: this.modelOf(a?.sessionID) })),
       switchAgent: rec("session.switchAgent", noop),
       switchModel: rec("session.switchModel", (a) => this.switchModel(a)),
       prompt: rec("session.prompt", (a) => this.admit("user", a)),

@@ -53,6 +53,26 @@ describe("2.x fallback sends", () => {
     expect(host.modelOf("ses_1")).toEqual({ providerID: "openai", id: "gpt-x" })
   })
 
+  test("a model the user picked meanwhile is theirs: the restore leaves it alone", async () => {
+    const host = new FakeV2Host({ model: { providerID: "openai", id: "gpt-x" } })
+    const port = portOn(host)
+    await port.send({ sessionID: "ses_1", text: "continue on the backup", kind: "continue", setup: { agent: "build", model: BACKUP }, onFallback: true })
+    // The user switches the session to a third model in the UI.
+    await (host.ctx.session as Record<string, (a: unknown) => Promise<unknown>>).switchModel!({ sessionID: "ses_1", model: { providerID: "local", id: "qwen" } })
+    await port.restoreModel!("ses_1", USER)
+    expect(host.modelOf("ses_1")).toEqual({ providerID: "local", id: "qwen" })
+    expect(host.callsTo("session.switchModel")).toHaveLength(2)
+  })
+
+  test("control: a host whose session.get fails still gets the session back (an unknown model is no user choice)", async () => {
+    const host = new FakeV2Host({ model: { providerID: "openai", id: "gpt-x" } })
+    const port = portOn(host)
+    await port.send({ sessionID: "ses_1", text: "continue on the backup", kind: "continue", setup: { agent: "build", model: BACKUP }, onFallback: true })
+    host.set("session.get", "reject")
+    await port.restoreModel!("ses_1", USER)
+    expect(host.modelOf("ses_1")).toEqual({ providerID: "openai", id: "gpt-x" })
+  })
+
   test("control: the fake host refuses a switch in any other shape, as the 2.x schema does", async () => {
     const host = new FakeV2Host()
     const switchModel = (host.ctx.session as Record<string, (a: unknown) => Promise<unknown>>).switchModel!
