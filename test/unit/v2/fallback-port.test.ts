@@ -106,4 +106,11 @@ describe("2.x fallback sends", () => {
     host.modelList = { location: {}, data: [{ id: "gpt-x", providerID: "openai" }, { id: "claude-y", provider: { id: "anthropic" } }, { id: "orphan" }] }
     expect(await portOn(host).listModels!()).toEqual([USER, BACKUP])
   })
+
+  test("a model the host lists as disabled (Model.Info enabled: false) is not one it can run", async () => {
+    const host = new FakeV2Host()
+    host.modelList = { location: {}, data: [{ id: "gpt-x", modelID: "gpt-x-2026", providerID: "openai", enabled: true }, { id: "claude-y", modelID: "claude-y", providerID: "anthropic", enabled: false }] }
+    // Model.Ref names the model by Model.Info `id`, not its provider-side `modelID`.
+    expect(await portOn(host).listModels!()).toEqual([USER])
+  })
 })
