@@ -27,8 +27,16 @@ const QUOTA = [/insufficient[\s_-]?quota/i, /quota/i, /usage limit/i, /billing/i
 const RATE = [/rate[\s_-]?limit/i, /too many requests/i, /rate exceeded/i, /throttl/i, /resource[\s_-]?exhausted/i]
 const OVERLOAD = [/overloaded/i, /queue (is )?full/i, /server is busy/i, /over capacity/i, /capacity exceeded/i, /temporarily unavailable/i]
 
-function first(patterns: readonly RegExp[], text: string): RegExp | undefined {
-  return patterns.find((re) => re.test(text))
+/** Longest quoted excerpt of the provider's words in a reason (the reason reaches the model). */
+const QUOTE_CAP = 60
+
+/** The provider's own words the first matching pattern found, quoted: what the log and the continue show. */
+function first(patterns: readonly RegExp[], text: string): string | undefined {
+  for (const re of patterns) {
+    const found = re.exec(text)
+    if (found) return `"${found[0].slice(0, QUOTE_CAP)}"`
+  }
+  return undefined
 }
 
 export function classifyOutage(input: OutageInput): Outage | undefined {
@@ -38,18 +46,18 @@ export function classifyOutage(input: OutageInput): Outage | undefined {
   const typed = OUTAGE_TYPES[name]
   if (typed) return { kind: typed, why: `error type ${name}` }
   const quota = first(QUOTA, message)
-  if (quota) return { kind: "quota", why: `quota (${quota.source})` }
+  if (quota) return { kind: "quota", why: quota }
   if (status === 429) return { kind: "rate-limit", why: "HTTP 429" }
   const rate = first(RATE, message)
-  if (rate) return { kind: "rate-limit", why: `rate limit (${rate.source})` }
+  if (rate) return { kind: "rate-limit", why: rate }
   if (status === 529) return { kind: "overloaded", why: "HTTP 529" }
   const overload = first(OVERLOAD, message)
-  if (overload) return { kind: "overloaded", why: `${status === 503 ? "HTTP 503, " : ""}overloaded (${overload.source})` }
+  if (overload) return { kind: "overloaded", why: `${status === 503 ? "HTTP 503, " : ""}${overload}` }
   if (status === 503) return { kind: "overloaded", why: "HTTP 503" }
   return undefined
 }
 
-/** A short label for logs and the continue: "rate limit (HTTP 429)". */
+/** A short label for logs and the continue: `rate limited: HTTP 429`, `quota exhausted: "insufficient_quota"`. */
 export function outageLabel(outage: Outage | undefined, fallback: string): string {
   if (!outage) return fallback
   const what = outage.kind === "quota" ? "quota exhausted" : outage.kind === "overloaded" ? "provider overloaded" : "rate limited"

@@ -232,7 +232,7 @@ export const TUNABLE_SPECS = {
     description:
       "Models (\"provider/model\", in order) a session goes on with when its own is rate limited, out of quota or down for longer than a stall budget; each is tried once per episode, and your next message goes back to your model. Empty: off.",
     list: "models",
-    hostNote: "v1: the continue carries the model; v2: session.switchModel where the host has it, else the prompt's model.",
+    hostNote: "v1: the continue carries the model; v2: session.switchModel (a host without it keeps the usual wait).",
   }),
   sendTimeoutMs: withDefault(ms("positive"), 30_000, {
     description: "Longest a single recovery send may take before it is treated as failed.",

@@ -81,6 +81,8 @@ export class FakeV2Host {
   private readonly directory: string
   private readonly inboxEvents: boolean
   private readonly model: { id: string; providerID: string }
+  /** Models set by `session.switchModel`: in 2.x the model belongs to the session. */
+  private readonly sessionModels = new Map<string, { id: string; providerID: string; variant?: string }>()
   readonly server?: { url: string; password?: string }
 
   constructor(opts: FakeV2Options = {}) {
@@ -95,9 +97,9 @@ export class FakeV2Host {
 
     const session: Record<string, unknown> = {
       create: rec("session.create", () => ({ id: this.id("ses") })),
-      get: rec("session.get", noop),
+      get: rec("session.get", (a) => ({ id: a?.sessionID, model: this.modelOf(a?.sessionID) })),
       switchAgent: rec("session.switchAgent", noop),
-      switchModel: rec("session.switchModel", noop),
+      switchModel: rec("session.switchModel", (a) => this.switchModel(a)),
       prompt: rec("session.prompt", (a) => this.admit("user", a)),
       generate: rec("session.generate", noop),
       command: rec("session.command", noop),
@@ -374,8 +376,28 @@ export class FakeV2Host {
 
   private nextStep(sessionID: string, run: Run): void {
     run.assistantID = this.id("msg")
-    this.push(sessionID, { id: run.assistantID, type: "assistant", agent: "build", model: this.model, content: [], time: { created: this.now() } })
-    this.emit("session.step.started", { sessionID, assistantMessageID: run.assistantID, agent: "build", model: this.model, started: this.now() })
+    const model = this.modelOf(sessionID)
+    this.push(sessionID, { id: run.assistantID, type: "assistant", agent: "build", model, content: [], time: { created: this.now() } })
+    this.emit("session.step.started", { sessionID, assistantMessageID: run.assistantID, agent: "build", model, started: this.now() })
+  }
+
+  /** The model a session's steps run on: the last `switchModel`, else the host's default. */
+  modelOf(sessionID: string): { id: string; providerID: string; variant?: string } {
+    return this.sessionModels.get(sessionID) ?? this.model
+  }
+
+  /**
+   * 2.x `session.switchModel({ sessionID, model: { id, providerID, variant? } })` (the client's
+   * SessionSwitchModelInput; POST /api/session/{id}/model, 204): any other shape is refused, as
+   * the host's schema would.
+   */
+  private switchModel(a: unknown): void {
+    const input = a as { sessionID?: unknown; model?: { id?: unknown; providerID?: unknown; variant?: unknown } } | undefined
+    const model = input?.model
+    if (typeof input?.sessionID !== "string" || typeof model?.id !== "string" || typeof model.providerID !== "string") {
+      throw new Error("session.switchModel: expected { sessionID, model: { id, providerID, variant? } }")
+    }
+    this.sessionModels.set(input.sessionID, { id: model.id, providerID: model.providerID, ...(typeof model.variant === "string" ? { variant: model.variant } : {}) })
   }
 
   private assistant(sessionID: string): Record<string, any> | undefined {
@@ -439,7 +461,7 @@ export class FakeV2Host {
       msg.tokens = full
       msg.finish = finish
     }
-    this.emit("session.step.ended", { sessionID, assistantMessageID: msg?.id, agent: "build", model: this.model, finish, cost: 0, tokens: full })
+    this.emit("session.step.ended", { sessionID, assistantMessageID: msg?.id, agent: "build", model: this.modelOf(sessionID), finish, cost: 0, tokens: full })
   }
 
   /** The provider fails the step and the run with a 2.x error object `{ type, message, status? }`. */

@@ -18,7 +18,7 @@ import { fallbackReason } from "../../prompts/fallback.ts"
 import { formatDuration } from "../../prompts/format.ts"
 import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt, uncountUnsent } from "../actions.ts"
 import { holdReason, type FallbackOffer } from "../context.ts"
-import { modelKey, nextFallback, unknownModelEntries, waitWorthSwitching, type FallbackEpisode } from "../fallback.ts"
+import { modelKey, nextFallback, unknownModelEntries, userTurnModel, waitWorthSwitching, type FallbackEpisode } from "../fallback.ts"
 import { withTimeout } from "../host-calls.ts"
 import { errorText } from "../logger.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
@@ -37,6 +37,8 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
   const unknown = new Set<string>()
   /** Switches decided while the failed run was still ending: carried out at its idle. */
   const pending = new Map<string, Pending>()
+  /** Sessions whose switch is being carried out (history read, abort, continue): one at a time. */
+  const underWay = new Set<string>()
   checkKnownModels()
 
   /** One bounded look at the host's model list at start-up; one warning naming what it lacks. */
@@ -60,7 +62,10 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
   function takeOver(state: SessionState, offer: FallbackOffer): boolean {
     const options = ctx.effective(state)
     const list = options.fallbackModels
-    if (list.length === 0 || state.dropped || pending.has(state.id)) return false
+    if (list.length === 0 || state.dropped) return false
+    // A switch already decided for this session moves it on: a second report of the same
+    // failure (a repeated retry status) must not skip a model or send a second continue.
+    if (pending.has(state.id) || underWay.has(state.id)) return true
     if (!waitWorthSwitching(offer.waitMs, stallBudgetMs(options))) return false
     const held = holdReason(ctx, state)
     if (held) {
@@ -92,6 +97,7 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
 
   async function carryOut(state: SessionState, switching: Pending): Promise<void> {
     const { offer, previous, episode } = switching
+    underWay.add(state.id)
     const undo = (why: string, outcome?: Parameters<typeof uncountUnsent>[1]) => {
       uncountUnsent(state, outcome)
       if (state.fallback === episode) state.fallback = previous
@@ -110,6 +116,8 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
       undo(outcome === undefined ? "the abort or the continue did not go out" : `the continue was ${outcome}`, outcome ?? "held")
     } catch (error) {
       ctx.logger.fault("module:fallback", `fallback switch failed: ${errorText(error)}`)
+    } finally {
+      underWay.delete(state.id)
     }
   }
 
@@ -174,6 +182,13 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
           pending.delete(state.id)
           const back = state.fallback.userModel
           ctx.logger.log("info", `session ${state.id}: the user wrote; fallback episode over${back ? `, back to ${modelKey(back)}` : ""}`)
+          // Where the model belongs to the session (2.x), the fallback run may still be live:
+          // the idle that would have put it back would find the episode over already.
+          restoreUserModel(state)
+          // 2.x names no model on a user turn (the adapter reports the newest step's, the
+          // fallback's): such a turn is on the user's own model, as it is on 1.x (adapter.ts).
+          const own = userTurnModel(state.fallback, signal.setup?.model)
+          if (own) state.setup = { ...state.setup, model: own }
           state.fallback = undefined
           return
         }
@@ -182,9 +197,11 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
     takeOver,
     forget(state) {
       pending.delete(state.id)
+      underWay.delete(state.id)
     },
     dispose() {
       pending.clear()
+      underWay.clear()
     },
   }
 }

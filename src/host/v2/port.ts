@@ -178,6 +178,8 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       if (!Array.isArray(list)) return []
       const out: ModelRef[] = []
       for (const info of list) {
+        // Model.Info `enabled: false`: listed, but the host will not run it.
+        if (get(info, "enabled") === false) continue
         const providerID = str(get(info, "providerID")) ?? str(get(info, "provider", "id")) ?? str(get(info, "provider"))
         const modelID = str(get(info, "id")) ?? str(get(info, "modelID"))
         if (providerID && modelID) out.push({ providerID, modelID })

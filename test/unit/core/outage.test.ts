@@ -1,6 +1,6 @@
 /** Outage texts as providers send them, in the shapes both hosts report (src/core/outage.ts). */
 import { describe, expect, test } from "bun:test"
-import { classifyOutage, type OutageKind } from "../../../src/core/outage.ts"
+import { classifyOutage, outageLabel, type OutageKind } from "../../../src/core/outage.ts"
 
 describe("classifyOutage", () => {
   const cases: [string, Parameters<typeof classifyOutage>[0], OutageKind | undefined][] = [
@@ -34,5 +34,15 @@ describe("classifyOutage", () => {
   test("only the capped head of a huge message is read (linear, bounded)", () => {
     expect(classifyOutage({ message: `${"x".repeat(100_000)} rate limit` })).toBeUndefined()
     expect(classifyOutage({ message: `rate limit ${"x".repeat(100_000)}` })?.kind).toBe("rate-limit")
+  })
+
+  test("the reason quotes the provider's words, never a pattern's source (it reaches the model in the continue)", () => {
+    const label = (input: Parameters<typeof classifyOutage>[0]) => outageLabel(classifyOutage(input), "none")
+    expect(label({ status: 429, message: "You exceeded your current quota (insufficient_quota)" })).toBe('quota exhausted: "insufficient_quota"')
+    expect(label({ message: "rate_limit_error: slow down" })).toBe('rate limited: "rate_limit"')
+    expect(label({ status: 503, message: "upstream queue is full" })).toBe('provider overloaded: HTTP 503, "queue is full"')
+    expect(label({ status: 429, message: "429" })).toBe("rate limited: HTTP 429")
+    // negative control: nothing recognised keeps the caller's wording
+    expect(label({ message: "connection reset" })).toBe("none")
   })
 })

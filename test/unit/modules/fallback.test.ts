@@ -72,6 +72,23 @@ describe("the host scheduling its own retry far ahead", () => {
     expect(h.port.sends[0]!.text).toContain("its retry is 1h 0m 0s away")
   })
 
+  test("the host reporting its far retry twice while the switch is under way still makes one switch, to the first fallback", async () => {
+    const h = makeHarness(ON)
+    // The history read before the switch takes a while: the second report arrives meanwhile.
+    const read = h.port.readMessages.bind(h.port)
+    h.port.readMessages = (id, limit) => new Promise((resolve) => h.time.schedule(100, () => resolve(read(id, limit))))
+    h.emit(...userTurn, { type: "busy" }, farRetry)
+    await h.advance(50, 10)
+    h.emit(farRetry)
+    await h.advance(500, 50)
+    h.emit({ type: "idle" })
+    await h.advance(ABORT_CONTINUE_DELAY_MS + 500, 250)
+    expect(h.port.actions).toEqual(["abort", "send"])
+    expect(modelsSent(h)).toEqual(["anthropic/claude-y"])
+    expect(h.engine.status(SESSION)?.fallback?.model).toBe("anthropic/claude-y")
+    expect(h.port.logged(/switching to fallback model local\/qwen/)).toBe(false)
+  })
+
   test("negative control: a retry due within the stall budget is the host's business", async () => {
     const h = makeHarness(ON)
     h.emit(...userTurn, { ...farRetry, retryInMs: 2000 })
@@ -119,6 +136,21 @@ describe("never", () => {
     expect(h.port.logged(/hit 1, waiting until/)).toBe(true)
     expect(h.engine.status(SESSION)?.fallback).toBeUndefined()
   })
+
+  for (const [label, hold] of [
+    ["paused", (h: Harness) => h.pauses.pause(SESSION)],
+    ["ESC", (h: Harness) => h.emit({ type: "interrupted", byUser: true })],
+  ] as const) {
+    test(`${label} between the decision and the failed run's end: nothing goes out`, async () => {
+      const h = makeHarness(ON)
+      h.emit(...userTurn, longRateLimit)
+      await h.advance(500)
+      hold(h)
+      h.emit({ type: "idle" })
+      await h.advance(60_000, 1000)
+      expect(h.port.actions).toEqual([])
+    })
+  }
 
   test("control for the holds: the same timeline with none of them switches", async () => {
     const h = makeHarness(ON)
@@ -201,6 +233,61 @@ describe("one episode", () => {
     h.emit(longRateLimit, { type: "idle" })
     await h.advance(2000)
     expect(modelsSent(h)).toEqual(["anthropic/claude-y", "anthropic/claude-y"])
+  })
+
+  test("2.x: a genuine user message while the fallback run is live puts the session back on the user's model at once", async () => {
+    const h = makeHarness(ON)
+    const restored: string[] = []
+    Object.assign(h.port, { restoreModel: (id: string, model: typeof USER) => (restored.push(`${id} ${model.providerID}/${model.modelID}`), Promise.resolve()) })
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    expect(modelsSent(h)).toEqual(["anthropic/claude-y"])
+    // The fallback run is live when the user writes; the episode ends with their message.
+    h.emit({ type: "userMessage", genuine: false }, { type: "busy" }, { type: "modelOutput" })
+    expect(restored).toEqual([])
+    h.emit(...userTurn)
+    await h.advance(500)
+    expect(restored).toEqual([`${SESSION} openai/gpt-x`])
+    h.emit({ type: "idle" })
+    await h.advance(500)
+    expect(restored).toHaveLength(1)
+  })
+
+  test("2.x: a user message reported with the fallback's model (the newest step's) still counts as the user's own model", async () => {
+    const h = makeHarness(ON)
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    h.emit({ type: "userMessage", genuine: false }, { type: "busy" }, { type: "modelOutput" }, { type: "idle" })
+    // 2.x names no model on a user turn: the adapter reports the newest step's, the fallback's.
+    h.emit({ type: "userMessage", genuine: true, setup: { agent: "build", model: BACKUP } }, { type: "busy" }, { type: "modelOutput" })
+    h.emit(longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    // The next episode starts from the user's model again: the first fallback is tried first.
+    expect(modelsSent(h)).toEqual(["anthropic/claude-y", "anthropic/claude-y"])
+    expect(h.port.sends[1]!.text).toContain("openai/gpt-x cannot go on for now")
+    expect(h.engine.status(SESSION)?.fallback?.userModel).toBe("openai/gpt-x")
+  })
+
+  test("control: a user message naming a third model is the user's pick and stays theirs", async () => {
+    const h = makeHarness(ON)
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    h.emit({ type: "userMessage", genuine: true, setup: { agent: "build", model: THIRD } }, { type: "busy" }, { type: "modelOutput" })
+    h.emit(longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    expect(modelsSent(h)).toEqual(["anthropic/claude-y", "anthropic/claude-y"])
+    expect(h.port.sends[1]!.text).toContain("local/qwen cannot go on for now")
+  })
+
+  test("control: our own prompt during the episode does not put the session back (the fallback model carries on)", async () => {
+    const h = makeHarness(ON)
+    const restored: string[] = []
+    Object.assign(h.port, { restoreModel: (id: string) => (restored.push(id), Promise.resolve()) })
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(2000)
+    h.emit({ type: "userMessage", genuine: false }, { type: "busy" }, { type: "modelOutput" })
+    await h.advance(500)
+    expect(restored).toEqual([])
   })
 
   test("every prompt of ours during the episode goes on with the fallback model (a stall continue too)", async () => {
