@@ -25,7 +25,7 @@ const srcDir = path.resolve(root, dirArg >= 0 ? process.argv[dirArg + 1]! : "src
 
 /** README "What it recovers" paths -> keywords of the file paths that implement them. */
 export const PATHS: { path: string; keywords: RegExp }[] = [
-  { path: "A stream that goes silent (stall)", keywords: /stall|ladder|watchdog|host-run|abort-veto|prompts\/continue/ },
+  { path: "A stream that goes silent (stall)", keywords: /stall|silent-stream|ladder|watchdog|host-run|abort-veto|prompts\/continue/ },
   { path: "OpenCode's own retry of a hung request (1.x)", keywords: /stream-timeouts/ },
   { path: "A tool that runs for a long time is not a stall", keywords: /watchdog|long-tool|tool-phase|wedge/ },
   {
@@ -37,6 +37,7 @@ export const PATHS: { path: string; keywords: RegExp }[] = [
   { path: "Provider failures", keywords: /failure|rate-limit|dead-stream|context-lock/ },
   { path: "Subagents", keywords: /subagent/ },
   { path: "Context saturation", keywords: /saturation/ },
+  { path: "Fallback models (opt-in)", keywords: /fallback|outage|model-switch/ },
   { path: "Sessions missed by events (discovery)", keywords: /discovery/ },
 ]
 
