@@ -51,7 +51,6 @@ export type ReadResult = {
   problem?: string
 }
 
-/** Where the marker lives for this environment. */
 export function pauseFilePath(env: Record<string, string | undefined> = process.env, homedir: () => string = os.homedir): string {
   const xdg = env.XDG_CONFIG_HOME
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME && path.isAbsolute(env.HOME) ? env.HOME : homedir(), ".config")
