@@ -18,7 +18,6 @@
  */
 import { lastNonBlankLines, trimEndDecoration } from "./text.ts"
 
-/** How many trailing non-blank lines are read. */
 export const ASKS_USER_LINES = 2
 
 /** Letters around a word, for languages (Cyrillic, accented) where `\b` does not apply. */
@@ -174,7 +173,6 @@ function isSignOff(line: string): boolean {
 
 export type AskFinding = { kind: "question" | "request"; detail: string }
 
-/** How the end of `text` hands the turn to the user, if it does. */
 export function asksUser(text: string): AskFinding | undefined {
   if (typeof text !== "string" || text.length === 0) return undefined
   const lines = lastNonBlankLines(text, ASKS_USER_LINES)

@@ -45,7 +45,6 @@ function isTrailing(ch: string, code: number): boolean {
   return code !== PARTY && PICTOGRAPH.test(ch)
 }
 
-/** Does `line` end with 🎉 (or `:tada:`), behind at most MAX_TRAILING trailing characters? */
 function lineEndsWithParty(line: string): boolean {
   let end = line.length
   for (let steps = 0; end > 0 && steps <= MAX_TRAILING; steps++) {

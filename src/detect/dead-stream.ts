@@ -13,9 +13,7 @@ import type { TranscriptMessage } from "../core/transcript.ts"
 import { capTail } from "./text.ts"
 
 export type DeadStreamInput = {
-  /** The newest assistant message of the turn. */
   message: TranscriptMessage | undefined
-  /** `silentDeadStreamMinTokens`. */
   minTokens: number
   /**
    * Tool calls in flight according to the snapshot taken when the session went idle. The

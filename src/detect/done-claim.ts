@@ -13,7 +13,6 @@ import { INTL_DONE_CLAIM_PATTERNS } from "./done-claims-intl.ts"
 import { anyMatches, compilePatterns } from "./patterns.ts"
 import { lastNonBlankLines } from "./text.ts"
 
-/** How many trailing non-blank lines a done claim is looked for in. */
 export const DONE_CLAIM_LINES = 5
 
 const FINISHED_WORDS = "done|finished|complete|completed"
@@ -44,7 +43,6 @@ export function doneClaimPatterns(sources: readonly string[] | undefined): reado
   return compilePatterns(sources, "im") ?? DEFAULT_DONE_CLAIM_PATTERNS
 }
 
-/** True when the end of `text` claims the task is finished. */
 export function hasDoneClaim(text: string, patterns: readonly RegExp[] = DEFAULT_DONE_CLAIM_PATTERNS): boolean {
   if (typeof text !== "string" || text.length === 0) return false
   const lines = lastNonBlankLines(text, DONE_CLAIM_LINES)

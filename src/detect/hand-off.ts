@@ -29,7 +29,6 @@ export const QUESTION_TOOLS: ReadonlySet<string> = new Set([
 
 export type HandOff = { kind: "open-question"; tool: string } | { kind: "stop-pattern"; pattern: string }
 
-/** The open question or permission in `message`, if any. */
 export function openUserRequest(message: TranscriptMessage | undefined): HandOff | undefined {
   if (!message || message.role !== "assistant") return undefined
   for (const part of message.parts) {
@@ -42,7 +41,6 @@ export function openUserRequest(message: TranscriptMessage | undefined): HandOff
   return undefined
 }
 
-/** The stop pattern the newest assistant text matches, if any. */
 export function matchedStopPattern(
   message: TranscriptMessage | undefined,
   sources: readonly string[] | undefined,

@@ -108,7 +108,6 @@ function isTaskCompleteLiteral(line: string): boolean {
 
 export type StopFinding = { clause: string; line: string }
 
-/** The stop statement that ends `text`, if it ends with one. */
 export function stopStatement(text: string): StopFinding | undefined {
   if (typeof text !== "string" || text.length === 0) return undefined
   const lines = lastNonBlankLines(text, 3)

@@ -288,7 +288,6 @@ export function findToolCallText(text: string, knownTools?: readonly string[]): 
   return scanMarkers(prose) ?? scanTags(prose, known) ?? scanJson(prose) ?? scanPythonic(prose, known) ?? scanReact(prose)
 }
 
-/** The tool-call-as-text finding for the visible text of `message`, if any. */
 export function toolCallInText(message: TranscriptMessage | undefined, knownTools?: readonly string[]): ToolCallHit | undefined {
   // Read enough before the scanned tail to know whether the tail starts inside a fence.
   return findToolCallText(messageTail(message, "text", MAX_SCANNED_TEXT + FENCE_CONTEXT_CHARS), knownTools)

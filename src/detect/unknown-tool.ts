@@ -34,7 +34,6 @@ export const UNKNOWN_TOOL_SCAN_MESSAGES = 200
 export type UnknownToolFinding = {
   wrongName: string
   count: number
-  /** The closest available tool, when one is close enough. */
   closest?: string
 }
 
@@ -214,7 +213,6 @@ export class ToolListCache {
     return this.value !== undefined && now >= this.fetchedAt && now - this.fetchedAt < this.ttlMs
   }
 
-  /** The cached list while fresh, else undefined. */
   get(now: number): readonly string[] | undefined {
     return this.isFresh(now) ? this.value : undefined
   }
