@@ -10,14 +10,12 @@
 import type { TimeSource } from "../core/clock.ts"
 
 /**
- * A clock that never goes backwards, from the wall clock alone. Forward it follows the wall
- * (a laptop resumed from sleep reads as time that passed); a backward step is absorbed into an
- * offset, so the clock carries on from where it was and then runs ahead of the wall by the
- * step's size (times shown in logs and prompts too, until the process restarts). Dates from
- * outside, such as a provider's Retry-After, are measured against `wall` instead. One wall read per call: this is read once per
- * host event, and on some virtual machines a clock read costs as much as an empty event hook
- * (bench/hot-path.ts), so a second, monotonic source would double it. Whole milliseconds: the
- * core compares stamps for equality.
+ * A clock that never goes backwards: forward it follows the wall (a laptop resumed from sleep
+ * reads as time that passed); a backward step is absorbed into an offset, so the clock then runs
+ * ahead of the wall by the step's size until the process restarts. Dates from outside (a
+ * Retry-After) are measured against `wall` instead. One wall read per call: on some virtual
+ * machines a clock read costs as much as an empty event hook (bench/hot-path.ts). Whole
+ * milliseconds: the core compares stamps for equality.
  */
 export function forwardOnlyClock(wall: () => number): () => number {
   let offset = 0

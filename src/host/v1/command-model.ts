@@ -27,7 +27,6 @@ export function commandPromptText(args: string, reply: string): string {
   return `${`${COMMAND_PREFIX} ${args}`.trim()}\n\n${reply}`
 }
 
-/** The reply carried by a command prompt text, or undefined for any other text. */
 export function replyFromPromptText(text: string): string | undefined {
   if (!text.startsWith(COMMAND_PREFIX)) return undefined
   const gap = text.indexOf("\n\n")
@@ -77,7 +76,6 @@ export function registerReplyProvider(config: unknown, fetchFn?: typeof fetch): 
   return true
 }
 
-/** True for the command's own user text part. */
 export function isCommandPart(part: unknown): boolean {
   return get(part, "metadata", "autoResume") === true && get(part, "metadata", "kind") === COMMAND_PART_KIND
 }
@@ -120,9 +118,7 @@ export function dropCommandExchanges(messages: unknown): number {
   return removed
 }
 
-// -------------------------------------------------------------------------------------------
-// The "model": an OpenAI-compatible chat completions endpoint, in-process
-// -------------------------------------------------------------------------------------------
+// The "model": an OpenAI-compatible chat completions endpoint, in-process.
 
 function lastUserText(body: unknown): string {
   const messages = get(body, "messages")

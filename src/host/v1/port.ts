@@ -62,7 +62,6 @@ export function isOwnPromptPart(part: unknown): boolean {
 }
 
 export type V1PortDeps = {
-  /** The plugin's options; defaults when absent. */
   resolved?: ResolvedOptions
   time?: TimeSource
   /** The registry slot's send log; a private one when absent. */

@@ -38,7 +38,6 @@ export type V2PauseCommandDeps = PauseCommandHost & {
 
 export type Disposable = { dispose(): void }
 
-/** The metadata kind our command's replies carry. */
 export const PAUSE_REPLY_KIND = "pause-command"
 
 /**

@@ -16,7 +16,6 @@ export class MissingMethodError extends Error {
   }
 }
 
-/** True when `ctx.<area>.<name>` is a function right now. */
 export function hasMethod(ctx: unknown, area: string, name: string): boolean {
   return typeof get(ctx, area, name) === "function"
 }
