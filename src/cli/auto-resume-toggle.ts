@@ -139,7 +139,6 @@ function edit(state: PauseState, target: Target, action: Action, now: number): P
   return { ...state, sessions: state.sessions.filter((s) => s !== id), holds: state.holds?.filter((h) => h.session !== id) }
 }
 
-/** Who holds the pause the status was asked for, and since when. */
 function holdLine(state: PauseState, target: Target, now: number): string | undefined {
   const leases = state.leases ?? []
   if (target.all) return state.all ? holdText(viewHold(state.allHold, leases, now), now) : undefined

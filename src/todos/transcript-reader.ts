@@ -31,7 +31,6 @@ function readItem(raw: unknown): TodoItem | undefined {
   return out
 }
 
-/** Reads `input.todos` of one `todowrite` call. */
 export function readTodoInput(input: unknown): readonly TodoItem[] | "unreadable" {
   try {
     if (input === null || typeof input !== "object") return "unreadable"
