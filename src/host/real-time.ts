@@ -1,11 +1,8 @@
 /**
- * The production clock: wall time that never goes backwards, read as epoch milliseconds, and
- * platform timers, behind the core's TimeSource.
- *
- * Not plain Date.now(): the wall clock can step backwards (an NTP correction, a manual change,
- * a restored VM), and the engine compares stamps taken at different moments (how long a session
- * has been quiet, whether a recovery belongs to the current run). Across a backward step a
- * recent stamp looks like the future: quiet times go negative, old work looks new.
+ * The production clock behind the core's TimeSource: epoch milliseconds that never go backwards,
+ * and platform timers. Not plain Date.now(): the wall clock can step back (an NTP correction, a
+ * manual change, a restored VM) while the engine compares stamps taken at different moments, and
+ * across such a step quiet times go negative and old work looks new.
  */
 import type { TimeSource } from "../core/clock.ts"
 
