@@ -1,15 +1,10 @@
 /**
  * The in-process "model" that answers `/auto-resume` on OpenCode 1.x without a paid turn.
- *
- * 1.18 always runs a command's template as a model turn. So the plugin registers (config hook)
- * a provider of its own, `auto-resume`, whose only model is served by a `fetch` function that
- * lives in the plugin: no network, no cost. The command's user message is switched to that
- * model (chat.message hook) and carries the reply text; the "model" streams that text back as
- * the assistant's answer. Both messages are then left out of every later real model request
- * (experimental.chat.messages.transform), so they cost nothing afterwards either.
- *
- * Measured on 1.18.33: the provider's `options.fetch` survives the config hook and is used
- * for every request of that provider; see test/e2e/HOST-NOTES.md.
+ * 1.18 always runs a command's template as a model turn, so the plugin registers (config hook) a
+ * provider of its own, `auto-resume`, whose one model is served by a `fetch` in the plugin: no
+ * network, no cost. Its messages are left out of every later real model request
+ * (experimental.chat.messages.transform). Measured on 1.18.33: the provider's `options.fetch`
+ * survives the config hook and serves every request of that provider (test/e2e/HOST-NOTES.md).
  */
 import { asObj, get, str } from "../shape.ts"
 
