@@ -1,18 +1,10 @@
 /**
- * `auto-resume-toggle`: pause or resume opencode-auto-resume for a session (or all sessions)
- * from outside the chat, by writing the pause marker file that the running plugin watches.
- *
- *   auto-resume-toggle <sessionID> off|on|status
- *   auto-resume-toggle --all off|on|status
- *   auto-resume-toggle --help
- *
- * Every run also applies the pause file's housekeeping (src/core/pause-leases.ts): pauses whose
- * holder is gone and pauses nobody claimed within 24 hours are dropped, each with a note on
- * stderr. A pause written here is held by nobody until the OpenCode that runs the session
- * claims it (within one watchdog interval); `status` says who holds it and since when.
- *
- * Exit status: 0 done, 1 the marker file could not be read or written, 2 bad usage (one line
- * on stderr saying why). `main` does not exit the process; bin/auto-resume-toggle.mjs does.
+ * `auto-resume-toggle <sessionID>|--all off|on|status`: pause or resume opencode-auto-resume from
+ * outside the chat by writing the pause marker file the running plugin watches. Every run also
+ * applies the file's housekeeping (src/core/pause-leases.ts), with a note on stderr per dropped
+ * pause. A pause written here is held by nobody until the OpenCode that runs the session claims it.
+ * Exit status: 0 done, 1 the marker file could not be read or written, 2 bad usage. `main` does
+ * not exit the process; bin/auto-resume-toggle.mjs does.
  */
 import { emptyPauseState, sessionHold, tidyPauses, viewHold, type DroppedPause, type Hold } from "../core/pause-leases.ts"
 import { droppedText, holdText } from "../pause/hold-text.ts"
@@ -139,7 +131,6 @@ function edit(state: PauseState, target: Target, action: Action, now: number): P
   return { ...state, sessions: state.sessions.filter((s) => s !== id), holds: state.holds?.filter((h) => h.session !== id) }
 }
 
-/** Who holds the pause the status was asked for, and since when. */
 function holdLine(state: PauseState, target: Target, now: number): string | undefined {
   const leases = state.leases ?? []
   if (target.all) return state.all ? holdText(viewHold(state.allHold, leases, now), now) : undefined

@@ -1,24 +1,17 @@
 /**
- * Does the end of the reply hand the turn to the user? A question, or a request for a
- * decision, an approval or a confirmation, with or without a question mark ("Let me know
- * which option you prefer.", "Proceed? (y/n)", "请确认是否继续。", "I'll run the migration
- * once you approve the plan."). Answering such a reply in the user's place is the worst
+ * Does the end of the reply hand the turn to the user? A question, or a request for a decision,
+ * an approval or a confirmation, with or without a question mark ("Proceed? (y/n)", "I'll run the
+ * migration once you approve the plan."). Answering such a reply in the user's place is the worst
  * thing a nudge can do, so the judge asks this before any nudge that reads the text.
- *
- * Read: the last two non-blank lines. A request counts on either; a question counts on the
- * last line, or on the line before when the last one is only a sign-off ("Thanks!").
- * Covered: English, Chinese, Spanish, Portuguese, German, French, Japanese, Russian.
- *
- * Deliberately not a hand-off: "Let me know if you need anything else." (a courtesy, not a
- * decision), "waiting for your next instruction" (a stop statement, judged elsewhere), the
- * words used as subjects of the work ("Added a confirmation dialog", "I confirmed the fix").
- *
- * Every pattern starts with a literal word (or a one-character look-behind for a letter)
- * and keeps its quantifiers apart with literal text; the lines are capped (text.ts).
+ * A request counts on either of the last two non-blank lines; a question on the last, or on the
+ * one before when the last only signs off ("Thanks!"). Deliberately not a hand-off: "Let me know
+ * if you need anything else." (a courtesy), "waiting for your next instruction" (a stop
+ * statement), the words as subjects of the work ("Added a confirmation dialog").
+ * Every pattern starts with a literal word (or a one-character look-behind) and keeps its
+ * quantifiers apart with literal text; the lines are capped (text.ts).
  */
 import { lastNonBlankLines, trimEndDecoration } from "./text.ts"
 
-/** How many trailing non-blank lines are read. */
 export const ASKS_USER_LINES = 2
 
 /** Letters around a word, for languages (Cyrillic, accented) where `\b` does not apply. */
@@ -174,7 +167,6 @@ function isSignOff(line: string): boolean {
 
 export type AskFinding = { kind: "question" | "request"; detail: string }
 
-/** How the end of `text` hands the turn to the user, if it does. */
 export function asksUser(text: string): AskFinding | undefined {
   if (typeof text !== "string" || text.length === 0) return undefined
   const lines = lastNonBlankLines(text, ASKS_USER_LINES)

@@ -1,14 +1,7 @@
 /**
- * The 🎉 ending: the model considers the task complete. Only the very end counts; a 🎉 in
- * the middle of a message is just enthusiasm.
- *
- * "The end" allows what models put after it: spaces and punctuation (also full-width
- * "！" and "。"), other emoji ("🎉🚀"), closing markup or brackets ("**Done 🎉**", "(🎉)"),
- * emoji variation selectors, and the `:tada:` short code. A single sign-off line after it
- * ("Happy coding!", "祝编码愉快！") is looked through as well.
- *
- * Bounded: the walk back takes at most MAX_TRAILING code points, and only the last two
- * lines are read.
+ * The 🎉 ending: the model considers the task complete. Only the very end counts (a 🎉 in the
+ * middle is just enthusiasm), past what models put after it: punctuation, other emoji, closing
+ * markup, variation selectors, the `:tada:` code, and one sign-off line ("Happy coding!").
  */
 import { lastNonBlankLines } from "./text.ts"
 
@@ -45,7 +38,6 @@ function isTrailing(ch: string, code: number): boolean {
   return code !== PARTY && PICTOGRAPH.test(ch)
 }
 
-/** Does `line` end with 🎉 (or `:tada:`), behind at most MAX_TRAILING trailing characters? */
 function lineEndsWithParty(line: string): boolean {
   let end = line.length
   for (let steps = 0; end > 0 && steps <= MAX_TRAILING; steps++) {

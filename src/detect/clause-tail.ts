@@ -42,7 +42,6 @@ export function endsClauseSoon(text: string, end: number): boolean {
   return tail.split(/[\s,，、:：]+/u).filter((w) => w !== "").length <= MAX_WORDS
 }
 
-/** The first of `patterns` that matches `text` and ends its sentence there. */
 export function anyClauseEnds(patterns: readonly RegExp[], text: string): boolean {
   for (const pattern of patterns) {
     const m = pattern.exec(text)

@@ -1,21 +1,14 @@
 /**
- * Silent dead stream: the provider stream died after emitting only reasoning (or nothing
- * visible at all) and the host still finalised the message with a finish reason, so no
- * error or stall path ever fires and the session just sits idle.
- *
- * "Visible" excludes blanks, zero-width characters, a lone "." and reasoning leaked into
- * the text as `<think>` (a stream cut inside its thinking never reaches the answer).
- *
- * Only the newest assistant message is judged: an earlier step that made tool calls and
- * said nothing is normal work, and a delivered text answer is a normal ending.
+ * Silent dead stream: the provider stream died after emitting only reasoning (or nothing visible)
+ * and the host still finalised the message with a finish reason, so no error or stall path fires
+ * and the session sits idle. Only the newest assistant message is judged: an earlier step that
+ * made tool calls and said nothing is normal work.
  */
 import type { TranscriptMessage } from "../core/transcript.ts"
 import { capTail } from "./text.ts"
 
 export type DeadStreamInput = {
-  /** The newest assistant message of the turn. */
   message: TranscriptMessage | undefined
-  /** `silentDeadStreamMinTokens`. */
   minTokens: number
   /**
    * Tool calls in flight according to the snapshot taken when the session went idle. The

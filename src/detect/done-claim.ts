@@ -1,19 +1,14 @@
 /**
- * Done claims: the model says the task is finished ("All done.", "The implementation is
- * complete.", "I've finished the task."). Whether that claim gets a nudge depends on the
- * todo list and on whether the reply describes the work (see work-description.ts); this
- * file only answers "does the end of the reply claim completion?".
- *
- * Only the last five non-blank lines are read. Patterns are case-insensitive and
- * multi-line (`^`/`$` are line ends), matching what `doneClaimPatterns` documents for a
- * user's own list.
+ * Done claims: the model says the task is finished ("All done.", "I've finished the task.").
+ * Whether that gets a nudge depends on the todo list and on work-description.ts; this only answers
+ * whether the last five non-blank lines claim completion (case-insensitive, `^`/`$` at line ends,
+ * as `doneClaimPatterns` documents for a user's own list).
  */
 import { anyClauseEnds } from "./clause-tail.ts"
 import { INTL_DONE_CLAIM_PATTERNS } from "./done-claims-intl.ts"
 import { anyMatches, compilePatterns } from "./patterns.ts"
 import { lastNonBlankLines } from "./text.ts"
 
-/** How many trailing non-blank lines a done claim is looked for in. */
 export const DONE_CLAIM_LINES = 5
 
 const FINISHED_WORDS = "done|finished|complete|completed"
@@ -44,7 +39,6 @@ export function doneClaimPatterns(sources: readonly string[] | undefined): reado
   return compilePatterns(sources, "im") ?? DEFAULT_DONE_CLAIM_PATTERNS
 }
 
-/** True when the end of `text` claims the task is finished. */
 export function hasDoneClaim(text: string, patterns: readonly RegExp[] = DEFAULT_DONE_CLAIM_PATTERNS): boolean {
   if (typeof text !== "string" || text.length === 0) return false
   const lines = lastNonBlankLines(text, DONE_CLAIM_LINES)

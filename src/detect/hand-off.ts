@@ -1,16 +1,9 @@
 /**
- * Hand-off to the user: the ball is in the user's court, so no idle nudge may fire.
- *
- *  - an open question or permission in the newest assistant message: a tool part still
- *    `pending` (the call was emitted but is waiting, typically on the user), or a question
- *    tool still `running`. Completed and failed tool parts never count, nor does a 2.x
- *    `streaming` part (its input was still arriving or was cut off: no one asked anything);
- *  - the newest assistant text matches one of the user's `stopPatterns` (a protocol line
- *    such as `STOP: NEEDS_DECISION …`). Those patterns are compiled multi-line, exactly as
- *    written (case included), and run on the capped tail of the text only.
- *
- * The engine's own signals (question/permission events) are a third source; the judge
- * combines them.
+ * Hand-off to the user, so no idle nudge may fire: a tool part still `pending` (waiting, typically
+ * on the user) or a question tool still `running` in the newest assistant message (a 2.x
+ * `streaming` part asked nothing: its input was still arriving or was cut off), or the newest
+ * text matching one of the user's `stopPatterns` (compiled multi-line as written, run on the
+ * capped tail). The engine's question/permission events are a third source; the judge combines them.
  */
 import type { TranscriptMessage } from "../core/transcript.ts"
 import { anyMatches, compilePatterns } from "./patterns.ts"
@@ -29,7 +22,6 @@ export const QUESTION_TOOLS: ReadonlySet<string> = new Set([
 
 export type HandOff = { kind: "open-question"; tool: string } | { kind: "stop-pattern"; pattern: string }
 
-/** The open question or permission in `message`, if any. */
 export function openUserRequest(message: TranscriptMessage | undefined): HandOff | undefined {
   if (!message || message.role !== "assistant") return undefined
   for (const part of message.parts) {
@@ -42,7 +34,6 @@ export function openUserRequest(message: TranscriptMessage | undefined): HandOff
   return undefined
 }
 
-/** The stop pattern the newest assistant text matches, if any. */
 export function matchedStopPattern(
   message: TranscriptMessage | undefined,
   sources: readonly string[] | undefined,

@@ -1,11 +1,8 @@
 /**
  * "Ready to continue": the model announces it will go on with the next task and then ends
  * its turn instead ("Ready to continue with task 3.", "Proceeding with step 2."). It needs
- * no permission, so it gets a continue.
- *
- * Read from the last three non-blank lines. A reply whose last line is a question is left
- * alone: "Shall I proceed with task 4?" asks the user, and answering the model's question
- * for the user is exactly what a user of this kind of plugin complained about.
+ * no permission, so it gets a continue. Read from the last three non-blank lines; a reply
+ * whose last line is a question ("Shall I proceed with task 4?") is left to the user.
  */
 import { anyMatches, compilePatterns } from "./patterns.ts"
 import { anyClauseEnds } from "./clause-tail.ts"

@@ -1,22 +1,13 @@
 /**
- * Stop statements: the model says, as its last clause, that it is out of work ("Stopping
- * here.", "No further action needed.", "Standing by for your next instruction.").
- *
- * Rules:
- *  - only the end counts: among the last three non-blank lines, the newest line that
- *    carries words must end with the stop clause; lines after it may only be decoration
- *    (rules, emoji, punctuation). So "Stopping here for a moment, then continuing" is not
- *    a stop: the stop is not the last clause;
- *  - a line ending in a question mark is never a stop ("Ready for the next task?");
- *  - `TASK COMPLETE` is the system's own literal: it counts only as the whole line, byte
- *    for byte, upper case. It is the one case-sensitive rule; everything else ignores case.
- *    "task complete" in lower case is prose and latches nothing, while "task completed"
- *    (past tense) is an ordinary stop in any case;
- *  - a negation or condition just before the clause cancels it ("I'm not stopping here",
- *    "let me know if there's nothing further").
- *
- * Deliberately not stops: "work is still in progress" (bare "in progress" never matches),
- * "I'll report the result when it lands" (future intent).
+ * Stop statements: the model says, as its last clause, that it is out of work ("Stopping here.",
+ * "No further action needed.", "Standing by for your next instruction.").
+ * - Only the end counts: the newest line with words among the last three must end with the
+ *   clause, so "Stopping here for a moment, then continuing" is not a stop.
+ * - A line ending in "?" is never a stop ("Ready for the next task?").
+ * - `TASK COMPLETE` is the system's own literal: it counts only as the whole line, upper case;
+ *   lower-case "task complete" is prose, while "task completed" is an ordinary stop in any case.
+ * - A negation or condition just before the clause cancels it ("I'm not stopping here").
+ * Deliberately not stops: "work is still in progress", "I'll report the result when it lands".
  */
 import { INTL_CANCELLING_WORDS, INTL_STOP_CLAUSES } from "./stop-clauses-intl.ts"
 import { isDecorativeLine, lastNonBlankLines, trimEndDecoration } from "./text.ts"
@@ -108,7 +99,6 @@ function isTaskCompleteLiteral(line: string): boolean {
 
 export type StopFinding = { clause: string; line: string }
 
-/** The stop statement that ends `text`, if it ends with one. */
 export function stopStatement(text: string): StopFinding | undefined {
   if (typeof text !== "string" || text.length === 0) return undefined
   const lines = lastNonBlankLines(text, 3)

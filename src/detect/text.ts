@@ -57,7 +57,6 @@ export function messageTail(
   return cut ? `\u2026${joined}` : joined
 }
 
-/** The last `cap` characters of `text`. */
 export function capTail(text: string, cap: number = MAX_SCANNED_TEXT): string {
   return text.length > cap ? text.slice(text.length - cap) : text
 }
@@ -158,8 +157,6 @@ export function isDecorativeLine(line: string): boolean {
   }
   return true
 }
-
-// ---- fenced and inline code -----------------------------------------------------------------
 
 /** An open fence (`marker` is the char code of ` or ~) or none (`marker` 0). Mutated in place. */
 type FenceState = { marker: number; length: number }

@@ -1,27 +1,14 @@
 /**
- * Tool calls written out as text instead of being made. Models (GLM, Qwen, DeepSeek and
- * friends) sometimes print the call in their native markup and stop with finish `stop`:
- * nothing ran, and the session just ends. The same scan over reasoning catches a call that
- * was left inside the model's thinking.
- *
- * Forms recognised, outside fenced and inline code:
- *  - XML tags: `<function=…>`, `<function>`, `<tool_call>`, `<invoke …>`, `<parameter …>`,
- *    `<arg_key>`/`<arg_value>` and their closing tags;
- *  - bare tags named after a known tool: `<bash>`, `<edit path="…">`, `</read>`;
- *  - a tag cut off at the very end of the text: `<func`, `<tool_ca`, `<edit path="a`;
- *  - JSON: `{"type": "function"…`, `{"name": "…", "arguments": …`, `"tool_calls": [`,
- *    and such an object cut off at the very end (`{"name": "bash",`);
- *  - the special-token markers some chat templates leak (`<|tool_call…`, `[TOOL_CALLS]`),
- *    and gpt-oss harmony calls (`<|channel|>commentary to=functions.read … <|call|>`);
- *  - Llama 3.x pythonic calls on a line of their own: `[read(filePath="a.ts")]`, when the
- *    function is a known tool;
- *  - Cline/Roo-style tags, which are bare tags named after their tools (`<write_to_file>`);
- *  - ReAct: an `Action: <tool>` line followed by an `Action Input:` line;
- *  - a fence whose info string is `tool_code` or `tool_call` (Gemma): the one form that is
- *    read inside code, because the fence itself is the call.
- *
- * Tags are found by a hand-written scanner (one pass, a bounded look-ahead per `<`);
- * the few regexes start with a literal and separate their quantifiers by literals.
+ * Tool calls written out as text instead of being made: models (GLM, Qwen, DeepSeek and friends)
+ * sometimes print the call in their native markup and stop with finish `stop`, so nothing ran and
+ * the session just ends. Recognised outside fenced and inline code: XML call tags (`<function=…>`,
+ * `<tool_call>`, `<invoke …>`, `<arg_key>`), bare tags named after a known tool (`<bash>`, Cline's
+ * `<write_to_file>`), a tag or JSON call object cut off at the very end, JSON calls, leaked
+ * special tokens (`<|tool_call…`, `[TOOL_CALLS]`, gpt-oss harmony), Llama pythonic calls of a known
+ * tool, ReAct `Action:`/`Action Input:` lines, and a `tool_code`/`tool_call` fence (Gemma: the one
+ * form read inside code, because the fence itself is the call).
+ * Tags are found by a hand-written scanner (one pass, a bounded look-ahead per `<`); the few
+ * regexes start with a literal and separate their quantifiers by literals.
  */
 import { MAX_SCANNED_TEXT, type TranscriptMessage } from "../core/transcript.ts"
 import { FENCE_CONTEXT_CHARS, capTail, messageTail, proseTail } from "./text.ts"
@@ -288,7 +275,6 @@ export function findToolCallText(text: string, knownTools?: readonly string[]): 
   return scanMarkers(prose) ?? scanTags(prose, known) ?? scanJson(prose) ?? scanPythonic(prose, known) ?? scanReact(prose)
 }
 
-/** The tool-call-as-text finding for the visible text of `message`, if any. */
 export function toolCallInText(message: TranscriptMessage | undefined, knownTools?: readonly string[]): ToolCallHit | undefined {
   // Read enough before the scanned tail to know whether the tail starts inside a fence.
   return findToolCallText(messageTail(message, "text", MAX_SCANNED_TEXT + FENCE_CONTEXT_CHARS), knownTools)

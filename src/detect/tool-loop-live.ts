@@ -45,7 +45,6 @@ export function sameCall(a: ToolCallPrint, b: ToolCallPrint): boolean {
   return a.tool === b.tool && a.exact === b.exact
 }
 
-/** See the module comment for the definition. */
 export function nearIdenticalCall(a: ToolCallPrint, reference: ToolCallPrint): boolean {
   if (a.tool !== reference.tool || a.shape !== reference.shape) return false
   if (a.numbers.length !== reference.numbers.length) return false
@@ -86,7 +85,6 @@ export class ToolFingerprints {
   }
 }
 
-/** The live rule over a list of fingerprints, newest last. */
 export function detectLiveLoop(calls: readonly ToolCallPrint[]): LiveToolLoop | undefined {
   const n = calls.length
   for (let period = 1; period <= LIVE_MAX_PERIOD; period++) {

@@ -1,14 +1,9 @@
 /**
- * Tool-call loops found by the idle scan: when a session goes idle, the tool calls of the
- * current user episode are read in order and the tail is checked for the same call three or
- * more times in a row, or for a cycle of 2 to 5 calls repeated at least three times. Pure: no
- * clock, no I/O. The other way loops are caught, live while the turn runs, is in
- * tool-loop-live.ts; both key calls with tool-fingerprint.ts.
- *
- * What "the same call" means here: tool name plus the stable fingerprint of its input when the
- * transcript carries one. Comparing names alone would call `read, read, read` over three
- * different files a loop, which is how most ordinary turns look; passing `{ compare: "name" }`
- * restores name-only.
+ * Tool-call loops found by the idle scan: the tool calls of the current user episode, checked at
+ * the tail for the same call three or more times in a row, or a cycle of 2 to 5 calls repeated at
+ * least three times (the live tracker is tool-loop-live.ts). "The same call" is the tool name plus
+ * its input fingerprint: names alone would call `read, read, read` over three different files a
+ * loop, which is how most ordinary turns look.
  */
 import type { TranscriptMessage } from "../core/transcript.ts"
 import { fingerprintArgs } from "./tool-fingerprint.ts"

@@ -1,26 +1,13 @@
 /**
- * Calls to tools that do not exist. When the model keeps calling a name the host does not
- * have (a typo such as `bassh`, a tool of a plugin that is not loaded), the engine tells it
- * the name is wrong and suggests the closest real one.
- *
- * Decisions:
- *  - What counts: a tool part with status `error` whose name is not in the available list
- *    (compared case-insensitively). 1.18 records such a call as a completed `invalid` part;
- *    the v1 adapter already turns that into an `error` part with the name the model used.
- *    Completed parts and parts of tools that exist are skipped.
- *  - Where it counts: only the current user episode (after the newest genuine user message;
- *    the plugin's own prompts do not end it), and optionally only after `sinceMessageId`.
- *    Counting the whole history would make errors the model already got past fire again on
- *    every later busy cycle.
- *  - Names are grouped case-insensitively; the spelling reported is the newest one. When
- *    several names reach the threshold, the most frequent wins, ties to the newest.
- *  - No list, an empty list (or a list of only the host's internal `invalid` placeholder):
- *    no finding at all, because with nothing to compare against every name looks invented.
- *  - Closest tool: first the name another agent uses for one of ours (`read_file` ->
- *    `read`, `run_terminal_cmd` -> `bash`; see OTHER_AGENTS_TOOLS), then the
- *    case-insensitive Levenshtein distance `<=` half the wrong name's length
- *    (`d <= len / 2`, so `edti` -> `edit`, whose transposition costs 2, still qualifies).
- *    Ties go to the tool listed first. `invalid` is never suggested or listed.
+ * Calls to tools that do not exist (a typo such as `bassh`, a tool of a plugin that is not
+ * loaded): the engine tells the model the name is wrong and suggests the closest real one.
+ * - 1.18 records such a call as a completed `invalid` part; the v1 adapter turns it into an
+ *   `error` part with the name the model used.
+ * - Only the current user episode counts (the plugin's own prompts do not end it), optionally
+ *   only after `sinceMessageId`: the whole history would fire again on errors already got past.
+ * - No usable tool list, no finding: with nothing to compare against every name looks invented.
+ * - Closest tool: another agent's name for one of ours (OTHER_AGENTS_TOOLS) first, then the
+ *   case-insensitive Levenshtein distance within half the wrong name's length (`edti` -> `edit`).
  */
 import { distance } from "fastest-levenshtein"
 import type { TranscriptMessage } from "../core/transcript.ts"
@@ -34,7 +21,6 @@ export const UNKNOWN_TOOL_SCAN_MESSAGES = 200
 export type UnknownToolFinding = {
   wrongName: string
   count: number
-  /** The closest available tool, when one is close enough. */
   closest?: string
 }
 
@@ -214,7 +200,6 @@ export class ToolListCache {
     return this.value !== undefined && now >= this.fetchedAt && now - this.fetchedAt < this.ttlMs
   }
 
-  /** The cached list while fresh, else undefined. */
   get(now: number): readonly string[] | undefined {
     return this.isFresh(now) ? this.value : undefined
   }

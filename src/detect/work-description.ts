@@ -1,21 +1,9 @@
 /**
- * Does a reply describe the work it claims to have done? A done claim that already names
- * files, commands, verification output or a results section needs no "tell me what you
- * did" prompt. Any one piece of evidence is enough; this is a filter against bare "Done!",
- * not a grader of reports.
- *
- * Evidence, looked for over the capped tail (each check is one pass over it):
- *  - a file path: a token ending in a known source/config extension (`src/app.ts`,
- *    `README.md`), a relative or home path (`./build/out`, `~/x/y`), or an absolute path
- *    of plain lower-case segments (`/etc/nginx/sites`);
- *  - a command: a shell prompt line (`$ bun test`), a backticked invocation of a common
- *    tool (`npm test`, `git diff`), or a fenced block tagged as shell;
- *  - verification output: "12 passed", "tests pass", "exit code 0";
- *  - a results section: a heading or a label such as "Summary:", "Changes made:",
- *    "Files changed:", "Verification:".
- *
- * Paths are recognised by a hand-written token scanner, never by a regex over the line:
- * a path regex of the form `[\w.-]+(?:/[\w.-]+)*` is quadratic on `a/a/a/…`.
+ * Does a reply describe the work it claims to have done? A done claim that already names files,
+ * commands, verification output or a results section needs no "tell me what you did" prompt; any
+ * one piece of evidence is enough (a filter against bare "Done!", not a grader of reports).
+ * Paths are recognised by a hand-written token scanner, never by a regex over the line: a path
+ * regex of the form `[\w.-]+(?:/[\w.-]+)*` is quadratic on `a/a/a/…`.
  */
 import { capTail } from "./text.ts"
 

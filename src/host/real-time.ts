@@ -1,23 +1,18 @@
 /**
- * The production clock: wall time that never goes backwards, read as epoch milliseconds, and
- * platform timers, behind the core's TimeSource.
- *
- * Not plain Date.now(): the wall clock can step backwards (an NTP correction, a manual change,
- * a restored VM), and the engine compares stamps taken at different moments (how long a session
- * has been quiet, whether a recovery belongs to the current run). Across a backward step a
- * recent stamp looks like the future: quiet times go negative, old work looks new.
+ * The production clock behind the core's TimeSource: epoch milliseconds that never go backwards,
+ * and platform timers. Not plain Date.now(): the wall clock can step back (an NTP correction, a
+ * manual change, a restored VM) while the engine compares stamps taken at different moments, and
+ * across such a step quiet times go negative and old work looks new.
  */
 import type { TimeSource } from "../core/clock.ts"
 
 /**
- * A clock that never goes backwards, from the wall clock alone. Forward it follows the wall
- * (a laptop resumed from sleep reads as time that passed); a backward step is absorbed into an
- * offset, so the clock carries on from where it was and then runs ahead of the wall by the
- * step's size (times shown in logs and prompts too, until the process restarts). Dates from
- * outside, such as a provider's Retry-After, are measured against `wall` instead. One wall read per call: this is read once per
- * host event, and on some virtual machines a clock read costs as much as an empty event hook
- * (bench/hot-path.ts), so a second, monotonic source would double it. Whole milliseconds: the
- * core compares stamps for equality.
+ * A clock that never goes backwards: forward it follows the wall (a laptop resumed from sleep
+ * reads as time that passed); a backward step is absorbed into an offset, so the clock then runs
+ * ahead of the wall by the step's size until the process restarts. Dates from outside (a
+ * Retry-After) are measured against `wall` instead. One wall read per call: on some virtual
+ * machines a clock read costs as much as an empty event hook (bench/hot-path.ts). Whole
+ * milliseconds: the core compares stamps for equality.
  */
 export function forwardOnlyClock(wall: () => number): () => number {
   let offset = 0

@@ -1,14 +1,9 @@
 /**
- * The process-wide registry both adapters use to keep one live instance per slot.
- *
- * Hosts start the plugin more often than once: 2.x hot reload re-runs `setup` without always
- * disposing the previous instance, and 1.x calls `server()` once per entry when the plugin is
- * listed twice, and again when it re-creates a directory's instance. Each instance claims a
- * slot; claiming stops the previous holder. The registry sits on `globalThis` under a
- * registered symbol, so two copies of this module loaded from different paths share it.
- *
- * Each adapter keeps its own table of slots (the slot type is the adapter's); this module
- * only knows that a slot has a key and maybe a holder.
+ * The process-wide registry both adapters use to keep one live instance per slot. Hosts start
+ * the plugin more than once (2.x hot reload without always disposing the previous instance; 1.x
+ * once per plugin entry, and again when it re-creates a directory's instance), and claiming a
+ * slot stops the previous holder. It sits on `globalThis` under a registered symbol, so two
+ * copies of this module loaded from different paths share it.
  */
 
 import { makeRoom } from "../core/bounded.ts"
@@ -77,7 +72,6 @@ export function claimSlot(slot: HeldSlot, holder: SlotHolder): void {
   }
 }
 
-/** Frees the slot if `holder` still owns it. */
 export function releaseSlot(slot: HeldSlot, holder: SlotHolder): void {
   if (slot.holder === holder) slot.holder = undefined
 }

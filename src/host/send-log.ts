@@ -1,11 +1,7 @@
 /**
- * How both hosts send: hidden or shown (`visibleContinue`, `quietCorrections`), and
- * `injectIntervalMs`: when each session last got a message from us, and the check that
- * refuses a send coming too soon after the previous one.
- *
- * The log lives in the process-wide registry slot (registry.ts), so it spans every instance
- * that shares the slot: a reloaded or duplicated plugin cannot send twice in quick succession
- * to the same session either.
+ * How both hosts send: hidden or shown (`visibleContinue`, `quietCorrections`), and the
+ * `injectIntervalMs` spacing. The log lives in the process-wide registry slot, so a reloaded or
+ * duplicated plugin cannot send twice in quick succession to the same session either.
  */
 
 import { BoundedMap } from "../core/bounded.ts"

@@ -1,6 +1,4 @@
-/**
- * What both adapters read the same way from their host: errors, questions, session statuses.
- */
+/** What both adapters read the same way from their host: errors, questions, session statuses. */
 import type { Signal } from "../core/port.ts"
 import { retryAfterFromHeaders } from "../core/rate-limit.ts"
 import { asObj, get, str } from "./shape.ts"

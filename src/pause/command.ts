@@ -1,7 +1,4 @@
-/**
- * `/auto-resume [on|off|status]`: argument parsing and every text the command answers with.
- * Pure: no I/O, no clock (the caller passes `now`).
- */
+/** `/auto-resume [on|off|status]`: argument parsing and every reply. Pure: the caller passes `now`. */
 import type { SessionStatus } from "../core/status.ts"
 import { formatDuration, formatLocalTime } from "../prompts/format.ts"
 
@@ -15,7 +12,6 @@ export type ParsedPauseCommand = { action: PauseAction } | { action: "usage"; re
 
 const MAX_ECHO = 40
 
-/** Reads the command's argument text; case and surrounding blanks do not matter. */
 export function parsePauseArguments(raw: unknown): ParsedPauseCommand {
   const text = typeof raw === "string" ? raw.trim().toLowerCase() : ""
   if (text === "" || text === "status") return { action: "status" }
@@ -29,7 +25,6 @@ export function usageReply(reason?: string): string {
   return reason ? `auto-resume: ${reason}.\n${PAUSE_USAGE}` : PAUSE_USAGE
 }
 
-/** What a pause or resume did, as the command reports it. */
 export type ToggleResult = {
   action: "on" | "off"
   /** Paused before the command ran. */

@@ -1,20 +1,11 @@
 /**
- * The running plugin's PauseSource, backed by the marker file (marker-file.ts) that every
- * OpenCode process of the user shares with the others and with the CLI.
- *
- * - No process clears the file. Each keeps a lease in it, refreshed every `recheckMs` (see
- *   src/core/pause-leases.ts for the rules): at start and at every refresh it claims the
- *   unclaimed pauses of the sessions it runs (those the engine has asked about), and drops
- *   the pauses whose holder's lease lapsed or that nobody claimed within 24 hours, with one
- *   log line each. So another OpenCode starting leaves our pauses alone, while a restart of
- *   the process that runs a session still clears that session's pause.
- * - `isPaused` answers from memory and re-checks the file at most every `recheckMs` with a
- *   stat; only a changed file is read. The engine asks at each watchdog decision, so a pause
- *   written by the CLI is honoured at the next check, within one watchdog interval.
- * - pause/resume/pauseAll/resumeAll (the slash command) write the file under its lock.
- * - Nothing here throws into callers. An I/O problem is logged once (until things work
- *   again) and sessions read as not paused; a malformed or foreign file is logged once and
- *   rewritten. A pause that cannot be written is still kept in memory for this run.
+ * The running plugin's PauseSource, backed by the marker file that every OpenCode process of the
+ * user shares with the others and with the CLI.
+ * No process clears the file: each keeps a lease in it (rules in src/core/pause-leases.ts), so
+ * another OpenCode starting leaves our pauses alone while a restart of the process that runs a
+ * session still clears that session's pause. `isPaused` answers from memory and re-stats the file
+ * at most every `recheckMs`, so a CLI pause is honoured within one watchdog interval. Nothing here
+ * throws into callers: an I/O problem is logged once and reads as not paused.
  */
 import { emptyPauseState, sessionHold, viewHold, withAllPaused, withAllResumed, withSessionPaused, withSessionResumed, type HoldView, type PauseState } from "../core/pause-leases.ts"
 import { LeaseKeeper } from "./lease-keeper.ts"
@@ -26,7 +17,6 @@ import { printable, sessionIdProblem } from "./session-id.ts"
 export type PauseLog = (level: "info" | "warn", message: string) => void
 
 export type FilePausesOptions = {
-  /** The marker file, or its path. */
   file: PauseMarkerFile | string
   /** Minimum time between two stats of the file, and the lease's refresh period; pass the watchdog's checkIntervalMs. */
   recheckMs: number
@@ -81,16 +71,11 @@ export class FilePauses implements PauseControl {
     return this.file.path
   }
 
-  /** This store's instance id in the file. */
   get instanceId(): string {
     return this.keeper.instanceId
   }
 
-  /**
-   * Writes this process's lease and does the first check (claims, drops); with a scheduler,
-   * keeps refreshing it every `recheckMs` until stop(). Until the first check is done the
-   * file is not consulted (only pauses made in this run count). Never rejects.
-   */
+  /** Writes the lease and does the first check; until it is done the file is not consulted. Never rejects. */
   start(): Promise<void> {
     this.starting = this.keeper.start().finally(() => {
       this.starting = undefined

@@ -1,8 +1,4 @@
-/**
- * How a pause's holder is put into words: in `/auto-resume status`, in `auto-resume-toggle
- * status`, and in the one log line written when a pause is dropped. Pure: the caller passes
- * `now`.
- */
+/** How a pause's holder is put into words (both status replies, the dropped-pause log line). Pure. */
 import type { DroppedPause, HoldView, Lease } from "../core/pause-leases.ts"
 import { formatDuration, formatLocalTime } from "../prompts/format.ts"
 
@@ -14,7 +10,6 @@ function processName(lease: Lease | undefined): string {
   return where ? `the OpenCode process ${where}` : "an OpenCode process"
 }
 
-/** "held by ... since ..." for one pause. */
 export function holdText(view: HoldView, now: number): string {
   switch (view.kind) {
     case "self":
@@ -28,7 +23,6 @@ export function holdText(view: HoldView, now: number): string {
   }
 }
 
-/** The log line for a pause that was dropped. */
 export function droppedText(d: DroppedPause, leases: readonly Lease[]): string {
   const what = d.session === undefined ? "the pause of all sessions" : `the pause of session ${d.session}`
   if (d.why === "unclaimed-expired") {

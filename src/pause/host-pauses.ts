@@ -1,10 +1,6 @@
 /**
- * The pause store a running plugin hands its engine, the same on both hosts: the marker file
- * the `auto-resume-toggle` CLI and the slash command write (file-pauses.ts), re-read at most
- * every check interval, with this process's lease refreshed on the same beat (lease-keeper.ts),
- * unless the caller injected a store of its own (tests). The slash
- * command needs a store it can write to: the file store always is one, an injected store only
- * when it offers pause/resume.
+ * The pause store a running plugin hands its engine on both hosts: the shared marker file, unless
+ * the caller injected a store (tests); the slash command can write only to a store that offers pause/resume.
  */
 import type { TimeSource } from "../core/clock.ts"
 import type { PauseSource } from "../core/pauses.ts"
@@ -28,7 +24,6 @@ export type HostPausesOptions = {
 }
 
 export type HostPauses = {
-  /** What the engine asks. */
   readonly source: PauseSource
   /** What `/auto-resume` writes to; undefined when the injected store is read-only. */
   readonly control: PauseControl | undefined

@@ -1,8 +1,6 @@
 /**
- * Keeps one plugin instance's lease in the pause file: refreshes it every check interval,
- * claims the unclaimed pauses of the sessions the instance runs, and drops the pauses whose
- * holder is gone or that nobody claimed in time (the rules are in src/core/pause-leases.ts),
- * with one log line per dropped pause. FilePauses owns one of these.
+ * Keeps one plugin instance's lease in the pause file: refreshes it, claims the unclaimed pauses of
+ * its sessions, and drops those whose holder is gone (rules in src/core/pause-leases.ts).
  */
 import { addNewest } from "../core/bounded.ts"
 import { leaseTtl, mayPrune, tidyPauses, type Lease, type PauseState, type TidyResult } from "../core/pause-leases.ts"

@@ -1,11 +1,6 @@
 /**
- * The pause marker file itself: reading it, and changing it with a locked read-modify-write
- * whose result is renamed into place. The layout is in marker-format.ts, the writers' lock
- * in marker-lock.ts; this file puts them together into the store the plugin and the
- * `auto-resume-toggle` CLI share.
- *
- * The new content goes to a temp file in the same folder (mode 0600) that is renamed over the
- * marker, so a reader sees the old or the new file, never half of one; readers take no lock.
+ * The pause marker file: locked read-modify-writes go through a 0600 temp file in the same folder
+ * renamed over the marker, so a reader (which takes no lock) never sees half a file.
  */
 import nodeFs from "node:fs"
 import os from "node:os"
@@ -150,8 +145,6 @@ export class PauseMarkerFile {
     this.writeAtomically(serializePauseState(next))
     return { state: next, problem: current.problem }
   }
-
-  // --- writing -------------------------------------------------------------------------------
 
   private ensureDir(): void {
     try {

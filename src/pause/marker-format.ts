@@ -1,32 +1,19 @@
 /**
- * What the pause marker is: where it lives, its layout, and turning its text into a state
- * and back. Pure apart from reading the environment for the location; the I/O is in
- * marker-file.ts.
- *
- * Location: `$XDG_CONFIG_HOME/opencode/auto-resume.paused`, or `~/.config/opencode/...` when
- * XDG_CONFIG_HOME is unset or not absolute.
- *
- * Format (UTF-8 JSON, one line, newline at the end):
+ * The pause marker's location, layout and parsing; pure apart from reading the environment (the
+ * I/O is in marker-file.ts). Location: `$XDG_CONFIG_HOME/opencode/auto-resume.paused`, or
+ * `~/.config/opencode/...` when XDG_CONFIG_HOME is unset or not absolute. Layout (UTF-8 JSON,
+ * one line, newline at the end):
  *
  *     {"version":1,"all":false,"sessions":["ses_..."],
  *      "holds":[{"session":"ses_...","by":"i...","at":1764620000000}],
  *      "allHold":{"by":"i...","at":...},
  *      "leases":[{"id":"i...","pid":123,"host":"box","since":...,"at":...,"ttlMs":20000}]}
  *
- * - `version`: always 1 for this layout; anything else is a foreign file.
- * - `all`: true pauses every session.
- * - `sessions`: ids of individually paused sessions, oldest first, at most
- *   MAX_PAUSED_SESSIONS, each valid per session-id.ts.
- * - `holds`, `allHold`, `leases` (optional): who holds each pause and since when, and the
- *   leases of the running plugins (src/core/pause-leases.ts). They were added without a
- *   version bump on purpose: an older CLI or plugin reads such a file as a plain version 1
- *   file and keeps the pauses (dropping only these extras), where a new version number
- *   would make it discard the whole file. A file without them (the older layout) reads as
- *   pauses nobody has claimed yet.
- *
- * A file that is not valid JSON, not this layout, too large, or holds invalid ids reads as
- * empty (bad entries dropped) with a `problem` description; callers warn once and rewrite it.
- * Bad holder or lease entries are dropped the same way (the pause itself stays).
+ * `holds`, `allHold` and `leases` are optional and carry no version bump on purpose: an older CLI
+ * or plugin reads the file as plain version 1 and keeps the pauses, where a new version would make
+ * it discard the whole file; without them, pauses read as claimed by nobody yet.
+ * A malformed or foreign file reads as empty (bad entries dropped, a pause stays when only its
+ * holder is bad) with a `problem`; callers warn once and rewrite it.
  */
 import os from "node:os"
 import path from "node:path"
@@ -51,7 +38,6 @@ export type ReadResult = {
   problem?: string
 }
 
-/** Where the marker lives for this environment. */
 export function pauseFilePath(env: Record<string, string | undefined> = process.env, homedir: () => string = os.homedir): string {
   const xdg = env.XDG_CONFIG_HOME
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME && path.isAbsolute(env.HOME) ? env.HOME : homedir(), ".config")

@@ -1,12 +1,6 @@
-/**
- * The marker store's contact with the file system: the small set of synchronous fs calls it
- * makes (a seam, so tests can substitute failing ones) and how an fs failure is reported.
- * Shared by the reader/writer (marker-file.ts) and the lock (marker-lock.ts), which both
- * turn any I/O failure into one error type the callers can catch.
- */
+/** The marker store's synchronous fs calls, a seam so tests can substitute failing ones. */
 import type nodeFs from "node:fs"
 
-/** The synchronous fs calls the store uses; tests substitute failing ones. */
 export type MarkerFs = Pick<
   typeof nodeFs,
   | "openSync"
@@ -29,7 +23,6 @@ export class PauseFileError extends Error {
   override readonly name = "PauseFileError"
 }
 
-/** The errno code of an fs error, when it has one (ENOENT, EEXIST ...). */
 export function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code
 }

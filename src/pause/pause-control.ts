@@ -1,7 +1,3 @@
-/**
- * What the slash command (and the CLI's reports) need from a pause store: read, pause, resume,
- * and who holds a pause. The marker-file store (file-pauses.ts) is one; tests bring fakes.
- */
 import type { PauseSource } from "../core/pauses.ts"
 import type { HoldView } from "../core/pause-leases.ts"
 

@@ -18,7 +18,6 @@ function recoveryLabel(attempt: number, maxAttempts: number): string {
   return maxAttempts > 1 && attempt >= 1 && attempt <= maxAttempts ? `, recovery ${attempt}/${maxAttempts}` : ""
 }
 
-/** Reason for a recovery prompt after a broken provider stream. */
 export function streamingFailureReason(errorName: string, attempt: number, maxAttempts: number): string {
   return `the provider stream failed (${errorLabel(errorName)}${recoveryLabel(attempt, maxAttempts)})`
 }

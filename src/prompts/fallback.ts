@@ -3,7 +3,6 @@
  * custom `continuePrompt` still wins), with a reason that says which model took over and why.
  */
 
-/** Reason for the continue sent on a fallback model. */
 export function fallbackReason(from: string | undefined, to: string, why: string): string {
   return `${from ?? "the session's model"} cannot go on for now (${why}), so ${to} takes over from here`
 }

@@ -56,7 +56,6 @@ function plural(n: number, one: string, many: string): string {
   return n === 1 ? one : many
 }
 
-/** One todo's text on a single line, bounded. */
 function oneLine(content: string): string {
   const raw = String(content)
   const head = raw.length > MAX_TODO_TEXT * 2 ? raw.slice(0, MAX_TODO_TEXT * 2) : raw

@@ -1,17 +1,10 @@
 /**
- * The todo list as the normalized transcript shows it, on either host: every `todowrite`
- * call is a tool part carrying the whole list, so the newest completed one is the current
- * list. It is the 2.x port's only todo source (2.x has no todo API or event; a todo plugin
- * supplies the tool) and the judge's second one on both hosts (core/idle.ts).
- *
- * Result:
- *  - the items, when that part's `input.todos` is an array of `{ content, status, priority? }`;
- *  - "unreadable" when the part exists but its input is not that shape. One bad item makes
- *    the whole list unreadable: a partly read list could hide exactly the open item that
- *    matters, and the judge never nudges on a list it could not read;
- *  - "none" when no completed `todowrite` part is among `messages`. Only the messages given
- *    are searched, so the caller must pass a window that reaches the last write (or keep the
- *    last list it saw).
+ * The todo list as the normalized transcript shows it, on either host: every `todowrite` call
+ * carries the whole list, so the newest completed one is the current list. It is the 2.x port's
+ * only todo source (2.x has no todo API or event) and the judge's second one on both hosts.
+ * One bad item makes the whole list "unreadable": a partly read list could hide exactly the open
+ * item that matters. Only the messages given are searched, so the caller must pass a window that
+ * reaches the last write.
  */
 import type { TodoItem, TranscriptMessage } from "../core/transcript.ts"
 import type { TodoSnapshot } from "./open.ts"
@@ -31,7 +24,6 @@ function readItem(raw: unknown): TodoItem | undefined {
   return out
 }
 
-/** Reads `input.todos` of one `todowrite` call. */
 export function readTodoInput(input: unknown): readonly TodoItem[] | "unreadable" {
   try {
     if (input === null || typeof input !== "object") return "unreadable"

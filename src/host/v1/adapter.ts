@@ -201,7 +201,6 @@ export function startV1(
   }
 }
 
-/** What every hook of ours returns when it has nothing to wait for. */
 const DONE: Promise<void> = Promise.resolve()
 
 /**

@@ -1,21 +1,15 @@
 /**
- * `/auto-resume [on|off|status]` on OpenCode 1.x.
- *
- * The command is registered by the `config` hook and handled in `command.execute.before`.
- * 1.18 runs every command as a model turn after that hook, so (see command-model.ts and
- * test/e2e/HOST-NOTES.md):
- *
- * - idle session: the command's user message is replaced by one hidden (synthetic) text part
- *   holding the reply, and switched (chat.message) to the plugin's in-process reply model.
- *   The user sees an assistant answer with the reply; no provider is contacted, the call
- *   returns 200 with that answer, and both messages are dropped from later model requests.
- * - busy session (or the reply model unavailable): a queued command message would be picked
- *   up by the running turn. The action is applied, the reply is shown as a TUI toast, and the
- *   hook throws to stop the command: no message, no turn. The HTTP call answers 500
- *   (OpenCode's generic "Unexpected server error"), which the TUI does not display.
- *
- * Every hook here is guarded internally. The one deliberate throw (CommandHandledStop) must
- * reach the host: do not wrap `command.execute.before` in a guard that swallows errors.
+ * `/auto-resume [on|off|status]` on OpenCode 1.x: registered by the `config` hook, handled in
+ * `command.execute.before`. 1.18 runs every command as a model turn after that hook
+ * (command-model.ts, test/e2e/HOST-NOTES.md), so:
+ * - idle session: the command's message becomes one hidden text part holding the reply, switched
+ *   to the in-process reply model; no provider is contacted, and both messages are dropped from
+ *   later model requests.
+ * - busy session (or no reply model): a queued command message would be picked up by the running
+ *   turn, so the action is applied, the reply shown as a toast, and the hook throws to stop the
+ *   command (the HTTP call answers 500, which the TUI does not display).
+ * The one deliberate throw (CommandHandledStop) must reach the host: do not wrap
+ * `command.execute.before` in a guard that swallows errors.
  */
 import type { Hooks } from "@opencode-ai/plugin"
 import { PAUSE_COMMAND_DESCRIPTION, PAUSE_COMMAND_NAME } from "../../pause/command.ts"

@@ -1,15 +1,10 @@
 /**
  * The in-process "model" that answers `/auto-resume` on OpenCode 1.x without a paid turn.
- *
- * 1.18 always runs a command's template as a model turn. So the plugin registers (config hook)
- * a provider of its own, `auto-resume`, whose only model is served by a `fetch` function that
- * lives in the plugin: no network, no cost. The command's user message is switched to that
- * model (chat.message hook) and carries the reply text; the "model" streams that text back as
- * the assistant's answer. Both messages are then left out of every later real model request
- * (experimental.chat.messages.transform), so they cost nothing afterwards either.
- *
- * Measured on 1.18.33: the provider's `options.fetch` survives the config hook and is used
- * for every request of that provider; see test/e2e/HOST-NOTES.md.
+ * 1.18 always runs a command's template as a model turn, so the plugin registers (config hook) a
+ * provider of its own, `auto-resume`, whose one model is served by a `fetch` in the plugin: no
+ * network, no cost. Its messages are left out of every later real model request
+ * (experimental.chat.messages.transform). Measured on 1.18.33: the provider's `options.fetch`
+ * survives the config hook and serves every request of that provider (test/e2e/HOST-NOTES.md).
  */
 import { asObj, get, str } from "../shape.ts"
 
@@ -27,7 +22,6 @@ export function commandPromptText(args: string, reply: string): string {
   return `${`${COMMAND_PREFIX} ${args}`.trim()}\n\n${reply}`
 }
 
-/** The reply carried by a command prompt text, or undefined for any other text. */
 export function replyFromPromptText(text: string): string | undefined {
   if (!text.startsWith(COMMAND_PREFIX)) return undefined
   const gap = text.indexOf("\n\n")
@@ -77,7 +71,6 @@ export function registerReplyProvider(config: unknown, fetchFn?: typeof fetch): 
   return true
 }
 
-/** True for the command's own user text part. */
 export function isCommandPart(part: unknown): boolean {
   return get(part, "metadata", "autoResume") === true && get(part, "metadata", "kind") === COMMAND_PART_KIND
 }
@@ -120,9 +113,7 @@ export function dropCommandExchanges(messages: unknown): number {
   return removed
 }
 
-// -------------------------------------------------------------------------------------------
-// The "model": an OpenAI-compatible chat completions endpoint, in-process
-// -------------------------------------------------------------------------------------------
+// The "model": an OpenAI-compatible chat completions endpoint, in-process.
 
 function lastUserText(body: unknown): string {
   const messages = get(body, "messages")

@@ -79,7 +79,6 @@ export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal |
   const props = (event as { properties?: unknown }).properties
   // Not asObj(): its array check is measurable per event, and an array's fields read as undefined anyway.
   if (typeof props !== "object" || props === null) return undefined
-  // Direct reads of the one field each needs.
   if (type === "message.part.delta") {
     const sessionID = str((props as { sessionID?: unknown }).sessionID) ?? eventSessionID(props)
     return sessionID ? { type: "modelOutput", sessionID } : null

@@ -1,7 +1,4 @@
-/**
- * OpenCode 1.x history (`{ info, parts }[]`) -> the core's normalized transcript.
- * Malformed entries are skipped, never thrown on.
- */
+/** OpenCode 1.x history (`{ info, parts }[]`) -> the core's transcript; malformed entries are skipped. */
 import type { TodoItem, TranscriptMessage, TranscriptPart, ToolPartStatus } from "../../core/transcript.ts"
 import { asObj, get, num, str } from "../shape.ts"
 import { clip, messageStats, modelOf, prosePart } from "../normalize.ts"

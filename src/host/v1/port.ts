@@ -1,15 +1,9 @@
 /**
- * The Host port on OpenCode 1.x: the SDK client the host hands to `server()`.
- * The SDK reports HTTP failures as `{ error }` rather than throwing; we turn them into
- * rejections so the core's bounded-call wrapper sees every failure the same way.
- *
- * Sends. 1.x has one channel, `session.promptAsync`; what differs is whether the text part is
- * `synthetic`, which the 1.18 TUI does not show (the model still gets the text, and the part
- * keeps its metadata either way). A stall continue is shown unless `visibleContinue` is off; a
- * correction is hidden unless `quietCorrections` is off. Every part carries
- * `metadata.autoResume`, which is how the plugin knows its own prompts (isOwnPromptPart).
- * Two sends to one session are never closer than `injectIntervalMs` (the send log is shared
- * by every instance in the registry slot).
+ * The Host port on OpenCode 1.x: the SDK client the host hands to `server()`. The SDK reports
+ * HTTP failures as `{ error }` rather than throwing; they become rejections so the core's
+ * bounded-call wrapper sees every failure the same way. 1.x has one send channel,
+ * `session.promptAsync`; a `synthetic` text part is hidden by the 1.18 TUI (the model still
+ * gets it). Every part carries `metadata.autoResume`, which is how the plugin knows its own prompts.
  */
 import type { TimeSource } from "../../core/clock.ts"
 import { effectiveOptions, resolveOptions, type ResolvedOptions } from "../../options/index.ts"
@@ -62,7 +56,6 @@ export function isOwnPromptPart(part: unknown): boolean {
 }
 
 export type V1PortDeps = {
-  /** The plugin's options; defaults when absent. */
   resolved?: ResolvedOptions
   time?: TimeSource
   /** The registry slot's send log; a private one when absent. */

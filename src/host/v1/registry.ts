@@ -1,14 +1,8 @@
 /**
- * The 1.x adapter's slots in the process-wide registry (../registry.ts).
- *
- * OpenCode 1.x calls `server()` once per plugin entry for every directory it serves: a plugin
- * listed twice is started twice, and both hook sets get every event, so each stall would be
- * answered twice. It also starts the plugin again when it re-creates a directory's instance.
- * So there is one live engine per (registry scope, directory): a later `server()` for the same
- * directory claims the slot and the earlier instance stops.
- *
- * The slot keeps what must outlive an instance: the send log behind `injectIntervalMs` and,
- * for `shareWatchState`, the session watch state the last instance left behind.
+ * The 1.x adapter's slots in the process-wide registry (../registry.ts), one live engine per
+ * (registry scope, directory): 1.x calls `server()` once per plugin entry for every directory, so a
+ * plugin listed twice would answer each stall twice, and again when it re-creates a directory's
+ * instance. The slot keeps what must outlive an instance: the send log and the watch state.
  */
 import type { InstanceSlot } from "../instance.ts"
 import { processTable, slotIn, slotKey } from "../registry.ts"

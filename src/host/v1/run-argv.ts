@@ -1,14 +1,9 @@
 /**
  * Whether the plugin runs inside a headless `opencode run`, read from the process's argv.
- *
- * Measured on 1.18.33 (the compiled binary): inside the plugin `process.argv` is
+ * Measured on 1.18.33: inside the plugin `process.argv` is
  * `["bun", "/$bunfs/root/src/index.js", "run", "--print-logs", "--model", "fake/fake-model", "hello"]`
- * under `opencode run`, and `[..., "serve", "--hostname", ...]` under `opencode serve`; the
- * TUI has no subcommand. Run from a source checkout the first two entries are bun and the
- * script, so the shape is the same. The plugin lives in the process that runs the session,
- * so `opencode run --attach <url>` leaves this process out: that server's argv says `serve`.
- *
- * Pure and bounded: at most MAX_ARGS entries are looked at.
+ * under `opencode run` and `[..., "serve", ...]` under `opencode serve`; the TUI has no
+ * subcommand. `opencode run --attach <url>` runs the session in the server, whose argv says `serve`.
  */
 const MAX_ARGS = 256
 

@@ -1,12 +1,9 @@
 /**
- * Taking a session back from the /auto-resume reply model (command-model.ts).
- *
- * The command's user message is stored with the stand-in model, and OpenCode's terminal UI
- * restores a session's model from its newest user message: reopen a session after
- * `/auto-resume status` and the next prompt goes to a "model" that cannot chat. So a
- * non-command message aimed at the stand-in is pointed back at the session's last real model:
- * the one this process saw in the session's last genuine turn, else the newest real one in the
- * stored history (after a restart nothing is in memory).
+ * Taking a session back from the /auto-resume reply model (command-model.ts). OpenCode's terminal
+ * UI restores a session's model from its newest user message, so after `/auto-resume status` the
+ * next prompt would go to a "model" that cannot chat: a non-command message aimed at the stand-in
+ * is pointed back at the session's last real model (seen in this process, else the newest in the
+ * stored history).
  */
 import { BoundedMap } from "../../core/bounded.ts"
 import { asObj, get, str } from "../shape.ts"

@@ -1,15 +1,10 @@
 /**
  * The `config` hook that lets OpenCode itself retry a hung request, in every 1.x process that
- * runs sessions: a headless `opencode run`, `opencode serve` and the terminal UI (why:
- * core/host-stream-timeouts.ts). It writes `provider[id].options.chunkTimeout` and
- * `.headerTimeout` for every provider the config lists and for the provider of the model
- * (`--model` of a run, else `config.model`), each option only where the user's config sets
- * none for that provider.
- *
- * Measured on 1.18.33: an entry created here for a built-in provider (`anthropic`, `opencode`)
- * merges with OpenCode's own entry (models, headers and the key from the environment stay);
- * an entry for a provider id OpenCode does not know is dropped silently, as a config-file
- * entry without models would be. See test/e2e/HOST-NOTES.md.
+ * runs sessions (why: core/host-stream-timeouts.ts): `chunkTimeout` and `headerTimeout` for every
+ * listed provider and the model's, each only where the user's config sets none.
+ * Measured on 1.18.33 (test/e2e/HOST-NOTES.md): an entry created for a built-in provider merges
+ * with OpenCode's own (models, headers, key stay); one for a provider OpenCode does not know is
+ * dropped silently.
  */
 import { HOST_TIMEOUT_OPTIONS, planHostTimeouts, type HostTimeoutOption, type ProviderTimeoutFacts } from "../../core/host-stream-timeouts.ts"
 import type { LogLevel } from "../../core/port.ts"

@@ -195,7 +195,6 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   }
 }
 
-/** The 2.x `setup`: starts an instance and returns its cleanup; undefined if it could not start. */
 export function setupV2(ctx: unknown, deps: V2Deps = {}): (() => void) | undefined {
   let instance: V2Instance
   try {

@@ -1,19 +1,11 @@
 /**
- * `/auto-resume [on|off|status]` on OpenCode 2.x, registered through `ctx.command.transform`
- * (the v2 adapter does it when it starts, with the same pause store its engine reads).
- *
- * `execute` returns nothing, which 2.x treats as an immediate command: it ends there and no
- * model turn runs, so pausing costs no model call and cannot itself be taken for a stall.
- *
- * The answer. The documented 2.x ctx gives a plugin no toast, no log the user sees and no
- * command output: the command result is only "immediate" or "prompt" (a model turn, the very
- * thing a pause command must not start). The one channel a user can read is a message in the
- * session, so the reply is `ctx.session.synthetic({ ..., resume: false })`: stored in the
- * history, marked as ours, and it does not wake the session. Its cost is that it reaches the
- * model as context on the next turn, so it is short and says only what changed. Where that is
- * not possible (no `synthetic` on this host, or this session's provider already refused a
- * synthetic message, where another would only be refused again) the answer goes to the log
- * file alone; the pause itself is applied either way. The v2 adapter may pass another channel.
+ * `/auto-resume [on|off|status]` on OpenCode 2.x, registered through `ctx.command.transform`.
+ * `execute` returns nothing, which 2.x treats as an immediate command: no model turn runs, so
+ * pausing costs no model call and cannot itself be taken for a stall.
+ * The documented 2.x ctx gives a plugin no toast, no visible log and no command output, so the
+ * reply is a non-waking `ctx.session.synthetic({ ..., resume: false })`, kept short because the
+ * model reads it on the next turn. Without `synthetic`, or where this session's provider already
+ * refused one, the reply goes to the log file alone; the pause is applied either way.
  */
 import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
@@ -38,7 +30,6 @@ export type V2PauseCommandDeps = PauseCommandHost & {
 
 export type Disposable = { dispose(): void }
 
-/** The metadata kind our command's replies carry. */
 export const PAUSE_REPLY_KIND = "pause-command"
 
 /**

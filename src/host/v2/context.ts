@@ -1,11 +1,7 @@
 /**
- * How this adapter calls the OpenCode 2.x plugin `ctx` (its members: shared/host/v2-opencode-2.x.md).
- *
- * Members appeared and moved between 2.0.x releases
- * (`session.compact` and `app.server` are later additions), so every method is looked up and
- * feature-detected at the moment of the call instead of trusted from a type. Calls keep their
- * receiver (`ctx.session.prompt(...)` may rely on `this`) and a synchronous throw becomes a
- * rejection, so callers handle one failure shape.
+ * How this adapter calls the OpenCode 2.x plugin `ctx` (shared/host/v2-opencode-2.x.md). Members
+ * appeared and moved between 2.0.x releases, so every method is feature-detected at the moment of
+ * the call; calls keep their receiver and a synchronous throw becomes a rejection.
  */
 import { asObj, get, str } from "../shape.ts"
 
@@ -16,7 +12,6 @@ export class MissingMethodError extends Error {
   }
 }
 
-/** True when `ctx.<area>.<name>` is a function right now. */
 export function hasMethod(ctx: unknown, area: string, name: string): boolean {
   return typeof get(ctx, area, name) === "function"
 }

@@ -1,30 +1,16 @@
 /**
  * OpenCode 2.x events -> core signals.
- *
- * A 2.x event is `{ id, created, type, data, location?, durable? }`: the payload lives under
- * `data` (1.x used `properties`), and the session is `data.sessionID`, or the durable
- * aggregate for events that leave it out. Field names moved between 2.0.x releases, so every
- * renamed field is read under both spellings (`id ?? callID`, `name ?? tool`, ...).
- *
- * Pure apart from two bounded memories: `ToolNamesByCall` (the tool name travels only on
- * `session.tool.input.started`, while the call itself is announced later by
- * `session.tool.called`) and `RunMemory` (forms and step errors, see below).
- *
+ * A 2.x event is `{ id, created, type, data, location?, durable? }`. Field names moved between
+ * 2.0.x releases, so every renamed field is read under both spellings (`id ?? callID`, `name ?? tool`).
+ * The tool name travels only on `session.tool.input.started`, the call later on
+ * `session.tool.called`, hence `ToolNamesByCall`.
  * Busy and idle come from `session.execution.*` only: `session.status` and `session.idle` are
- * declared but not emitted by 2.x, and are read as mere activity should one turn up.
- *
- * Forms: `form.created` holds the session (its id is inside the form) until `form.replied` /
- * `form.cancelled` names the same form id, or the run ends (see run-memory.ts).
- *
- * Errors: `{ type, message, status? }`, the type standing where 1.x put a name. A failed step
- * is not the end of the run (the host may retry it), so its error is kept and reported once,
- * by the run's failure; `type: "aborted"` is an interruption, not an error.
- *
- * Interruptions: only reason "user" can be a user stop, but the plugin's own
- * `session.interrupt` is reported with that same reason. So "user" (and a missing reason, which
- * no documented release sends) maps to `interrupted` with `byUser` left undefined, and the core
- * decides by counting the interruptions its own aborts can account for (core/intervention.ts).
- * Every other reason (shutdown, superseded, inactivity) is `byUser: false`: never a latch.
+ * declared but not emitted by 2.x, and read as mere activity.
+ * A failed step is not the end of the run (the host may retry it), so its error is kept and
+ * reported once, by the run's failure (run-memory.ts); `type: "aborted"` is an interruption.
+ * The plugin's own `session.interrupt` is reported with reason "user" too, so "user" (or no
+ * reason) maps to `interrupted` with `byUser` undefined and the core decides by counting its own
+ * aborts (core/intervention.ts); any other reason (shutdown, superseded, inactivity) is never a latch.
  */
 import { usedTokens } from "../../core/saturation.ts"
 import type { Signal } from "../../core/port.ts"

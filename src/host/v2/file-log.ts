@@ -1,12 +1,9 @@
 /**
- * The log on 2.x: the host has no log API and does not capture a plugin's console, so lines go
- * to a size-capped file under the user's state directory
- * (`$XDG_STATE_HOME/opencode-auto-resume/auto-resume.log`, else `~/.local/state/...`).
- *
- * Writing never throws and never blocks the caller: lines are queued and appended by one
- * asynchronous writer. The queue is bounded (overflow is counted and reported in the next
- * line that gets through), and when the file would pass its cap it is rotated to `.1`,
- * replacing the previous one, so the plugin never uses more than twice the cap on disk.
+ * The log on 2.x: the host has no log API and does not capture a plugin's console, so lines go to
+ * a size-capped file (`$XDG_STATE_HOME/opencode-auto-resume/auto-resume.log`, else
+ * `~/.local/state/...`). Writing never throws or blocks: one asynchronous writer drains a bounded
+ * queue (overflow is counted in the next line), and the file rotates to `.1`, so the plugin never
+ * uses more than twice the cap on disk.
  */
 import { appendFile, mkdir, rename, stat } from "node:fs/promises"
 import { homedir } from "node:os"

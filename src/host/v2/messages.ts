@@ -1,13 +1,8 @@
 /**
- * OpenCode 2.x session messages (what `session.context` returns) -> the core's transcript.
- *
- * 2.x messages are discriminated by `type`. Only `user`, `synthetic` and `assistant` become
- * transcript messages; `system`, `skill`, `shell`, `compaction`, the `*-switched` notes and the
- * durable `idle` markers are context, not turns. A tool part is
- * `{ type: "tool", id, name, state: { status: streaming | running | completed | error } }`;
- * the 1.x spellings (`callID`, `tool`, `state.output`, status `pending`) are read too, since
- * a renamed field that silently reads as undefined is the classic way a guard stops firing.
- * Malformed entries are skipped, never thrown on.
+ * OpenCode 2.x session messages (what `session.context` returns) -> the core's transcript. Only
+ * `user`, `synthetic` and `assistant` become messages; the rest is context, not turns. The 1.x
+ * spellings (`callID`, `tool`, `state.output`, status `pending`) are read too, since a renamed
+ * field that silently reads as undefined is the classic way a guard stops firing.
  */
 import type { TranscriptMessage, TranscriptPart, ToolPartStatus } from "../../core/transcript.ts"
 import { asObj, get, num, str } from "../shape.ts"

@@ -1,19 +1,14 @@
 /**
  * The Host port on OpenCode 2.x: `ctx.session.*`, `ctx.tool.*`, `ctx.plugin.*`, `ctx.model.*`,
  * plus the host's own HTTP server for the two reads ctx does not offer.
- *
- * Channels. A stall continue is a visible `session.prompt` unless `visibleContinue` is off,
- * and a correction takes the hidden `session.synthetic({ resume: true })` when
- * `quietCorrections` is on. Some providers refuse synthetic messages: a synthetic call that
- * rejects, throws or is missing falls back to `prompt`, and the session stays on `prompt`
- * afterwards. A synthetic call that hangs does not fall back (it may still land; sending a
- * prompt too could deliver the recovery twice); the core's `sendTimeoutMs` bounds it.
- *
- * Duplicates. v2 hot reload is known to leave two live instances that send the same prompt
- * milliseconds apart. Two guards live here because they must span instances: a process-wide
- * per-session send log enforcing `injectIntervalMs`, and a look at the last messages before
- * each send (an identical own message with no answer and no idle marker after it means this
- * recovery is already on its way, so it is not sent again).
+ * Some providers refuse synthetic messages: a synthetic call that rejects, throws or is missing
+ * falls back to `prompt`, and the session stays on `prompt` afterwards. One that hangs does not
+ * fall back (it may still land, and a prompt too could deliver the recovery twice);
+ * `sendTimeoutMs` bounds it.
+ * v2 hot reload can leave two live instances that send the same prompt milliseconds apart, so
+ * two guards span instances: the process-wide send log (`injectIntervalMs`), and a look at the
+ * last messages before each send (an identical own message with no answer and no idle marker
+ * after it means this recovery is already on its way).
  */
 import { effectiveOptions, type ResolvedOptions } from "../../options/index.ts"
 import type { TimeSource } from "../../core/clock.ts"

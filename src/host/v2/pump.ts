@@ -1,11 +1,8 @@
 /**
- * The event pump: reads `ctx.event.subscribe({ signal })` and hands each event on.
- *
- * Nothing escapes it: a handler that throws is reported and the next event is read; a stream
- * that ends or throws is subscribed again after a backoff (1 s doubling to 60 s, reset by any
- * event that arrives). After MAX_FRUITLESS subscriptions in a row that delivered nothing, it
- * stops and says so once, rather than spinning forever against a host that has gone.
- * `stop()` aborts the subscription signal, ends the iterator and cancels any pending retry.
+ * The event pump over `ctx.event.subscribe({ signal })`. Nothing escapes it: a handler that throws
+ * is reported and the next event read; a stream that ends or throws is subscribed again after a
+ * backoff (1 s doubling to 60 s, reset by any event), and after MAX_FRUITLESS empty subscriptions
+ * in a row it stops and says so once, rather than spin against a host that has gone.
  */
 import type { CancelTimer, TimeSource } from "../../core/clock.ts"
 import { errorText } from "../../core/logger.ts"

@@ -1,20 +1,12 @@
 /**
- * The 2.x adapter's slots in the process-wide registry (../registry.ts): one live instance
- * per location. A 2.x host activates plugins per location (directory, plus workspace where
- * there is one), possibly several in one process, so a `setup` for another directory must not
- * stop the first; but hot reload re-runs `setup` for the same location without always
+ * The 2.x adapter's slots in the process-wide registry (../registry.ts): one live instance per
+ * location (directory, plus workspace where there is one). A `setup` for another location must
+ * not stop the first, but hot reload re-runs `setup` for the same location without always
  * disposing the previous instance, and two live instances there send the same prompt
- * milliseconds apart, so claiming a location's slot stops its previous holder, timers,
- * subscription and all. The key is the registry scope (pid unless `registryScope` names
- * another; tests use that to run isolated instances side by side) plus the location; a ctx
- * with no location gets the scope alone, which is what every 2.x instance used before.
- *
- * What must hold across every instance of a scope, whatever its location, is shared, not per
- * slot: the record of our own sends, the send log behind `injectIntervalMs`, the sessions whose
- * provider refused synthetic messages, the user messages already classified and each session's
- * last step setup. Session ids are unique across locations, so sharing them costs nothing, and
- * an event that reaches two locations' instances still gets one send. Only the holder and (for
- * `shareWatchState`) the last instance's watch state belong to the location.
+ * milliseconds apart, so claiming a location's slot stops its previous holder. What must hold
+ * across every instance of a scope is shared, not per slot (own sends, the send log, synthetic
+ * refusals, seen user messages, step setups): session ids are unique across locations, so an
+ * event that reaches two locations' instances still gets one send.
  */
 import { MAX_SLOTS, processTable, slotIn } from "../registry.ts"
 import { BoundedMap, makeRoom } from "../../core/bounded.ts"

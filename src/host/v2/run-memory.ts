@@ -1,13 +1,8 @@
 /**
- * What the 2.x event mapping must remember between events of one run, bounded.
- *
- * - Forms: `form.created` names its session only inside the form (`data.form.sessionID`),
- *   and `form.replied` / `form.cancelled` name only the form (`data.id`): the reply is tied
- *   back to its session here. A run that ends forgets its session's forms (the core drops
- *   every open request on idle anyway).
- * - Step errors: a provider error is reported on `session.step.failed` and again on
- *   `session.execution.failed`. The step's is kept until the run ends, so the core hears
- *   the error once, when the host gave up (and still hears it should the run's end carry none).
+ * What the 2.x event mapping must remember between events of one run, bounded: the session of
+ * each open form (`form.replied` / `form.cancelled` name only the form), and a step's error,
+ * which 2.x reports on `session.step.failed` and again on `session.execution.failed`, so the
+ * core hears it once, when the host gave up.
  */
 import { BoundedMap } from "../../core/bounded.ts"
 

@@ -1,13 +1,9 @@
 /**
- * Registers the `task_complete` tool on 2.x through `ctx.tool.transform`.
- *
- * Plugin tools default to code mode on 2.x (callable only inside the built-in `execute` tool),
- * so the tool is registered with `options: { codemode: false }` to stand as a tool of its own
- * under its plain name. The input is JSON Schema, as real 2.x plugins use. It never throws:
- * every answer, a refusal included, is a result the model reads (see taskCompleteResult).
- *
- * A registry that is missing, throws, rejects or refuses the tool costs a log line and
- * nothing else: stall recovery does not depend on the tool.
+ * Registers the `task_complete` tool on 2.x through `ctx.tool.transform`, with
+ * `options: { codemode: false }`: plugin tools default to code mode on 2.x (callable only inside
+ * the built-in `execute` tool). Every answer, a refusal included, is a result the model reads; a
+ * registry that is missing or refuses the tool costs a log line, since stall recovery does not
+ * depend on it.
  */
 import { errorText } from "../../core/logger.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"

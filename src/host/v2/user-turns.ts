@@ -1,21 +1,13 @@
 /**
- * Genuine user turns on OpenCode 2.x, which has no `chat.message` hook.
- *
- * A new inbound user message must re-arm the core's budgets and lift its ESC latch; the
- * plugin's own prompts must never do either. Two sources, both bounded:
- *  - live: `session.inbox.enqueued` (older: `session.input.admitted`) carries the admitted
- *    item, so a prompt is classified the moment the host accepts it;
- *  - history: on every run start, at the first step of a run and when an inbox item is
- *    delivered, the last few messages are read and user messages not seen before are
- *    classified. This covers hosts without inbox events and items admitted before we loaded.
- *
- * Our own sends are recognised by the marker in their metadata, by the ids the host returned
- * for them, and by their exact text (remembered for a few minutes), because the run can start
- * and be scanned before `session.prompt` has even returned.
- *
- * Two guards keep an old message from lifting a fresh ESC: only messages after the newest
- * durable `idle` marker count (older ones belong to finished runs), and a scan that was
- * overtaken by an interruption reports nothing (its messages are still marked seen).
+ * Genuine user turns on OpenCode 2.x, which has no `chat.message` hook. A new user message must
+ * re-arm the core's budgets and lift its ESC latch; the plugin's own prompts must never do either.
+ * Two bounded sources: `session.inbox.enqueued` (older: `session.input.admitted`) classifies a
+ * prompt the moment the host admits it; a history scan at run start, first step and inbox
+ * delivery covers hosts without inbox events and items admitted before we loaded.
+ * Our own sends are also recognised by their exact text, because the run can start and be scanned
+ * before `session.prompt` has even returned. An old message must not lift a fresh ESC: only
+ * messages after the newest `idle` marker count, and a scan overtaken by an interruption reports
+ * nothing.
  */
 import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
