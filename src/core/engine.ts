@@ -26,6 +26,7 @@ import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapsh
 import { stallBudgetMs } from "./watchdog.ts"
 import { cancelWatchdog, ensureWatchdog } from "./modules/silent-stream.ts"
 import { cancelRecovery } from "./intervention.ts"
+import { runIntent } from "./run-effect.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
@@ -91,7 +92,7 @@ export class RecoveryEngine {
         ctx: this.ctx,
         sessions: this.sessions,
         resolved: this.resolved,
-        wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => module?.onWake?.(state, wake)),
+        wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => runIntent(this.ctx, state, module?.onWake?.(state, wake))),
       })
       return module
     })
@@ -133,7 +134,7 @@ export class RecoveryEngine {
     if (!modules) return
     for (const module of modules) {
       try {
-        module.onSignal?.(state, signal)
+        runIntent(this.ctx, state, module.onSignal?.(state, signal))
       } catch (error) {
         this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on ${signal.type}: ${errorText(error)}`)
       }
