@@ -7,9 +7,9 @@
  * engine hands them here.
  */
 import type { Effect, EffectOf } from "./effect.ts"
-import { abortThenPrompt, beginRecovery, continueRequest, reporter, sendPrompt, uncountUnsent, type OpenCallException, type PromptRequest } from "./actions.ts"
+import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt, uncountUnsent, type OpenCallException, type PromptRequest } from "./actions.ts"
 import type { EngineContext } from "./context.ts"
-import { exclusiveHostCall } from "./host-calls.ts"
+import { exclusiveHostCall, reporter } from "./host-calls.ts"
 import { note, type CallOutcome } from "./intervention.ts"
 import { errorText } from "./logger.ts"
 import type { RecoveryKind, SessionState } from "./session-state.ts"
