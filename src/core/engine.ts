@@ -24,7 +24,7 @@ import { applySignal } from "./apply-signal.ts"
 import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
 import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { stallBudgetMs } from "./watchdog.ts"
-import { cancelWatchdog, ensureWatchdog } from "./modules/silent-stream.ts"
+import { cancelWatchdog, ensureWatchdog, silentStreamModule } from "./modules/silent-stream.ts"
 import { cancelRecovery } from "./intervention.ts"
 import { runIntent } from "./run-effect.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
@@ -56,6 +56,8 @@ export class RecoveryEngine {
   private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
   private readonly listeners = new Map<SignalType, EngineModule[]>()
+  /** The modules that hear liveness (EngineModule.onLiveness), built once. */
+  private readonly liveness: EngineModule[]
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
@@ -85,7 +87,7 @@ export class RecoveryEngine {
       offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => {
+    this.modules = [silentStreamModule, ...(deps.modules ?? defaultModules(toolNames))].map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
       module = make({
@@ -96,6 +98,7 @@ export class RecoveryEngine {
       })
       return module
     })
+    this.liveness = this.modules.filter((m) => m.onLiveness !== undefined)
     for (const module of this.modules) {
       if (!module.onSignal) continue
       for (const type of module.signals ?? ALL_SIGNAL_TYPES) {
@@ -253,7 +256,8 @@ export class RecoveryEngine {
     const state = this.sessions.touch(signal.sessionID, now)
     state.lastSeenAt = now
 
-    applySignal(this.ctx, this.idle, state, signal, now)
+    const liveness = applySignal(this.ctx, this.idle, state, signal, now)
+    if (liveness) for (const module of this.liveness) module.onLiveness?.(state, liveness)
     return state
   }
 

@@ -40,6 +40,12 @@ export interface EngineModule {
   readonly signals?: readonly SignalType[]
   /** What the module wants done is returned, and the engine carries it out (run-effect.ts). */
   onSignal?(state: SessionState, signal: Signal): Intent
+  /**
+   * The signal just applied showed the session alive ("live": any event stamped it active, the
+   * streaming deltas included) or ended its run ("ended"). Runs on the hot path for every such
+   * signal, so it must be cheap; only the silent-stream deadline needs it.
+   */
+  onLiveness?(state: SessionState, liveness: "live" | "ended"): void
   /** The wake asked for through `ModuleEnv.wakeAt` is due; `wake.hold` says whether the session may be touched. */
   onWake?(state: SessionState, wake: Wake): Intent
   holdReason?(state: SessionState): string | undefined

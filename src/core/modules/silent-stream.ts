@@ -4,12 +4,13 @@
  * rung); this module sequences them in time on the session's one timer and hands the effects
  * to the engine's effect runner (run-effect.ts).
  *
- * Unlike the modules that hear signals through EngineModule.onSignal, the deadline is armed from
- * apply-signal.ts on every event of a busy session (any event is liveness, the streaming deltas
- * included, which the module interface deliberately keeps away from modules).
+ * The deadline hears about the session through EngineModule.onLiveness, not onSignal: any event
+ * of a busy session is liveness, the streaming deltas included, which onSignal deliberately
+ * keeps away from modules; onLiveness is one cheap call per such event.
  */
 import { formatDuration } from "../../prompts/format.ts"
 import type { Wake } from "../scheduler.ts"
+import type { EngineModule, ModuleEnv } from "../module.ts"
 import { holdReason, type EngineContext } from "../context.ts"
 import { askHostRun } from "../host-run.ts"
 import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "../ladder.ts"
@@ -25,6 +26,17 @@ const MAX_RECENT_CONTINUES = 32
 const DEADLINE = "silent-stream"
 const BACKOFF = "silent-stream:backoff"
 const nothing = () => undefined
+
+/** The engine always runs this one, whatever other modules it is given. */
+export function silentStreamModule({ ctx }: ModuleEnv): EngineModule {
+  return {
+    name: "silent-stream",
+    onLiveness(state, liveness) {
+      if (liveness === "live") ensureWatchdog(ctx, state)
+      else cancelWatchdog(ctx, state)
+    },
+  }
+}
 
 /** Arms the session's deadline if it has none (cheap: called on every event). */
 export function ensureWatchdog(ctx: EngineContext, state: SessionState, delayMs?: number): void {
