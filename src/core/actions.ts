@@ -8,9 +8,8 @@ import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/inde
 import { buildContinuePrompt } from "../prompts/continue.ts"
 import { abortVeto } from "./abort-veto.ts"
 import { holdReason, type EngineContext } from "./context.ts"
-import { exclusiveHostCall, type CallReporter } from "./host-calls.ts"
+import { exclusiveHostCall, reporter } from "./host-calls.ts"
 import { abortMayEnd, abortSettled, cancelRecovery, endRecovery, holdRecovery, lateLandingHoldMs, mayIntervene, note, type CallOutcome, type OpenCallException } from "./intervention.ts"
-import { errorText } from "./logger.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { promptSetup } from "./fallback.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
@@ -19,13 +18,6 @@ export type { OpenCallException }
 
 /** The pause between an abort and its prompt, as the session's timer names it. */
 const ABORT_PAUSE = "abort-pause"
-
-export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
-  return (label, outcome, error) => {
-    if (outcome === "ok") return
-    ctx.logger.fault(`${label}:${outcome}`, `session ${state.id}: ${label} ${outcome}${error ? `: ${errorText(error)}` : ""}`)
-  }
-}
 
 /** False (and one log line) when the user episode's continue budget is spent. */
 function withinLifetimeCap(ctx: EngineContext, state: SessionState, what: string): boolean {

@@ -11,35 +11,35 @@ import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, type OpenToo
 import { boundedSet } from "./bounded.ts"
 import { subagentCallKind } from "./subagents.ts"
 import { cancelRecovery, interruptionWasOurs, note } from "./intervention.ts"
-import { cancelWatchdog, ensureWatchdog } from "./modules/silent-stream.ts"
 
 const MOVED_ON = { type: "runMovedOn" } as const
 
-export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Signal, now: number): void {
+/**
+ * What a signal said about the run, for the silent-stream deadline (EngineModule.onLiveness):
+ * "live" when it stamped the session as active, "ended" when the run is over for the deadline.
+ */
+export type Liveness = "live" | "ended" | undefined
+
+export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Signal, now: number): Liveness {
   switch (signal.type) {
     case "activity":
     case "retryScheduled":
-      touch(ctx, state, now)
-      break
+      return touch(state, now)
     case "error":
       // A failed run's tool calls are over: a next run reusing a call id must not inherit them.
       state.openTools.clear()
       note(state.intervention, MOVED_ON, now)
-      touch(ctx, state, now)
-      break
+      return touch(state, now)
     case "modelOutput":
-      noteModelOutput(ctx, state, now)
-      break
+      return noteModelOutput(state, now)
     case "usage":
-      noteUsage(ctx, state, signal.tokens, signal.messageID, now)
-      break
+      return noteUsage(state, signal.tokens, signal.messageID, now)
     case "busy":
       if (!state.busy) markBusy(idle, state, now, signal.inferred === true)
-      touch(ctx, state, now)
-      break
+      return touch(state, now)
     case "idle":
       markIdle(ctx, idle, state)
-      break
+      return "ended"
     case "toolStart":
       if (!state.busy) markBusy(idle, state, now)
       if (signal.tool !== TASK_COMPLETE_TOOL) state.taskCompleteRepeats = 0
@@ -49,71 +49,64 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
         if (subagent) open.subagent = subagent
         boundedSet(state.openTools, signal.callID, open, MAX_OPEN_TOOLS_PER_SESSION)
       }
-      noteModelOutput(ctx, state, now)
-      break
+      return noteModelOutput(state, now)
     case "toolEnd":
       state.openTools.delete(signal.callID)
       note(state.intervention, MOVED_ON, now)
-      touch(ctx, state, now)
-      break
+      return touch(state, now)
     case "userMessage":
       if (signal.genuine) genuineUserTurn(ctx, state, signal.setup)
       else note(state.intervention, { type: "ownPromptShown" }, now)
-      touch(ctx, state, now)
-      break
+      return touch(state, now)
     case "interrupted":
-      interrupted(ctx, idle, state, signal, now)
-      break
+      return interrupted(ctx, idle, state, signal, now)
     case "turnSetup":
       state.setup = mergeSetup(state.setup, signal.setup)
-      break
+      return undefined
     case "sessionCreated":
       // A session's parent never changes on the host: the first one named stays, so a malformed
       // re-parenting cannot put a child under two parents that each nudge it. A session named
       // as its own parent is no subagent: it would orphan itself.
       if (signal.parentID && !state.parentID && signal.parentID !== state.id) state.parentID = signal.parentID
-      break
+      return undefined
     case "todos":
       state.todos = signal.todos.slice(0, 200)
-      touch(ctx, state, now)
-      break
+      return touch(state, now)
     case "awaitingUser":
       if (signal.open) {
         if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) state.awaiting.add(signal.key)
       } else state.awaiting.delete(signal.key)
-      touch(ctx, state, now)
-      break
+      return touch(state, now)
   }
+  return undefined
 }
 
 
-export function touch(ctx: EngineContext, state: SessionState, now: number): void {
+function touch(state: SessionState, now: number): "live" {
   state.lastActivityAt = now
-  ensureWatchdog(ctx, state)
+  return "live"
 }
 
-function noteModelOutput(ctx: EngineContext, state: SessionState, now: number): void {
+function noteModelOutput(state: SessionState, now: number): "live" {
   state.lastModelOutputAt = now
   note(state.intervention, MOVED_ON, now)
   // The model is producing again: the current stall episode is over.
   state.episodeRetries = 0
   state.lastHeldReason = undefined
-  touch(ctx, state, now)
+  return touch(state, now)
 }
 
 /** Token growth is progress; a repeated, flat total is not even liveness. */
-function noteUsage(ctx: EngineContext, state: SessionState, tokens: number, messageID: string | undefined, now: number): void {
-  if (!Number.isFinite(tokens)) return
+function noteUsage(state: SessionState, tokens: number, messageID: string | undefined, now: number): Liveness {
+  if (!Number.isFinite(tokens)) return undefined
   if (messageID !== undefined && messageID !== state.tokenMessageID) {
     state.tokenMessageID = messageID
     state.tokenHighWater = tokens
-    touch(ctx, state, now)
-    return
+    return touch(state, now)
   }
-  if (tokens > state.tokenHighWater) {
-    state.tokenHighWater = tokens
-    noteModelOutput(ctx, state, now)
-  }
+  if (tokens <= state.tokenHighWater) return undefined
+  state.tokenHighWater = tokens
+  return noteModelOutput(state, now)
 }
 
 function markBusy(idle: FinishedTurn, state: SessionState, now: number, inferred = false): void {
@@ -137,7 +130,6 @@ function markIdle(ctx: EngineContext, idle: FinishedTurn, state: SessionState): 
   state.busy = false
   state.busySince = 0
   note(state.intervention, MOVED_ON, ctx.time.now())
-  cancelWatchdog(ctx, state)
   // A lost tool.execute.after must not pin the next turn to the tool budget.
   if (state.openTools.size > 0) {
     ctx.logger.log("debug", `session ${state.id}: idle with ${state.openTools.size} open tool call(s); reconciled`)
@@ -172,27 +164,26 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
   cancelRecovery(state.intervention)
 }
 
-function interrupted(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Extract<Signal, { type: "interrupted" }>, now: number): void {
+function interrupted(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Extract<Signal, { type: "interrupted" }>, now: number): Liveness {
   const whose = interruptionWasOurs(state.intervention, signal.byUser, now)
   // The run's tool calls ended with it, when it was interrupted: a verdict that comes later
   // must not end the calls of a run that started since.
   if (!signal.settledLate) state.openTools.clear()
   if (whose === "ours" || whose === "other") {
     ctx.logger.log("debug", `session ${state.id}: abort observed (${whose === "ours" ? "ours" : "not the user's"})`)
-    return
+    return undefined
   }
   if (whose === "undecided") {
     // The run is over either way; whether the user stopped it is settled by our abort's answer.
     idle.cancel(state)
-    cancelWatchdog(ctx, state)
     ctx.logger.log("debug", `session ${state.id}: interrupted while our abort is unanswered; ours if the host accepts it`)
-    return
+    return "ended"
   }
   state.cancelledByUser = true
   cancelRecovery(state.intervention)
   idle.cancel(state)
-  cancelWatchdog(ctx, state)
   ctx.logger.log("info", `session ${state.id}: cancelled by the user; standing down until the next user message`)
+  return "ended"
 }
 
 /** Newer agent/model facts win; a missing one never erases what is known. */

@@ -1,7 +1,7 @@
 /**
  * What a recovery path wants done next: the one vocabulary every decision answers in (the
  * stall ladder, the failure chain, the subagent machine, the finished-turn judge, saturation,
- * task_complete) and the engine carries out (effects.ts). Decisions stay pure: they return
+ * task_complete) and the engine carries out (run-effect.ts). Decisions stay pure: they return
  * these as data, and never run them.
  */
 import type { SendKind } from "./port.ts"
@@ -9,8 +9,11 @@ import type { SendKind } from "./port.ts"
 export type Effect =
   /** A continue prompt, its text built when it goes out from `reason` ("Attempt k/n" from `attempt`). */
   | { kind: "continue"; reason: string; attempt?: number; maxAttempts?: number }
-  /** Abort the run (marked as ours), then the continue after ABORT_CONTINUE_DELAY_MS. */
-  | { kind: "abort-continue"; reason: string; attempt?: number; maxAttempts?: number }
+  /**
+   * Abort the run (marked as ours), then the continue after ABORT_CONTINUE_DELAY_MS; with `text`,
+   * that prompt instead of a continue (a loop's correction).
+   */
+  | { kind: "abort-continue"; reason: string; attempt?: number; maxAttempts?: number; text?: string; sendKind?: SendKind }
   /** A prompt with its own text, to this session or (`sessionID`) to a subagent of it. */
   | { kind: "nudge"; text: string; sendKind: SendKind; feature: string; reason: string; sessionID?: string }
   | { kind: "command"; name: string; args: string; feature: string; reason: string }

@@ -24,8 +24,9 @@ import { applySignal } from "./apply-signal.ts"
 import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
 import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { stallBudgetMs } from "./watchdog.ts"
-import { cancelWatchdog, ensureWatchdog } from "./modules/silent-stream.ts"
+import { cancelWatchdog, ensureWatchdog, silentStreamModule } from "./modules/silent-stream.ts"
 import { cancelRecovery } from "./intervention.ts"
+import { runIntent } from "./run-effect.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
@@ -55,6 +56,8 @@ export class RecoveryEngine {
   private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
   private readonly listeners = new Map<SignalType, EngineModule[]>()
+  /** The modules that hear liveness (EngineModule.onLiveness), built once. */
+  private readonly liveness: EngineModule[]
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
@@ -84,17 +87,18 @@ export class RecoveryEngine {
       offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => {
+    this.modules = [silentStreamModule, ...(deps.modules ?? defaultModules(toolNames))].map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
       module = make({
         ctx: this.ctx,
         sessions: this.sessions,
         resolved: this.resolved,
-        wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => module?.onWake?.(state, wake)),
+        wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => runIntent(this.ctx, state, module?.onWake?.(state, wake))),
       })
       return module
     })
+    this.liveness = this.modules.filter((m) => m.onLiveness !== undefined)
     for (const module of this.modules) {
       if (!module.onSignal) continue
       for (const type of module.signals ?? ALL_SIGNAL_TYPES) {
@@ -133,7 +137,7 @@ export class RecoveryEngine {
     if (!modules) return
     for (const module of modules) {
       try {
-        module.onSignal?.(state, signal)
+        runIntent(this.ctx, state, module.onSignal?.(state, signal))
       } catch (error) {
         this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on ${signal.type}: ${errorText(error)}`)
       }
@@ -252,7 +256,8 @@ export class RecoveryEngine {
     const state = this.sessions.touch(signal.sessionID, now)
     state.lastSeenAt = now
 
-    applySignal(this.ctx, this.idle, state, signal, now)
+    const liveness = applySignal(this.ctx, this.idle, state, signal, now)
+    if (liveness) for (const module of this.liveness) module.onLiveness?.(state, liveness)
     return state
   }
 

@@ -4,7 +4,9 @@
  * failed and frees the session's slot; whatever it eventually does is ignored.
  */
 import type { TimeSource } from "./clock.ts"
+import type { EngineContext } from "./context.ts"
 import type { CallOutcome } from "./intervention.ts"
+import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
 
 export class TimeoutError extends Error {
@@ -69,5 +71,13 @@ export async function exclusiveHostCall(
     return outcome
   } finally {
     state.intervention.call.busy = false
+  }
+}
+
+/** Reports a host call that did not go well, once per label and outcome. */
+export function reporter(ctx: EngineContext, state: SessionState): CallReporter {
+  return (label, outcome, error) => {
+    if (outcome === "ok") return
+    ctx.logger.fault(`${label}:${outcome}`, `session ${state.id}: ${label} ${outcome}${error ? `: ${errorText(error)}` : ""}`)
   }
 }

@@ -9,6 +9,7 @@ import type { Signal, SignalType } from "./port.ts"
 import type { ResolvedOptions } from "../options/index.ts"
 import type { EngineContext, FallbackOffer } from "./context.ts"
 import type { PrioritizedRule } from "./modules/finished-turn.ts"
+import type { Intent } from "./run-effect.ts"
 import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
@@ -37,9 +38,16 @@ export interface EngineModule {
    * has set: a module sets it for the sessions it keeps state on.
    */
   readonly signals?: readonly SignalType[]
-  onSignal?(state: SessionState, signal: Signal): void
+  /** What the module wants done is returned, and the engine carries it out (run-effect.ts). */
+  onSignal?(state: SessionState, signal: Signal): Intent
+  /**
+   * The signal just applied showed the session alive ("live": any event stamped it active, the
+   * streaming deltas included) or ended its run ("ended"). Runs on the hot path for every such
+   * signal, so it must be cheap; only the silent-stream deadline needs it.
+   */
+  onLiveness?(state: SessionState, liveness: "live" | "ended"): void
   /** The wake asked for through `ModuleEnv.wakeAt` is due; `wake.hold` says whether the session may be touched. */
-  onWake?(state: SessionState, wake: Wake): void
+  onWake?(state: SessionState, wake: Wake): Intent
   holdReason?(state: SessionState): string | undefined
   /** Rules for a finished turn, judged beside the judge's own (modules/finished-turn.ts). */
   turnRules?: readonly PrioritizedRule[]

@@ -16,13 +16,14 @@ import { messageTail } from "../../detect/text.ts"
 import type { ResolvedOptions } from "../../options/index.ts"
 import { fallbackReason } from "../../prompts/fallback.ts"
 import { formatDuration } from "../../prompts/format.ts"
-import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt, uncountUnsent } from "../actions.ts"
+import { beginRecovery, uncountUnsent } from "../actions.ts"
 import { holdReason, type FallbackOffer } from "../context.ts"
 import { modelKey, nextFallback, unknownModelEntries, userTurnModel, waitWorthSwitching, type FallbackEpisode } from "../fallback.ts"
 import { withTimeout } from "../host-calls.ts"
 import { errorText } from "../logger.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { classifyOutage, outageLabel } from "../outage.ts"
+import { runEffect } from "../run-effect.ts"
 import type { SessionState } from "../session-state.ts"
 import type { TranscriptMessage } from "../transcript.ts"
 import { stallBudgetMs } from "../watchdog.ts"
@@ -109,8 +110,8 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
       if (handOff) return undo(handOff, "held")
       if (state.fallback !== episode) return undo("the user wrote meanwhile", "held")
       const from = episode.tried.length >= 2 ? episode.tried[episode.tried.length - 2] : undefined
-      const request = continueRequest(ctx, state, { reason: fallbackReason(from, modelKey(episode.active), offer.why), label: "send fallback continue" })
-      const outcome = offer.hostRetrying ? await abortThenPrompt(ctx, state, request) : await sendPrompt(ctx, state, request)
+      const reason = fallbackReason(from, modelKey(episode.active), offer.why)
+      const outcome = await runEffect(ctx, state, { effect: { kind: offer.hostRetrying ? "abort-continue" : "continue", reason }, via: { label: "send fallback continue" } })
       // A call past sendTimeoutMs may still be carried out: the switch stands.
       if (outcome === "ok" || outcome === "timeout") return
       undo(outcome === undefined ? "the abort or the continue did not go out" : `the continue was ${outcome}`, outcome ?? "held")

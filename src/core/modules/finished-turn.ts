@@ -10,8 +10,8 @@
  *
  * Rules are pure: they get the facts and return an effect or nothing. The first rule that
  * answers wins the pass. The judge (judge.ts) is the rule at JUDGE_PRIORITY; other modules add
- * theirs (loops, unknown tools, saturation). This module runs the effect through the same
- * bounded host calls and safety checks as stall recovery.
+ * theirs (loops, unknown tools, saturation). What reaches the host goes through the engine's
+ * one effect runner (run-effect.ts), like every other path's.
  *
  * A second pass whose only finding was held by the active-user window (a look-again) is run
  * once more when the window ends, on the same timer: a new turn, ESC or a newer user message in
@@ -20,12 +20,11 @@
  */
 import type { Options } from "../../options/index.ts"
 import { holdReason, type EngineContext } from "../context.ts"
-import { beginRecovery, reporter, sendPrompt, uncountUnsent } from "../actions.ts"
 import type { EffectOf } from "../effect.ts"
-import { exclusiveHostCall, TimeoutError, withTimeout } from "../host-calls.ts"
-import { note } from "../intervention.ts"
+import { reporter, TimeoutError, withTimeout } from "../host-calls.ts"
 import { judgeFirstPass, judgeSecondPass, type Judgement, type JudgeInput, type NudgeBudgets } from "../judge.ts"
 import { errorText } from "../logger.ts"
+import { runEffect } from "../run-effect.ts"
 import type { SessionState } from "../session-state.ts"
 import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
 import type { TodoSnapshot } from "../../todos/open.ts"
@@ -235,7 +234,6 @@ export class FinishedTurn {
       log.log("debug", `session ${state.id}: ${action.feature} not sent: the session is no longer tracked`)
       return
     }
-    const options = this.ctx.effective(state)
     const held = holdReason(this.ctx, state)
     if (held) return
     if (state.intervention.sentThisTurn.has(action.feature)) {
@@ -243,28 +241,21 @@ export class FinishedTurn {
       log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)
       return
     }
-    if (!beginRecovery(this.ctx, state, action.feature, { kind: "continue", reason: `${action.feature}: ${action.reason}` })) return
-    log.log("info", `session ${state.id}: ${action.feature}: ${action.reason} -> ${action.kind === "nudge" ? "send" : action.kind}`)
-    bump(state.featureCounts, action.feature)
-    note(state.intervention, { type: "nudgeSent", feature: action.feature }, this.ctx.time.now())
-
-    const timeout = options.sendTimeoutMs
-    const report = reporter(this.ctx, state)
-    switch (action.kind) {
-      case "nudge": {
-        // The one way a prompt goes out: it counts for the send spacing and for the prompts on their way.
-        const sent = await sendPrompt(this.ctx, state, { text: action.text, kind: action.sendKind, label: `send ${action.feature}` })
-        // Only a nudge that reached the session counts against lifetimeMaxContinues.
-        if (uncountUnsent(state, sent)) log.log("debug", `session ${state.id}: ${action.feature} not sent (${sent}); not counted`)
-        break
-      }
-      case "command":
-        await exclusiveHostCall(state, this.ctx.time, timeout, `command ${action.name}`, () =>
-          this.ctx.port.command(state.id, action.name, action.args), report)
-        break
-      case "compact":
-        await exclusiveHostCall(state, this.ctx.time, timeout, "compact", () => this.ctx.port.compact(state.id, state.setup), report)
-        break
-    }
+    // Counted, charged and marked sent before it goes out; only a nudge that reached the
+    // session counts against lifetimeMaxContinues.
+    await runEffect(this.ctx, state, {
+      effect: action,
+      via: {
+        label: action.kind === "nudge" ? `send ${action.feature}` : action.kind === "command" ? `command ${action.name}` : "compact",
+        budget: {
+          what: action.feature,
+          record: { kind: "continue", reason: `${action.feature}: ${action.reason}` },
+          refundUnsent: action.kind === "nudge",
+          charge: action.feature,
+          oncePerTurn: action.feature,
+        },
+        announce: `session ${state.id}: ${action.feature}: ${action.reason} -> ${action.kind === "nudge" ? "send" : action.kind}`,
+      },
+    })
   }
 }

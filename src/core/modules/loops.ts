@@ -1,15 +1,15 @@
 /**
  * Loops: the same tool or a cycle of calls repeated, at idle over the recent history and live
  * on every tool start. Detection is in detect/tool-loop.ts and detect/tool-loop-live.ts; this
- * module decides when to act and acts.
+ * module decides when to act and what to send.
  */
 import { ToolFingerprints } from "../../detect/tool-loop-live.ts"
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
 import { buildToolLoopPrompt } from "../../prompts/loops.ts"
-import { abortThenPrompt, beginRecovery } from "../actions.ts"
 import { holdReason } from "../context.ts"
 import { mayIntervene } from "../intervention.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
+import { planned } from "../run-effect.ts"
 import { JUDGE_PRIORITY, bump } from "./finished-turn.ts"
 
 /** After the judge: its guards (the user's turn, an open question) have had their say. */
@@ -73,11 +73,16 @@ export function loopsModule({ ctx }: ModuleEnv): EngineModule {
         ctx.logger.log("info", `session ${state.id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held}`)
         return
       }
-      if (!beginRecovery(ctx, state, "tool-loop recovery", { kind: "abort+continue", reason: "live tool loop" })) return
-      bump(state.featureCounts, "live-tool-loop")
-      ctx.logger.log("info", `session ${state.id}: live tool loop: ${loop.calls} calls repeating ${loop.tools.join(" -> ")}${loop.near ? " (near-identical arguments)" : ""}; aborting before the next call`)
       // An exception to the open-tool guard (actions.ts): six repeats prove the loop, and this call has not run yet.
-      void abortThenPrompt(ctx, state, { kind: "correction", label: "send tool-loop recovery", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }) }, undefined, { kind: "live-tool-loop" })
+      return planned(
+        { kind: "abort-continue", reason: "live tool loop", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }), sendKind: "correction" },
+        {
+          label: "send tool-loop recovery",
+          budget: { what: "tool-loop recovery", record: { kind: "abort+continue", reason: "live tool loop" }, charge: "live-tool-loop" },
+          announce: `session ${state.id}: live tool loop: ${loop.calls} calls repeating ${loop.tools.join(" -> ")}${loop.near ? " (near-identical arguments)" : ""}; aborting before the next call`,
+          exception: { kind: "live-tool-loop" },
+        },
+      )
     },
     forget(state) {
       fingerprints.delete(state.id)

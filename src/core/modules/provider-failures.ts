@@ -1,20 +1,21 @@
 /**
  * Provider failures the host gave up on (OpenCode retries 429/5xx and dropped streams itself;
  * we only see the `session.error` it emits when it stops): the streaming-failure chain,
- * rate-limit gates and the out-of-context lock, fed by signals, acting through the shared
- * actions. Decisions live in provider-failure.ts, failure-chain.ts, rate-limit.ts and
+ * rate-limit gates and the out-of-context lock, fed by signals, returning what to send to the
+ * engine's effect runner (run-effect.ts). Decisions live in provider-failure.ts, failure-chain.ts, rate-limit.ts and
  * context-lock.ts; this file sequences them in time.
  */
 import type { Signal } from "../port.ts"
 import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
 import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
-import { abortThenPrompt, continueRequest, sendPrompt, beginRecovery, spacingWait, uncountUnsent, type PromptRequest } from "../actions.ts"
-import { errorText } from "../logger.ts"
+import { spacingWait } from "../actions.ts"
 import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
 import { INITIAL_FAILURE_STATE, chainPending, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
+import type { EffectOf } from "../effect.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
-import { mayIntervene, type CallOutcome } from "../intervention.ts"
+import { mayIntervene } from "../intervention.ts"
+import { planned, type Outcome, type Planned } from "../run-effect.ts"
 import type { Wake } from "../scheduler.ts"
 import { explainFailure } from "../provider-failure.ts"
 import { classifyOutage, outageLabel } from "../outage.ts"
@@ -59,30 +60,36 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     wakeSessionAt(state, gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at)
   }
 
-  function tick(state: SessionState, t: Tracked, wake: Wake): void {
+  function tick(state: SessionState, t: Tracked, wake: Wake): Planned | undefined {
     const gate = rateLimitGate(t.rate, wake.now)
     if (gate.kind === "resume") return resumeAfterRateLimit(state, t, wake.hold)
-    feed(state, t, { type: "tick" }, wake.hold)
+    return feed(state, t, { type: "tick" }, wake.hold)
   }
 
-  function resumeAfterRateLimit(state: SessionState, t: Tracked, hold: string | undefined): void {
-    if (state.busy) return
+  function resumeAfterRateLimit(state: SessionState, t: Tracked, hold: string | undefined): Planned | undefined {
+    if (state.busy) return undefined
     // Held (paused, ESC, the user asked...): the wait is not spent; look again later.
-    if (hold) return wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
+    if (hold) {
+      wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
+      return undefined
+    }
     const waited = ctx.time.now() - t.rateHitAt
     t.rate = rateLimitResumed(t.rate)
     // Quota waits never spend the continue budget: the ladder itself is the bound.
     ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}); one continue`)
     const resumed = t.rate
-    void sendPrompt(ctx, state, failureContinue(ctx, state, rateLimitResumeReason(resumed.hits, Math.max(0, waited)))).then((outcome) => {
-      // A send past sendTimeoutMs may still be carried out: sending it again could deliver the
-      // same continue twice, so it counts as sent.
-      if (outcome === "ok" || outcome === "held" || outcome === "timeout" || t.rate !== resumed) return
-      // Refused (another call in flight, the send spacing) or failed: the rung is not spent;
-      // try again shortly rather than leave the session waiting for nothing.
-      const retryAt = ctx.time.now() + Math.max(1000, ctx.effective(state).injectIntervalMs)
-      t.rate = { ...resumed, phase: "waiting", allowedAt: retryAt }
-      wakeAt(state, t, retryAt)
+    return planned(failureContinue(ctx, state, rateLimitResumeReason(resumed.hits, Math.max(0, waited))), {
+      label: FAILURE_LABEL,
+      onSettled: (outcome) => {
+        // A send past sendTimeoutMs may still be carried out: sending it again could deliver the
+        // same continue twice, so it counts as sent.
+        if (outcome === "ok" || outcome === "held" || outcome === "timeout" || t.rate !== resumed) return
+        // Refused (another call in flight, the send spacing) or failed: the rung is not spent;
+        // try again shortly rather than leave the session waiting for nothing.
+        const retryAt = ctx.time.now() + Math.max(1000, ctx.effective(state).injectIntervalMs)
+        t.rate = { ...resumed, phase: "waiting", allowedAt: retryAt }
+        wakeAt(state, t, retryAt)
+      },
     })
   }
 
@@ -95,14 +102,14 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
    * it does: the host would refuse it (a dead endpoint fails our prompt about a second after it
    * went out, so the next one is always due too early).
    */
-  function feed(state: SessionState, t: Tracked, event: FailureEvent, hold?: string): void {
+  function feed(state: SessionState, t: Tracked, event: FailureEvent, hold?: string): Planned | undefined {
     if (event.type === "tick" || event.type === "idle") {
       const now = ctx.time.now()
       const wait = hold ? now + ctx.effective(state).checkIntervalMs : mayIntervene(state.intervention, now, "prompt")?.until
       if (wait !== undefined) {
         if (event.type === "idle") t.failure = { ...t.failure, busy: false }
         if (chainPending(t.failure)) wakeAt(state, t, wait)
-        return
+        return undefined
       }
     }
     const now = ctx.time.now()
@@ -113,7 +120,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     const action = step.effect
     t.failure = step.state
     wakeAt(state, t, step.wakeAt)
-    if (action.kind === "none") return
+    if (action.kind === "none") return undefined
     if (action.kind === "stand-down") {
       const latched = t.failure
       const gaveUp = () => ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
@@ -125,46 +132,45 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
       // A fallback model may take over instead; the next model's failures get a chain of their own.
       if (ctx.offerTakeOver(state, { why: `the endpoint keeps failing: ${action.reason}`, waitMs: Infinity, hostRetrying: false, otherwise: stillGaveUp })) {
         t.failure = { ...INITIAL_FAILURE_STATE, busy: t.failure.busy }
-        return
+        return undefined
       }
       gaveUp()
-      return
+      return undefined
     }
     const kind = action.kind === "continue" ? "continue" : "abort+continue"
-    if (!beginRecovery(ctx, state, "failure recovery", { kind, reason: `provider failure (${t.failure.reason})` })) return
     // The chain's watchdog starts when the host has taken the prompt (or refused it), not now:
     // for abort + resume that is the continue sent seconds after the abort.
-    const settled = (outcome?: CallOutcome | "held") => {
-      try {
-        // Only a prompt that reached the session counts against lifetimeMaxContinues.
-        if (uncountUnsent(state, outcome)) ctx.logger.log("debug", `session ${state.id}: failure recovery not sent (${outcome ?? "no continue"}); not counted`)
-        if (tracked.get(state.id) !== t) return
-        if (action.kind === "continue" && (outcome === "held" || outcome === "busy")) {
-          // It never reached the host: not an attempt; the same prompt again once it may go.
-          const now = ctx.time.now()
-          return feed(state, t, { type: "refused", retryAt: now + Math.max(ctx.effective(state).checkIntervalMs, spacingWait(ctx, state)) })
-        }
-        // Past sendTimeoutMs the host may still carry the prompt out: not judged before it could
-        // land (sendPrompt noted until when).
-        feed(state, t, { type: "sent", mayLandUntil: outcome === "timeout" ? state.intervention.prompt.overdueUntil : undefined })
-      } catch (error) {
-        // Runs in a promise callback: nothing must reach the host as an unhandled rejection.
-        ctx.logger.fault("module:provider-failures", `provider-failures failed after a recovery settled: ${errorText(error)}`)
+    const settled = (outcome: Outcome): Planned | undefined => {
+      if (tracked.get(state.id) !== t) return undefined
+      if (action.kind === "continue" && (outcome === "held" || outcome === "busy")) {
+        // It never reached the host: not an attempt; the same prompt again once it may go.
+        const now = ctx.time.now()
+        return feed(state, t, { type: "refused", retryAt: now + Math.max(ctx.effective(state).checkIntervalMs, spacingWait(ctx, state)) })
       }
+      // Past sendTimeoutMs the host may still carry the prompt out: not judged before it could
+      // land (sendPrompt noted until when).
+      return feed(state, t, { type: "sent", mayLandUntil: outcome === "timeout" ? state.intervention.prompt.overdueUntil : undefined })
     }
+    // Only a prompt that reached the session counts against lifetimeMaxContinues.
+    const budget = { what: "failure recovery", record: { kind, reason: `provider failure (${t.failure.reason})` }, refundUnsent: true } as const
     // The continue quotes the incident's recovery number ("Attempt k/n"), capped at the budget
     // for abort + resume after every prompt was spent.
     const attempt = Math.min(action.attempt, action.maxAttempts)
     if (action.kind === "continue") {
-      ctx.logger.log("info", `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`)
       const reason = streamingFailureReason(action.reason, action.attempt, action.maxAttempts)
-      void sendPrompt(ctx, state, failureContinue(ctx, state, reason, attempt)).then(settled, () => settled())
-    } else {
-      const step = action.attempt <= action.maxAttempts ? `recovery ${action.attempt}/${action.maxAttempts}` : "after the last prompt"
-      ctx.logger.log("info", `session ${state.id}: ${action.reason}; abort + resume (${step})`)
-      const reason = abortResumeReason(t.failure.reason, action.attempt, action.maxAttempts)
-      void abortThenPrompt(ctx, state, failureContinue(ctx, state, reason, attempt)).then(settled, () => settled())
+      return planned(failureContinue(ctx, state, reason, attempt), {
+        label: FAILURE_LABEL,
+        budget,
+        announce: `session ${state.id}: streaming failure ${action.reason}: recovery prompt ${action.attempt}/${action.maxAttempts}`,
+        onSettled: settled,
+      })
     }
+    const rung = action.attempt <= action.maxAttempts ? `recovery ${action.attempt}/${action.maxAttempts}` : "after the last prompt"
+    const reason = abortResumeReason(t.failure.reason, action.attempt, action.maxAttempts)
+    return planned(
+      { ...failureContinue(ctx, state, reason, attempt), kind: "abort-continue" },
+      { label: FAILURE_LABEL, budget, announce: `session ${state.id}: ${action.reason}; abort + resume (${rung})`, onSettled: settled },
+    )
   }
 
   function armRateLimitWait(state: SessionState, t: Tracked, registered: ReturnType<typeof registerRateLimitHit>, now: number, why: string): void {
@@ -179,7 +185,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     }
   }
 
-  function onError(state: SessionState, t: Tracked, signal: Extract<Signal, { type: "error" }>): void {
+  function onError(state: SessionState, t: Tracked, signal: Extract<Signal, { type: "error" }>): Planned | undefined {
     const options = ctx.effective(state)
     const verdict = explainFailure(signal, options)
     const now = ctx.time.now()
@@ -198,24 +204,25 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
           if (t.rate === before) armRateLimitWait(state, t, registered, now, verdict.why)
         }
         const why = `${outageLabel(classifyOutage(signal), `rate limited: ${verdict.why}`)}; the wait would be ${Number.isFinite(waitMs) ? formatDuration(waitMs) : "until the user writes"}`
-        if (waitMs > 0 && ctx.offerTakeOver(state, { why, waitMs, hostRetrying: false, otherwise: waitOut })) return
+        if (waitMs > 0 && ctx.offerTakeOver(state, { why, waitMs, hostRetrying: false, otherwise: waitOut })) return undefined
         armRateLimitWait(state, t, registered, now, verdict.why)
-        return
+        return undefined
       }
       case "context-overflow":
         t.context = nextContextLock(t.context, { type: "failure", kind: "context-overflow" }, now)
         ctx.logger.log("warn", `session ${state.id}: context window full (${verdict.why}); no continues until the user writes`)
-        return
+        return undefined
       case "streaming": {
         const before = t.failure.consecutive
-        feed(state, t, { type: "failure", name: signal.name })
+        const plan = feed(state, t, { type: "failure", name: signal.name })
         const again = t.failure.consecutive > before
         const next = again ? `our recovery ended in it with no model output (${t.failure.consecutive} in a row); same incident` : "recovery armed"
         ctx.logger.log("info", `session ${state.id}: streaming failure (${verdict.why}); ${next}`)
-        return
+        return plan
       }
       default:
         ctx.logger.log("debug", `session ${state.id}: error not recovered (${verdict.kind}: ${verdict.why})`)
+        return undefined
     }
   }
 
@@ -231,7 +238,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     onSignal(state, signal) {
       if (signal.type === "error") return onError(state, trackFailure(state), signal)
       const t = tracked.get(state.id)
-      if (!t) return
+      if (!t) return undefined
       switch (signal.type) {
         case "idle":
           return feed(state, t, { type: "idle" }, holdReason(ctx, state))
@@ -245,9 +252,9 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
           // This very signal grew the token total (apply-signal stamped it with the time the engine was handed).
           if (state.lastModelOutputAt === state.lastSeenAt) {
             t.rate = clearRateLimit()
-            feed(state, t, { type: "modelOutput" })
+            return feed(state, t, { type: "modelOutput" })
           }
-          return
+          return undefined
         case "userMessage":
           // Our own prompt showing up: the chain's watchdog waits for it (K16).
           if (!signal.genuine) return feed(state, t, { type: "ownPromptSeen" })
@@ -258,7 +265,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     },
     onWake(state, wake) {
       const t = tracked.get(state.id)
-      if (t) tick(state, t, wake)
+      return t && tick(state, t, wake)
     },
     holdReason(state) {
       const t = tracked.get(state.id)
@@ -286,6 +293,8 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
   }
 }
 
-function failureContinue(ctx: EngineContext, state: SessionState, reason: string, attempt = 1): PromptRequest {
-  return continueRequest(ctx, state, { reason, label: "send failure recovery", attempt: () => attempt, maxAttempts: ctx.effective(state).streamingFailureMaxPrompts })
+const FAILURE_LABEL = "send failure recovery"
+
+function failureContinue(ctx: EngineContext, state: SessionState, reason: string, attempt = 1): EffectOf<"continue"> {
+  return { kind: "continue", reason, attempt, maxAttempts: ctx.effective(state).streamingFailureMaxPrompts }
 }

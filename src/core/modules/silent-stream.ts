@@ -1,20 +1,21 @@
 /**
  * A stream that goes silent (and a long tool that is not a stall): what happens when a busy
  * session's deadline passes. The decisions are pure (watchdog.ts: the deadlines; ladder.ts: the
- * rung); this module sequences them in time on the session's one timer and runs the effects
- * through bounded host calls.
+ * rung); this module sequences them in time on the session's one timer and hands the effects
+ * to the engine's effect runner (run-effect.ts).
  *
- * Unlike the modules that hear signals through EngineModule.onSignal, the deadline is armed from
- * apply-signal.ts on every event of a busy session (any event is liveness, the streaming deltas
- * included, which the module interface deliberately keeps away from modules).
+ * The deadline hears about the session through EngineModule.onLiveness, not onSignal: any event
+ * of a busy session is liveness, the streaming deltas included, which onSignal deliberately
+ * keeps away from modules; onLiveness is one cheap call per such event.
  */
 import { formatDuration } from "../../prompts/format.ts"
 import type { Wake } from "../scheduler.ts"
+import type { EngineModule, ModuleEnv } from "../module.ts"
 import { holdReason, type EngineContext } from "../context.ts"
-import { abortThenPrompt, continueRequest, sendPrompt } from "../actions.ts"
 import { askHostRun } from "../host-run.ts"
 import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "../ladder.ts"
 import { endRecovery, holdRecovery, mayIntervene } from "../intervention.ts"
+import { runEffect, type Delivery } from "../run-effect.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "../session-state.ts"
 import { assessBusySession, stallBudgetMs } from "../watchdog.ts"
 
@@ -25,6 +26,17 @@ const MAX_RECENT_CONTINUES = 32
 const DEADLINE = "silent-stream"
 const BACKOFF = "silent-stream:backoff"
 const nothing = () => undefined
+
+/** The engine always runs this one, whatever other modules it is given. */
+export function silentStreamModule({ ctx }: ModuleEnv): EngineModule {
+  return {
+    name: "silent-stream",
+    onLiveness(state, liveness) {
+      if (liveness === "live") ensureWatchdog(ctx, state)
+      else cancelWatchdog(ctx, state)
+    },
+  }
+}
 
 /** Arms the session's deadline if it has none (cheap: called on every event). */
 export function ensureWatchdog(ctx: EngineContext, state: SessionState, delayMs?: number): void {
@@ -154,42 +166,47 @@ async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallR
   // continue read "Attempt 0/3".
   let attempt = state.episodeRetries + 1
   // The stall continue quotes the episode's attempt number as it was counted.
-  const request = continueRequest(ctx, state, { reason, label: "send continue", silentMs, attempt: () => attempt })
+  const via: Delivery = { label: "send continue", silentMs, attempt: () => attempt }
   if (kind === "continue") {
     recordContinue(ctx, state, kind, reason)
     attempt = state.episodeRetries
-    const sent = await sendPrompt(ctx, state, request)
-    if (sent === "ok") afterContinue(ctx, state)
-    else if (sent === "held") logHeld(ctx, state, holdReason(ctx, state) ?? "held")
-    ensureWatchdog(ctx, state)
+    await runEffect(ctx, state, {
+      effect: { kind: "continue", reason },
+      via: {
+        ...via,
+        onSent: () => afterContinue(ctx, state),
+        onSettled: (sent) => {
+          if (sent === "held") logHeld(ctx, state, holdReason(ctx, state) ?? "held")
+          ensureWatchdog(ctx, state)
+        },
+      },
+    })
     return
   }
   let record: SessionState["lastRecovery"]
-  await abortThenPrompt(
-    ctx,
-    state,
-    request,
-    () => {
-      // The continue went out seconds after the decision: output of the run being aborted in
-      // between does not answer it, so the record takes the output stamp as of now. Its run stays
-      // the decision's: if the abort ended that run, the continue starts a fresh one.
-      if (record && state.lastRecovery === record) state.lastRecovery = { ...record, outputAt: state.lastModelOutputAt }
-      afterContinue(ctx, state)
-    },
-    undefined,
-    {
-      commit: () => {
+  await runEffect(ctx, state, {
+    effect: { kind: "abort-continue", reason },
+    via: {
+      ...via,
+      onSent: () => {
+        // The continue went out seconds after the decision: output of the run being aborted in
+        // between does not answer it, so the record takes the output stamp as of now. Its run stays
+        // the decision's: if the abort ended that run, the continue starts a fresh one.
+        if (record && state.lastRecovery === record) state.lastRecovery = { ...record, outputAt: state.lastModelOutputAt }
+        afterContinue(ctx, state)
+      },
+      onCommit: () => {
         recordContinue(ctx, state, kind, reason)
         attempt = state.episodeRetries
         record = state.lastRecovery
       },
-      vetoed: (why) => {
+      onVetoed: (why) => {
         // Not counted as an attempt: the stall is looked at again on the next check.
         logHeld(ctx, state, `not aborting: ${why}`)
         ensureWatchdog(ctx, state, ctx.effective(state).checkIntervalMs)
       },
     },
-  )
+  })
 }
 
 function afterContinue(ctx: EngineContext, state: SessionState): void {

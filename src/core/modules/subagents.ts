@@ -2,13 +2,13 @@
  * Subagents: a parent that waits forever on children that already finished (or died), and
  * children that went quiet. The state machine is in subagents.ts; this module gathers the
  * facts from the session table, keeps one state per parent (woken through the engine's one
- * timer per session), and acts.
+ * timer per session), and says what to send.
  */
 import type { Signal } from "../port.ts"
 import { orphanParentReason } from "../../prompts/subagents.ts"
-import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt } from "../actions.ts"
 import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
+import { planned, type Intent, type Planned } from "../run-effect.ts"
 import type { SessionState } from "../session-state.ts"
 import { INITIAL_ORPHAN_STATE, childSettled, nextOrphanStep, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
 
@@ -80,10 +80,10 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
   }
 
   /** `hold`: the holds as the engine found them on a wake (otherwise asked now). */
-  function evaluate(parentID: string, hold?: { reason: string | undefined }): void {
+  function evaluate(parentID: string, hold?: { reason: string | undefined }): Planned | undefined {
     const parent = sessions.get(parentID)
     const kids = children.get(parentID)
-    if (!parent || !kids) return
+    if (!parent || !kids) return undefined
     const facts: ParentFacts = {
       busy: parent.busy,
       lastActivityAt: parent.lastActivityAt,
@@ -107,25 +107,35 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
     const action = step.effect
     if (action.kind === "nudge") {
       const child = sessions.get(action.sessionID)
-      if (!child || !beginRecovery(ctx, child, "subagent nudge")) return
-      ctx.logger.log("info", `session ${parentID}: subagent ${action.sessionID}: ${action.reason}; nudging the subagent`)
-      void sendPrompt(ctx, child, { kind: action.sendKind, label: "send subagent nudge", text: action.text })
-    } else if (action.kind === "abort-continue") {
-      if (!beginRecovery(ctx, parent, "orphan-parent recovery", { kind: "abort+continue", reason: `orphan parent: ${action.reason}` })) return
-      ctx.logger.log("info", `session ${parentID}: orphan parent (${action.reason}); abort + resume`)
-      const reason = orphanParentReason(action.reason)
-      // The parent's subagent call is what is stuck: the abort may end it (the guard's exception),
-      // as long as every child still reads as finished or dead when the abort goes out.
-      const childrenSettled = () => {
-        const now = ctx.time.now()
-        return [...(children.get(parentID) ?? [])].every((id) => {
-          const child = sessions.get(id)
-          // Whether a child is settled does not depend on its turn count: leave that count alone.
-          return !child || childSettled(childFacts(child, 0), now, budgets)
-        })
-      }
-      void abortThenPrompt(ctx, parent, continueRequest(ctx, parent, { reason, label: "send orphan-parent continue" }), undefined, { kind: "orphan-parent", childrenSettled })
+      if (!child) return undefined
+      return planned(action, {
+        label: "send subagent nudge",
+        target: child,
+        budget: { what: "subagent nudge" },
+        announce: `session ${parentID}: subagent ${action.sessionID}: ${action.reason}; nudging the subagent`,
+      })
     }
+    if (action.kind !== "abort-continue") return undefined
+    // The parent's subagent call is what is stuck: the abort may end it (the guard's exception),
+    // as long as every child still reads as finished or dead when the abort goes out.
+    const childrenSettled = () => {
+      const now = ctx.time.now()
+      return [...(children.get(parentID) ?? [])].every((id) => {
+        const child = sessions.get(id)
+        // Whether a child is settled does not depend on its turn count: leave that count alone.
+        return !child || childSettled(childFacts(child, 0), now, budgets)
+      })
+    }
+    return planned(
+      { kind: "abort-continue", reason: orphanParentReason(action.reason) },
+      {
+        label: "send orphan-parent continue",
+        target: parent,
+        budget: { what: "orphan-parent recovery", record: { kind: "abort+continue", reason: `orphan parent: ${action.reason}` } },
+        announce: `session ${parentID}: orphan parent (${action.reason}); abort + resume`,
+        exception: { kind: "orphan-parent", childrenSettled },
+      },
+    )
   }
 
   /**
@@ -151,7 +161,7 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
       return waiting ? `subagent ${waiting} is waiting for the user` : undefined
     },
     onWake(state, wake) {
-      evaluate(state.id, { reason: wake.hold })
+      return evaluate(state.id, { reason: wake.hold })
     },
     onSignal(state, signal) {
       if (state.parentID) countTurn(state, signal)
@@ -167,8 +177,10 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
         if (!kids) children.set(state.parentID, (kids = new Set()))
         if (kids.size < MAX_CHILDREN_PER_PARENT) kids.add(state.id)
       }
-      if (state.parentID && children.has(state.parentID)) evaluate(state.parentID)
-      if (children.has(state.id)) evaluate(state.id)
+      const intents: (Planned | undefined)[] = []
+      if (state.parentID && children.has(state.parentID)) intents.push(evaluate(state.parentID))
+      if (children.has(state.id)) intents.push(evaluate(state.id))
+      return intents satisfies Intent
     },
     forget(state) {
       parents.delete(state.id)

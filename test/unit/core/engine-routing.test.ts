@@ -94,7 +94,7 @@ describe("sessions leaving the table", () => {
           ({ wakeAt }) => ({
             name: "waiter",
             signals: ["idle"],
-            onSignal: (state) => wantsWake && wakeAt(state, time.now() + later),
+            onSignal: (state) => void (wantsWake && wakeAt(state, time.now() + later)),
             onWake: (state) => void seen.push(`wake ${state.id}`),
           }),
         ],

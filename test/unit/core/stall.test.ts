@@ -72,6 +72,28 @@ describe("idle-phase stall", () => {
   })
 })
 
+describe("the deadline ends with the run", () => {
+  // The run's end reaches the deadline through EngineModule.onLiveness ("ended"): ESC stops it,
+  // so a session still reported busy is not looked at (and logged as held) every check.
+  test("after ESC on a session still reported busy, the deadline is gone: no held stall is logged", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn)
+    await h.advance(3000)
+    h.emit({ type: "interrupted", byUser: true })
+    await h.advance(2 * BUDGET, 1000)
+    expect(h.port.calls).toHaveLength(0)
+    expect(h.port.logged(/stall recovery held/)).toBe(false)
+  })
+
+  test("negative control: the same busy session without ESC reaches its deadline", async () => {
+    const h = makeHarness()
+    h.emit(...userTurn)
+    await h.advance(3000)
+    await h.advance(2 * BUDGET, 1000)
+    expect(h.port.actions).toContain("send")
+  })
+})
+
 describe("tool phase", () => {
   test("a silent tool call is never interrupted, and the log names it", async () => {
     const h = makeHarness()

@@ -1,0 +1,134 @@
+/**
+ * The one place an effect that reaches the host is carried out: a continue, an abort and
+ * continue, a nudge, a command or a compaction, for every recovery path. What differs between
+ * the paths (which budget a recovery counts against, whether an unsent prompt gives its count
+ * back, what happens once the host took it) travels with the effect as data (`Delivery`) and as
+ * a few hooks, so this code is the same for all of them. Modules return `Planned` effects; the
+ * engine hands them here.
+ */
+import type { Effect, EffectOf } from "./effect.ts"
+import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt, uncountUnsent, type OpenCallException, type PromptRequest } from "./actions.ts"
+import type { EngineContext } from "./context.ts"
+import { exclusiveHostCall, reporter } from "./host-calls.ts"
+import { note, type CallOutcome } from "./intervention.ts"
+import { errorText } from "./logger.ts"
+import type { RecoveryKind, SessionState } from "./session-state.ts"
+
+/** How an action ended: the prompt's (or call's) outcome, "held" at the last moment, or undefined when nothing went out. */
+export type Outcome = CallOutcome | "held" | undefined
+
+export type Delivery = {
+  /** The host call's label in the log ("send continue"). */
+  label: string
+  /** The session acted on when it is not the one the module was handed (a subagent's nudge). */
+  target?: SessionState
+  /**
+   * Counted as a recovery first (actions.ts beginRecovery): refused at the lifetime cap, and
+   * then nothing goes out and no hook runs. `record` makes it the session's last recovery;
+   * `refundUnsent` gives the count back when the prompt never reached the session; `charge`
+   * counts a use of a feature; `oncePerTurn` marks a feature sent until the next turn.
+   */
+  budget?: { what: string; record?: { kind: RecoveryKind; reason: string }; refundUnsent?: boolean; charge?: string; oncePerTurn?: string }
+  /** One info line once the budget allowed the action. */
+  announce?: string
+  /** Lets the abort end an open call (see OpenCallException). */
+  exception?: OpenCallException
+  /** The continue's "Attempt k" read at send time (defaults to the effect's `attempt`). */
+  attempt?: () => number
+  /** How long the session was silent, quoted by the continue. */
+  silentMs?: number
+  /** Every check and the abort veto passed; the abort goes out next. */
+  onCommit?: () => void
+  /** The abort was stopped at its last look. */
+  onVetoed?: (why: string) => void
+  /** The prompt reached the session. */
+  onSent?: () => void
+  /** The whole action is over; may plan what follows (a refused recovery tried again). */
+  onSettled?: (outcome: Outcome) => Planned | void
+}
+
+export type Planned = { effect: HostEffect; via: Delivery }
+export type HostEffect = EffectOf<"continue" | "abort-continue" | "nudge" | "command" | "compact">
+
+/** What a module's signal or wake handler returns: nothing, or what it wants done. */
+export type Intent = Planned | readonly (Planned | undefined)[] | undefined | void
+
+export function planned(effect: HostEffect, via: Delivery): Planned {
+  return { effect, via }
+}
+
+function continueFor(ctx: EngineContext, target: SessionState, effect: EffectOf<"continue" | "abort-continue">, via: Delivery): PromptRequest {
+  if (effect.kind === "abort-continue" && effect.text !== undefined) return { text: effect.text, kind: effect.sendKind ?? "correction", label: via.label }
+  const fixed = effect.attempt
+  return continueRequest(ctx, target, {
+    reason: effect.reason,
+    label: via.label,
+    silentMs: via.silentMs,
+    attempt: via.attempt ?? (fixed === undefined ? undefined : () => fixed),
+    maxAttempts: effect.maxAttempts,
+  })
+}
+
+async function carryOut(ctx: EngineContext, target: SessionState, effect: HostEffect, via: Delivery): Promise<Outcome> {
+  switch (effect.kind) {
+    case "continue": {
+      const sent = await sendPrompt(ctx, target, continueFor(ctx, target, effect, via))
+      if (sent === "ok") via.onSent?.()
+      return sent
+    }
+    case "nudge": {
+      const sent = await sendPrompt(ctx, target, { text: effect.text, kind: effect.sendKind, label: via.label })
+      if (sent === "ok") via.onSent?.()
+      return sent
+    }
+    case "abort-continue":
+      return await abortThenPrompt(ctx, target, continueFor(ctx, target, effect, via), via.onSent, via.exception, { commit: via.onCommit, vetoed: via.onVetoed })
+    case "command":
+      return await exclusiveHostCall(target, ctx.time, ctx.effective(target).sendTimeoutMs, via.label, () => ctx.port.command(target.id, effect.name, effect.args), reporter(ctx, target))
+    case "compact":
+      return await exclusiveHostCall(target, ctx.time, ctx.effective(target).sendTimeoutMs, via.label, () => ctx.port.compact(target.id, target.setup), reporter(ctx, target))
+  }
+}
+
+/** Carries out one planned effect. Never throws; settles when the action and its follow-ups are decided. */
+export async function runEffect(ctx: EngineContext, state: SessionState, plan: Planned): Promise<Outcome> {
+  const { effect, via } = plan
+  const target = via.target ?? state
+  const budget = via.budget
+  try {
+    if (budget) {
+      if (!beginRecovery(ctx, target, budget.what, budget.record)) return undefined
+      if (budget.charge) target.featureCounts.set(budget.charge, (target.featureCounts.get(budget.charge) ?? 0) + 1)
+      if (budget.oncePerTurn) note(target.intervention, { type: "nudgeSent", feature: budget.oncePerTurn }, ctx.time.now())
+    }
+    if (via.announce) ctx.logger.log("info", via.announce)
+  } catch (error) {
+    ctx.logger.fault("effect", `session ${target.id}: ${effect.kind} failed: ${errorText(error)}`)
+    return undefined
+  }
+  let outcome: Outcome
+  try {
+    outcome = await carryOut(ctx, target, effect, via)
+  } catch {
+    outcome = undefined
+  }
+  try {
+    // Only a prompt that reached the session counts against lifetimeMaxContinues.
+    if (budget?.refundUnsent && uncountUnsent(target, outcome)) ctx.logger.log("debug", `session ${target.id}: ${budget.what} not sent (${outcome ?? "no continue"}); not counted`)
+    const next = via.onSettled?.(outcome)
+    if (next) void runEffect(ctx, state, next)
+  } catch (error) {
+    // Runs after a host call settled: nothing must reach the host as an unhandled rejection.
+    ctx.logger.fault("effect", `session ${target.id}: after ${via.label}: ${errorText(error)}`)
+  }
+  return outcome
+}
+
+/** Runs what a module handler returned, one effect after another in the order given. */
+export function runIntent(ctx: EngineContext, state: SessionState, intent: Intent): void {
+  if (!intent) return
+  const list = Array.isArray(intent) ? intent : [intent as Planned]
+  for (const plan of list) if (plan) void runEffect(ctx, state, plan)
+}
+
+export type { Effect }
