@@ -78,7 +78,7 @@ export function loopsModule({ ctx }: ModuleEnv): EngineModule {
         { kind: "abort-continue", reason: "live tool loop", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }), sendKind: "correction" },
         {
           label: "send tool-loop recovery",
-          budget: { what: "tool-loop recovery", record: { kind: "abort+continue", reason: "live tool loop" }, charge: "live-tool-loop" },
+          budget: { what: "tool-loop recovery", record: { kind: "abort+continue", reason: "live tool loop" } },
           announce: `session ${state.id}: live tool loop: ${loop.calls} calls repeating ${loop.tools.join(" -> ")}${loop.near ? " (near-identical arguments)" : ""}; aborting before the next call`,
           exception: { kind: "live-tool-loop" },
         },
