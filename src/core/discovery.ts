@@ -8,6 +8,8 @@ import type { CancelTimer } from "./clock.ts"
 import type { EngineContext } from "./context.ts"
 import { withTimeout } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
+import type { Signal } from "./port.ts"
+import type { SessionLookup } from "./module.ts"
 
 /** More ids than this from one listing are ignored: the host is misbehaving. */
 const MAX_LISTED_SESSIONS = 500
@@ -18,6 +20,30 @@ export type DiscoveryTarget = {
   /** Sessions we believe busy; the ones the host no longer lists are passed to `stopped`. */
   believedBusy(): string[]
   stopped(sessionID: string): void
+}
+
+/** What the engine does with a listing: adopt a running session, mark a vanished one idle. */
+export function sessionsToDiscover(ctx: EngineContext, sessions: SessionLookup, checkIntervalMs: number, handle: (signal: Signal) => void): DiscoveryTarget {
+  return {
+    running: (id) => {
+      const known = sessions.get(id)
+      if (known) known.discoveryMisses = 0
+      if (known?.busy) return
+      ctx.logger.log("info", `session ${id}: found running by discovery; watching it`)
+      handle({ type: "busy", sessionID: id, inferred: true })
+    },
+    believedBusy: () => [...sessions.values()].filter((s) => s.busy).map((s) => s.id),
+    stopped: (id) => {
+      const state = sessions.get(id)
+      // Only a session quiet for a while (an idle event may still be on its way) and missing
+      // from two listings in a row: one late or empty answer must not wipe its open tools.
+      if (!state || ctx.time.now() - state.lastActivityAt < 2 * checkIntervalMs) return
+      state.discoveryMisses = (state.discoveryMisses ?? 0) + 1
+      if (state.discoveryMisses < 2) return
+      ctx.logger.log("debug", `session ${id}: no longer running per discovery; marked idle`)
+      handle({ type: "idle", sessionID: id })
+    },
+  }
 }
 
 export class SessionDiscovery {

@@ -11,7 +11,7 @@ import type { CancelTimer, TimeSource } from "./clock.ts"
 import { holdReason, type EngineContext, type FallbackOffer } from "./context.ts"
 import { userTurnModel } from "./fallback.ts"
 import { WakeScheduler } from "./scheduler.ts"
-import { SessionDiscovery } from "./discovery.ts"
+import { SessionDiscovery, sessionsToDiscover } from "./discovery.ts"
 import { FinishedTurn, finishedTurnRules, type TurnRule } from "./modules/finished-turn.ts"
 import type { EngineModule, ModuleFactory } from "./module.ts"
 import { defaultModules } from "./modules/index.ts"
@@ -109,7 +109,7 @@ export class RecoveryEngine {
     }
     const moduleRules = this.modules.flatMap((m) => m.turnRules ?? [])
     this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
-    this.discovery = new SessionDiscovery(this.ctx, this.discoveryTarget(), this.resolved.options)
+    this.discovery = new SessionDiscovery(this.ctx, sessionsToDiscover(this.ctx, this.sessions, this.resolved.options.checkIntervalMs, (signal) => this.handle(signal)), this.resolved.options)
     this.discovery.start()
     this.scheduleSweep()
   }
@@ -272,30 +272,6 @@ export class RecoveryEngine {
   sweep(): void {
     // A session with a wake still due (a judgement, a wait) stays: the wake would vanish with it.
     this.sessions.sweep(this.ctx.time.now(), (state) => this.scheduler.next(state) !== undefined || this.modules.some((m) => m.keepsSession?.(state) === true))
-  }
-
-  private discoveryTarget() {
-    return {
-      running: (id: string) => {
-        const known = this.sessions.get(id)
-        if (known) known.discoveryMisses = 0
-        if (known?.busy) return
-        this.ctx.logger.log("info", `session ${id}: found running by discovery; watching it`)
-        this.handle({ type: "busy", sessionID: id, inferred: true })
-      },
-      believedBusy: () => [...this.sessions.values()].filter((s) => s.busy).map((s) => s.id),
-      stopped: (id: string) => {
-        const state = this.sessions.get(id)
-        // Only a session that has been quiet for a while (an idle event may still be on its
-        // way) and that two listings in a row no longer show: one late or empty answer is not
-        // enough to wipe a running session's open tools and questions.
-        if (!state || this.ctx.time.now() - state.lastActivityAt < 2 * this.resolved.options.checkIntervalMs) return
-        state.discoveryMisses = (state.discoveryMisses ?? 0) + 1
-        if (state.discoveryMisses < 2) return
-        this.ctx.logger.log("debug", `session ${id}: no longer running per discovery; marked idle`)
-        this.handle({ type: "idle", sessionID: id })
-      },
-    }
   }
 
   private forget(state: SessionState): void {
