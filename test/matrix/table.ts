@@ -144,6 +144,12 @@ export const ROWS: Row[] = [
     ],
   },
   {
+    id: "cut-off",
+    why: "an answer cut off at the output limit (finish length) gets one continue saying so, even right after the user's message; the same answer ending with finish stop gets nothing",
+    steps: [user(), say("Here is the first half of the guide. Step 1: back up the database. Step 2: run"), triggerOr([{ do: "end", finish: "length" }], [end]), SETTLE],
+    effect: [{ act: "send", kind: "continue", text: /cut off because it reached the output limit/ }],
+  },
+  {
     id: "done-claim-open-todos",
     why: "a completion claim while a todo is open gets the reminder naming the open item",
     steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All done.")], [say("Working through the list.")]), end, SETTLE],
