@@ -25,6 +25,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "A finished turn that is not really finished.": { rows: ["tool-text", "thinking-tool", "dead-stream", "done-claim-open-todos", "celebration", "stop-statement"] },
   "a tool call printed as text": { rows: ["tool-text", "thinking-tool"] },
   "a silent dead stream": { rows: ["dead-stream"] },
+  "an answer cut off at the output limit": { rows: ["cut-off"] },
   'a "done" that is not': { rows: ["done-claim-open-todos", "done-claim-no-details", "celebration", "celebration-all-closed", "stop-statement"] },
   '"ready to continue"': { rows: ["ready-to-continue", "action-intent"] },
   "a turn that simply stops with todos open": { rows: ["open-todos-stop"] },
