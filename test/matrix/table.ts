@@ -84,6 +84,7 @@ const E2E = {
   pause: "test/e2e/pause.e2e.test.ts",
   visibility: "test/e2e/visibility.e2e.test.ts",
   fallback: "test/e2e/fallback.e2e.test.ts",
+  cutOff: "test/e2e/cut-off.e2e.test.ts",
 }
 
 // ---- the rows -------------------------------------------------------------------------------
@@ -148,6 +149,10 @@ export const ROWS: Row[] = [
     why: "an answer cut off at the output limit (finish length) gets one continue saying so, even right after the user's message; the same answer ending with finish stop gets nothing",
     steps: [user(), say("Here is the first half of the guide. Step 1: back up the database. Step 2: run"), triggerOr([{ do: "end", finish: "length" }], [end]), SETTLE],
     effect: [{ act: "send", kind: "continue", text: /cut off because it reached the output limit/ }],
+    e2e: [
+      { file: E2E.cutOff, test: "a text answer ended by finish length gets one continue saying it was cut off" },
+      { file: E2E.cutOff, test: "control: the same answer ended by finish stop gets nothing" },
+    ],
   },
   {
     id: "done-claim-open-todos",
