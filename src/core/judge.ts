@@ -6,7 +6,8 @@
  * history. The second pass, `toolTextCheckDelayMs` later on a fresh read, repeats the guards
  * (the user may have answered meanwhile). A genuine user message within `activeUserWindowMs`
  * holds only the nudges for a model that stopped by choice, never the recovery of a
- * malfunction; a held nudge carries the window's end (`heldUntil`).
+ * malfunction (a printed tool call, a dead stream, an answer cut off at the output limit); a
+ * held nudge carries the window's end (`heldUntil`).
  *
  * Each feature may send at most `finishedTurnMaxNudges` times. `done-claim` and `ready-closed`
  * start over only on a genuine user message, never on a new busy cycle.

@@ -306,6 +306,13 @@ export const ROWS: Row[] = [
     controlEffect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
   },
   {
+    id: "cut-off-esc",
+    why: "an answer the user stopped with ESC is theirs: no cut-off continue, where the same answer cut off at the output limit gets one",
+    steps: [user(), say("Here is the first half of the guide. Step 1: back up the database. Step 2: run"), triggerOr([{ do: "esc" }], [{ do: "end", finish: "length" }]), SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "continue", text: /cut off because it reached the output limit/ }],
+  },
+  {
     id: "own-abort",
     why: "the plugin's own abort is not the user's ESC: when the continued run hangs again, it is recovered again",
     options: { ...ABORT_FIRST, __modelHangsAfterPrompt: true },
