@@ -6,13 +6,15 @@
  * history. The second pass, `toolTextCheckDelayMs` later on a fresh read, repeats the guards
  * (the user may have answered meanwhile). A genuine user message within `activeUserWindowMs`
  * holds only the nudges for a model that stopped by choice, never the recovery of a
- * malfunction; a held nudge carries the window's end (`heldUntil`).
+ * malfunction (a printed tool call, a dead stream, an answer cut off at the output limit); a
+ * held nudge carries the window's end (`heldUntil`).
  *
  * Each feature may send at most `finishedTurnMaxNudges` times. `done-claim` and `ready-closed`
  * start over only on a genuine user message, never on a new busy cycle.
  */
 import { hasActionIntent } from "../detect/action-intent.ts"
 import { asksUser } from "../detect/asks-user.ts"
+import { cutOffAnswer } from "../detect/cut-off.ts"
 import { endsWithCelebration } from "../detect/celebration.ts"
 import { silentDeadStream } from "../detect/dead-stream.ts"
 import { doneClaimPatterns, hasDoneClaim } from "../detect/done-claim.ts"
@@ -34,12 +36,14 @@ import {
   thinkingToolPrompt,
   toolTextPrompt,
 } from "../prompts/nudges.ts"
+import { cutOffPrompt } from "../prompts/cut-off.ts"
 import { allTodosClosed, openTodos, type TodoSnapshot } from "../todos/open.ts"
 import { todoReminderPrompt } from "../todos/reminder.ts"
 import type { TranscriptMessage } from "./transcript.ts"
 
 export type NudgeFeature =
   | "dead-stream"
+  | "cut-off"
   | "tool-text"
   | "thinking-tool"
   | "todo-reminder"
@@ -139,6 +143,14 @@ function guard(input: JudgeInput): { turn: TranscriptMessage } | { judgement: Ju
   return { turn: last }
 }
 
+/** The answer hit the output limit (finish `length`): a malfunction, so never held by the user window. */
+function cutOff(input: JudgeInput, turn: TranscriptMessage): Judgement | undefined {
+  const finding = cutOffAnswer(turn)
+  if (!finding || input.toolsInFlightAtIdle > 0) return undefined
+  const what = finding.tool ? `cut off at the output limit while writing a call to ${finding.tool}` : "cut off at the output limit"
+  return budgeted(input, "cut-off", cutOffPrompt(finding.tool), "continue", what)
+}
+
 function deadStream(input: JudgeInput, turn: TranscriptMessage): Judgement | undefined {
   const finding = silentDeadStream({
     message: turn,
@@ -207,14 +219,14 @@ function openTodosLeft(input: JudgeInput): Judgement | undefined {
 export function judgeFirstPass(input: JudgeInput): Judgement {
   const guarded = guard(input)
   if ("judgement" in guarded) return guarded.judgement
-  return deadStream(input, guarded.turn) ?? none("nothing to act on before the text settles")
+  return cutOff(input, guarded.turn) ?? deadStream(input, guarded.turn) ?? none("nothing to act on before the text settles")
 }
 
 export function judgeSecondPass(input: JudgeInput): Judgement {
   const guarded = guard(input)
   if ("judgement" in guarded) return guarded.judgement
   const { turn } = guarded
-  const dead = deadStream(input, turn)
+  const dead = cutOff(input, turn) ?? deadStream(input, turn)
   if (dead) return dead
 
   const text = messageTail(turn, "text")

@@ -104,7 +104,7 @@ export const TUNABLE_SPECS = {
   }),
   finishedTurnMaxNudges: withDefault(count(), 3, {
     description:
-      "Nudges of each kind (printed tool call, dead stream, done claim, todo reminder, ready, action intent) a session's finished turns may get; the count starts over when the user writes (most kinds also when a later turn makes real tool calls).",
+      "Nudges of each kind (printed tool call, dead stream, cut-off answer, done claim, todo reminder, ready, action intent) a session's finished turns may get; the count starts over when the user writes (most kinds also when a later turn makes real tool calls).",
     defaultText: "3 (fast) / 5 (slow)",
   }),
   taskCompleteMaxRefusals: withDefault(count(), 3, {

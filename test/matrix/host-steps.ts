@@ -18,7 +18,7 @@ export type HostSteps = {
   toolEnd(who: Who, callID: string, output: string | undefined, error: string | undefined): Maybe
   badTool(who: Who, callID: string, name: string): Maybe
   todos(who: Who, todos: Todo[]): Maybe
-  end(who: Who): Maybe
+  end(who: Who, finish?: string): Maybe
   esc(who: Who): Maybe
   fail(who: Who, kind: Extract<Step, { do: "fail" }>["error"]): Maybe
   ask(who: Who, kind: "question" | "permission", id: string): Maybe
@@ -63,7 +63,7 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
         await h.todos(who, step.todos)
         break
       case "end":
-        await h.end(who)
+        await h.end(who, step.finish)
         break
       case "esc":
         await h.esc(who)

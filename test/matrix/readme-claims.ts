@@ -25,6 +25,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "A finished turn that is not really finished.": { rows: ["tool-text", "thinking-tool", "dead-stream", "done-claim-open-todos", "celebration", "stop-statement"] },
   "a tool call printed as text": { rows: ["tool-text", "thinking-tool"] },
   "a silent dead stream": { rows: ["dead-stream"] },
+  "an answer cut off at the output limit": { rows: ["cut-off", "cut-off-esc"] },
   'a "done" that is not': { rows: ["done-claim-open-todos", "done-claim-no-details", "celebration", "celebration-all-closed", "stop-statement"] },
   '"ready to continue"': { rows: ["ready-to-continue", "action-intent"] },
   "a turn that simply stops with todos open": { rows: ["open-todos-stop"] },
@@ -37,7 +38,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "Context saturation.": { rows: ["saturation", "saturation-subagent"] },
   "Sessions missed by events": { rows: ["discovery"] },
   // Safety rails
-  "ESC is final.": { rows: ["esc", "esc-turn", "own-abort"] },
+  "ESC is final.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort"] },
   "Its own prompts are not you.": { rows: ["lifetime-budget", "own-abort"] },
   "Never the same recovery twice in a row.": { elsewhere: "test/property/invariants.test.ts (the oracle's 'a turn between' invariant over generated timelines)" },
   "Questions and permissions wait for you.": { rows: ["question-hand-off", "permission-hand-off", "question-text-hand-off", "stop-patterns-hand-off", "active-user-window", "active-user-window-ends"] },

@@ -24,8 +24,8 @@ export type Step =
   | { do: "badTool"; callID: string; name: string; in?: Who }
   /** A completed todowrite call with this list. */
   | { do: "todos"; todos: Todo[]; in?: Who }
-  /** The run ends normally (idle). */
-  | { do: "end"; in?: Who }
+  /** The run ends normally (idle); `finish` is the model's finish reason (default "stop"; "length": cut off at the output limit). */
+  | { do: "end"; finish?: string; in?: Who }
   /** The user presses ESC. */
   | { do: "esc"; in?: Who }
   /** The run ends in a provider error OpenCode gave up on. */

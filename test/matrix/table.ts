@@ -84,6 +84,7 @@ const E2E = {
   pause: "test/e2e/pause.e2e.test.ts",
   visibility: "test/e2e/visibility.e2e.test.ts",
   fallback: "test/e2e/fallback.e2e.test.ts",
+  cutOff: "test/e2e/cut-off.e2e.test.ts",
 }
 
 // ---- the rows -------------------------------------------------------------------------------
@@ -141,6 +142,16 @@ export const ROWS: Row[] = [
     e2e: [
       { file: E2E.judge, test: "a reasoning-only answer with 300 output tokens gets the dead-stream prompt" },
       { file: E2E.judge, test: "control: a short reasoning-only answer (50 tokens, under silentDeadStreamMinTokens) gets nothing" },
+    ],
+  },
+  {
+    id: "cut-off",
+    why: "an answer cut off at the output limit (finish length) gets one continue saying so, even right after the user's message; the same answer ending with finish stop gets nothing",
+    steps: [user(), say("Here is the first half of the guide. Step 1: back up the database. Step 2: run"), triggerOr([{ do: "end", finish: "length" }], [end]), SETTLE],
+    effect: [{ act: "send", kind: "continue", text: /cut off because it reached the output limit/ }],
+    e2e: [
+      { file: E2E.cutOff, test: "a text answer ended by finish length gets one continue saying it was cut off" },
+      { file: E2E.cutOff, test: "control: the same answer ended by finish stop gets nothing" },
     ],
   },
   {
@@ -293,6 +304,13 @@ export const ROWS: Row[] = [
     steps: [user(), todos(OPEN), LONG_WORK, say("All done."), triggerOr([{ do: "esc" }], [end]), SETTLE],
     effect: [],
     controlEffect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
+  },
+  {
+    id: "cut-off-esc",
+    why: "an answer the user stopped with ESC is theirs: no cut-off continue, where the same answer cut off at the output limit gets one",
+    steps: [user(), say("Here is the first half of the guide. Step 1: back up the database. Step 2: run"), triggerOr([{ do: "esc" }], [{ do: "end", finish: "length" }]), SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "continue", text: /cut off because it reached the output limit/ }],
   },
   {
     id: "own-abort",

@@ -113,12 +113,12 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     part(sessionID, { type: kind, text })
   }
 
-  function endRun(sessionID: string, error?: Record<string, unknown>): void {
+  function endRun(sessionID: string, error?: Record<string, unknown>, finish = "stop"): void {
     const message = current.get(sessionID)
     if (!busy.has(sessionID)) return
     if (message) {
       ;(message.info.time as Record<string, number>).completed = Date.now()
-      message.info.finish = error ? undefined : "stop"
+      message.info.finish = error ? undefined : finish
       if (error) message.info.error = error
       event("message.updated", { info: message.info })
     }
@@ -241,7 +241,7 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
       todos.set(sessionID, list)
       event("todo.updated", { sessionID, todos: list })
     },
-    end: (who) => endRun(sessions[who]),
+    end: (who, finish) => endRun(sessions[who], undefined, finish),
     esc: (who) => aborted(sessions[who]),
     fail: (who, kind) => endRun(sessions[who], V1_ERRORS[kind]),
     ask: (who, kind, requestID) =>

@@ -75,7 +75,7 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
       emit("session.tool.called", { sessionID, assistantMessageID: assistant?.id, id: callID, input: { todos }, executed: false })
       emit("session.tool.success", { sessionID, assistantMessageID: assistant?.id, id: callID, content, executed: true })
     },
-    end: (who) => endRun(sessions[who], "succeeded"),
+    end: (who, finish) => endRun(sessions[who], "succeeded", undefined, finish),
     esc: (who) => endRun(sessions[who], "interrupted"),
     fail: (who, kind) => endRun(sessions[who], "failed", V2_ERRORS[kind]),
     ask: (who, kind, requestID) =>

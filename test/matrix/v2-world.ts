@@ -126,17 +126,17 @@ export function createV2World(options: Record<string, unknown>) {
     emit(`session.${kind}.delta`, { sessionID, assistantMessageID: assistant?.id, delta })
   }
 
-  function endRun(sessionID: string, outcome: "succeeded" | "failed" | "interrupted", error?: Obj): void {
+  function endRun(sessionID: string, outcome: "succeeded" | "failed" | "interrupted", error?: Obj, finish = "stop"): void {
     const run = runs.get(sessionID)
     if (!run) return
     const assistant = run.assistant
     if (assistant) {
       assistant.time.completed = Date.now()
       if (error) assistant.error = error
-      else if (outcome === "succeeded") assistant.finish = "stop"
+      else if (outcome === "succeeded") assistant.finish = finish
       const tokens = assistant.tokens ?? { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }
       if (error) emit("session.step.failed", { sessionID, assistantMessageID: assistant.id, error, tokens })
-      else if (outcome === "succeeded") emit("session.step.ended", { sessionID, assistantMessageID: assistant.id, finish: "stop", cost: 0, tokens })
+      else if (outcome === "succeeded") emit("session.step.ended", { sessionID, assistantMessageID: assistant.id, finish, cost: 0, tokens })
     }
     if (outcome === "succeeded" && run.inbox.length > 0) {
       for (const queued of run.inbox.splice(0)) {

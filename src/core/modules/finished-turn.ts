@@ -3,7 +3,7 @@
  *
  * `session.idle` decides nothing by itself. The turn is judged in two passes: as soon as the
  * session has been quiet for `minActivityGapMs` (rules that never read the closing text: dead
- * stream, hand-off to the user, user busy), and after
+ * stream, an answer cut off at the output limit, hand-off to the user, user busy), and after
  * `toolTextCheckDelayMs` (rules that read the closing text, which may still be landing in the
  * history when idle fires). Each pass reads the last few messages once. A new turn voids a
  * pending pass; a second idle replaces it instead of stacking a second judgement.

@@ -22,8 +22,11 @@ export type TextStep = {
   completionTokens?: number
   /** Pause between deltas, in ms (default 0). */
   delayMs?: number
+  /** The stream's finish_reason (default "stop"; "length": cut off at the output limit). */
+  finish?: string
 }
-export type ToolCallStep = { kind: "toolCall"; name: string; args: Record<string, unknown>; id?: string }
+/** `cutAt`: only that many characters of the arguments are sent, then finish_reason "length". */
+export type ToolCallStep = { kind: "toolCall"; name: string; args: Record<string, unknown>; id?: string; cutAt?: number }
 export type HangAfterStep = { kind: "hangAfter"; partialText: string }
 export type HangBeforeHeadersStep = { kind: "hangBeforeHeaders" }
 /**
@@ -53,12 +56,12 @@ export type Step =
   | ErrorChunkStep
   | DestroyMidStreamStep
 
-export const text = (content: string, o: { chunks?: number; completionTokens?: number; delayMs?: number } = {}): TextStep => ({
+export const text = (content: string, o: { chunks?: number; completionTokens?: number; delayMs?: number; finish?: string } = {}): TextStep => ({
   kind: "text",
   content,
   ...o,
 })
-export const toolCall = (name: string, args: Record<string, unknown>, o: { id?: string } = {}): ToolCallStep => ({
+export const toolCall = (name: string, args: Record<string, unknown>, o: { id?: string; cutAt?: number } = {}): ToolCallStep => ({
   kind: "toolCall",
   name,
   args,
@@ -232,8 +235,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     if (res.destroyed || res.writableEnded) return
     res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`)
   }
-  const finishStop = (res: http.ServerResponse, model: string, completion: number) => {
-    send(res, chunkFor(model, {}, "stop", usage(completion)))
+  const finishStop = (res: http.ServerResponse, model: string, completion: number, reason = "stop") => {
+    send(res, chunkFor(model, {}, reason, usage(completion)))
     send(res, "[DONE]")
     res.end()
   }
@@ -284,13 +287,14 @@ export async function startFakeProvider(): Promise<FakeProvider> {
           if (step.delayMs) await sleep(step.delayMs)
         }
         if (gone(res)) return
-        finishStop(res, model, step.completionTokens ?? parts.length)
+        finishStop(res, model, step.completionTokens ?? parts.length, step.finish)
         setOutcome("completed")
         return
       }
       case "toolCall": {
         const id = step.id ?? `call_${rec?.index ?? seq}`
-        const argText = JSON.stringify(step.args)
+        const fullArgs = JSON.stringify(step.args)
+        const argText = step.cutAt === undefined ? fullArgs : fullArgs.slice(0, step.cutAt)
         sseHead(res)
         send(
           res,
@@ -302,7 +306,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         )
         for (const piece of splitInto(argText, 2))
           send(res, chunkFor(model, { tool_calls: [{ index: 0, function: { arguments: piece } }] }, null))
-        send(res, chunkFor(model, {}, "tool_calls", usage(5)))
+        send(res, chunkFor(model, {}, step.cutAt === undefined ? "tool_calls" : "length", usage(5)))
         send(res, "[DONE]")
         res.end()
         setOutcome("completed")
