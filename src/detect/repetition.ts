@@ -18,6 +18,7 @@
 export const REPETITION_TAIL = 4096
 export const MIN_PERIOD = 20
 export const MIN_COPIES = 6
+const MAX_UNIT = Math.floor(REPETITION_TAIL / MIN_COPIES)
 const MIN_WORDS = 4
 const MIN_DISTINCT_WORDS = 3
 
@@ -45,7 +46,11 @@ export function findRepetition(text: string): Repetition | undefined {
   // Cut the tail at its last sentence end: the sentence being written is not part of the unit.
   let end = text.length
   while (end > start && isSpace(text.charCodeAt(end - 1)) && text.charCodeAt(end - 1) !== 10) end--
-  while (end > start && !isSentenceEnd(text.charCodeAt(end - 1))) end--
+  // The sentence being written is shorter than the longest unit that fits MIN_COPIES times, or
+  // it is no repetition: a tail with no sentence end is given up on after that many characters.
+  const floor = Math.max(start, end - MAX_UNIT)
+  while (end > floor && !isSentenceEnd(text.charCodeAt(end - 1))) end--
+  if (end === floor && end > start && !isSentenceEnd(text.charCodeAt(end - 1))) return undefined
   const n = end - start
   if (n < MIN_PERIOD * MIN_COPIES) return undefined
   const z = reversedZ(text, start, end)
@@ -104,13 +109,14 @@ export const CHECK_EVERY = 1024
 /** Parts followed per session (a message streams a reasoning part and a text part at a time). */
 export const MAX_PARTS = 4
 
-type PartTail = { id: string; tail: string; length: number; sinceCheck: number }
+type PartTail = { id: string; tail: string; pending: string[]; pendingChars: number; length: number; sinceCheck: number }
 
 /**
- * The streamed parts of ONE session: each part's newest REPETITION_TAIL..2x characters and
- * how much arrived since the last look. `delta` appends; `text` (a part's whole text so far, as
- * 1.x part updates carry it) replaces, and counts only what is new, so a host that sends both
- * is not counted twice.
+ * The streamed parts of ONE session: each part's newest text (at most REPETITION_TAIL plus the
+ * deltas of one look, CHECK_EVERY) and how much arrived since the last look. Deltas are queued
+ * and joined only at a look (a push per delta, no string built); `text` (a part's whole text
+ * so far, as 1.x part updates carry it) replaces, and counts only what is new, so a host that
+ * sends both is not counted twice.
  */
 export class StreamedParts {
   private parts: PartTail[] = []
@@ -123,16 +129,27 @@ export class StreamedParts {
       part.sinceCheck += text.length - part.length
       part.length = text.length
       part.tail = text
+      part.pending.length = 0
+      part.pendingChars = 0
     } else if (delta) {
       part.length += delta.length
       part.sinceCheck += delta.length
-      part.tail += delta
-      if (part.tail.length > 2 * REPETITION_TAIL) part.tail = part.tail.slice(-REPETITION_TAIL)
+      part.pending.push(delta)
+      part.pendingChars += delta.length
+      // A delta of megabytes is still only its tail.
+      if (part.pendingChars > 2 * REPETITION_TAIL) this.settle(part)
     } else return undefined
     if (part.sinceCheck < CHECK_EVERY) return undefined
     part.sinceCheck = 0
-    if (part.tail.length > REPETITION_TAIL) part.tail = part.tail.slice(-REPETITION_TAIL)
+    this.settle(part)
     return findRepetition(part.tail)
+  }
+
+  private settle(part: PartTail): void {
+    const joined = part.pending.length > 0 ? part.tail + part.pending.join("") : part.tail
+    part.tail = joined.length > REPETITION_TAIL ? joined.slice(-REPETITION_TAIL) : joined
+    part.pending.length = 0
+    part.pendingChars = 0
   }
 
   reset(): void {
@@ -145,7 +162,7 @@ export class StreamedParts {
 
   private part(id: string): PartTail {
     for (const p of this.parts) if (p.id === id) return p
-    const fresh: PartTail = { id, tail: "", length: 0, sinceCheck: 0 }
+    const fresh: PartTail = { id, tail: "", pending: [], pendingChars: 0, length: 0, sinceCheck: 0 }
     this.parts.push(fresh)
     if (this.parts.length > MAX_PARTS) this.parts.shift()
     return fresh

@@ -1,8 +1,8 @@
 /**
  * Repetition: a model that streams the same sentence or paragraph again and again keeps every
  * liveness watchdog happy until its output limit is spent. The adapters hand the growing text
- * of each text and reasoning part on `modelOutput` (`part` with `delta` or `text`); the
- * detector (detect/repetition.ts) looks at a part once per KB of new text. A repetition found
+ * of each text and reasoning part on `modelOutput` (`part` with `delta` or `text`), which the
+ * engine hands to `onStreamedText` of every session; the detector (detect/repetition.ts) looks at a part once per KB of new text. A repetition found
  * aborts the run and sends the repetition prompt, through the shared abort path and its guards
  * (never with a tool open, never after ESC or while paused), within the lifetime cap and at
  * most `loopMaxContinues` times per `loopWindowMs`.
@@ -53,32 +53,19 @@ export function repetitionModule({ ctx }: ModuleEnv): EngineModule {
 
   return {
     name: "repetition",
-    signals: ["busy", "userMessage", "modelOutput", "idle", "interrupted"],
+    signals: ["userMessage", "idle", "interrupted"],
     onSignal(state, signal) {
-      switch (signal.type) {
-        case "busy":
-          // Streamed text reaches modules only for sessions one of them watches.
-          state.outputWatched = true
-          return
-        case "userMessage":
-          state.outputWatched = true
-          parts.get(state.id)?.reset()
-          return
-        case "idle":
-        case "interrupted":
-          parts.delete(state.id)
-          return
-        case "modelOutput": {
-          if (signal.part === undefined) return
-          let tails = parts.get(state.id)
-          if (!tails) parts.set(state.id, (tails = new StreamedParts()))
-          const found = tails.feed(signal.part, signal.delta, signal.text)
-          if (!found) return
-          // Once answered, this part's repetition must form again from new text.
-          tails.reset()
-          return act(state, found)
-        }
-      }
+      if (signal.type === "userMessage") parts.get(state.id)?.reset()
+      else parts.delete(state.id)
+    },
+    onStreamedText(state, part, delta, text) {
+      let tails = parts.get(state.id)
+      if (!tails) parts.set(state.id, (tails = new StreamedParts()))
+      const found = tails.feed(part, delta, text)
+      if (!found) return
+      // Once answered, the repetition must form again from new text.
+      tails.reset()
+      return act(state, found)
     },
     forget(state) {
       parts.delete(state.id)

@@ -83,8 +83,9 @@ export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal |
     const sessionID = str((props as { sessionID?: unknown }).sessionID) ?? eventSessionID(props)
     if (!sessionID) return null
     const { partID, delta, field } = props as { partID?: unknown; delta?: unknown; field?: unknown }
-    // The new text of a streamed part, for the repetition detector.
-    if (typeof partID === "string" && typeof delta === "string" && (field === undefined || field === "text")) return { type: "modelOutput", sessionID, part: partID, delta }
+    // The new text of a streamed part, for the repetition detector (both streamed shapes are
+    // the same object shape, which keeps the engine's property reads monomorphic).
+    if (typeof partID === "string" && typeof delta === "string" && (field === undefined || field === "text")) return { type: "modelOutput", sessionID, part: partID, delta, text: undefined }
     return { type: "modelOutput", sessionID }
   }
   if (type === "message.part.updated") {
@@ -182,7 +183,7 @@ function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal 
     if (role !== "assistant") return { type: "activity", sessionID }
     // The part's whole text so far, for the repetition detector (a reference, not a copy).
     const { id, text } = part as { id?: unknown; text?: unknown }
-    if (typeof id === "string" && typeof text === "string") return { type: "modelOutput", sessionID, part: id, text }
+    if (typeof id === "string" && typeof text === "string") return { type: "modelOutput", sessionID, part: id, delta: undefined, text }
     return { type: "modelOutput", sessionID }
   }
   if (kind === "tool") {

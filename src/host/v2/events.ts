@@ -189,7 +189,7 @@ function streamedDelta(sessionID: string, type: string, data: Obj): Signal {
   const delta = data.delta
   const owner = str(data.assistantMessageID) ?? str(data.messageID)
   if (typeof delta !== "string" || owner === undefined) return { type: "modelOutput", sessionID }
-  return { type: "modelOutput", sessionID, part: type === "session.text.delta" ? `text:${owner}` : `reasoning:${owner}`, delta }
+  return { type: "modelOutput", sessionID, part: type === "session.text.delta" ? `text:${owner}` : `reasoning:${owner}`, delta, text: undefined }
 }
 
 /** undefined lets the core's own-abort count (intervention.ts) tell our interrupt from the user's. */

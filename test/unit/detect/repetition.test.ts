@@ -73,13 +73,14 @@ describe("StreamedParts", () => {
     expect(parts.feed("b", SENTENCE.repeat(10), undefined)).toBeUndefined()
   })
 
-  test("memory is bounded: at most MAX_PARTS parts, each at most twice the tail", () => {
+  test("memory is bounded: at most MAX_PARTS parts, each at most the tail plus two tails of queued deltas", () => {
     const parts = new StreamedParts()
     for (let i = 0; i < 50; i++) parts.feed(`p${i}`, "z".repeat(10_000), undefined)
     expect(parts.size).toBe(MAX_PARTS)
     for (let i = 0; i < 2000; i++) parts.feed("p49", "word and more words ", undefined)
-    const tail = (parts as unknown as { parts: { tail: string }[] }).parts.map((p) => p.tail.length)
-    for (const length of tail) expect(length).toBeLessThanOrEqual(2 * REPETITION_TAIL)
+    for (let i = 0; i < 2000; i++) parts.feed("p48", "x", undefined)
+    const kept = (parts as unknown as { parts: { tail: string; pending: string[] }[] }).parts.map((p) => p.tail.length + p.pending.join("").length)
+    for (const length of kept) expect(length).toBeLessThanOrEqual(3 * REPETITION_TAIL)
   })
 })
 
