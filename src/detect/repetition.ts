@@ -104,6 +104,11 @@ function isProse(unit: string): boolean {
   return words.length >= MIN_WORDS && new Set(words).size >= MIN_DISTINCT_WORDS
 }
 
+function anySentenceEnd(pieces: readonly string[]): boolean {
+  for (const piece of pieces) for (let i = 0; i < piece.length; i++) if (isSentenceEnd(piece.charCodeAt(i))) return true
+  return false
+}
+
 /** Characters of new text between two looks at a part: the per-delta cost stays amortized O(1). */
 export const CHECK_EVERY = 1024
 /** Parts followed per session (a message streams a reasoning part and a text part at a time). */
@@ -141,6 +146,15 @@ export class StreamedParts {
     } else return undefined
     if (part.sinceCheck < CHECK_EVERY) return undefined
     part.sinceCheck = 0
+    if (text === undefined && !anySentenceEnd(part.pending)) {
+      // A KB with no sentence end holds no whole unit (a unit is at most MAX_UNIT characters and
+      // ends in one), so nothing before it can be part of a later repetition: drop it all,
+      // without building the string (a stream of bare tokens costs a scan per KB, no copy).
+      part.tail = ""
+      part.pending.length = 0
+      part.pendingChars = 0
+      return undefined
+    }
     this.settle(part)
     return findRepetition(part.tail)
   }

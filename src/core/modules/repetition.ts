@@ -23,6 +23,14 @@ export function repetitionModule({ ctx }: ModuleEnv): EngineModule {
   /** When this module aborted a repeating run, per session: its loop-window budget. */
   const aborts = new Map<string, number[]>()
 
+  let last: SessionState | undefined
+  let lastTails: StreamedParts | undefined
+
+  function drop(state: SessionState): void {
+    parts.delete(state.id)
+    if (state === last) last = lastTails = undefined
+  }
+
   function act(state: SessionState, found: Repetition) {
     const what = `repetition (${found.copies} copies of ${found.period} characters)`
     const held = holdReason(ctx, state) ?? mayIntervene(state.intervention, ctx.time.now(), "recovery")?.reason
@@ -56,11 +64,14 @@ export function repetitionModule({ ctx }: ModuleEnv): EngineModule {
     signals: ["userMessage", "idle", "interrupted"],
     onSignal(state, signal) {
       if (signal.type === "userMessage") parts.get(state.id)?.reset()
-      else parts.delete(state.id)
+      else drop(state)
     },
     onStreamedText(state, part, delta, text) {
-      let tails = parts.get(state.id)
+      // Deltas come in runs for one session: the last one's parts are at hand without a lookup.
+      let tails = state === last ? lastTails : parts.get(state.id)
       if (!tails) parts.set(state.id, (tails = new StreamedParts()))
+      last = state
+      lastTails = tails
       const found = tails.feed(part, delta, text)
       if (!found) return
       // Once answered, the repetition must form again from new text.
@@ -68,10 +79,11 @@ export function repetitionModule({ ctx }: ModuleEnv): EngineModule {
       return act(state, found)
     },
     forget(state) {
-      parts.delete(state.id)
+      drop(state)
       aborts.delete(state.id)
     },
     dispose() {
+      last = lastTails = undefined
       parts.clear()
       aborts.clear()
     },
