@@ -172,6 +172,6 @@ describe("streamed text for the repetition detector", () => {
   test("controls: the user's own part, a delta of another field or with no part carry no text", () => {
     expect(map(ev("message.part.updated", { part: { id: "p3", type: "text", sessionID: "s", messageID: "u1", text: "go" } }), roles)).toEqual([{ type: "activity", sessionID: "s" }])
     expect(map(ev("message.part.delta", { sessionID: "s", messageID: "a1", partID: "p1", field: "input", delta: "{" }), roles)[0]).not.toHaveProperty("part", "p1")
-    expect(map(ev("message.part.delta", { sessionID: "s", messageID: "a1", delta: "x" }), roles)[0]?.part).toBeUndefined()
+    expect(map(ev("message.part.delta", { sessionID: "s", messageID: "a1", delta: "x" }), roles)[0]).not.toHaveProperty("part", expect.anything())
   })
 })

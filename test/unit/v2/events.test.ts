@@ -253,7 +253,7 @@ describe("streamed text for the repetition detector", () => {
     expect(map(ev("session.text.delta", { sessionID: "s", assistantMessageID: "m1", delta: "Hello. " }))).toEqual([
       { type: "modelOutput", sessionID: "s", part: "text:m1", delta: "Hello. " },
     ])
-    expect(map(ev("session.reasoning.delta", { sessionID: "s", assistantMessageID: "m1", delta: "Hmm. " }))[0]?.part).toBe("reasoning:m1")
+    expect(map(ev("session.reasoning.delta", { sessionID: "s", assistantMessageID: "m1", delta: "Hmm. " }))[0]).toMatchObject({ part: "reasoning:m1" })
   })
 
   test("controls: a delta with no message or no text, and tool input deltas, carry no text", () => {
