@@ -58,6 +58,8 @@ export class RecoveryEngine {
   private readonly listeners = new Map<SignalType, EngineModule[]>()
   /** The modules that hear liveness (EngineModule.onLiveness), built once. */
   private readonly liveness: EngineModule[]
+  /** The modules that read streamed text (EngineModule.onStreamedText), built once. */
+  private readonly streamReaders: EngineModule[]
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
@@ -99,6 +101,7 @@ export class RecoveryEngine {
       return module
     })
     this.liveness = this.modules.filter((m) => m.onLiveness !== undefined)
+    this.streamReaders = this.modules.filter((m) => m.onStreamedText !== undefined)
     for (const module of this.modules) {
       if (!module.onSignal) continue
       for (const type of module.signals ?? ALL_SIGNAL_TYPES) {
@@ -131,8 +134,12 @@ export class RecoveryEngine {
       this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
     }
     if (!state) return
-    // Model output is most of the traffic: modules hear it only for sessions they asked about.
-    if (signal.type === "modelOutput" && !state.outputWatched) return
+    // Model output is most of the traffic: modules hear it only for sessions they asked about,
+    // and its streamed text only through the one hook that reads it.
+    if (signal.type === "modelOutput") {
+      if (signal.part !== undefined) this.readStreamedText(state, signal)
+      if (!state.outputWatched) return
+    }
     const modules = this.listeners.get(signal.type)
     if (!modules) return
     for (const module of modules) {
@@ -140,6 +147,17 @@ export class RecoveryEngine {
         runIntent(this.ctx, state, module.onSignal?.(state, signal))
       } catch (error) {
         this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on ${signal.type}: ${errorText(error)}`)
+      }
+    }
+  }
+
+  private readStreamedText(state: SessionState, signal: Extract<Signal, { type: "modelOutput" }>): void {
+    for (const module of this.streamReaders) {
+      try {
+        const intent = module.onStreamedText!(state, signal.part!, signal.delta, signal.text)
+        if (intent) runIntent(this.ctx, state, intent)
+      } catch (error) {
+        this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on streamed text: ${errorText(error)}`)
       }
     }
   }

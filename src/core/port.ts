@@ -16,8 +16,12 @@ export type TurnSetup = { agent?: string; model?: ModelRef }
 export type Signal =
   /** Any host event for the session, modelled or not: transport liveness. */
   | { type: "activity"; sessionID: string }
-  /** The model produced output (text, reasoning, a tool call): progress, not just liveness. */
-  | { type: "modelOutput"; sessionID: string }
+  /**
+   * The model produced output (text, reasoning, a tool call): progress, not just liveness.
+   * For streamed text or reasoning, `part` names the part and `delta` is the new text or `text`
+   * the part's whole text so far (the repetition detector reads them; nothing is copied).
+   */
+  | { type: "modelOutput"; sessionID: string; part?: string; delta?: string; text?: string }
   /** `inferred`: not reported by the host but concluded by session discovery from a listing. */
   | { type: "busy"; sessionID: string; inferred?: boolean }
   | { type: "idle"; sessionID: string }

@@ -31,3 +31,15 @@ export function buildToolLoopPrompt(loop: ToolLoopDescription): string {
     "Stop repeating that call. Look at what the previous results already told you, then either take a different step that moves the task forward, or explain briefly what is blocking you.",
   ].join("\n")
 }
+
+const MAX_QUOTED_UNIT = 120
+
+/** Text sent after a run was stopped because its streamed output kept repeating one passage. */
+export function buildRepetitionPrompt(repetition: { unit: string; copies: number }): string {
+  const flat = repetition.unit.replace(/[\r\n\t`]+/g, " ").replace(/\s+/g, " ").trim()
+  const quoted = flat.length > MAX_QUOTED_UNIT ? `${flat.slice(0, MAX_QUOTED_UNIT)}…` : flat
+  return [
+    `auto-resume: your last output was stopped because it repeated the same passage ${repetition.copies} times in a row ("${quoted}"). Writing it again will not move the task on.`,
+    "Do not write that passage again. Pick up from where the work actually is: take the next concrete step, or, if you are unsure what it is, say in a sentence or two what is blocking you.",
+  ].join("\n")
+}

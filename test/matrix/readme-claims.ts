@@ -13,7 +13,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   // What it recovers
   "at the end of a turn": { rows: ["tool-text", "dead-stream", "done-claim-open-todos", "ready-to-continue", "action-intent", "loop-idle", "unknown-tool"] },
   "continue while busy": { rows: ["stall"] },
-  "abort, then continue": { rows: ["stall", "stall-abort-strategy", "loop-live", "orphan-parent", "own-abort"] },
+  "abort, then continue": { rows: ["stall", "stall-abort-strategy", "loop-live", "repetition", "repetition-tool-open", "orphan-parent", "own-abort"] },
   "A stream that goes silent.": { rows: ["stall", "stall-abort-strategy", "model-agent-kept"] },
   stallEpisodeMaxContinues: { rows: ["retry-budget"] },
   loopMaxContinues: { elsewhere: "test/unit/core/ladder.test.ts (loopMaxContinues continues inside the window is a hallucination loop)" },
@@ -31,6 +31,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "a turn that simply stops with todos open": { rows: ["open-todos-stop"] },
   task_complete: { rows: ["task-complete-open-todos", "task-complete-repeated", "task-complete-subagent"] },
   "Loops.": { rows: ["loop-idle", "loop-live"] },
+  "Repetition while streaming.": { rows: ["repetition", "repetition-tool-open"] },
   "Tools that do not exist.": { rows: ["unknown-tool"] },
   "Provider failures.": { rows: ["streaming-failure", "streaming-failure-chain", "rate-limit", "rate-limit-cooldown", "full-context"] },
   "Fallback models (opt-in).": { rows: ["fallback-model"] },

@@ -52,6 +52,11 @@ const OPEN: Todo[] = [
 ]
 const CLOSED: Todo[] = OPEN.map((t) => ({ ...t, status: "completed" }))
 
+/** A model caught in a loop: one sentence again and again, past a KB (the detector's look). */
+const REPEATING = "I need to verify the session table before I change it. ".repeat(24)
+/** The control: as long and as regular, but every row differs. */
+const SIMILAR_ROWS = Array.from({ length: 40 }, (_, i) => `| ${i} | option-${i} | default | enabled |`).join("\n") + "\n"
+
 const user = (extra: Partial<Extract<Step, { do: "user" }>> = {}): Step => ({ do: "user", ...extra })
 const say = (text: string, extra: Partial<Extract<Step, { do: "text" }>> = {}): Step => ({ do: "text", text, ...extra })
 const end: Step = { do: "end" }
@@ -348,6 +353,19 @@ export const ROWS: Row[] = [
     steps: [user(), ...[1, 2, 3, 4, 5].flatMap((n) => call(`c${n}`, "bash", { command: "ls" })), trigger({ do: "toolStart", callID: "c6", tool: "bash", input: { command: "ls" } }), SETTLE],
     effect: [{ act: "abort" }, { act: "send", kind: "correction", text: /This looks like a loop/ }],
     e2e: [{ file: E2E.failures, test: "the same call again and again: the live tracker aborts the turn and the tool-loop prompt reaches the provider" }],
+  },
+  {
+    id: "repetition",
+    why: "a stream that repeats the same sentence over and over is aborted, then told it looped; a long table of similar rows is not a loop",
+    steps: [user(), say("Let me look at the session table. "), triggerOr([say(REPEATING)], [say(SIMILAR_ROWS)]), SETTLE],
+    effect: [{ act: "abort" }, { act: "send", kind: "correction", text: /repeated the same passage/ }],
+  },
+  {
+    id: "repetition-tool-open",
+    why: "a repeating stream while a tool is running is left alone: no abort with a tool open",
+    steps: [user(), say("Let me look at the session table. "), trigger({ do: "toolStart", callID: "c1", tool: "bash", input: { command: "sleep 60" } }), { do: "reasoning", text: REPEATING }, SETTLE],
+    effect: [],
+    controlEffect: [{ act: "abort" }, { act: "send", kind: "correction", text: /repeated the same passage/ }],
   },
   {
     id: "unknown-tool",

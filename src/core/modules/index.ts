@@ -3,11 +3,12 @@ import type { ModuleFactory } from "../module.ts"
 import type { ToolNames } from "../tool-names.ts"
 import { contextSaturationModule } from "./context-saturation.ts"
 import { loopsModule } from "./loops.ts"
+import { repetitionModule } from "./repetition.ts"
 import { providerFailuresModule } from "./provider-failures.ts"
 import { fallbackModule } from "./fallback.ts"
 import { subagentsModule } from "./subagents.ts"
 import { unknownToolsModule } from "./unknown-tools.ts"
 
 export function defaultModules(toolNames: ToolNames): ModuleFactory[] {
-  return [providerFailuresModule, loopsModule, (env) => unknownToolsModule(env, toolNames), contextSaturationModule, subagentsModule, fallbackModule]
+  return [providerFailuresModule, loopsModule, repetitionModule, (env) => unknownToolsModule(env, toolNames), contextSaturationModule, subagentsModule, fallbackModule]
 }

@@ -81,7 +81,12 @@ export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal |
   if (typeof props !== "object" || props === null) return undefined
   if (type === "message.part.delta") {
     const sessionID = str((props as { sessionID?: unknown }).sessionID) ?? eventSessionID(props)
-    return sessionID ? { type: "modelOutput", sessionID } : null
+    if (!sessionID) return null
+    const { partID, delta, field } = props as { partID?: unknown; delta?: unknown; field?: unknown }
+    // The new text of a streamed part, for the repetition detector (both streamed shapes are
+    // the same object shape, which keeps the engine's property reads monomorphic).
+    if (typeof partID === "string" && typeof delta === "string" && (field === undefined || field === "text")) return { type: "modelOutput", sessionID, part: partID, delta, text: undefined }
+    return { type: "modelOutput", sessionID }
   }
   if (type === "message.part.updated") {
     const part = (props as { part?: unknown }).part
@@ -175,7 +180,11 @@ function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal 
   const kind = str((part as { type?: unknown }).type)
   if (kind === "text" || kind === "reasoning") {
     const role = roles.get(str((part as { messageID?: unknown }).messageID))
-    return { type: role === "assistant" ? "modelOutput" : "activity", sessionID }
+    if (role !== "assistant") return { type: "activity", sessionID }
+    // The part's whole text so far, for the repetition detector (a reference, not a copy).
+    const { id, text } = part as { id?: unknown; text?: unknown }
+    if (typeof id === "string" && typeof text === "string") return { type: "modelOutput", sessionID, part: id, delta: undefined, text }
+    return { type: "modelOutput", sessionID }
   }
   if (kind === "tool") {
     const callID = str(get(part, "callID")) ?? str(get(part, "id"))

@@ -102,6 +102,7 @@ export function callIDOf(data: unknown): string | undefined {
  */
 export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesByCall, wallNow: () => number, memory?: RunMemory): Signal[] {
   const { type, data } = event
+  if (type === "session.text.delta" || type === "session.reasoning.delta") return [streamedDelta(sessionID, type, data)]
   if (MODEL_OUTPUT.has(type)) return [{ type: "modelOutput", sessionID }]
 
   switch (type) {
@@ -178,6 +179,17 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesBy
   // Anything else about this session (tool progress, steps, compaction, inbox, shells, events
   // newer than this code) is still proof that the host is alive.
   return [{ type: "activity", sessionID }]
+}
+
+/**
+ * A text or reasoning delta with its new text, for the repetition detector. Deltas name their
+ * assistant message, not a part: the message and the kind of text together stand for the part.
+ */
+function streamedDelta(sessionID: string, type: string, data: Obj): Signal {
+  const delta = data.delta
+  const owner = str(data.assistantMessageID) ?? str(data.messageID)
+  if (typeof delta !== "string" || owner === undefined) return { type: "modelOutput", sessionID }
+  return { type: "modelOutput", sessionID, part: type === "session.text.delta" ? `text:${owner}` : `reasoning:${owner}`, delta, text: undefined }
 }
 
 /** undefined lets the core's own-abort count (intervention.ts) tell our interrupt from the user's. */

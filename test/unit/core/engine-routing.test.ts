@@ -146,3 +146,31 @@ describe("a user stop found out after the fact", () => {
     expect(seen).toEqual([false])
   })
 })
+
+describe("streamed text", () => {
+  test("reaches onStreamedText for every session, watched or not; a bare modelOutput does not", () => {
+    const read: string[] = []
+    const heard: SignalType[] = []
+    const { emit } = engineWith([
+      () => ({ name: "reader", onStreamedText: (_state, part, delta, text) => void read.push(`${part}:${delta ?? ""}:${text ?? ""}`) }),
+      () => ({ name: "listener", signals: ["modelOutput"], onSignal: (_state, signal) => void heard.push(signal.type) }),
+    ])
+    emit({ type: "busy" }, { type: "modelOutput", part: "p1", delta: "Hi. " }, { type: "modelOutput", part: "p1", text: "Hi. There." }, { type: "modelOutput" })
+    expect(read).toEqual(["p1:Hi. :", "p1::Hi. There."])
+    // Control: nobody set outputWatched, so modelOutput listeners stay unbothered.
+    expect(heard).toEqual([])
+  })
+
+  test("a reader that throws is logged once as a fault and never escapes", () => {
+    const { emit, port } = engineWith([
+      () => ({
+        name: "broken",
+        onStreamedText: () => {
+          throw new Error("boom")
+        },
+      }),
+    ])
+    expect(() => emit({ type: "busy" }, { type: "modelOutput", part: "p1", delta: "x" })).not.toThrow()
+    expect(port.logged(/broken failed on streamed text: .*boom/)).toBe(true)
+  })
+})

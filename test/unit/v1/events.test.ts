@@ -154,3 +154,24 @@ describe("mapStreamingEvent (the event hook's first try)", () => {
     }
   })
 })
+
+describe("streamed text for the repetition detector", () => {
+  const roles = new MessageRoles()
+  roles.set("a1", "assistant", "s")
+  roles.set("u1", "user", "s")
+
+  test("a text delta carries its part and new text; an assistant part update its whole text", () => {
+    expect(map(ev("message.part.delta", { sessionID: "s", messageID: "a1", partID: "p1", field: "text", delta: "Hello. " }), roles)).toEqual([
+      { type: "modelOutput", sessionID: "s", part: "p1", delta: "Hello. " },
+    ])
+    expect(map(ev("message.part.updated", { part: { id: "p2", type: "reasoning", sessionID: "s", messageID: "a1", text: "Thinking." } }), roles)).toEqual([
+      { type: "modelOutput", sessionID: "s", part: "p2", text: "Thinking." },
+    ])
+  })
+
+  test("controls: the user's own part, a delta of another field or with no part carry no text", () => {
+    expect(map(ev("message.part.updated", { part: { id: "p3", type: "text", sessionID: "s", messageID: "u1", text: "go" } }), roles)).toEqual([{ type: "activity", sessionID: "s" }])
+    expect(map(ev("message.part.delta", { sessionID: "s", messageID: "a1", partID: "p1", field: "input", delta: "{" }), roles)[0]).not.toHaveProperty("part", "p1")
+    expect(map(ev("message.part.delta", { sessionID: "s", messageID: "a1", delta: "x" }), roles)[0]).not.toHaveProperty("part", expect.anything())
+  })
+})

@@ -247,3 +247,18 @@ describe("sessions", () => {
     expect(map(ev("session.deleted", { sessionID: "c" }))).toEqual([{ type: "sessionDeleted", sessionID: "c" }])
   })
 })
+
+describe("streamed text for the repetition detector", () => {
+  test("text and reasoning deltas carry their new text, keyed by message and kind", () => {
+    expect(map(ev("session.text.delta", { sessionID: "s", assistantMessageID: "m1", delta: "Hello. " }))).toEqual([
+      { type: "modelOutput", sessionID: "s", part: "text:m1", delta: "Hello. " },
+    ])
+    expect(map(ev("session.reasoning.delta", { sessionID: "s", assistantMessageID: "m1", delta: "Hmm. " }))[0]).toMatchObject({ part: "reasoning:m1" })
+  })
+
+  test("controls: a delta with no message or no text, and tool input deltas, carry no text", () => {
+    expect(map(ev("session.text.delta", { sessionID: "s", delta: "x" }))).toEqual([{ type: "modelOutput", sessionID: "s" }])
+    expect(map(ev("session.text.delta", { sessionID: "s", assistantMessageID: "m1" }))).toEqual([{ type: "modelOutput", sessionID: "s" }])
+    expect(map(ev("session.tool.input.delta", { sessionID: "s", assistantMessageID: "m1", id: "c1", delta: "{" }))).toEqual([{ type: "modelOutput", sessionID: "s" }])
+  })
+})
