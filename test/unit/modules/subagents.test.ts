@@ -109,3 +109,54 @@ describe("a child waiting on the user holds its parent (both hosts)", () => {
     expect(h.port.sends.filter((s) => s.sessionID === "parent").length).toBeGreaterThan(0)
   })
 })
+
+describe("a subagent's silence starts no earlier than its creation or its prompt", () => {
+  const DEAD_MS = 120_000
+  const orphanAbort = (h: Harness) => h.port.logged(/orphan parent \(subagent child silent/)
+  /** `child` wrote once long ago (a session id the plugin already knew), then the parent calls its subagent. */
+  async function oldSessionBecomesChild(h: Harness): Promise<void> {
+    on(h, "child", genuine, { type: "busy" }, { type: "modelOutput" })
+    await h.advance(DEAD_MS + 60_000, 1000)
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_task", tool: "task" })
+  }
+
+  test("a child just created is not dead for its old output: the parent holding its call is not aborted", async () => {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    await oldSessionBecomesChild(h)
+    on(h, "child", { type: "sessionCreated", parentID: "parent" })
+    await h.advance(10_000, 1000)
+    expect(orphanAbort(h)).toBe(false)
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("a child just given its prompt is not dead for its old output either", async () => {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" })
+    await h.advance(DEAD_MS + 60_000, 1000)
+    on(h, "child", genuine)
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_task", tool: "task" })
+    await h.advance(10_000, 1000)
+    expect(orphanAbort(h)).toBe(false)
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("an interruption of the child is a turn of its own: its silence starts again there", async () => {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" })
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_task", tool: "task" })
+    await h.advance(DEAD_MS - 10_000, 1000)
+    on(h, "child", { type: "interrupted" })
+    await h.advance(20_000, 1000)
+    expect(orphanAbort(h)).toBe(false)
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("control: the same child silent past subagentDeadMs since its creation reads as dead and the parent is aborted", async () => {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    await oldSessionBecomesChild(h)
+    on(h, "child", { type: "sessionCreated", parentID: "parent" })
+    await h.advance(DEAD_MS + 10_000, 1000)
+    expect(orphanAbort(h)).toBe(true)
+    expect(h.port.aborts).toBe(1)
+  })
+})
