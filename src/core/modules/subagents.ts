@@ -173,7 +173,8 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
         errored.delete(state.id)
         if (state.parentID) started.add(state.id)
       }
-      if (signal.type === "sessionCreated" && state.parentID) {
+      // A child back from a sweep (its parent link kept by the session table) is linked again.
+      if (state.parentID && (signal.type === "sessionCreated" || !children.get(state.parentID)?.has(state.id))) {
         let kids = children.get(state.parentID)
         if (!kids) children.set(state.parentID, (kids = new Set()))
         if (kids.size < MAX_CHILDREN_PER_PARENT) kids.add(state.id)

@@ -160,3 +160,34 @@ describe("a subagent's silence starts no earlier than its creation or its prompt
     expect(h.port.aborts).toBe(1)
   })
 })
+
+describe("a subagent swept while idle is still its parent's child when it runs again", () => {
+  const tracked = (h: Harness, id: string) => h.engine.exportSessions().some((s) => s.id === id)
+  /** `child` finished and was swept; `other` finished later and is still tracked; the parent now holds its task call. */
+  async function childBackFromSweep(): Promise<Harness> {
+    const h = makeHarness({ busyStallStrategy: "off" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" }, { type: "idle" })
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_bash", tool: "bash" })
+    await h.advance(700_000, 5000)
+    h.engine.sweep()
+    expect(tracked(h, "child")).toBe(false)
+    on(h, "other", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" }, { type: "idle" })
+    on(h, "parent", { type: "toolEnd", callID: "call_bash" }, { type: "toolStart", callID: "call_task", tool: "task" })
+    return h
+  }
+
+  test("the child running a tool again keeps its parent, holding its task call, from being aborted", async () => {
+    const h = await childBackFromSweep()
+    on(h, "child", { type: "toolStart", callID: "call_child", tool: "bash" })
+    await h.advance(30_000, 1000)
+    expect(h.engine.exportSessions().find((s) => s.id === "child")?.parentID).toBe("parent")
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("control: with the child still gone, the finished one alone makes the parent an orphan", async () => {
+    const h = await childBackFromSweep()
+    await h.advance(30_000, 1000)
+    expect(h.port.logged(/orphan parent \(parent still waiting/)).toBe(true)
+    expect(h.port.aborts).toBe(1)
+  })
+})
