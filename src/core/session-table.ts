@@ -81,7 +81,8 @@ export class SessionTable {
     if (this.newest === state) this.newest = undefined
     this.tombstones.delete(state.id)
     if (state.intervention.call.busy) this.keepSlot(state.id, state.intervention.call)
-    if (!forever && (state.cancelledByUser || state.completed || state.lifetimeContinues > 0)) {
+    // A subagent keeps its parent link too: back from a sweep, it is still its parent's child.
+    if (!forever && (state.cancelledByUser || state.completed || state.lifetimeContinues > 0 || state.parentID !== undefined)) {
       const { cancelledByUser, completed, lifetimeContinues, parentID } = state
       boundedSet(this.tombstones, state.id, { cancelledByUser, completed, lifetimeContinues, parentID }, MAX_TOMBSTONES)
     }

@@ -33,7 +33,7 @@ export type ChildFacts = {
   id: string
   /** idle: finished normally; error: the last turn ended in an error. */
   status: "busy" | "idle" | "error"
-  /** Last new model output (text or reasoning) of the child; its creation time if none yet. */
+  /** Last new model output (text or reasoning) of the child, or its creation or last prompt when later. */
   lastOutputAt: number
   toolInProgress: boolean
   awaitingUser: boolean

@@ -25,7 +25,9 @@
  *        separate two identical ones (continue, abort, continue is a ladder, not a repeat:
  *        the abort ended the run; abort, continue, abort likewise: the continue began one).
  *  4. Continue-kind sends between two genuine user messages never exceed lifetimeMaxContinues
- *     (as the session's effective options give it at the time of the send).
+ *     (as the session's effective options give it at the time of the send). Exempt: the
+ *     continue that ends a rate-limit wait, and a streaming-failure recovery or nudge the host
+ *     refused or failed (README), see isUncountedIfRefused.
  *  5. Nothing reaches a paused session, or one with an open question/permission. A question
  *     is open from its ask (reported while the session runs) until its answer, the end of the
  *     run (idle, a session error) or a genuine user message.
@@ -168,6 +170,22 @@ export function isSanctionedLiveLoopAbort(_call: { method: MutatingMethod; sessi
 function isRateLimitResume(sessionID: string, recentLog: readonly string[]): boolean {
   const last = [...recentLog].reverse().find((l) => l.includes(sessionID))
   return last !== undefined && /rate-limit wait over .*one continue/.test(last)
+}
+
+/**
+ * Documented exemption (README, lifetimeMaxContinues): "a streaming-failure recovery or a nudge
+ * that never reached the session (held at the last moment, refused or failed by the host)" does
+ * not count. Recognised by the engine's latest line about the session, which announces the
+ * prompt: a streaming-failure recovery prompt, the abort before one, or a nudge ("-> send").
+ * Only a refusal or a failure qualifies: a call that timed out may still have reached it.
+ */
+function isUncountedIfRefused(sessionID: string, recentLog: readonly string[]): boolean {
+  const last = [...recentLog].reverse().find((l) => l.includes(`session ${sessionID}:`))
+  return last !== undefined && (/: streaming failure .*: recovery prompt \d+\/\d+$/.test(last) || /\(send failure recovery\); prompting in/.test(last) || / -> send$/.test(last))
+}
+
+function refusedOrFailed(script: CallScript): boolean {
+  return script.outcome === "reject" || script.outcome === "throw"
 }
 
 /**
@@ -491,7 +509,8 @@ export class Oracle {
     // 4. lifetime cap. Documented exemption (README, rate limits): the continue that ends a
     // rate-limit wait spends no budget; its own cooldown ladder bounds it and then goes silent
     // until the user writes. It is recognised by the engine's log line just before the call.
-    if (method === "send" && sendKind === "continue" && !isRateLimitResume(sessionID, this.recentLog)) {
+    const uncounted = refusedOrFailed(script) && isUncountedIfRefused(sessionID, this.recentLog)
+    if (method === "send" && sendKind === "continue" && !isRateLimitResume(sessionID, this.recentLog) && !uncounted) {
       s.continues++
       const cap = this.effective(sessionID).lifetimeMaxContinues
       if (s.continues > cap) {

@@ -42,6 +42,11 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
   const errored = new Set<string>()
   /** Children seen busy at least once. */
   const started = new Set<string>()
+  /**
+   * When the host last reported each child created, or the child last had a turn of its own
+   * (countTurn, as its signals arrive): its silence is counted from there at the earliest.
+   */
+  const heardAt = new Map<string, number>()
   /** Each child's own turns, so a nudge it has not answered is not repeated (one entry per tracked child). */
   const turns = new Map<string, TurnTrack>()
 
@@ -70,7 +75,9 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
       id: child.id,
       // A child that never ran yet is starting, not finished: its parent is not an orphan.
       status: child.busy || !started.has(child.id) ? "busy" : errored.has(child.id) ? "error" : "idle",
-      lastOutputAt: child.lastModelOutputAt || child.firstSeenAt,
+      // A child just created, just given its prompt, interrupted or run again is not silent from
+      // before that: old output (of a session id the plugin knew earlier) must not read as death.
+      lastOutputAt: Math.max(child.lastModelOutputAt || child.firstSeenAt, heardAt.get(child.id) ?? 0),
       toolInProgress: child.openTools.size > 0,
       awaitingUser: child.awaiting.size > 0,
       cancelledByUser: child.cancelledByUser,
@@ -164,7 +171,11 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
       return evaluate(state.id, { reason: wake.hold })
     },
     onSignal(state, signal) {
-      if (state.parentID) countTurn(state, signal)
+      if (state.parentID) {
+        const before = turnTrack(state).turns
+        countTurn(state, signal)
+        if (turnTrack(state).turns !== before) heardAt.set(state.id, ctx.time.now())
+      }
       // A user message only counts as a child's turn; it does not change a parent's verdict.
       if (signal.type === "userMessage") return
       if (signal.type === "error") errored.add(state.id)
@@ -172,10 +183,12 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
         errored.delete(state.id)
         if (state.parentID) started.add(state.id)
       }
-      if (signal.type === "sessionCreated" && state.parentID) {
+      // A child back from a sweep (its parent link kept by the session table) is linked again.
+      if (state.parentID && (signal.type === "sessionCreated" || !children.get(state.parentID)?.has(state.id))) {
         let kids = children.get(state.parentID)
         if (!kids) children.set(state.parentID, (kids = new Set()))
         if (kids.size < MAX_CHILDREN_PER_PARENT) kids.add(state.id)
+        if (kids.has(state.id)) heardAt.set(state.id, ctx.time.now())
       }
       const intents: (Planned | undefined)[] = []
       if (state.parentID && children.has(state.parentID)) intents.push(evaluate(state.parentID))
@@ -187,6 +200,7 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
       children.delete(state.id)
       errored.delete(state.id)
       started.delete(state.id)
+      heardAt.delete(state.id)
       turns.delete(state.id)
       if (state.parentID) children.get(state.parentID)?.delete(state.id)
     },

@@ -109,3 +109,85 @@ describe("a child waiting on the user holds its parent (both hosts)", () => {
     expect(h.port.sends.filter((s) => s.sessionID === "parent").length).toBeGreaterThan(0)
   })
 })
+
+describe("a subagent's silence starts no earlier than its creation or its prompt", () => {
+  const DEAD_MS = 120_000
+  const orphanAbort = (h: Harness) => h.port.logged(/orphan parent \(subagent child silent/)
+  /** `child` wrote once long ago (a session id the plugin already knew), then the parent calls its subagent. */
+  async function oldSessionBecomesChild(h: Harness): Promise<void> {
+    on(h, "child", genuine, { type: "busy" }, { type: "modelOutput" })
+    await h.advance(DEAD_MS + 60_000, 1000)
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_task", tool: "task" })
+  }
+
+  test("a child just created is not dead for its old output: the parent holding its call is not aborted", async () => {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    await oldSessionBecomesChild(h)
+    on(h, "child", { type: "sessionCreated", parentID: "parent" })
+    await h.advance(10_000, 1000)
+    expect(orphanAbort(h)).toBe(false)
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("a child just given its prompt is not dead for its old output either", async () => {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" })
+    await h.advance(DEAD_MS + 60_000, 1000)
+    on(h, "child", genuine)
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_task", tool: "task" })
+    await h.advance(10_000, 1000)
+    expect(orphanAbort(h)).toBe(false)
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("an interruption of the child is a turn of its own: its silence starts again there", async () => {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" })
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_task", tool: "task" })
+    await h.advance(DEAD_MS - 10_000, 1000)
+    on(h, "child", { type: "interrupted" })
+    await h.advance(20_000, 1000)
+    expect(orphanAbort(h)).toBe(false)
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("control: the same child silent past subagentDeadMs since its creation reads as dead and the parent is aborted", async () => {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    await oldSessionBecomesChild(h)
+    on(h, "child", { type: "sessionCreated", parentID: "parent" })
+    await h.advance(DEAD_MS + 10_000, 1000)
+    expect(orphanAbort(h)).toBe(true)
+    expect(h.port.aborts).toBe(1)
+  })
+})
+
+describe("a subagent swept while idle is still its parent's child when it runs again", () => {
+  const tracked = (h: Harness, id: string) => h.engine.exportSessions().some((s) => s.id === id)
+  /** `child` finished and was swept; `other` finished later and is still tracked; the parent now holds its task call. */
+  async function childBackFromSweep(): Promise<Harness> {
+    const h = makeHarness({ busyStallStrategy: "off" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" }, { type: "idle" })
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_bash", tool: "bash" })
+    await h.advance(700_000, 5000)
+    h.engine.sweep()
+    expect(tracked(h, "child")).toBe(false)
+    on(h, "other", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" }, { type: "idle" })
+    on(h, "parent", { type: "toolEnd", callID: "call_bash" }, { type: "toolStart", callID: "call_task", tool: "task" })
+    return h
+  }
+
+  test("the child running a tool again keeps its parent, holding its task call, from being aborted", async () => {
+    const h = await childBackFromSweep()
+    on(h, "child", { type: "toolStart", callID: "call_child", tool: "bash" })
+    await h.advance(30_000, 1000)
+    expect(h.engine.exportSessions().find((s) => s.id === "child")?.parentID).toBe("parent")
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("control: with the child still gone, the finished one alone makes the parent an orphan", async () => {
+    const h = await childBackFromSweep()
+    await h.advance(30_000, 1000)
+    expect(h.port.logged(/orphan parent \(parent still waiting/)).toBe(true)
+    expect(h.port.aborts).toBe(1)
+  })
+})

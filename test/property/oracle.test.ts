@@ -1,0 +1,54 @@
+/**
+ * The oracle's own exemptions, checked on the oracle alone: each allows exactly what the README
+ * states, and the same calls outside it are still violations.
+ */
+import { describe, expect, test } from "bun:test"
+import { OK_CALL, type CallScript } from "./model.ts"
+import { Oracle, T0 } from "./oracle.ts"
+
+const S = "ses_0"
+const REFUSED: CallScript = { ...OK_CALL, outcome: "reject" }
+const FAILED: CallScript = { ...OK_CALL, outcome: "throw" }
+const HUNG: CallScript = { ...OK_CALL, outcome: "hang" }
+const FAILURE_PROMPT = (k: number) => `info session ${S}: streaming failure ProviderError: recovery prompt ${k}/3`
+const FAILURE_ABORT = `info session ${S}: aborted the run (send failure recovery); prompting in 5000ms`
+const NUDGE = `info session ${S}: premature-stop: the turn ended mid-task -> send`
+const STALL = `info session ${S}: stall recovery: plain continue; the host did not say whether it still runs it: no abort on a guess`
+
+/** Two continues to one session in one user episode, lifetimeMaxContinues 1: the first with `first`. */
+function twoContinues(first: CallScript, line: (k: number) => string): Oracle {
+  let now = T0
+  const oracle = new Oracle({ lifetimeMaxContinues: 1 }, () => now)
+  oracle.hostLog(line(1))
+  const record = oracle.call("send", S, first, "continue")
+  oracle.settle(record, first.outcome)
+  now += 6_000
+  oracle.hostLog(line(2))
+  oracle.call("send", S, OK_CALL, "continue")
+  return oracle
+}
+const lifetime = (o: Oracle) => o.violations.filter((v) => v.invariant === "4-lifetime").length
+
+describe("invariant 4: a streaming-failure recovery or nudge the host refused or failed does not count", () => {
+  test("a refused or failed streaming-failure recovery prompt leaves the budget for the next one", () => {
+    expect(lifetime(twoContinues(REFUSED, FAILURE_PROMPT))).toBe(0)
+    expect(lifetime(twoContinues(FAILED, FAILURE_PROMPT))).toBe(0)
+  })
+
+  test("so does the continue after the abort of an abort + resume recovery, and a nudge", () => {
+    expect(lifetime(twoContinues(REFUSED, () => FAILURE_ABORT))).toBe(0)
+    expect(lifetime(twoContinues(FAILED, () => NUDGE))).toBe(0)
+  })
+
+  test("control: a delivered streaming-failure recovery prompt counts", () => {
+    expect(lifetime(twoContinues(OK_CALL, FAILURE_PROMPT))).toBe(1)
+  })
+
+  test("control: one that hung (it may still reach the session) counts", () => {
+    expect(lifetime(twoContinues(HUNG, FAILURE_PROMPT))).toBe(1)
+  })
+
+  test("control: a refused stall continue counts (the exemption names only failure recoveries and nudges)", () => {
+    expect(lifetime(twoContinues(REFUSED, () => STALL))).toBe(1)
+  })
+})
