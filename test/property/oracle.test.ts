@@ -52,3 +52,27 @@ describe("invariant 4: a streaming-failure recovery or nudge the host refused or
     expect(lifetime(twoContinues(REFUSED, () => STALL))).toBe(1)
   })
 })
+
+describe("invariant 1: the orphan-parent abort of an open subagent call", () => {
+  const DEAD_MS = 1_800_000
+  /** Parent ses_1 holds its task call open; child ses_2 is created under it and never starts. */
+  function parentWithUnstartedChild(quietMs: number): Oracle {
+    let now = T0
+    const oracle = new Oracle({ subagentDeadMs: DEAD_MS }, () => now)
+    oracle.event({ t: "busy", s: 1 }, "ses_1")
+    oracle.event({ t: "toolStart", s: 1, call: 1, tool: "task" }, "ses_1")
+    oracle.event({ t: "created", s: 2, parent: 1 }, "ses_2")
+    now += quietMs
+    oracle.call("abort", "ses_1", OK_CALL)
+    return oracle
+  }
+  const toolOpen = (o: Oracle) => o.violations.filter((v) => v.invariant === "1-tool-open").length
+
+  test("a child created and never started, quiet past subagentDeadMs, counts as dead: the abort is allowed", () => {
+    expect(toolOpen(parentWithUnstartedChild(DEAD_MS + 1_000))).toBe(0)
+  })
+
+  test("control: the same child created only a minute ago still holds the call open", () => {
+    expect(toolOpen(parentWithUnstartedChild(60_000))).toBe(1)
+  })
+})

@@ -193,8 +193,8 @@ function refusedOrFailed(script: CallScript): boolean {
  * holds its subagent call (`task`) open, because that call's work is over: every child the
  * parent started has run and finished, or a child has been silent past subagentDeadMs. The
  * oracle allows it only when the host's own account agrees: every open young tool is a
- * subagent call, and every child of the parent ran at least once and is not running now
- * (or is running but silent past subagentDeadMs).
+ * subagent call, and every child of the parent ran at least once and is not running now,
+ * or has been quiet past subagentDeadMs (running, or created and never started).
  */
 export const SUBAGENT_TOOLS: readonly string[] = ["task", "subagent"] // 1.x, 2.x
 
@@ -343,6 +343,8 @@ export class Oracle {
       s.turn++
       s.lastProgressAt = this.now()
     }
+    // A session created (again) is heard from now: its quiet counts from here.
+    if (e.t === "created") s.lastProgressAt = this.now()
     if (e.t === "created" && e.parent !== undefined) {
       const parent = this.session(sessionName(e.parent))
       if (parent.children.size < 64) parent.children.add(id)
@@ -561,8 +563,11 @@ export class Oracle {
     const deadMs = this.resolved.options.subagentDeadMs
     for (const id of parent.children) {
       const child = this.sessions.get(id)
-      if (!child || !child.ran) return false
-      if (child.busy && this.now() - child.lastProgressAt < deadMs) return false
+      if (!child) return false
+      // subagentDeadMs: a child quiet that long is dead, whether it never started or stopped.
+      const dead = this.now() - child.lastProgressAt >= deadMs
+      if (!child.ran && !dead) return false
+      if (child.busy && !dead) return false
     }
     return true
   }
