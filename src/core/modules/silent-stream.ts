@@ -104,7 +104,7 @@ function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
   const toolNote = assessment.tool ? ` tool="${assessment.tool.tool}" wedged for ${formatDuration(assessment.tool.ageMs)}` : " no tool in flight"
   const progressNote =
     assessment.phase === "no-progress"
-      ? ` no progress for ${formatDuration(assessment.sinceProgressMs)}; alive only through: ${describeQuietEvents(state)}`
+      ? `; no progress for ${formatDuration(assessment.sinceProgressMs)}, alive only through: ${describeQuietEvents(state)}`
       : ""
   const head = `session ${state.id}: stall detected phase=${assessment.phase} silent=${formatDuration(assessment.silentMs)}${toolNote}${progressNote}`
   const detectedAt = now
