@@ -44,6 +44,18 @@ describe("progress ceiling", () => {
     expect(h.port.actions).toEqual(["abort", "send"])
   })
 
+  test("the same ladder as a silent stall: a run OpenCode no longer lists gets the continue alone; still no progress after it, the next rung aborts first", async () => {
+    const h = harness()
+    h.port.busySessions = []
+    h.emit(...userTurn)
+    await heartbeats(h, CEILING + HEARTBEAT_MS)
+    expect(h.port.actions).toEqual(["send"])
+    await heartbeats(h, CEILING + 2 * HEARTBEAT_MS)
+    await h.advance(ABORT_CONTINUE_DELAY_MS)
+    expect(h.port.actions).toEqual(["send", "abort", "send"])
+    expect(h.port.sends[1]!.text).toContain("Attempt 2/3")
+  })
+
   test("negative control: the same timeline with one text delta inside the window does not fire", async () => {
     const h = harness()
     h.port.busySessions = [SESSION]
