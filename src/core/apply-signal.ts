@@ -11,6 +11,7 @@ import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, type OpenToo
 import { boundedSet } from "./bounded.ts"
 import { subagentCallKind } from "./subagents.ts"
 import { cancelRecovery, interruptionWasOurs, note } from "./intervention.ts"
+import { noteQuietEvent } from "./progress-ceiling.ts"
 
 const MOVED_ON = { type: "runMovedOn" } as const
 
@@ -23,12 +24,18 @@ export type Liveness = "live" | "ended" | undefined
 export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Signal, now: number): Liveness {
   switch (signal.type) {
     case "activity":
+      if (signal.progress === true) state.lastProgressAt = now
+      else noteQuietEvent(state, signal.event ?? "activity")
+      return touch(state, now)
     case "retryScheduled":
+      // The host retrying by itself is its wait, not a run without progress: the ceiling starts over.
+      state.lastProgressAt = now
       return touch(state, now)
     case "error":
       // A failed run's tool calls are over: a next run reusing a call id must not inherit them.
       state.openTools.clear()
       note(state.intervention, MOVED_ON, now)
+      noteQuietEvent(state, "error")
       return touch(state, now)
     case "modelOutput":
       return noteModelOutput(state, now)
@@ -36,6 +43,7 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       return noteUsage(state, signal.tokens, signal.messageID, now)
     case "busy":
       if (!state.busy) markBusy(idle, state, now, signal.inferred === true)
+      else noteQuietEvent(state, "status busy")
       return touch(state, now)
     case "idle":
       markIdle(ctx, idle, state)
@@ -53,10 +61,13 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
     case "toolEnd":
       state.openTools.delete(signal.callID)
       note(state.intervention, MOVED_ON, now)
+      // A tool state change is progress; not model output, so the stall episode goes on.
+      state.lastProgressAt = now
       return touch(state, now)
     case "userMessage":
       if (signal.genuine) genuineUserTurn(ctx, state, signal.setup)
       else note(state.intervention, { type: "ownPromptShown" }, now)
+      noteQuietEvent(state, "user message")
       return touch(state, now)
     case "interrupted":
       return interrupted(ctx, idle, state, signal, now)
@@ -71,11 +82,13 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       return undefined
     case "todos":
       state.todos = signal.todos.slice(0, 200)
+      noteQuietEvent(state, "todos")
       return touch(state, now)
     case "awaitingUser":
       if (signal.open) {
         if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) state.awaiting.add(signal.key)
       } else state.awaiting.delete(signal.key)
+      noteQuietEvent(state, "question or permission")
       return touch(state, now)
   }
   return undefined
@@ -89,6 +102,7 @@ function touch(state: SessionState, now: number): "live" {
 
 function noteModelOutput(state: SessionState, now: number): "live" {
   state.lastModelOutputAt = now
+  state.lastProgressAt = now
   note(state.intervention, MOVED_ON, now)
   // The model is producing again: the current stall episode is over.
   state.episodeRetries = 0
@@ -102,6 +116,8 @@ function noteUsage(state: SessionState, tokens: number, messageID: string | unde
   if (messageID !== undefined && messageID !== state.tokenMessageID) {
     state.tokenMessageID = messageID
     state.tokenHighWater = tokens
+    // A new assistant message is a step of the run: progress, though no output yet.
+    state.lastProgressAt = now
     return touch(state, now)
   }
   if (tokens <= state.tokenHighWater) return undefined

@@ -14,8 +14,12 @@ export type ModelRef = { providerID: string; modelID: string }
 export type TurnSetup = { agent?: string; model?: ModelRef }
 
 export type Signal =
-  /** Any host event for the session, modelled or not: transport liveness. */
-  | { type: "activity"; sessionID: string }
+  /**
+   * Any host event for the session, modelled or not: transport liveness. `event`: the host's
+   * name for it, which the progress ceiling's stall log quotes; `progress`: a step began or
+   * ended, semantic progress without model output (it does not end a stall episode).
+   */
+  | { type: "activity"; sessionID: string; event?: string; progress?: boolean }
   /**
    * The model produced output (text, reasoning, a tool call): progress, not just liveness.
    * For streamed text or reasoning, `part` names the part and `delta` is the new text or `text`

@@ -3,6 +3,7 @@ import type { CancelTimer } from "./clock.ts"
 import { newIntervention, type Intervention } from "./intervention.ts"
 import type { TodoItem } from "./transcript.ts"
 import type { FallbackEpisode } from "./fallback.ts"
+import type { QuietEvents } from "./progress-ceiling.ts"
 
 /**
  * `subagent`: the call is the host's subagent tool; "wait" when the parent blocks on the child
@@ -38,6 +39,10 @@ export type SessionState = {
   lastActivityAt: number
   /** Last sign the model itself produced something. */
   lastModelOutputAt: number
+  /** Last semantic progress (output, a tool state change, a step, token growth): the progress ceiling's stamp. */
+  lastProgressAt: number
+  /** Events since the last progress that were liveness only, by type (progress-ceiling.ts). */
+  quietEvents?: QuietEvents
   /** Highest token total seen for `tokenMessageID`; only growth counts as liveness. */
   tokenHighWater: number
   tokenMessageID?: string
@@ -106,10 +111,12 @@ export function newSessionState(id: string, now: number): SessionState {
     lastHeldReason: undefined,
     outputWatched: false,
     fallback: undefined,
+    quietEvents: undefined,
     busy: false,
     busySince: 0,
     lastActivityAt: now,
     lastModelOutputAt: 0,
+    lastProgressAt: 0,
     tokenHighWater: 0,
     openTools: new Map(),
     awaiting: new Set(),

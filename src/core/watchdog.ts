@@ -7,11 +7,17 @@
  *    result older than `stuckToolAgeMs` is reported as stuck (logged, shown in status), and only
  *    a tool past the wedged ceiling (30 min) stops protecting the session. Tools named in
  *    `neverInterruptTools` are not even reported as stuck until that ceiling.
+ * And a ceiling on progress (progress-ceiling.ts): with no tool open, events that keep coming
+ * without any progress for `progressCeilingMs` are a stall too ("no-progress").
  */
 import { TOOL_WEDGED_CEILING_MS, type Options } from "../options/index.ts"
 import type { OpenTool, SessionState } from "./session-state.ts"
+import { assessProgress } from "./progress-ceiling.ts"
 
-export type WatchdogBudgets = Pick<Options, "chunkTimeoutMs" | "gracePeriodMs" | "stuckToolAgeMs" | "neverInterruptTools" | "checkIntervalMs">
+export type WatchdogBudgets = Pick<
+  Options,
+  "chunkTimeoutMs" | "gracePeriodMs" | "stuckToolAgeMs" | "neverInterruptTools" | "checkIntervalMs" | "progressCeilingMs"
+>
 
 export type InFlightTool = { callID: string; tool: string; ageMs: number; stuck: boolean }
 
@@ -21,6 +27,8 @@ export type Assessment =
   /** Silent, but a tool is running: never interrupted; look again later. */
   | { kind: "tool-phase"; silentMs: number; oldest: InFlightTool; recheckInMs: number }
   | { kind: "stalled"; phase: "idle" | "tool-wedged"; silentMs: number; tool?: InFlightTool }
+  /** Events keep coming, but none of them progress: `sinceProgressMs` without any. */
+  | { kind: "stalled"; phase: "no-progress"; silentMs: number; sinceProgressMs: number; tool?: undefined }
 
 export function stallBudgetMs(b: Pick<WatchdogBudgets, "chunkTimeoutMs" | "gracePeriodMs">): number {
   return b.chunkTimeoutMs + b.gracePeriodMs
@@ -49,7 +57,12 @@ export function oldestOpenTool(state: SessionState, now: number, b: WatchdogBudg
 export function assessBusySession(state: SessionState, now: number, b: WatchdogBudgets): Assessment {
   const budget = stallBudgetMs(b)
   const silentMs = Math.max(0, now - state.lastActivityAt)
-  if (silentMs < budget) return { kind: "quiet", recheckInMs: budget - silentMs }
+  if (silentMs < budget) {
+    const progress = assessProgress(state, now, b, budget)
+    if (progress.kind === "no-progress") return { kind: "stalled", phase: "no-progress", silentMs, sinceProgressMs: progress.sinceProgressMs }
+    const recheck = progress.kind === "progressing" ? Math.min(budget - silentMs, progress.untilCeilingMs) : budget - silentMs
+    return { kind: "quiet", recheckInMs: recheck }
+  }
 
   const oldest = oldestOpenTool(state, now, b)
   if (!oldest) return { kind: "stalled", phase: "idle", silentMs }

@@ -16,6 +16,11 @@ export const TUNABLE_SPECS = {
       "Extra wait once a stall is noticed, so late cancel or status events can land before anything is done.",
     defaultText: "3000 (fast) / 60000 (slow)",
   }),
+  progressCeilingMs: optional(ms("zeroOk"), {
+    description:
+      "How long a busy session with no tool open may go on sending events without any progress (new text or reasoning, a tool state change, a step, token growth) before it counts as stalled, however alive its heartbeats keep it. 0 turns the ceiling off.",
+    defaultText: "unset: three stall budgets, 3 x (chunkTimeoutMs + gracePeriodMs)",
+  }),
   checkIntervalMs: withDefault(ms("positive"), 5_000, {
     description: "How often the watchdog looks over the sessions it tracks.",
     scope: "process",

@@ -32,6 +32,8 @@ export type HostSteps = {
   hostRunsUnseen(): Maybe
   /** One piece of live model output (used by `stream`). */
   stream(who: Who): Maybe
+  /** One event of a live run that is no progress (used by `heartbeat`). */
+  heartbeat(who: Who): Maybe
 }
 
 export function common(h: HostSteps): (step: Step) => Promise<void> {
@@ -101,11 +103,12 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
       case "wait":
         await advance(step.ms)
         break
-      case "stream": {
+      case "stream":
+      case "heartbeat": {
         const every = step.every ?? 10_000
         for (let left = step.ms; left > 0; left -= every) {
           await advance(Math.min(every, left))
-          await h.stream(who)
+          await (step.do === "stream" ? h.stream(who) : h.heartbeat(who))
         }
         break
       }

@@ -18,6 +18,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   stallEpisodeMaxContinues: { rows: ["retry-budget"] },
   loopMaxContinues: { elsewhere: "test/unit/core/ladder.test.ts (loopMaxContinues continues inside the window is a hallucination loop)" },
   lifetimeMaxContinues: { rows: ["lifetime-budget"] },
+  "Heartbeats without progress.": { rows: ["progress-ceiling"] },
   "OpenCode's own retry of a hung request (1.x).": {
     elsewhere: "a start-up change of the provider config, not a timeline: test/e2e/stall-live.e2e.test.ts and test/e2e/headless.e2e.test.ts on the real 1.18.33 host; 2.x has no config surface (the README says so)",
   },

@@ -51,6 +51,8 @@ export type Step =
   | { do: "wait"; ms: number }
   /** Time passes with model output every `every` ms (a live, healthy stream). */
   | { do: "stream"; ms: number; every?: number; in?: Who }
+  /** Time passes with only heartbeats of a live run every `every` ms (status repeats), no progress. */
+  | { do: "heartbeat"; ms: number; every?: number; in?: Who }
 
 /** A step of a row's timeline; a trigger step is what the row is about (see `control`). */
 export type TimelineStep = Step | { trigger: Step[]; instead?: Step[] }

@@ -122,6 +122,12 @@ export const ROWS: Row[] = [
     controlEffect: ABORTED_AND_CONTINUED,
     e2e: [{ file: E2E.stall, test: "(b) a bash tool running longer than the stall budget is not interrupted" }],
   },
+  {
+    id: "progress-ceiling",
+    why: "a live run whose events keep coming with no progress (busy status repeats) for progressCeilingMs (three stall budgets) is a stall: aborted first, then continued once",
+    steps: [user(), say("Looking at the code "), triggerOr([{ do: "heartbeat", ms: 570_000, every: 15_000 }], [{ do: "stream", ms: 570_000, every: 15_000 }]), SETTLE],
+    effect: ABORTED_AND_CONTINUED,
+  },
   // -- a finished turn that is not really finished
   {
     id: "tool-text",

@@ -285,6 +285,10 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
       deaf = false
     },
     stream: (who) => streamText(sessions[who], "Still working. ", "reasoning"),
+    // 1.18 repeats the busy status of a live run; a wedged runtime may go on doing just that.
+    heartbeat: (who) => {
+      if (busy.has(sessions[who])) event("session.status", { sessionID: sessions[who], status: { type: "busy" } })
+    },
   })
 
   return {

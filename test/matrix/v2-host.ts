@@ -115,6 +115,10 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     hostRun: () => startRun(sessions.main),
     hostRunsUnseen: () => w.unseen(() => startRun(sessions.main)),
     stream: (who) => text(sessions[who], "Still working. ", "reasoning"),
+    // `session.status` is declared by 2.x (not emitted by 2.0.22): a status repeat of a live run, no progress.
+    heartbeat: (who) => {
+      if (assistantOf(who)) emit("session.status", { sessionID: sessions[who], status: { type: "busy" } })
+    },
   })
 
   const logFile = `${process.env.XDG_STATE_HOME}/opencode-auto-resume/auto-resume.log`

@@ -18,6 +18,7 @@ import { endRecovery, holdRecovery, mayIntervene } from "../intervention.ts"
 import { runEffect, type Delivery } from "../run-effect.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "../session-state.ts"
 import { assessBusySession, stallBudgetMs } from "../watchdog.ts"
+import { describeQuietEvents, progressBaseline, progressCeilingMs } from "../progress-ceiling.ts"
 
 /** How many continue timestamps to keep: enough to judge any loop window. */
 const MAX_RECENT_CONTINUES = 32
@@ -41,8 +42,15 @@ export function silentStreamModule({ ctx }: ModuleEnv): EngineModule {
 /** Arms the session's deadline if it has none (cheap: called on every event). */
 export function ensureWatchdog(ctx: EngineContext, state: SessionState, delayMs?: number): void {
   if (!state.busy || state.dropped || ctx.nextWake(state, DEADLINE) !== undefined) return
-  const wait = delayMs ?? stallBudgetMs(ctx.effective(state))
+  const wait = delayMs ?? firstLookMs(ctx.effective(state))
   ctx.wake(state, DEADLINE, ctx.time.now() + Math.max(0, wait), (wake) => onDeadline(ctx, state, wake))
+}
+
+/** The stall budget, or a progress ceiling set below it: whichever could run out first. */
+function firstLookMs(options: ReturnType<EngineContext["effective"]>): number {
+  const budget = stallBudgetMs(options)
+  const ceiling = progressCeilingMs(options, budget)
+  return ceiling > 0 ? Math.min(budget, ceiling) : budget
 }
 
 export function cancelWatchdog(ctx: EngineContext, state: SessionState): void {
@@ -94,7 +102,15 @@ function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
     options,
   )
   const toolNote = assessment.tool ? ` tool="${assessment.tool.tool}" wedged for ${formatDuration(assessment.tool.ageMs)}` : " no tool in flight"
-  const head = `session ${state.id}: stall detected phase=${assessment.phase} silent=${formatDuration(assessment.silentMs)}${toolNote}`
+  const progressNote =
+    assessment.phase === "no-progress"
+      ? `; no progress for ${formatDuration(assessment.sinceProgressMs)}, alive only through: ${describeQuietEvents(state)}`
+      : ""
+  const head = `session ${state.id}: stall detected phase=${assessment.phase} silent=${formatDuration(assessment.silentMs)}${toolNote}${progressNote}`
+  const detectedAt = now
+  // Heartbeats go on arriving through a no-progress stall: only progress means it moved on.
+  const movedOn = assessment.phase === "no-progress" ? () => progressBaseline(state) > detectedAt : () => state.lastActivityAt > detectedAt
+  const stalledForMs = assessment.phase === "no-progress" ? assessment.sinceProgressMs : assessment.silentMs
   if (decision.kind === "none" || decision.kind === "stand-down") {
     // Standing down: no timer. The next event re-arms the watchdog (ensureWatchdog on touch).
     logHeld(ctx, state, `${decision.reason}`)
@@ -102,7 +118,6 @@ function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
     return
   }
   state.lastHeldReason = undefined
-  const detectedAt = now
   ctx.logger.log(
     "info",
     `${head} -> ${recoveryKindOf(decision.kind)} (${decision.reason}), attempt ${state.episodeRetries + 1}/${options.stallEpisodeMaxContinues} in ${formatDuration(delayMs)}`,
@@ -110,12 +125,12 @@ function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
   ctx.wake(state, BACKOFF, now + delayMs, (backoff) => {
     endRecovery(state.intervention)
     // The stream may have come back while we waited out the backoff.
-    if (!state.busy || state.lastActivityAt > detectedAt || state.dropped) {
+    if (!state.busy || movedOn() || state.dropped) {
       ctx.logger.log("info", `session ${state.id}: activity resumed before recovery; nothing sent`)
       ensureWatchdog(ctx, state)
       return
     }
-    void runRecovery(ctx, state, decision.kind, decision.reason, assessment.silentMs + delayMs, detectedAt, backoff.hold)
+    void runRecovery(ctx, state, decision.kind, decision.reason, stalledForMs + delayMs, movedOn, backoff.hold)
   })
   holdRecovery(state.intervention, () => ctx.wake(state, BACKOFF, undefined, nothing))
 }
@@ -147,14 +162,14 @@ async function actionForHost(ctx: EngineContext, state: SessionState, rung: Stal
   return { kind: action.kind, note: host.detail ? `${action.note} (${host.detail})` : action.note }
 }
 
-/** `held`: the holds as the engine found them when the backoff ended. */
-async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallRung["kind"], reason: string, silentMs: number, detectedAt: number, held: string | undefined) {
+/** `held`: the holds as the engine found them when the backoff ended; `movedOn`: the session got past the stall since. */
+async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallRung["kind"], reason: string, silentMs: number, movedOn: () => boolean, held: string | undefined) {
   if (held) {
     logHeld(ctx, state, held)
     return
   }
   const action = await actionForHost(ctx, state, rung)
-  if (!action || !state.busy || state.dropped || state.lastActivityAt > detectedAt) {
+  if (!action || !state.busy || state.dropped || movedOn()) {
     ctx.logger.log("info", `session ${state.id}: the session moved on while the host was asked; nothing sent`)
     ensureWatchdog(ctx, state)
     return

@@ -125,7 +125,7 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
       if (status === "busy") return [{ type: "busy", sessionID }]
       if (status === "idle") return [{ type: "idle", sessionID }]
       if (status === "retry") return [{ type: "busy", sessionID }, retrySignal(sessionID, get(props, "status"), wallNow())]
-      return [{ type: "activity", sessionID }]
+      return [{ type: "activity", sessionID, event: type }]
     }
     case "session.idle":
       return [{ type: "idle", sessionID }]
@@ -140,7 +140,7 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
       const role = str(get(props, "info", "role"))
       const messageID = str(get(props, "info", "id"))
       if (messageID && (role === "user" || role === "assistant")) roles.set(messageID, role, sessionID)
-      if (role !== "assistant") return [{ type: "activity", sessionID }]
+      if (role !== "assistant") return [{ type: "activity", sessionID, event: type }]
       const tokens = get(props, "info", "tokens")
       const output = (num(get(tokens, "output")) ?? 0) + (num(get(tokens, "reasoning")) ?? 0)
       const context = output + (num(get(tokens, "input")) ?? 0) + (num(get(tokens, "cache", "read")) ?? 0) + (num(get(tokens, "cache", "write")) ?? 0)
@@ -148,7 +148,7 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
     }
     case "todo.updated": {
       const todos = normalizeTodos(get(props, "todos"))
-      return todos ? [{ type: "todos", sessionID, todos }] : [{ type: "activity", sessionID }]
+      return todos ? [{ type: "todos", sessionID, todos }] : [{ type: "activity", sessionID, event: type }]
     }
   }
 
@@ -157,8 +157,9 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
       str(get(props, "id")) ?? str(get(props, "permissionID")) ?? str(get(props, "requestID")) ?? str(get(props, "callID")) ?? type
     return [{ type: "awaitingUser", sessionID, key, open: AWAITING_OPEN.has(type) }]
   }
-  // Anything else about this session, modelled or not, is still proof the host is alive.
-  return [{ type: "activity", sessionID }]
+  // Anything else about this session, modelled or not, is still proof the host is alive, and
+  // no progress: the progress ceiling counts it by name.
+  return [{ type: "activity", sessionID, event: type }]
 }
 
 /**
@@ -195,5 +196,7 @@ function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal 
     if (status === "completed" || status === "error") return { type: "toolEnd", sessionID, callID }
     return { type: "modelOutput", sessionID }
   }
-  return { type: "activity", sessionID }
+  // A step beginning or ending is progress (the progress ceiling), though not model output.
+  if (kind === "step-start" || kind === "step-finish") return { type: "activity", sessionID, progress: true }
+  return { type: "activity", sessionID, event: kind ? `message.part.updated(${kind})` : "message.part.updated" }
 }

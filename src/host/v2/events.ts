@@ -81,6 +81,13 @@ const AWAITING_CLOSED = new Set([...QUESTION_ANSWERED, "form.replied", "form.can
 /** Where the request id may sit, best first; replies sometimes name it differently. */
 const AWAITING_KEY_FIELDS = ["id", "requestID", "permissionID", "formID", "questionID", "callID"]
 
+/**
+ * Events that are progress (the progress ceiling) though not model output: a step beginning or
+ * streaming, and the host's compaction writing its summary. `session.step.ended` without
+ * tokens, mapped below, is one too.
+ */
+const PROGRESS = new Set(["session.step.started", "session.step.streamed", "session.compaction.started", "session.compaction.delta", "session.compaction.ended"])
+
 const MODEL_OUTPUT = new Set([
   "session.text.started",
   "session.text.delta",
@@ -128,14 +135,14 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesBy
       // run's own failure, so a provider error reaches the core once (a rate limit counted
       // twice would double its cooldown), and only once the host gave up on it.
       if (data.error !== undefined) memory?.noteStepError(sessionID, data.error)
-      return [{ type: "activity", sessionID }]
+      return [{ type: "activity", sessionID, event: type }]
     case "session.retry.scheduled":
       return [retrySignal(sessionID, data, wallNow())]
     case "session.usage.updated":
       return usageSignal(sessionID, data)
     case "session.step.ended":
       // The step's final token figures: its context size is what saturation weighs.
-      return data.tokens === undefined ? [{ type: "activity", sessionID }] : usageSignal(sessionID, data)
+      return data.tokens === undefined ? [{ type: "activity", sessionID, progress: true }] : usageSignal(sessionID, data)
     case "session.created":
     case "session.forked": {
       const parentID = str(data.parentID) ?? str(get(data, "info", "parentID"))
@@ -176,9 +183,10 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesBy
     }
     return signals
   }
-  // Anything else about this session (tool progress, steps, compaction, inbox, shells, events
-  // newer than this code) is still proof that the host is alive.
-  return [{ type: "activity", sessionID }]
+  if (PROGRESS.has(type)) return [{ type: "activity", sessionID, progress: true }]
+  // Anything else about this session (tool progress, inbox, shells, statuses, events newer than
+  // this code) is still proof that the host is alive, and no progress: the ceiling counts it by name.
+  return [{ type: "activity", sessionID, event: type }]
 }
 
 /**

@@ -25,7 +25,9 @@ describe("idle-phase stall", () => {
   })
 
   test("negative control: activity every minute keeps the session alive", async () => {
-    const h = makeHarness()
+    // The silence budget alone: ten minutes of activity without progress would pass the
+    // progress ceiling, which progress-ceiling.test.ts covers.
+    const h = makeHarness({ progressCeilingMs: 0 })
     h.emit(...userTurn)
     for (let i = 0; i < 10; i++) {
       await h.advance(60_000, 5000)

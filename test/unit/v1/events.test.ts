@@ -50,7 +50,7 @@ describe("mapV1Event", () => {
     ])
     const full = { input: 1000, output: 10, reasoning: 5, cache: { read: 200, write: 50 } }
     expect(map(ev("message.updated", { info: { id: "m2", sessionID: "s", role: "assistant", tokens: full } }), roles)[0]).toMatchObject({ contextTokens: 1265 })
-    expect(map(ev("message.updated", { info: { id: "u1", sessionID: "s", role: "user" } }), roles)).toEqual([{ type: "activity", sessionID: "s" }])
+    expect(map(ev("message.updated", { info: { id: "u1", sessionID: "s", role: "user" } }), roles)).toEqual([{ type: "activity", sessionID: "s", event: "message.updated" }])
     expect(roles.get("u1")).toBe("user")
   })
 
@@ -82,8 +82,8 @@ describe("mapV1Event", () => {
   })
 
   test("an event type we do not model is still liveness for its session", () => {
-    expect(map(ev("session.diff", { sessionID: "s", diff: [] }))).toEqual([{ type: "activity", sessionID: "s" }])
-    expect(map(ev("something.new.in.1.19", { sessionID: "s" }))).toEqual([{ type: "activity", sessionID: "s" }])
+    expect(map(ev("session.diff", { sessionID: "s", diff: [] }))).toEqual([{ type: "activity", sessionID: "s", event: "session.diff" }])
+    expect(map(ev("something.new.in.1.19", { sessionID: "s" }))).toEqual([{ type: "activity", sessionID: "s", event: "something.new.in.1.19" }])
   })
 
   test("malformed events are skipped, never thrown on", () => {
