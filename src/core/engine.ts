@@ -27,6 +27,7 @@ import { stallBudgetMs } from "./watchdog.ts"
 import { cancelWatchdog, ensureWatchdog, silentStreamModule } from "./modules/silent-stream.ts"
 import { cancelRecovery } from "./intervention.ts"
 import { runIntent } from "./run-effect.ts"
+import { everyModule, firstModule } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
@@ -142,47 +143,22 @@ export class RecoveryEngine {
     }
     const modules = this.listeners.get(signal.type)
     if (!modules) return
-    for (const module of modules) {
-      try {
-        runIntent(this.ctx, state, module.onSignal?.(state, signal))
-      } catch (error) {
-        this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on ${signal.type}: ${errorText(error)}`)
-      }
-    }
+    everyModule(modules, this.ctx.logger, `failed on ${signal.type}`, (module) => runIntent(this.ctx, state, module.onSignal?.(state, signal)))
   }
 
   private readStreamedText(state: SessionState, signal: Extract<Signal, { type: "modelOutput" }>): void {
-    for (const module of this.streamReaders) {
-      try {
-        const intent = module.onStreamedText!(state, signal.part!, signal.delta, signal.text)
-        if (intent) runIntent(this.ctx, state, intent)
-      } catch (error) {
-        this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on streamed text: ${errorText(error)}`)
-      }
-    }
+    everyModule(this.streamReaders, this.ctx.logger, "failed on streamed text", (module) => {
+      const intent = module.onStreamedText!(state, signal.part!, signal.delta, signal.text)
+      if (intent) runIntent(this.ctx, state, intent)
+    })
   }
 
   private moduleHold(state: SessionState): string | undefined {
-    for (const module of this.modules) {
-      try {
-        const reason = module.holdReason?.(state)
-        if (reason) return reason
-      } catch (error) {
-        this.ctx.logger.fault(`module:${module.name}`, `${module.name} hold check failed: ${errorText(error)}`)
-      }
-    }
-    return undefined
+    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.holdReason?.(state) || undefined)
   }
 
   private offerTakeOver(state: SessionState, offer: FallbackOffer): boolean {
-    for (const module of this.modules) {
-      try {
-        if (module.takeOver?.(state, offer)) return true
-      } catch (error) {
-        this.ctx.logger.fault(`module:${module.name}`, `${module.name} take-over failed: ${errorText(error)}`)
-      }
-    }
-    return false
+    return firstModule(this.modules, this.ctx.logger, "take-over failed", (module) => module.takeOver?.(state, offer)) === true
   }
 
   /**
@@ -296,13 +272,7 @@ export class RecoveryEngine {
     state.dropped = true
     this.scheduler.clear(state)
     cancelRecovery(state.intervention)
-    for (const module of this.modules ?? []) {
-      try {
-        module.forget?.(state)
-      } catch (error) {
-        this.ctx.logger.fault(`module:${module.name}`, `${module.name} cleanup failed: ${errorText(error)}`)
-      }
-    }
+    everyModule(this.modules ?? [], this.ctx.logger, "cleanup failed", (module) => module.forget?.(state))
     try {
       this.onSessionDropped?.(state.id)
     } catch (error) {
