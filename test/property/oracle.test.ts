@@ -76,3 +76,42 @@ describe("invariant 1: the orphan-parent abort of an open subagent call", () => 
     expect(toolOpen(parentWithUnstartedChild(60_000))).toBe(1)
   })
 })
+
+describe("invariant 1: a deleted child is over", () => {
+  /** Parent ses_1 holds its task call open; its one child ses_2 is deleted, or (control) stays busy and heard from. */
+  function parentWithChild(deleted: boolean): Oracle {
+    let now = T0
+    const oracle = new Oracle({ subagentDeadMs: 1_800_000 }, () => now)
+    oracle.event({ t: "busy", s: 1 }, "ses_1")
+    oracle.event({ t: "created", s: 2, parent: 1 }, "ses_2")
+    oracle.event({ t: "busy", s: 2 }, "ses_2")
+    oracle.event({ t: "toolStart", s: 1, call: 1, tool: "task" }, "ses_1")
+    now += 60_000
+    if (deleted) oracle.event({ t: "deleted", s: 2 }, "ses_2")
+    else oracle.event({ t: "output", s: 2 }, "ses_2")
+    oracle.call("abort", "ses_1", OK_CALL)
+    return oracle
+  }
+  const toolOpen = (o: Oracle) => o.violations.filter((v) => v.invariant === "1-tool-open").length
+
+  test("the parent's task call over a deleted child may be cut short", () => {
+    expect(toolOpen(parentWithChild(true))).toBe(0)
+  })
+
+  test("control: a child still running and heard from holds the call open", () => {
+    expect(toolOpen(parentWithChild(false))).toBe(1)
+  })
+
+  test("an event under the deleted child's id later is not that child again", () => {
+    let now = T0
+    const oracle = new Oracle({ subagentDeadMs: 1_800_000 }, () => now)
+    oracle.event({ t: "busy", s: 1 }, "ses_1")
+    oracle.event({ t: "created", s: 2, parent: 1 }, "ses_2")
+    oracle.event({ t: "deleted", s: 2 }, "ses_2")
+    oracle.event({ t: "idle", s: 2 }, "ses_2")
+    oracle.event({ t: "toolStart", s: 1, call: 1, tool: "task" }, "ses_1")
+    now += 60_000
+    oracle.call("abort", "ses_1", OK_CALL)
+    expect(toolOpen(oracle)).toBe(0)
+  })
+})

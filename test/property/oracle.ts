@@ -194,7 +194,7 @@ function refusedOrFailed(script: CallScript): boolean {
  * parent started has run and finished, or a child has been silent past subagentDeadMs. The
  * oracle allows it only when the host's own account agrees: every open young tool is a
  * subagent call, and every child of the parent ran at least once and is not running now,
- * or has been quiet past subagentDeadMs (running, or created and never started).
+ * or has been quiet past subagentDeadMs (running, or created and never started), or was deleted.
  */
 export const SUBAGENT_TOOLS: readonly string[] = ["task", "subagent"] // 1.x, 2.x
 
@@ -221,6 +221,8 @@ export class Oracle {
   readonly trace: string[] = []
   readonly recentLog: string[] = []
   private readonly sessions = new Map<string, OracleSession>()
+  /** Sessions the host deleted (and did not create again): as children they are over. */
+  private readonly deletedSessions = new Set<string>()
   private readonly paused = new Set<string>()
   private pausedAll = false
   step = -1
@@ -332,6 +334,8 @@ export class Oracle {
     const f = this.hostFacts(e, spec(e).facts(e, id))
     if (f.deleted) {
       this.sessions.delete(id)
+      // A deleted child is over; an event under its id later is not that child again.
+      if (this.deletedSessions.size < 4096) this.deletedSessions.add(id)
       this.noteDropMidCall(id)
       return
     }
@@ -344,7 +348,10 @@ export class Oracle {
       s.lastProgressAt = this.now()
     }
     // A session created (again) is heard from now: its quiet counts from here.
-    if (e.t === "created") s.lastProgressAt = this.now()
+    if (e.t === "created") {
+      s.lastProgressAt = this.now()
+      this.deletedSessions.delete(id)
+    }
     if (e.t === "created" && e.parent !== undefined) {
       const parent = this.session(sessionName(e.parent))
       if (parent.children.size < 64) parent.children.add(id)
@@ -563,6 +570,8 @@ export class Oracle {
     const deadMs = this.resolved.options.subagentDeadMs
     for (const id of parent.children) {
       const child = this.sessions.get(id)
+      // A deleted child is over: it can neither run again nor answer the call.
+      if (this.deletedSessions.has(id)) continue
       if (!child) return false
       // subagentDeadMs: a child quiet that long is dead, whether it never started or stopped.
       const dead = this.now() - child.lastProgressAt >= deadMs
