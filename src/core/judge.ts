@@ -18,7 +18,7 @@ import { cutOffAnswer } from "../detect/cut-off.ts"
 import { endsWithCelebration } from "../detect/celebration.ts"
 import { silentDeadStream } from "../detect/dead-stream.ts"
 import { doneClaimPatterns, hasDoneClaim } from "../detect/done-claim.ts"
-import { matchedStopPattern, openUserRequest } from "../detect/hand-off.ts"
+import { handOffOf } from "../detect/hand-off.ts"
 import { hasReadyToContinue, readyToContinuePatterns } from "../detect/ready-to-continue.ts"
 import { stopStatement } from "../detect/stop-statement.ts"
 import { messageTail } from "../detect/text.ts"
@@ -136,10 +136,9 @@ function guard(input: JudgeInput): { turn: TranscriptMessage } | { judgement: Ju
   }
   if (last.errorName) return standDown(`the turn ended in an error (${last.errorName})`)
   if (input.awaitingUser) return standDown("waiting on the user: a question or permission is open")
-  const open = openUserRequest(last)
-  if (open) return standDown(`waiting on the user: ${open.kind === "open-question" ? open.tool : "request"} is pending`)
-  const stop = matchedStopPattern(last, input.options.stopPatterns)
-  if (stop) return standDown(`handed to the user: stop pattern ${stop.kind === "stop-pattern" ? stop.pattern : ""}`)
+  const handOff = handOffOf(last, input.options.stopPatterns)
+  if (handOff?.kind === "open-question") return standDown(`waiting on the user: ${handOff.tool} is pending`)
+  if (handOff) return standDown(`handed to the user: stop pattern ${handOff.pattern}`)
   return { turn: last }
 }
 

@@ -47,3 +47,8 @@ export function matchedStopPattern(
   }
   return undefined
 }
+
+/** The turn hands over to the user: an open request first, else a stop pattern. */
+export function handOffOf(message: TranscriptMessage | undefined, stopPatterns: readonly string[] | undefined): HandOff | undefined {
+  return openUserRequest(message) ?? matchedStopPattern(message, stopPatterns)
+}

@@ -11,7 +11,7 @@
  * the newest turn hands over to the user.
  */
 import { asksUser } from "../../detect/asks-user.ts"
-import { matchedStopPattern, openUserRequest } from "../../detect/hand-off.ts"
+import { handOffOf } from "../../detect/hand-off.ts"
 import { messageTail } from "../../detect/text.ts"
 import type { ResolvedOptions } from "../../options/index.ts"
 import { fallbackReason } from "../../prompts/fallback.ts"
@@ -133,8 +133,8 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
     }
     const last = [...messages].reverse().find((m) => m.role === "assistant")
     if (!last) return undefined
-    if (openUserRequest(last)) return "the newest turn waits on the user"
-    if (matchedStopPattern(last, ctx.effective(state).stopPatterns)) return "the newest turn matches a stop pattern"
+    const handOff = handOffOf(last, ctx.effective(state).stopPatterns)
+    if (handOff) return handOff.kind === "open-question" ? "the newest turn waits on the user" : "the newest turn matches a stop pattern"
     if (asksUser(messageTail(last, "text"))) return "the newest turn asks the user"
     return undefined
   }
