@@ -19,7 +19,8 @@ const WAKE = "journal"
 /** Sessions whose last refusal is remembered (it is forgotten with the session anyway). */
 const MAX_REMEMBERED_REFUSALS = 1024
 
-type Pending = { entry: Omit<JournalEntry, "outcome">; at: number; deadline: number; state: SessionState }
+/** `since`: output stamped from then on answers the action (its host call began then). */
+type Pending = { entry: Omit<JournalEntry, "outcome">; since: number; deadline: number; state: SessionState }
 
 export class JournalBook {
   private readonly pending = new Map<string, Pending>()
@@ -27,15 +28,18 @@ export class JournalBook {
 
   constructor(private readonly context: () => EngineContext) {}
 
-  /** An action reached the host: settled once the session answers or the window passes. */
-  acted(state: SessionState, tag: JournalTag, action: string): void {
+  /**
+   * An action reached the host: settled once the session answers or the window passes. `since`:
+   * when its host call began (a host may answer a prompt before the call returns); default now.
+   */
+  acted(state: SessionState, tag: JournalTag, action: string, since?: number): void {
     const ctx = this.context()
     this.settle(state.id)
     this.lastRefusal.delete(state.id)
     const now = ctx.time.now()
     const windowMs = tag.windowMs ?? stallBudgetMs(ctx.effective(state))
     const entry = { ...this.base(state, tag), action: tag.action ?? action }
-    this.pending.set(state.id, { entry, at: now, deadline: now + Math.max(0, windowMs), state })
+    this.pending.set(state.id, { entry, since: Math.min(now, since ?? now), deadline: now + Math.max(0, windowMs), state })
     this.look(state)
   }
 
@@ -83,7 +87,7 @@ export class JournalBook {
   }
 
   private revived(p: Pending): boolean {
-    return p.state.lastModelOutputAt > p.at
+    return p.state.lastModelOutputAt >= p.since
   }
 
   /** The window is over, the session is gone, or a newer action of ours supersedes this one. */

@@ -60,7 +60,9 @@ export function journalOutcome(ctx: EngineContext, target: SessionState, effect:
   if (!book) return
   const tag = journalTag(effect, via)
   const action = actionName(effect)
-  if (outcome === "ok" || outcome === "timeout") return book.acted(target, tag, action)
+  // A prompt counts from its call: the host may answer it before the call returns.
+  const calledAt = effect.kind === "command" || effect.kind === "compact" ? undefined : target.intervention.prompt.calledAt
+  if (outcome === "ok" || outcome === "timeout") return book.acted(target, tag, action, calledAt)
   if (outcome === "held") return book.refused(target, tag, action, "held", actionHold(ctx, target, via.exception) ?? "held at the last moment")
   if (outcome === "failed") return book.refused(target, tag, action, "no effect", "the host refused the call")
   // "busy": another call of ours was out; the path tries again, and that try is the entry.
