@@ -15,6 +15,8 @@ export type HistoryStore = {
   recent(sessionID: string, limit: number): Promise<{ entries: JournalEntry[]; total: number }>
   /** Settles once what was appended so far is on disk (tests, and a stop that can wait). */
   flushed(): Promise<void>
+  /** Writes what is still queued before the instance goes (synchronously: the process may exit next). */
+  close(): void
 }
 
 export function historyStore(env: Record<string, string | undefined>, log: (level: LogLevel, message: string) => void): HistoryStore {
@@ -31,5 +33,6 @@ export function historyStore(env: Record<string, string | undefined>, log: (leve
       return { entries: mine.slice(-limit), total: mine.length }
     },
     flushed: () => writer.flushed(),
+    close: () => writer.flushNow(),
   }
 }

@@ -64,6 +64,31 @@ export class JournalFile {
     while (this.draining) await this.draining
   }
 
+  /**
+   * Writes what is queued now, synchronously: for the instance's stop, after which the process
+   * may exit before an asynchronous write would run. Never throws.
+   */
+  flushNow(): void {
+    if (this.queue.length === 0) return
+    const lines = this.queue
+    this.queue = []
+    try {
+      nodeFs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 })
+      const text = `${lines.join("\n")}\n`
+      let size = 0
+      try {
+        size = nodeFs.statSync(this.file).size
+      } catch {
+        // No file yet.
+      }
+      if (size > 0 && size + Buffer.byteLength(text) > this.maxBytes) nodeFs.renameSync(this.file, previousJournalPath(this.file))
+      nodeFs.appendFileSync(this.file, text, { mode: 0o600 })
+      nodeFs.chmodSync(this.file, 0o600)
+    } catch (error) {
+      this.report(`write:${code(error)}`, `history: could not write ${this.file}: ${describe(error)}`)
+    }
+  }
+
   private async drain(): Promise<void> {
     // Let the caller's turn finish first: entries made together go out in one write.
     await Promise.resolve()

@@ -107,6 +107,8 @@ export function startInstance(deps: InstanceDeps): Instance {
       }
     }
     engine.dispose()
+    // The engine settled what was pending as it stopped: on disk before the process may exit.
+    history?.close()
     pauses.stop()
     releaseSlot(slot, holder)
   }

@@ -86,6 +86,15 @@ describe("JournalFile", () => {
     expect((await readJournal(file)).entries).toHaveLength(20)
   })
 
+  test("flushNow writes what is queued before it returns (an instance that stops)", () => {
+    const file = tempFile()
+    const writer = new JournalFile({ file })
+    writer.append(entry(1))
+    writer.flushNow()
+    expect(readFileSync(file, "utf8").trimEnd().split("\n")).toHaveLength(1)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+  })
+
   test("a queue the disk cannot keep up with drops its oldest lines, and says so once", async () => {
     const file = tempFile()
     const logs: string[] = []

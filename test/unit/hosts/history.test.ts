@@ -54,6 +54,23 @@ describe.each(HOSTS)("history on %s", (_name, factory) => {
     })
   }, 30_000)
 
+  test("a recovery still pending when the plugin stops is written as it stops, marked as settled early", async () => {
+    const sandbox = new Sandbox()
+    try {
+      // The matrix knob: the model hangs after the plugin's prompt too, so the outcome is still open.
+      const driver = await factory({ __modelHangsAfterPrompt: true })
+      for (const step of [{ do: "user" }, { do: "text", text: "Looking at the code " }, { do: "wait", ms: STALL }] as Step[]) await driver.play(step)
+      expect(driver.acts.some((a) => a.act === "send")).toBe(true)
+      const file = journalFilePath(process.env)
+      expect(lines(file)).toEqual([])
+      await driver.stop()
+      // No turn of the event loop in between: the stop itself wrote it.
+      expect(lines(file).map((e) => [e.trigger, e.outcome, e.note])).toEqual([["stall", "no effect", "settled early: the plugin stopped"]])
+    } finally {
+      sandbox.close()
+    }
+  }, 30_000)
+
   test("negative control: the same time with a live stream records nothing, and /auto-resume history says so", async () => {
     const steps: Step[] = [{ do: "user" }, { do: "text", text: "Looking at the code " }, { do: "stream", ms: STALL }, { do: "end" }, { do: "wait", ms: 20_000 }]
     await played(factory, steps, async (driver, file) => {
