@@ -1,5 +1,6 @@
 /** What the engine's rule modules share: time, the host port, logging and option lookup. */
 import type { HostPort } from "./port.ts"
+import type { JournalBook } from "./journal-book.ts"
 import type { Options } from "../options/index.ts"
 import type { TimeSource } from "./clock.ts"
 import type { CoreLogger } from "./logger.ts"
@@ -12,6 +13,8 @@ export type EngineContext = {
   readonly port: HostPort
   readonly logger: CoreLogger
   readonly pauses: PauseSource
+  /** The user's history of interventions (journal-book.ts); absent in contexts built by hand. */
+  readonly journal?: JournalBook
   /** Options as they apply to this session right now (profile resolved from its current model). */
   effective(state: SessionState): Options
   /**

@@ -15,6 +15,8 @@ import type { ResolvedOptions } from "../options/index.ts"
 import { hostPauses, type HostPauses } from "../pause/host-pauses.ts"
 import { claimSlot, nextSerial, releaseSlot, type HeldSlot, type SlotHolder } from "./registry.ts"
 import { startupLine } from "./startup.ts"
+import { withHistory } from "./with-history.ts"
+import { historyStore, type HistoryStore } from "../history/history-store.ts"
 import { exportWatchState, importWatchState, type WatchSnapshot } from "./watch-state.ts"
 
 /** A live instance; its engine answers for instances it superseded (1.x task_complete). */
@@ -35,6 +37,8 @@ export type InstanceDeps = {
   /** Where the pause marker file lives (XDG_CONFIG_HOME, HOME), unless `pauses` replaces it (tests). */
   env: Record<string, string | undefined>
   pauses?: PauseSource
+  /** The history of interventions; by default the journal file beside the pause marker, none when `pauses` is injected. */
+  history?: HistoryStore
   onSessionDropped?: (sessionID: string) => void
 }
 
@@ -42,6 +46,8 @@ export type Instance = {
   readonly serial: number
   readonly engine: RecoveryEngine
   readonly pauses: HostPauses
+  /** Where the interventions are kept, when this instance keeps them. */
+  readonly history: HistoryStore | undefined
   readonly stopped: boolean
   /** Runs `fn` when the instance stops, after its state is handed over and before the engine goes. */
   onStop(fn: () => void): void
@@ -57,7 +63,8 @@ export function startInstance(deps: InstanceDeps): Instance {
   const log = (level: LogLevel, message: string) => port.log(level, message)
   // The marker file, shared with every OpenCode process and the CLI (host-pauses.ts).
   const pauses = hostPauses({ injected: deps.pauses, env: deps.env, recheckMs: resolved.options.checkIntervalMs, time, log })
-  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: pauses.source, onSessionDropped: deps.onSessionDropped })
+  const history = deps.history ?? (deps.pauses ? undefined : historyStore(deps.env, log))
+  const engine = new RecoveryEngine({ port: withHistory(port, history), time, options: resolved, pauses: pauses.source, onSessionDropped: deps.onSessionDropped })
   log("info", `${startupLine(deps.host, resolved)}; instance #${serial}`)
   for (const warning of resolved.warnings) log("warn", warning)
 
@@ -100,6 +107,8 @@ export function startInstance(deps: InstanceDeps): Instance {
       }
     }
     engine.dispose()
+    // The engine settled what was pending as it stopped: on disk before the process may exit.
+    history?.close()
     pauses.stop()
     releaseSlot(slot, holder)
   }
@@ -108,6 +117,7 @@ export function startInstance(deps: InstanceDeps): Instance {
     serial,
     engine,
     pauses,
+    history,
     get stopped() {
       return stopped
     },
