@@ -35,22 +35,13 @@ export type ResolvedOptions = {
 
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
-  if (Array.isArray(a) !== Array.isArray(b)) return false
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false
   const aKeys = Object.keys(a)
-  const bKeys = Object.keys(b)
-  if (aKeys.length !== bKeys.length) return false
-  return aKeys.every((key) =>
-    deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-  )
+  if (aKeys.length !== Object.keys(b).length) return false
+  return aKeys.every((key) => deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
 }
 
-function applyEnvironment(
-  env: Record<string, string | undefined> | undefined,
-  options: Record<string, unknown>,
-  explicit: ReadonlySet<string>,
-  warnings: string[],
-): void {
+function applyEnvironment(env: Record<string, string | undefined> | undefined, options: Record<string, unknown>, explicit: ReadonlySet<string>, warnings: string[]): void {
   if (env === undefined || env === null) return
   for (const row of ENV_OVERRIDES) {
     if (explicit.has(row.option)) continue // the config always wins
@@ -80,36 +71,25 @@ function finish(options: Record<string, unknown>, warnings: string[], explicit: 
     const value = options[name]
     if (!deepEqual(value, (OPTION_DEFAULTS as Record<string, unknown>)[name])) differences[name] = value
   }
-  return {
-    options: deepFreeze(options as Options),
-    warnings,
-    explicit,
-    differences: deepFreeze(differences),
-  }
+  return { options: deepFreeze(options as Options), warnings, explicit, differences: deepFreeze(differences) }
 }
 
 function resolveUnchecked(raw: unknown, env: Record<string, string | undefined>, warnings: string[]): ResolvedOptions {
   const options: Record<string, unknown> = { ...OPTION_DEFAULTS }
   const explicit = new Set<string>()
-
-  if (raw !== undefined && raw !== null) {
-    if (!isPlainObject(raw)) {
-      warnings.push(`plugin options should be an object, got ${preview(raw)}; every option keeps its default`)
-    } else {
-      const accepted = readBag(raw, { prefix: "", inSection: false, warnings }, (section, value) => {
-        const overrides = section === "modelProfiles" ? readModelProfiles(value, warnings) : readOverrides(value, section, warnings)
-        if (overrides !== undefined) {
-          options[section] = overrides
-          explicit.add(section)
-        }
-      })
-      for (const [name, value] of accepted) {
-        options[name] = value
-        explicit.add(name)
-      }
-    }
+  const set = (name: string, value: unknown) => {
+    options[name] = value
+    explicit.add(name)
   }
-
+  if (raw !== undefined && raw !== null && !isPlainObject(raw)) {
+    warnings.push(`plugin options should be an object, got ${preview(raw)}; every option keeps its default`)
+  } else if (raw !== undefined && raw !== null) {
+    const accepted = readBag(raw, { prefix: "", inSection: false, warnings }, (section, value) => {
+      const overrides = section === "modelProfiles" ? readModelProfiles(value, warnings) : readOverrides(value, section, warnings)
+      if (overrides !== undefined) set(section, overrides)
+    })
+    for (const [name, value] of accepted) set(name, value)
+  }
   applyEnvironment(env, options, explicit, warnings)
   return finish(options, warnings, explicit)
 }
@@ -121,10 +101,6 @@ export function resolveOptions(raw: unknown, env: Record<string, string | undefi
     return resolveUnchecked(raw, env, warnings)
   } catch (error) {
     // Last line of defence against a bug above: a broken config must not take the plugin down.
-    return finish(
-      { ...OPTION_DEFAULTS },
-      [`plugin options could not be resolved (${errorText(error)}); every option keeps its default`],
-      new Set(),
-    )
+    return finish({ ...OPTION_DEFAULTS }, [`plugin options could not be resolved (${errorText(error)}); every option keeps its default`], new Set())
   }
 }
