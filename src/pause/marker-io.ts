@@ -32,3 +32,8 @@ export function describe(error: unknown): string {
   const e = error as NodeJS.ErrnoException
   return e?.code ? `${e.code}${e.syscall ? ` (${e.syscall})` : ""}` : error instanceof Error ? error.message : String(error)
 }
+
+/** An error's own message, for log lines that name what failed themselves. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
