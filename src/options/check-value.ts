@@ -1,5 +1,5 @@
 /** Checking one option value against its spec, for config values and, as a second check, for environment values. */
-import type { AnySpec } from "./schema.ts"
+import type { Spec } from "./spec-builders.ts"
 import { errorText, preview } from "./safe-read.ts"
 
 export type Outcome =
@@ -10,7 +10,7 @@ export type Outcome =
   /** Treated as not given, silently (undefined, null, or an empty pattern list). */
   | { kind: "absent" }
 
-function checkList(spec: AnySpec, value: unknown): Outcome {
+function checkList(spec: Spec, value: unknown): Outcome {
   if (!Array.isArray(value)) return { kind: "reject", reason: `expected a list of strings, got ${preview(value)}` }
   const kept: string[] = []
   const dropped: string[] = []
@@ -45,7 +45,7 @@ function checkList(spec: AnySpec, value: unknown): Outcome {
   return spec.info.list === "regex" ? { kind: "absent" } : { kind: "use", value: [] }
 }
 
-export function checkValue(spec: AnySpec, value: unknown): Outcome {
+export function checkValue(spec: Spec, value: unknown): Outcome {
   if (value === undefined || value === null) return { kind: "absent" }
   try {
     if (spec.info.list !== undefined) return checkList(spec, value)

@@ -41,11 +41,7 @@ function supersededText(key: TunableName, present: ReadonlySet<string>): string 
   return `every option it stands for is already set (${listText(canonicalTargets(key))})`
 }
 
-export function readBag(
-  source: object,
-  ctx: BagContext,
-  onSection?: (name: SectionName, value: unknown) => void,
-): Map<OptionName, unknown> {
+export function readBag(source: object, ctx: BagContext, onSection?: (name: SectionName, value: unknown) => void): Map<OptionName, unknown> {
   const accepted = new Map<OptionName, unknown>()
   const listed = readKeys(source)
   if (!listed.ok) {
@@ -71,18 +67,13 @@ export function readBag(
       continue
     }
     if (!isTunableName(key)) {
-      const candidates = ctx.inSection ? OVERRIDABLE_NAMES : ALL_OPTION_NAMES
-      const suggestion = nearestName(key, candidates)
-      ctx.warnings.push(
-        `unknown option "${path}" ignored` + (suggestion === undefined ? "" : `; did you mean "${ctx.prefix}${suggestion}"?`),
-      )
+      const suggestion = nearestName(key, ctx.inSection ? OVERRIDABLE_NAMES : ALL_OPTION_NAMES)
+      ctx.warnings.push(`unknown option "${path}" ignored` + (suggestion === undefined ? "" : `; did you mean "${ctx.prefix}${suggestion}"?`))
       continue
     }
     const spec = OPTION_SPECS[key]
     if (ctx.inSection && spec.info.scope === "process") {
-      ctx.warnings.push(
-        `option "${path}" ignored: ${key} applies to the whole plugin, not per profile or provider; set it at the top level`,
-      )
+      ctx.warnings.push(`option "${path}" ignored: ${key} applies to the whole plugin, not per profile or provider; set it at the top level`)
       continue
     }
     if (spec.info.aliasOf !== undefined) {

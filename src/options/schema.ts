@@ -14,15 +14,14 @@ export type TunableName = keyof typeof TUNABLE_SPECS
 export type AliasName = "maxRetries" | "maxRecoveryRetries"
 export type OptionName = Exclude<TunableName, AliasName>
 export type SectionName = keyof typeof PROFILE_SECTION_INFO
-export type AnySpec = Spec
 
-export const OPTION_SPECS: Readonly<Record<TunableName, AnySpec>> = TUNABLE_SPECS
+export const OPTION_SPECS: Readonly<Record<TunableName, Spec>> = TUNABLE_SPECS
 export const TUNABLE_NAMES = Object.freeze(Object.keys(TUNABLE_SPECS) as TunableName[])
 export const SECTION_NAMES = Object.freeze(Object.keys(PROFILE_SECTION_INFO) as SectionName[])
 /** Every key a config may use at the top level, aliases and sections included. */
 export const ALL_OPTION_NAMES: readonly string[] = Object.freeze([...TUNABLE_NAMES, ...SECTION_NAMES])
 
-const specsWhere = (keep: (spec: AnySpec) => boolean) => TUNABLE_NAMES.filter((name) => keep(OPTION_SPECS[name]))
+const specsWhere = (keep: (spec: Spec) => boolean) => TUNABLE_NAMES.filter((name) => keep(OPTION_SPECS[name]))
 
 export const tunablesSchema = z.object(
   Object.fromEntries(TUNABLE_NAMES.map((name) => [name, OPTION_SPECS[name].field])) as { [K in TunableName]: (typeof TUNABLE_SPECS)[K]["field"] },

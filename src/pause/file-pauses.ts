@@ -11,7 +11,7 @@ import { emptyPauseState, sessionHold, viewHold, withAllPaused, withAllResumed, 
 import type { Hold, HoldView, PauseState } from "../core/pause-leases.ts"
 import { LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.ts"
 import { PauseMarkerFile } from "./marker-file.ts"
-import { errorMessage } from "./marker-io.ts"
+import { errorMessage, orElse } from "./marker-io.ts"
 import type { PauseControl, PauseOutcome } from "./pause-control.ts"
 import { printable, sessionIdProblem } from "./session-id.ts"
 
@@ -224,11 +224,7 @@ export class FilePauses implements PauseControl {
   }
 
   private safeSignature(): string | undefined {
-    try {
-      return this.file.signature()
-    } catch {
-      return undefined
-    }
+    return orElse(() => this.file.signature(), undefined)
   }
 
   private warnIo(text: string): void {
@@ -256,11 +252,8 @@ export class FilePauses implements PauseControl {
       })
   }
 
+  /** A broken log sink is not ours to surface. */
   private safeLog(level: "info" | "warn", text: string): void {
-    try {
-      this.options.log(level, text)
-    } catch {
-      // A broken log sink is not our problem to surface.
-    }
+    orElse(() => this.options.log(level, text), undefined)
   }
 }

@@ -15,7 +15,7 @@ import { addNewest } from "../core/bounded.ts"
 import { leaseTtl, mayPrune, tidyPauses, type Lease, type PauseState, type TidyResult } from "../core/pause-leases.ts"
 import { droppedText } from "./hold-text.ts"
 import type { PauseMarkerFile } from "./marker-file.ts"
-import { errorMessage } from "./marker-io.ts"
+import { errorMessage, orElse } from "./marker-io.ts"
 
 export type LeaseIdentity = { id: string; pid?: number; host?: string }
 
@@ -54,12 +54,8 @@ function processLeases(): ProcessLeases {
   const g = globalThis as Record<symbol, unknown>
   const known = g[KEY] as ProcessLeases | undefined
   if (known && known.since instanceof Map && known.files instanceof Map) return known
-  let host: string | undefined
-  try {
-    host = os.hostname()
-  } catch {
-    // Status reports then name the pid only.
-  }
+  // Without a host name, status reports name the pid only.
+  const host = orElse<string | undefined>(() => os.hostname(), undefined)
   const fresh: ProcessLeases = { identity: { id: `i${randomBytes(8).toString("hex")}`, pid: process.pid, host }, since: new Map(), files: new Map(), exitHooked: false }
   g[KEY] = fresh
   return fresh
@@ -67,13 +63,8 @@ function processLeases(): ProcessLeases {
 
 /** Removes lease `id` from the file, now or never: a busy lock is not waited for. Never throws. */
 function leaveNow(file: PauseMarkerFile, id: string): boolean {
-  try {
-    // A file that is gone stays gone (a test's temp folder, a user who deleted it).
-    if (!fs.existsSync(file.path)) return false
-    return file.updateNow((s) => ({ ...s, leases: (s.leases ?? []).filter((l) => l.id !== id) }))
-  } catch {
-    return false
-  }
+  // A file that is gone stays gone (a test's temp folder, a user who deleted it).
+  return orElse(() => fs.existsSync(file.path) && file.updateNow((s) => ({ ...s, leases: (s.leases ?? []).filter((l) => l.id !== id) })), false)
 }
 
 /**
@@ -86,13 +77,8 @@ function leaveOnExit(file: PauseMarkerFile): void {
   leases.files.set(file.path, file)
   if (leases.exitHooked) return
   leases.exitHooked = true
-  try {
-    process.once("exit", () => {
-      for (const f of leases.files.values()) leaveNow(f, leases.identity.id)
-    })
-  } catch {
-    // No process events here: the lease lapses instead.
-  }
+  // Without process events the lease lapses instead.
+  orElse(() => process.once("exit", () => leases.files.forEach((f) => leaveNow(f, leases.identity.id))), undefined)
 }
 
 export class LeaseKeeper {

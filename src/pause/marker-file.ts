@@ -5,7 +5,7 @@
 import nodeFs from "node:fs"
 import path from "node:path"
 import { MAX_PAUSE_FILE_BYTES, checkedState, emptyPauseState, parsePauseFile, serializePauseState, type PauseState, type ReadResult } from "./marker-format.ts"
-import { PauseFileError, describe, errno, type MarkerFs } from "./marker-io.ts"
+import { PauseFileError, describe, errno, orElse, type MarkerFs } from "./marker-io.ts"
 import { MarkerLock, type LockOptions } from "./marker-lock.ts"
 
 export type MarkerFileOptions = LockOptions & { fs?: MarkerFs; now?: () => number; pid?: number }
@@ -75,11 +75,7 @@ export class PauseMarkerFile {
     } catch (error) {
       throw new PauseFileError(`cannot read ${this.path}: ${describe(error)}`)
     } finally {
-      try {
-        this.fs.closeSync(fd)
-      } catch {
-        // Nothing useful to do.
-      }
+      orElse(() => this.fs.closeSync(fd), undefined)
     }
   }
 
@@ -148,18 +144,9 @@ export class PauseMarkerFile {
       fd = undefined
       this.fs.renameSync(tmp, this.path)
     } catch (error) {
-      if (fd !== undefined) {
-        try {
-          this.fs.closeSync(fd)
-        } catch {
-          // Already failing.
-        }
-      }
-      try {
-        this.fs.unlinkSync(tmp)
-      } catch {
-        // It may never have been created.
-      }
+      // Already failing, and the temp file may never have been created: clean up what there is.
+      if (fd !== undefined) orElse(() => this.fs.closeSync(fd!), undefined)
+      orElse(() => this.fs.unlinkSync(tmp), undefined)
       throw new PauseFileError(`cannot write ${this.path}: ${describe(error)}`)
     }
   }

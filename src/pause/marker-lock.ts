@@ -8,7 +8,7 @@
  * Readers take no lock: writes are atomic renames (marker-file.ts).
  */
 import os from "node:os"
-import { PauseFileError, describe, errno, type MarkerFs } from "./marker-io.ts"
+import { PauseFileError, describe, errno, orElse, type MarkerFs } from "./marker-io.ts"
 
 /** A lock held longer than this is presumed abandoned (a holder keeps it for milliseconds). */
 const LOCK_STALE_MS = 10_000
@@ -132,13 +132,9 @@ export class MarkerLock {
       if (errno(error) === "ENOENT") return undefined
       throw new PauseFileError(`cannot inspect the lock ${this.lockPath}: ${describe(error)}`)
     }
-    let info: LockInfo | undefined
-    try {
-      const parsed = JSON.parse(raw) as LockInfo
-      if (typeof parsed?.pid === "number" && typeof parsed.host === "string" && typeof parsed.token === "string") info = parsed
-    } catch {
-      // Being written right now, or junk: only age can tell.
-    }
+    // Unparsable: being written right now, or junk; only age can tell.
+    const parsed = orElse(() => JSON.parse(raw) as LockInfo | undefined, undefined)
+    const info = typeof parsed?.pid === "number" && typeof parsed.host === "string" && typeof parsed.token === "string" ? parsed : undefined
     const old = this.deps.now() - mtimeMs > this.deps.lockStaleMs
     const deadOwner = info !== undefined && info.host === this.deps.hostname && info.pid !== this.deps.pid && !this.deps.isAlive(info.pid)
     return { raw, info, stale: old || deadOwner }
@@ -157,36 +153,17 @@ export class MarkerLock {
       if (errno(error) === "ENOENT") return
       throw new PauseFileError(`cannot break the stale lock ${this.lockPath}: ${describe(error)}`)
     }
-    let moved = ""
-    try {
-      moved = String(this.fs.readFileSync(aside, "utf8"))
-    } catch {
-      // Unreadable: treat as the stale one.
-      moved = observed
-    }
-    if (moved !== observed) {
-      try {
-        this.fs.linkSync(aside, this.lockPath)
-      } catch {
-        // A newer lock already exists; its owner wins.
-      }
-    }
-    try {
-      this.fs.unlinkSync(aside)
-    } catch {
-      // Gone already.
-    }
+    // Unreadable: treat it as the stale one.
+    const moved = orElse(() => String(this.fs.readFileSync(aside, "utf8")), observed)
+    // Failing to link back means a newer lock already exists: its owner wins.
+    if (moved !== observed) orElse(() => this.fs.linkSync(aside, this.lockPath), undefined)
+    orElse(() => this.fs.unlinkSync(aside), undefined)
   }
 
   /** Removes the lock if it is still ours; never throws. */
   release(token: string): void {
-    try {
-      const raw = String(this.fs.readFileSync(this.lockPath, "utf8"))
-      const info = JSON.parse(raw) as LockInfo
-      if (info?.token !== token) return // not ours any more (it was judged stale and broken)
-      this.fs.unlinkSync(this.lockPath)
-    } catch {
-      // Missing or unreadable: nothing of ours to remove.
-    }
+    // Missing, unreadable or another token (ours was judged stale and broken): nothing of ours to remove.
+    const info = orElse(() => JSON.parse(String(this.fs.readFileSync(this.lockPath, "utf8"))) as LockInfo | undefined, undefined)
+    if (info?.token === token) orElse(() => this.fs.unlinkSync(this.lockPath), undefined)
   }
 }
