@@ -10,33 +10,30 @@ export type Outcome =
   /** Treated as not given, silently (undefined, null, or an empty pattern list). */
   | { kind: "absent" }
 
+/** Why one list entry is dropped, or undefined when it is kept. */
+function entryProblem(list: Spec["info"]["list"], entry: unknown): string | undefined {
+  if (typeof entry !== "string") return "not a string"
+  // A blank pattern matches every text (and a blank name nothing useful): never intended.
+  if (entry.trim() === "") return "blank"
+  if (list === "regex") {
+    try {
+      new RegExp(entry)
+    } catch (error) {
+      return errorText(error)
+    }
+  }
+  if (list === "models" && !/^[^/\s]+\/\S+$/.test(entry.trim())) return 'expected "provider/model"'
+  return undefined
+}
+
 function checkList(spec: Spec, value: unknown): Outcome {
   if (!Array.isArray(value)) return { kind: "reject", reason: `expected a list of strings, got ${preview(value)}` }
   const kept: string[] = []
   const dropped: string[] = []
   for (const entry of value) {
-    if (typeof entry !== "string") {
-      dropped.push(`${preview(entry)} (not a string)`)
-      continue
-    }
-    // A blank pattern matches every text (and a blank name nothing useful): never intended.
-    if (entry.trim() === "") {
-      dropped.push(`${preview(entry)} (blank)`)
-      continue
-    }
-    if (spec.info.list === "regex") {
-      try {
-        new RegExp(entry)
-      } catch (error) {
-        dropped.push(`${preview(entry)} (${errorText(error)})`)
-        continue
-      }
-    }
-    if (spec.info.list === "models" && !/^[^/\s]+\/\S+$/.test(entry.trim())) {
-      dropped.push(`${preview(entry)} (expected "provider/model")`)
-      continue
-    }
-    kept.push(spec.info.list === "models" ? entry.trim() : entry)
+    const problem = entryProblem(spec.info.list, entry)
+    if (problem !== undefined) dropped.push(`${preview(entry)} (${problem})`)
+    else kept.push(spec.info.list === "models" ? (entry as string).trim() : (entry as string))
   }
   if (kept.length > 0) return dropped.length > 0 ? { kind: "use", value: kept, dropped } : { kind: "use", value: kept }
   if (dropped.length > 0) return { kind: "reject", reason: `no usable entries (${dropped.join(", ")})` }
