@@ -79,9 +79,8 @@ export class MarkerLock {
       const existing = this.inspectLock()
       // Gone between our attempt and the look, or stale and now broken: try again at once
       // (bounded, in case something keeps recreating it).
-      if (!existing && attempt < 100) continue
-      if (existing?.stale && attempt < 100) {
-        this.breakStaleLock(existing.raw)
+      if (attempt < 100 && (!existing || existing.stale)) {
+        if (existing) this.breakStaleLock(existing.raw)
         continue
       }
       if (existing?.info) holder = `pid ${existing.info.pid} on ${existing.info.host}`
