@@ -1,18 +1,19 @@
 /**
- * User-supplied pattern lists (doneClaimPatterns, readyToContinuePatterns, stopPatterns),
- * compiled once per list. The options module already dropped entries that do not compile;
- * this still guards, because a list may reach a detector by another road (tests, profiles).
+ * The pieces built-in phrase tables share, and the user's pattern lists (doneClaimPatterns,
+ * readyToContinuePatterns, stopPatterns) compiled once per list. The options module already
+ * dropped entries that do not compile; this still guards, because a list may reach a
+ * detector by another road (tests, profiles).
  *
  * We cannot make a user's own regex linear. What we can do, and do: run it only on the
  * capped tail of one message (see README.md), never with the `g`/`y` flags (a stateful
  * `lastIndex` would make the same text match on one call and not the next).
  */
 
-const cache = new WeakMap<readonly string[], Map<string, readonly RegExp[]>>()
+/** No letter before / after: `\b` knows only ASCII letters (Cyrillic, accented words need these). */
+export const NL = "(?<!\\p{L})"
+export const NR = "(?!\\p{L})"
 
-function stripStatefulFlags(flags: string): string {
-  return flags.replace(/[gy]/g, "")
-}
+const cache = new WeakMap<readonly string[], Map<string, readonly RegExp[]>>()
 
 /**
  * Compiles `sources` with `flags`. Entries that are not strings, are blank or do not
@@ -21,26 +22,23 @@ function stripStatefulFlags(flags: string): string {
  */
 export function compilePatterns(sources: readonly string[] | undefined, flags: string): readonly RegExp[] | undefined {
   if (!Array.isArray(sources) || sources.length === 0) return undefined
-  const safeFlags = stripStatefulFlags(flags)
+  const safeFlags = flags.replace(/[gy]/g, "")
   let perList = cache.get(sources)
-  const hit = perList?.get(safeFlags)
-  if (hit) return hit.length > 0 ? hit : undefined
-  const compiled: RegExp[] = []
-  for (const source of sources) {
-    if (typeof source !== "string" || source.trim() === "") continue
-    try {
-      compiled.push(new RegExp(source, safeFlags))
-    } catch {
-      // Skipped; the options module reported it at startup.
+  if (!perList) cache.set(sources, (perList = new Map()))
+  let compiled = perList.get(safeFlags)
+  if (!compiled) {
+    const list: RegExp[] = []
+    for (const source of sources) {
+      if (typeof source !== "string" || source.trim() === "") continue
+      try {
+        list.push(new RegExp(source, safeFlags))
+      } catch {
+        // Skipped; the options module reported it at startup.
+      }
     }
+    perList.set(safeFlags, (compiled = Object.freeze(list)))
   }
-  const frozen = Object.freeze(compiled)
-  if (!perList) {
-    perList = new Map()
-    cache.set(sources, perList)
-  }
-  perList.set(safeFlags, frozen)
-  return frozen.length > 0 ? frozen : undefined
+  return compiled.length > 0 ? compiled : undefined
 }
 
 /** True when any pattern matches `text`. A pattern that throws while matching is ignored. */
