@@ -13,88 +13,31 @@
 import { MAX_SCANNED_TEXT, type TranscriptMessage } from "../core/transcript.ts"
 import { FENCE_CONTEXT_CHARS, capTail, messageTail, proseTail } from "./text.ts"
 
-export type ToolCallForm =
-  | "xml-tag"
-  | "tool-tag"
-  | "truncated-tag"
-  | "json"
-  | "truncated-json"
-  | "marker"
-  | "pythonic"
-  | "react"
-  | "tool-fence"
+export type ToolCallForm = "xml-tag" | "tool-tag" | "truncated-tag" | "json" | "truncated-json" | "marker" | "pythonic" | "react" | "tool-fence"
 
 export type ToolCallHit = { form: ToolCallForm; detail: string }
 
 /** Markup tags that only ever appear in tool-call syntax. */
-const CALL_TAGS: ReadonlySet<string> = new Set([
-  "function",
-  "function_calls",
-  "tool_call",
-  "tool_calls",
-  "tool_use",
-  "tool_name",
-  "invoke",
-  "parameter",
-  "parameters",
-  "arg_key",
-  "arg_value",
-])
+const CALL_TAGS: ReadonlySet<string> = new Set(
+  "function function_calls tool_call tool_calls tool_use tool_name invoke parameter parameters arg_key arg_value".split(" "),
+)
 
 /**
- * Tool names whose bare tag (`<bash>`) is read as a call: OpenCode's built-ins plus the
- * names other agent templates use. Generic words (`search`, `run`) are left out on
- * purpose: as tags they turn up in ordinary prose about markup.
+ * Tool names whose bare tag (`<bash>`) is read as a call: OpenCode's built-ins, the names other
+ * agent templates use, then Cline / Roo Code's tool tags. Generic words (`search`, `run`) are
+ * left out on purpose: as tags they turn up in ordinary prose about markup.
  */
-export const DEFAULT_TOOL_NAMES: readonly string[] = Object.freeze([
-  "bash",
-  "shell",
-  "edit",
-  "multiedit",
-  "write",
-  "read",
-  "grep",
-  "glob",
-  "list",
-  "patch",
-  "apply_patch",
-  "todowrite",
-  "todoread",
-  "webfetch",
-  "websearch",
-  "task",
-  "str_replace",
-  "str_replace_editor",
-  "read_file",
-  "write_file",
-  "create_file",
-  "execute_command",
-  // Cline / Roo Code tool tags.
-  "write_to_file",
-  "replace_in_file",
-  "apply_diff",
-  "insert_content",
-  "search_and_replace",
-  "list_files",
-  "search_files",
-  "list_code_definition_names",
-  "codebase_search",
-  "use_mcp_tool",
-  "access_mcp_resource",
-  "attempt_completion",
-])
+export const DEFAULT_TOOL_NAMES: readonly string[] = Object.freeze(
+  (
+    "bash shell edit multiedit write read grep glob list patch apply_patch todowrite todoread webfetch websearch task " +
+    "str_replace str_replace_editor read_file write_file create_file execute_command " +
+    "write_to_file replace_in_file apply_diff insert_content search_and_replace list_files search_files " +
+    "list_code_definition_names codebase_search use_mcp_tool access_mcp_resource attempt_completion"
+  ).split(" "),
+)
 
-const MARKERS: readonly string[] = [
-  "<|tool_call",
-  "<|tool_calls",
-  "<\uff5ctool\u2581call",
-  "[tool_calls]",
-  "<|python_tag|>",
-  // gpt-oss harmony: a call is addressed "to=functions.<name>" and ends with <|call|>.
-  "to=functions.",
-  "<|call|>",
-  "<|constrain|>",
-]
+/** Leaked special tokens; gpt-oss harmony addresses a call "to=functions.<name>" and ends it with <|call|>. */
+const MARKERS: readonly string[] = ["<|tool_call", "<|tool_calls", "<\uff5ctool\u2581call", "[tool_calls]", "<|python_tag|>", "to=functions.", "<|call|>", "<|constrain|>"]
 
 /** A Llama 3.x pythonic call opening a line: `[name(` then `)` or `arg=`. */
 const PYTHONIC = /^[ \t]*\[([A-Za-z_][\w.]{0,60})\((?:\)|[A-Za-z_]\w{0,60}[ \t]?=)/gm
@@ -139,16 +82,9 @@ export function toolNameSet(extra?: readonly string[]): ReadonlySet<string> {
   return set
 }
 
+/** a-z A-Z 0-9 _ - . and : (namespaces) */
 function isNameChar(code: number): boolean {
-  return (
-    (code >= 97 && code <= 122) || // a-z
-    (code >= 65 && code <= 90) || // A-Z
-    (code >= 48 && code <= 57) || // 0-9
-    code === 95 || // _
-    code === 45 || // -
-    code === 46 || // .
-    code === 58 // : (namespaces)
-  )
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 45 || code === 46 || code === 58
 }
 
 function isLetter(code: number): boolean {

@@ -2,8 +2,8 @@
  * Does a reply describe the work it claims to have done? A done claim that already names files,
  * commands, verification output or a results section needs no "tell me what you did" prompt; any
  * one piece of evidence is enough (a filter against bare "Done!", not a grader of reports).
- * Paths are recognised by a hand-written token scanner, never by a regex over the line: a path
- * regex of the form `[\w.-]+(?:/[\w.-]+)*` is quadratic on `a/a/a/…`.
+ * Paths are recognised token by token (the window split on spaces and brackets), never by a regex
+ * over the line: a path regex of the form `[\w.-]+(?:/[\w.-]+)*` is quadratic on `a/a/a/…`.
  */
 import { capTail } from "./text.ts"
 
@@ -41,42 +41,10 @@ const ABSOLUTE_SEGMENT = /^[a-z0-9._-]{1,32}$/
 /** Longest token the path scanner considers; anything longer is not a path a human writes. */
 const MAX_PATH_TOKEN = 260
 
-function isTokenBreak(code: number): boolean {
-  switch (code) {
-    case 32:
-    case 9:
-    case 10:
-    case 13:
-    case 96: // `
-    case 34: // "
-    case 39: // '
-    case 40: // (
-    case 41: // )
-    case 91: // [
-    case 93: // ]
-    case 60: // <
-    case 62: // >
-    case 44: // ,
-    case 59: // ;
-    case 42: // *
-      return true
-  }
-  return false
-}
-
-function isPathChar(code: number): boolean {
-  return (
-    (code >= 97 && code <= 122) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 48 && code <= 57) ||
-    code === 95 || // _
-    code === 45 || // -
-    code === 46 || // .
-    code === 47 || // /
-    code === 126 || // ~
-    code === 64 // @
-  )
-}
+/** Where a path token ends: spaces, line breaks, quotes, brackets and list punctuation. */
+const TOKEN_BREAKS = /[ \t\n\r`"'()[\]<>,;*]/
+/** a-z A-Z 0-9 _ - . / ~ @ */
+const PATH_CHARS = /^[\w.\/~@-]+$/
 
 /** One token, already split on spaces and brackets: a file path or not. */
 function looksLikePath(raw: string): boolean {
@@ -85,8 +53,7 @@ function looksLikePath(raw: string): boolean {
   while (token.length > 0 && ".:!?".includes(token[token.length - 1]!)) token = token.slice(0, -1)
   const colon = token.indexOf(":")
   if (colon > 0 && /^\d/.test(token.slice(colon + 1))) token = token.slice(0, colon)
-  if (token.length < 3 || token.length > MAX_PATH_TOKEN) return false
-  for (let i = 0; i < token.length; i++) if (!isPathChar(token.charCodeAt(i))) return false
+  if (token.length < 3 || token.length > MAX_PATH_TOKEN || !PATH_CHARS.test(token)) return false
   if (token.includes("//")) return false // URLs, comments
   const dot = token.lastIndexOf(".")
   const slash = token.lastIndexOf("/")
@@ -107,26 +74,13 @@ function looksLikePath(raw: string): boolean {
   return false
 }
 
-/** One pass over the window, splitting tokens on spaces, line breaks and brackets. */
+/** Splits the window into tokens on spaces, line breaks and brackets (one native pass). */
 function containsPath(text: string): boolean {
-  let start = -1
-  for (let i = 0; i <= text.length; i++) {
-    const boundary = i === text.length || isTokenBreak(text.charCodeAt(i))
-    if (!boundary) {
-      if (start < 0) start = i
-      continue
-    }
-    if (start >= 0) {
-      if (i - start <= MAX_PATH_TOKEN + 4 && looksLikePath(text.slice(start, i))) return true
-      start = -1
-    }
-  }
-  return false
+  return text.split(TOKEN_BREAKS).some((token) => token.length <= MAX_PATH_TOKEN + 4 && looksLikePath(token))
 }
 
 export function hasWorkDescription(text: string): boolean {
   if (typeof text !== "string" || text.length === 0) return false
   const tail = capTail(text)
-  for (const check of SECTION_CHECKS) if (check.test(tail)) return true
-  return containsPath(tail)
+  return SECTION_CHECKS.some((check) => check.test(tail)) || containsPath(tail)
 }
