@@ -89,44 +89,19 @@ export function countUnknownToolCalls(
  */
 const OTHER_AGENTS_TOOLS: ReadonlyMap<string, readonly string[]> = new Map(
   Object.entries({
-    readfile: ["read"],
-    viewfile: ["read"],
-    openfile: ["read"],
-    cat: ["read"],
-    strreplaceeditor: ["edit"],
-    strreplacebasededittool: ["edit"],
-    strreplace: ["edit"],
-    replaceinfile: ["edit"],
-    editfile: ["edit"],
-    applydiff: ["edit", "patch"],
-    searchreplace: ["edit"],
-    searchandreplace: ["edit"],
-    runterminalcmd: ["bash"],
-    runcommand: ["bash"],
-    executecommand: ["bash"],
-    shell: ["bash"],
-    terminal: ["bash"],
-    runshellcommand: ["bash"],
-    exec: ["bash"],
-    applypatch: ["patch", "apply_patch", "edit"],
-    ls: ["list", "glob"],
-    listdir: ["list", "glob"],
-    listfiles: ["list", "glob"],
-    listdirectory: ["list", "glob"],
-    writetofile: ["write"],
-    createfile: ["write"],
-    writefile: ["write"],
-    grepsearch: ["grep"],
-    searchfiles: ["grep"],
-    filesearch: ["glob"],
-    findfiles: ["glob"],
-    fetch: ["webfetch"],
-    webfetch: ["webfetch"],
-    fetchurl: ["webfetch"],
-    websearch: ["websearch"],
-    todowrite: ["todowrite"],
-    updatetodos: ["todowrite"],
-  }),
+    "readfile viewfile openfile cat": "read",
+    "strreplaceeditor strreplacebasededittool strreplace replaceinfile editfile searchreplace searchandreplace": "edit",
+    applydiff: "edit patch",
+    "runterminalcmd runcommand executecommand shell terminal runshellcommand exec": "bash",
+    applypatch: "patch apply_patch edit",
+    "ls listdir listfiles listdirectory": "list glob",
+    "writetofile createfile writefile": "write",
+    "grepsearch searchfiles": "grep",
+    "filesearch findfiles": "glob",
+    "fetch webfetch fetchurl": "webfetch",
+    websearch: "websearch",
+    "todowrite updatetodos": "todowrite",
+  }).flatMap(([names, targets]) => names.split(" ").map((name) => [name, targets.split(" ")] as const)),
 )
 
 /** The OpenCode tool another agent's tool name stands for, when the host has it. */
@@ -147,12 +122,13 @@ function counterpart(wrong: string, tools: readonly string[]): string | undefine
 export function closestTool(wrongName: string, available: readonly string[]): string | undefined {
   const wrong = wrongName.trim().toLowerCase()
   if (!wrong) return undefined
-  const mapped = counterpart(wrong, usableToolNames(available))
+  const tools = usableToolNames(available)
+  const mapped = counterpart(wrong, tools)
   if (mapped !== undefined) return mapped
   const limit = wrong.length / 2
   let best: string | undefined
   let bestDistance = Infinity
-  for (const tool of usableToolNames(available)) {
+  for (const tool of tools) {
     const d = distance(wrong, tool.toLowerCase())
     if (d <= limit && d < bestDistance) {
       best = tool
@@ -176,7 +152,7 @@ export function detectUnknownTool(
   }
   if (!pick) return undefined
   const closest = closestTool(pick.name, available)
-  return closest === undefined ? { wrongName: pick.name, count: pick.count } : { wrongName: pick.name, count: pick.count, closest }
+  return { wrongName: pick.name, count: pick.count, ...(closest === undefined ? {} : { closest }) }
 }
 
 /**
