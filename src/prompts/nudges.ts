@@ -1,19 +1,15 @@
 /**
  * Every text the judgement of a finished turn can send, and the task_complete replies.
- * A configured override always wins verbatim; the built-in texts live only here.
+ * A configured override always wins verbatim (a blank one counts as none); the built-in texts
+ * live only here.
  */
 import type { TodoItem } from "../core/transcript.ts"
 import { PLAIN_CONTINUE } from "./continue.ts"
 
 /** The option fields these prompts honour (a subset of `Options`). */
-export type NudgePromptOptions = {
-  continuePrompt?: string
-  actionIntentPrompt?: string
-  toolTextRecoveryPrompt?: string
-  thinkingToolRecoveryPrompt?: string
-  doneWithoutWorkPrompt?: string
-  doneWithoutDetailsPrompt?: string
-}
+export type NudgePromptOptions = Partial<
+  Record<"continuePrompt" | "actionIntentPrompt" | "toolTextRecoveryPrompt" | "thinkingToolRecoveryPrompt" | "doneWithoutWorkPrompt" | "doneWithoutDetailsPrompt", string>
+>
 
 export const TOOL_TEXT_RECOVERY_PROMPT =
   "Your last reply wrote a tool call out as text, so the tool never ran. " +
@@ -48,13 +44,8 @@ export const TASK_COMPLETE_REPEAT_ERROR =
 export const MAX_LISTED_TODOS = 20
 export const MAX_TODO_TEXT = 200
 
-function custom(value: string | undefined): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value : undefined
-}
-
-function plural(n: number, one: string, many: string): string {
-  return n === 1 ? one : many
-}
+const custom = (value: string | undefined) => (typeof value === "string" && value.trim() !== "" ? value : undefined)
+const plural = (n: number, one: string, many: string) => (n === 1 ? one : many)
 
 function oneLine(content: string): string {
   const raw = String(content)
@@ -72,36 +63,17 @@ export function formatOpenTodoList(open: readonly TodoItem[]): string {
 }
 
 /** The bare continue for idle nudges: the user's `continuePrompt`, else "continue". */
-export function plainContinuePrompt(options: NudgePromptOptions): string {
-  return custom(options.continuePrompt) ?? PLAIN_CONTINUE
-}
-
-export function deadStreamPrompt(options: NudgePromptOptions): string {
-  return custom(options.continuePrompt) ?? DEAD_STREAM_PROMPT
-}
-
-export function toolTextPrompt(options: NudgePromptOptions): string {
-  return custom(options.toolTextRecoveryPrompt) ?? TOOL_TEXT_RECOVERY_PROMPT
-}
-
-export function thinkingToolPrompt(options: NudgePromptOptions): string {
-  return custom(options.thinkingToolRecoveryPrompt) ?? THINKING_TOOL_RECOVERY_PROMPT
-}
-
+export const plainContinuePrompt = (options: NudgePromptOptions) => custom(options.continuePrompt) ?? PLAIN_CONTINUE
+export const deadStreamPrompt = (options: NudgePromptOptions) => custom(options.continuePrompt) ?? DEAD_STREAM_PROMPT
+export const toolTextPrompt = (options: NudgePromptOptions) => custom(options.toolTextRecoveryPrompt) ?? TOOL_TEXT_RECOVERY_PROMPT
+export const thinkingToolPrompt = (options: NudgePromptOptions) => custom(options.thinkingToolRecoveryPrompt) ?? THINKING_TOOL_RECOVERY_PROMPT
 /** `actionIntentPrompt`, else `continuePrompt`, else "continue". */
-export function actionIntentPromptText(options: NudgePromptOptions): string {
-  return custom(options.actionIntentPrompt) ?? plainContinuePrompt(options)
-}
+export const actionIntentPromptText = (options: NudgePromptOptions) => custom(options.actionIntentPrompt) ?? plainContinuePrompt(options)
+export const doneWithoutDetailsPromptText = (options: NudgePromptOptions) => custom(options.doneWithoutDetailsPrompt) ?? DONE_WITHOUT_DETAILS_PROMPT
 
 /** The built-in text also lists the open items; an override is sent as written. */
 export function doneWithoutWorkPromptText(options: NudgePromptOptions, open: readonly TodoItem[]): string {
-  const override = custom(options.doneWithoutWorkPrompt)
-  if (override) return override
-  return open.length > 0 ? `${DONE_WITHOUT_WORK_PROMPT}\n\n${formatOpenTodoList(open)}` : DONE_WITHOUT_WORK_PROMPT
-}
-
-export function doneWithoutDetailsPromptText(options: NudgePromptOptions): string {
-  return custom(options.doneWithoutDetailsPrompt) ?? DONE_WITHOUT_DETAILS_PROMPT
+  return custom(options.doneWithoutWorkPrompt) ?? (open.length > 0 ? `${DONE_WITHOUT_WORK_PROMPT}\n\n${formatOpenTodoList(open)}` : DONE_WITHOUT_WORK_PROMPT)
 }
 
 /** The open-todos reminder naming each open item; `undefined` when there is nothing open to name. */
