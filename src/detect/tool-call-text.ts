@@ -6,7 +6,8 @@
  * `<write_to_file>`), a tag or JSON call object cut off at the very end, JSON calls, leaked
  * special tokens (`<|tool_call…`, `[TOOL_CALLS]`, gpt-oss harmony), Llama pythonic calls of a known
  * tool, ReAct `Action:`/`Action Input:` lines, and a `tool_code`/`tool_call` fence (Gemma: the one
- * form read inside code, because the fence itself is the call).
+ * form read inside code, because the fence itself is the call). The same scan reads the reasoning
+ * of a turn that made no call (toolCallInReasoning).
  * Tags are found by a hand-written scanner (one pass, a bounded look-ahead per `<`); the few
  * regexes start with a literal and separate their quantifiers by literals.
  */
@@ -74,10 +75,8 @@ export function toolNameSet(extra?: readonly string[]): ReadonlySet<string> {
   if (!extra || extra.length === 0) return DEFAULT_SET
   let set = knownSets.get(extra)
   if (!set) {
-    const merged = new Set(DEFAULT_TOOL_NAMES)
-    for (const name of extra) if (typeof name === "string" && name.trim() !== "") merged.add(name.trim().toLowerCase())
-    set = merged
-    knownSets.set(extra, set)
+    const names = extra.filter((name) => typeof name === "string" && name.trim() !== "").map((name) => name.trim().toLowerCase())
+    knownSets.set(extra, (set = new Set([...DEFAULT_TOOL_NAMES, ...names])))
   }
   return set
 }
@@ -93,12 +92,6 @@ function isLetter(code: number): boolean {
 
 function isSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13
-}
-
-function isPrefixOfCallTag(name: string): boolean {
-  if (name.length < MIN_TRUNCATED_NAME) return false
-  for (const tag of CALL_TAGS) if (tag.startsWith(name)) return true
-  return false
 }
 
 /** From just after a tool tag's name: does a `>` close it before another `<` starts? */
@@ -144,7 +137,7 @@ function scanTags(text: string, known: ReadonlySet<string>): ToolCallHit | undef
       }
       continue
     }
-    if (atEnd && !closing && isPrefixOfCallTag(name)) return { form: "truncated-tag", detail: `<${raw}` }
+    if (atEnd && !closing && name.length >= MIN_TRUNCATED_NAME && [...CALL_TAGS].some((tag) => tag.startsWith(name))) return { form: "truncated-tag", detail: `<${raw}` }
   }
   return undefined
 }
@@ -167,8 +160,7 @@ function scanJson(text: string): ToolCallHit | undefined {
 
 function scanPythonic(text: string, known: ReadonlySet<string>): ToolCallHit | undefined {
   if (text.indexOf("[") < 0) return undefined
-  PYTHONIC.lastIndex = 0
-  for (let m = PYTHONIC.exec(text); m; m = PYTHONIC.exec(text)) {
+  for (const m of text.matchAll(PYTHONIC)) {
     const raw = m[1]!.toLowerCase()
     const name = raw.slice(raw.lastIndexOf(".") + 1)
     if (known.has(name)) return { form: "pythonic", detail: `[${m[1]}(` }
@@ -189,8 +181,8 @@ function scanToolFence(window: string): ToolCallHit | undefined {
 
 function scanMarkers(text: string): ToolCallHit | undefined {
   const lower = text.toLowerCase()
-  for (const marker of MARKERS) if (lower.includes(marker)) return { form: "marker", detail: marker }
-  return undefined
+  const marker = MARKERS.find((m) => lower.includes(m))
+  return marker === undefined ? undefined : { form: "marker", detail: marker }
 }
 
 /**
@@ -211,7 +203,21 @@ export function findToolCallText(text: string, knownTools?: readonly string[]): 
   return scanMarkers(prose) ?? scanTags(prose, known) ?? scanJson(prose) ?? scanPythonic(prose, known) ?? scanReact(prose)
 }
 
+/** Reads enough before the scanned tail to know whether the tail starts inside a fence. */
+function scanMessage(message: TranscriptMessage | undefined, kind: "text" | "reasoning", knownTools?: readonly string[]): ToolCallHit | undefined {
+  return findToolCallText(messageTail(message, kind, MAX_SCANNED_TEXT + FENCE_CONTEXT_CHARS), knownTools)
+}
+
 export function toolCallInText(message: TranscriptMessage | undefined, knownTools?: readonly string[]): ToolCallHit | undefined {
-  // Read enough before the scanned tail to know whether the tail starts inside a fence.
-  return findToolCallText(messageTail(message, "text", MAX_SCANNED_TEXT + FENCE_CONTEXT_CHARS), knownTools)
+  return scanMessage(message, "text", knownTools)
+}
+
+/**
+ * A tool call left inside the reasoning: the model "decided" to call a tool in its thinking and
+ * ended the turn without making the call. A message that did make a tool call is excluded:
+ * reasoning routinely drafts the call that the message then makes for real.
+ */
+export function toolCallInReasoning(message: TranscriptMessage | undefined, knownTools?: readonly string[]): ToolCallHit | undefined {
+  if (!message || message.role !== "assistant" || message.parts.some((part) => part.kind === "tool")) return undefined
+  return scanMessage(message, "reasoning", knownTools)
 }
