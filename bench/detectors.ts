@@ -25,7 +25,7 @@ import { stopStatement } from "../src/detect/stop-statement.ts"
 import { findToolCallText, toolCallInReasoning, toolCallInText } from "../src/detect/tool-call-text.ts"
 import { hasWorkDescription } from "../src/detect/work-description.ts"
 import { OPTION_DEFAULTS } from "../src/options/index.ts"
-import { todoReminderPrompt } from "../src/todos/reminder.ts"
+import { todoReminderPrompt } from "../src/prompts/nudges.ts"
 import { readTodosFromTranscript } from "../src/todos/transcript-reader.ts"
 import { ADVERSARIAL_CASES, ONE_MB } from "../test/fixtures/adversarial.ts"
 

@@ -28,16 +28,16 @@ import type { Options } from "../options/index.ts"
 import { none, type EffectOf } from "./effect.ts"
 import {
   actionIntentPromptText,
+  cutOffPrompt,
   deadStreamPrompt,
   doneWithoutDetailsPromptText,
   doneWithoutWorkPromptText,
   plainContinuePrompt,
   thinkingToolPrompt,
+  todoReminderPrompt,
   toolTextPrompt,
 } from "../prompts/nudges.ts"
-import { cutOffPrompt } from "../prompts/cut-off.ts"
 import { allTodosClosed, openTodos, type TodoSnapshot } from "../todos/open.ts"
-import { todoReminderPrompt } from "../todos/reminder.ts"
 import type { TranscriptMessage } from "./transcript.ts"
 
 export type NudgeFeature =

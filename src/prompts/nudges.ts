@@ -4,6 +4,7 @@
  * live only here.
  */
 import type { TodoItem } from "../core/transcript.ts"
+import { openTodos, type TodoSnapshot } from "../todos/open.ts"
 import { PLAIN_CONTINUE } from "./continue.ts"
 
 /** The option fields these prompts honour (a subset of `Options`). */
@@ -21,6 +22,10 @@ export const THINKING_TOOL_RECOVERY_PROMPT =
 
 export const DEAD_STREAM_PROMPT =
   "Your previous reply ended without any visible text or tool call. Pick up where you stopped and carry on with the task."
+
+export const CUT_OFF_PROMPT =
+  "Your last answer was cut off because it reached the output limit. " +
+  "Continue from exactly where it stopped, without repeating what is already written; if a lot is left, do it in smaller steps."
 
 export const DONE_WITHOUT_WORK_PROMPT =
   "You said the work is finished, but your todo list still has open items. " +
@@ -76,10 +81,15 @@ export function doneWithoutWorkPromptText(options: NudgePromptOptions, open: rea
   return custom(options.doneWithoutWorkPrompt) ?? (open.length > 0 ? `${DONE_WITHOUT_WORK_PROMPT}\n\n${formatOpenTodoList(open)}` : DONE_WITHOUT_WORK_PROMPT)
 }
 
-/** The open-todos reminder naming each open item; `undefined` when there is nothing open to name. */
-export function openTodosReminder(open: readonly TodoItem[]): string | undefined {
-  if (open.length === 0) return undefined
+/**
+ * The open-todos reminder naming each open item. A list that cannot be used (not a list, nothing
+ * open) yields a plain continue rather than an empty or misleading reminder; an item without
+ * text is left out rather than named as a blank.
+ */
+export function todoReminderPrompt(todos: unknown, options: NudgePromptOptions): string {
+  const open = openTodos(todos as TodoSnapshot).filter((item) => typeof item.content === "string")
   const n = open.length
+  if (n === 0) return plainContinuePrompt(options)
   return [
     `Your todo list still has ${n} open ${plural(n, "item", "items")}:`,
     formatOpenTodoList(open),
@@ -97,4 +107,14 @@ export function taskCompleteRefusal(open: readonly TodoItem[]): string {
     "",
     "Finish them first (or mark them completed or cancelled if they no longer apply), then call task_complete again.",
   ].join("\n")
+}
+
+/** After an answer cut off at the output limit (detect/cut-off.ts); `tool`: the call cut inside its arguments, so it never ran. */
+export function cutOffPrompt(tool?: string): string {
+  if (tool === undefined) return CUT_OFF_PROMPT
+  const which = tool === "the tool" ? "a tool call" : `a call to ${tool}`
+  return (
+    `Your last answer was cut off because it reached the output limit while you were writing ${which}, so that call never ran. ` +
+    "Make the call again, in full, with complete arguments; if they are long, split the work into smaller calls."
+  )
 }
