@@ -10,12 +10,10 @@
  * Every pattern starts with a literal word (or a one-character look-behind) and keeps its
  * quantifiers apart with literal text; the lines are capped (text.ts).
  */
-import { NL, NR } from "./patterns.ts"
+import { NL, NR, type Phrase } from "./patterns.ts"
 import { endsAsking, lastNonBlankLines, trimEndDecoration } from "./text.ts"
 
 export const ASKS_USER_LINES = 2
-
-type Phrase = { name: string; pattern: RegExp }
 
 /** A phrase between letter boundaries, case-insensitive. */
 function word(name: string, body: string): Phrase {

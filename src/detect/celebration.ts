@@ -3,14 +3,12 @@
  * middle is just enthusiasm), past what models put after it: punctuation, other emoji, closing
  * markup, variation selectors, the `:tada:` code, and one sign-off line ("Happy coding!").
  */
-import { lastNonBlankLines } from "./text.ts"
+import { lastNonBlankLines, PICTOGRAPH } from "./text.ts"
 
 const PARTY = 0x1f389
 const SHORT_CODE = ":tada:"
 /** How many trailing characters after the 🎉 are walked over at most. */
 const MAX_TRAILING = 24
-
-const PICTOGRAPH = /\p{Extended_Pictographic}/u
 
 /** Sign-off lines a 🎉 may stand before, in the languages the detectors cover. */
 const SIGN_OFF =

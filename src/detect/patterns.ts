@@ -13,6 +13,9 @@
 export const NL = "(?<!\\p{L})"
 export const NR = "(?!\\p{L})"
 
+/** One entry of a built-in phrase table: the name a finding reports, and its pattern. */
+export type Phrase = { name: string; pattern: RegExp }
+
 const cache = new WeakMap<readonly string[], Map<string, readonly RegExp[]>>()
 
 /**

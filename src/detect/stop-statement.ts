@@ -12,26 +12,24 @@
  * Every clause is anchored at the end of the line (after trailing decoration is removed), starts
  * with a literal word and keeps its quantifiers apart with literal text.
  */
-import { NL } from "./patterns.ts"
+import { NL, type Phrase } from "./patterns.ts"
 import { isDecorativeLine, lastNonBlankLines, trimEndDecoration } from "./text.ts"
 
 export const TASK_COMPLETE_LITERAL = "TASK COMPLETE"
 
-type Clause = { name: string; pattern: RegExp }
-
 const WAIT_OBJECTS = "(?:instructions?|input|direction|tasks?|requests?|steps?|work|feedback|orders)"
 const WAIT_ADJECTIVES = "(?:(?:your|the|any|further|next|new|more)\\s+)*"
 
-function clause(name: string, body: string): Clause {
+function clause(name: string, body: string): Phrase {
   return { name, pattern: new RegExp(`${NL}(?:${body})$`, "iu") }
 }
 
 /** Chinese and Japanese write without spaces: a clause may follow any character. */
-function cjk(name: string, body: string): Clause {
+function cjk(name: string, body: string): Phrase {
   return { name, pattern: new RegExp(`(?:${body})$`, "u") }
 }
 
-const STOP_CLAUSES: readonly Clause[] = [
+const STOP_CLAUSES: readonly Phrase[] = [
   { name: "task completed", pattern: /\btask\s+completed$/i },
   { name: "no action needed", pattern: /\bno\s+(?:further\s+|more\s+|other\s+)?(?:action|work|changes)\s+(?:is\s+|are\s+)?(?:needed|required|necessary|pending|remaining|left)$/i },
   { name: "no further action", pattern: /\bno\s+further\s+(?:action|work)$/i },

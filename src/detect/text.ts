@@ -20,11 +20,7 @@ export const MAX_LINE_CHARS = 400
  * parts or a megabyte part costs no more than `keep` characters of copying. When anything
  * was dropped the result starts with "…" (see below).
  */
-export function messageTail(
-  message: TranscriptMessage | undefined,
-  kind: "text" | "reasoning",
-  keep: number = MAX_SCANNED_TEXT,
-): string {
+export function messageTail(message: TranscriptMessage | undefined, kind: "text" | "reasoning", keep: number = MAX_SCANNED_TEXT): string {
   if (!message) return ""
   const pieces: string[] = []
   let length = 0
@@ -96,7 +92,7 @@ export function lastNonBlankLines(text: string, count: number, maxLineChars = MA
   return out.reverse()
 }
 
-const PICTOGRAPH = /\p{Extended_Pictographic}/u
+export const PICTOGRAPH = /\p{Extended_Pictographic}/u
 
 /** Characters that close a sentence without changing what it says (a question mark does change it). */
 const DECORATION = " \t\r\n\u00a0.!*_~\u2026)]\"'\u201d\u2019\ufe0f\u200d\u3002\uff01\uff0e"
@@ -139,10 +135,10 @@ export function endsAsking(line: string): boolean {
 type FenceState = { marker: number; length: number }
 
 /**
- * Walks the fence lines of `text`, updating `state` and reporting each fence that opens or closes. Only lines that can be fences are
- * visited: candidates come from `indexOf` on the two marker runs, so plain text or blank
- * lines cost one memchr-like sweep, and each candidate is checked with a look-back of at
- * most three characters. No allocation per line.
+ * Walks the fence lines of `text`, updating `state` and reporting each fence that opens or
+ * closes. Only lines that can be fences are visited: candidates come from `indexOf` on the two
+ * marker runs, so plain text or blank lines cost one memchr-like sweep, and each candidate is
+ * checked with a look-back of at most three characters. No allocation per line.
  */
 function walkFences(text: string, state: FenceState, visit?: (lineStart: number, lineEnd: number, opened: boolean) => void): void {
   let nextTick = text.indexOf("```")
@@ -221,38 +217,23 @@ export function proseTail(text: string, cap: number = MAX_SCANNED_TEXT): string 
  */
 export function stripInlineCode(line: string): string {
   if (line.indexOf("`") < 0) return line
-  const starts: number[] = []
-  const lengths: number[] = []
-  for (let i = 0; i < line.length; ) {
-    if (line.charCodeAt(i) !== 96) {
-      i++
-      continue
-    }
-    let j = i
-    while (j < line.length && line.charCodeAt(j) === 96) j++
-    starts.push(i)
-    lengths.push(j - i)
-    i = j
-  }
+  const runs = [...line.matchAll(/`+/g)].map((m) => ({ start: m.index!, end: m.index! + m[0].length }))
   // partner[k] = index of the next run with the same length as run k, or -1.
-  const partner = new Array<number>(starts.length).fill(-1)
+  const partner: number[] = []
   const lastSeen = new Map<number, number>()
-  for (let k = starts.length - 1; k >= 0; k--) {
-    const len = lengths[k]!
-    partner[k] = lastSeen.get(len) ?? -1
-    lastSeen.set(len, k)
+  for (let k = runs.length - 1; k >= 0; k--) {
+    const length = runs[k]!.end - runs[k]!.start
+    partner[k] = lastSeen.get(length) ?? -1
+    lastSeen.set(length, k)
   }
   let out = ""
   let copied = 0
-  for (let k = 0; k < starts.length; ) {
+  for (let k = 0; k < runs.length; k++) {
     const p = partner[k]!
-    if (p < 0) {
-      k++
-      continue
-    }
-    out += line.slice(copied, starts[k]) + " "
-    copied = starts[p]! + lengths[p]!
-    k = p + 1
+    if (p < 0) continue
+    out += line.slice(copied, runs[k]!.start) + " "
+    copied = runs[p]!.end
+    k = p
   }
   return out + line.slice(copied)
 }

@@ -18,11 +18,8 @@ export const HOST_INVALID_TOOL = "invalid"
 /** Messages scanned at most (newest first). */
 export const UNKNOWN_TOOL_SCAN_MESSAGES = 200
 
-export type UnknownToolFinding = {
-  wrongName: string
-  count: number
-  closest?: string
-}
+export type UnknownToolFinding = { wrongName: string; count: number; closest?: string }
+type NameCount = { name: string; count: number }
 
 export type UnknownToolOptions = {
   threshold?: number
@@ -50,13 +47,9 @@ export function usableToolNames(available: readonly string[] | undefined): strin
  * Wrong tool names of the current episode with their counts, keyed by lower-cased name, in
  * order of their newest occurrence (newest first).
  */
-export function countUnknownToolCalls(
-  messages: readonly TranscriptMessage[],
-  available: readonly string[],
-  sinceMessageId?: string,
-): Map<string, { name: string; count: number }> {
+export function countUnknownToolCalls(messages: readonly TranscriptMessage[], available: readonly string[], sinceMessageId?: string): Map<string, NameCount> {
   const known = new Set(available.map((t) => t.toLowerCase()))
-  const counts = new Map<string, { name: string; count: number }>()
+  const counts = new Map<string, NameCount>()
   const oldest = Math.max(0, messages.length - UNKNOWN_TOOL_SCAN_MESSAGES)
   for (let m = messages.length - 1; m >= oldest; m--) {
     const message = messages[m]!
@@ -145,7 +138,7 @@ export function detectUnknownTool(
 ): UnknownToolFinding | undefined {
   if (!available || usableToolNames(available).length === 0) return undefined
   const threshold = Math.max(1, options.threshold ?? UNKNOWN_TOOL_THRESHOLD)
-  let pick: { name: string; count: number } | undefined
+  let pick: NameCount | undefined
   // Newest first, and only a strictly higher count displaces: ties go to the newest name.
   for (const entry of countUnknownToolCalls(messages, available, options.sinceMessageId).values()) {
     if (entry.count >= threshold && (!pick || entry.count > pick.count)) pick = entry
