@@ -99,9 +99,7 @@ const OTHER_AGENTS_TOOLS: ReadonlyMap<string, readonly string[]> = new Map(
 
 /** The OpenCode tool another agent's tool name stands for, when the host has it. */
 function counterpart(wrong: string, tools: readonly string[]): string | undefined {
-  const targets = OTHER_AGENTS_TOOLS.get(wrong.replace(/[_-]/g, ""))
-  if (!targets) return undefined
-  for (const target of targets) {
+  for (const target of OTHER_AGENTS_TOOLS.get(wrong.replace(/[_-]/g, "")) ?? []) {
     const found = tools.find((t) => t.toLowerCase() === target)
     if (found !== undefined) return found
   }
