@@ -6,8 +6,7 @@
  * task, the work or "everything" as what is finished, so "the build finished in 3 s" or "when
  * the build is complete" claim nothing.
  */
-import { claimIn } from "./clause-tail.ts"
-import { compilePatterns, NL } from "./patterns.ts"
+import { claimIn, compilePatterns, NL } from "./patterns.ts"
 import { lastNonBlankLines } from "./text.ts"
 
 export const DONE_CLAIM_LINES = 5

@@ -10,9 +10,7 @@ import { anyMatches, compilePatterns } from "./patterns.ts"
 import { messageTail } from "./text.ts"
 
 /** Tools whose whole purpose is to wait for the user while they run. */
-export const QUESTION_TOOLS: ReadonlySet<string> = new Set(
-  "question ask ask_user askuser askuserquestion ask_followup_question request_user_input".split(" "),
-)
+export const QUESTION_TOOLS: ReadonlySet<string> = new Set("question ask ask_user askuser askuserquestion ask_followup_question request_user_input".split(" "))
 
 export type HandOff = { kind: "open-question"; tool: string } | { kind: "stop-pattern"; pattern: string }
 

@@ -5,8 +5,7 @@
  * no permission, so it gets a continue. Read from the last three non-blank lines; a reply
  * whose last line is a question ("Shall I proceed with task 4?") is left to the user.
  */
-import { claimIn } from "./clause-tail.ts"
-import { compilePatterns, NL } from "./patterns.ts"
+import { claimIn, compilePatterns, NL } from "./patterns.ts"
 import { endsAsking, lastNonBlankLines } from "./text.ts"
 
 export const READY_LINES = 3

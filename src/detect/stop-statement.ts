@@ -96,9 +96,7 @@ const STOP_CLAUSES: readonly Phrase[] = [
 ]
 
 /** Words that, just before a stop clause, negate or condition it. */
-const CANCELLING_WORDS: ReadonlySet<string> = new Set(
-  "not never no without if unless until before whether não nao nicht kein ne pas не si se wenn falls если".split(" "),
-)
+const CANCELLING_WORDS: ReadonlySet<string> = new Set("not never no without if unless until before whether não nao nicht kein ne pas не si se wenn falls если".split(" "))
 
 /** How many words before the clause are checked for a negation or condition. */
 const CANCEL_WINDOW_WORDS = 3

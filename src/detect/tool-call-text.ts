@@ -19,9 +19,7 @@ export type ToolCallForm = "xml-tag" | "tool-tag" | "truncated-tag" | "json" | "
 export type ToolCallHit = { form: ToolCallForm; detail: string }
 
 /** Markup tags that only ever appear in tool-call syntax. */
-const CALL_TAGS: ReadonlySet<string> = new Set(
-  "function function_calls tool_call tool_calls tool_use tool_name invoke parameter parameters arg_key arg_value".split(" "),
-)
+const CALL_TAGS: ReadonlySet<string> = new Set("function function_calls tool_call tool_calls tool_use tool_name invoke parameter parameters arg_key arg_value".split(" "))
 
 /**
  * Tool names whose bare tag (`<bash>`) is read as a call: OpenCode's built-ins, the names other
