@@ -15,26 +15,24 @@ const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set(
   ).split(" "),
 )
 
-// Each check below runs once over the whole window. Line-start checks use the `m` flag and
-// `[ \t]` (never `\s`, which would let them run on across line breaks).
-
-const SHELL_FENCE = /^[ \t]{0,3}(?:```|~~~)[ \t]*(?:bash|sh|shell|zsh|console|terminal|powershell|ps1|cmd|fish)\b/im
-
-const SHELL_PROMPT = /^[ \t]*\$ [a-z]/im
-
-const HEADING =
-  /^[ \t]{0,3}#{1,6}[ \t][^\n]{0,200}?\b(?:summary|changes?|results?|verification|verified|files?|tests?|outcome|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed)|implementation|report)\b/im
-
-const LABEL =
-  /^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:summary|changes(?:[ \t]+made)?|results?|verification|outcome|files?[ \t]+(?:changed|modified|touched|updated|created|edited)|tests?(?:[ \t]+run)?|commands?[ \t]+(?:run|used)|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed))(?:\*\*|__)?[ \t]*:/im
-
-const VERIFICATION =
-  /(?<![\w.])\d+[ \t]+(?:tests?[ \t]+)?(?:passed|passing|failed|failing|pass|fail)\b|\ball[ \t]+(?:\d+[ \t]+)?(?:tests?|checks?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\b(?:tests?|checks?|specs?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\bexit[ \t]+code[ \t]+\d|\bbuild[ \t]+(?:succeeded|passed|is[ \t]+green|ok)\b|\btype-?checks?[ \t]+(?:is[ \t]+)?(?:clean|passes|passed|ok)\b/i
-
-const BACKTICK_COMMAND =
-  /`(?:npm|npx|bun|bunx|yarn|pnpm|git|pytest|cargo|go|make|tsc|node|python3?|deno|mvn|gradle|dotnet|rspec|jest|vitest|ls|cat|grep|rg|curl)[ \t][^`\n]{0,200}`/
-
-const SECTION_CHECKS: readonly RegExp[] = [SHELL_FENCE, SHELL_PROMPT, HEADING, LABEL, VERIFICATION, BACKTICK_COMMAND]
+/**
+ * Each check runs once over the whole window. Line-start checks use the `m` flag and `[ \t]`
+ * (never `\s`, which would let them run on across line breaks).
+ */
+const SECTION_CHECKS: readonly RegExp[] = [
+  // A shell fence.
+  /^[ \t]{0,3}(?:```|~~~)[ \t]*(?:bash|sh|shell|zsh|console|terminal|powershell|ps1|cmd|fish)\b/im,
+  // A shell prompt line.
+  /^[ \t]*\$ [a-z]/im,
+  // A results heading.
+  /^[ \t]{0,3}#{1,6}[ \t][^\n]{0,200}?\b(?:summary|changes?|results?|verification|verified|files?|tests?|outcome|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed)|implementation|report)\b/im,
+  // A results label.
+  /^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:summary|changes(?:[ \t]+made)?|results?|verification|outcome|files?[ \t]+(?:changed|modified|touched|updated|created|edited)|tests?(?:[ \t]+run)?|commands?[ \t]+(?:run|used)|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed))(?:\*\*|__)?[ \t]*:/im,
+  // Test, build or type-check output.
+  /(?<![\w.])\d+[ \t]+(?:tests?[ \t]+)?(?:passed|passing|failed|failing|pass|fail)\b|\ball[ \t]+(?:\d+[ \t]+)?(?:tests?|checks?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\b(?:tests?|checks?|specs?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\bexit[ \t]+code[ \t]+\d|\bbuild[ \t]+(?:succeeded|passed|is[ \t]+green|ok)\b|\btype-?checks?[ \t]+(?:is[ \t]+)?(?:clean|passes|passed|ok)\b/i,
+  // A command in backticks.
+  /`(?:npm|npx|bun|bunx|yarn|pnpm|git|pytest|cargo|go|make|tsc|node|python3?|deno|mvn|gradle|dotnet|rspec|jest|vitest|ls|cat|grep|rg|curl)[ \t][^`\n]{0,200}`/,
+]
 
 const ABSOLUTE_SEGMENT = /^[a-z0-9._-]{1,32}$/
 
