@@ -39,8 +39,8 @@ const ABSOLUTE_SEGMENT = /^[a-z0-9._-]{1,32}$/
 /** Longest token the path scanner considers; anything longer is not a path a human writes. */
 const MAX_PATH_TOKEN = 260
 
-/** Where a path token ends: spaces, line breaks, quotes, brackets and list punctuation. */
-const TOKEN_BREAKS = /[ \t\n\r`"'()[\]<>,;*]/
+/** A token the path check reads: a run between spaces, line breaks, quotes, brackets and list punctuation. */
+const TOKEN = /[^ \t\n\r`"'()[\]<>,;*]+/g
 /** a-z A-Z 0-9 _ - . / ~ @ */
 const PATH_CHARS = /^[\w.\/~@-]+$/
 
@@ -72,9 +72,10 @@ function looksLikePath(raw: string): boolean {
   return false
 }
 
-/** Splits the window into tokens on spaces, line breaks and brackets (one native pass). */
+/** One pass over the window's tokens, stopping at the first path. */
 function containsPath(text: string): boolean {
-  return text.split(TOKEN_BREAKS).some((token) => token.length <= MAX_PATH_TOKEN + 4 && looksLikePath(token))
+  for (const [token] of text.matchAll(TOKEN)) if (token.length <= MAX_PATH_TOKEN + 4 && looksLikePath(token)) return true
+  return false
 }
 
 export function hasWorkDescription(text: string): boolean {
