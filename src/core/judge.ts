@@ -22,23 +22,22 @@ import { handOffOf } from "../detect/hand-off.ts"
 import { hasReadyToContinue, readyToContinuePatterns } from "../detect/ready-to-continue.ts"
 import { stopStatement } from "../detect/stop-statement.ts"
 import { messageTail } from "../detect/text.ts"
-import { toolCallInReasoning } from "../detect/thinking-tool.ts"
-import { toolCallInText } from "../detect/tool-call-text.ts"
+import { toolCallInReasoning, toolCallInText } from "../detect/tool-call-text.ts"
 import { hasWorkDescription } from "../detect/work-description.ts"
 import type { Options } from "../options/index.ts"
 import { none, type EffectOf } from "./effect.ts"
 import {
   actionIntentPromptText,
+  cutOffPrompt,
   deadStreamPrompt,
   doneWithoutDetailsPromptText,
   doneWithoutWorkPromptText,
   plainContinuePrompt,
   thinkingToolPrompt,
+  todoReminderPrompt,
   toolTextPrompt,
 } from "../prompts/nudges.ts"
-import { cutOffPrompt } from "../prompts/cut-off.ts"
 import { allTodosClosed, openTodos, type TodoSnapshot } from "../todos/open.ts"
-import { todoReminderPrompt } from "../todos/reminder.ts"
 import type { TranscriptMessage } from "./transcript.ts"
 
 export type NudgeFeature =

@@ -16,7 +16,6 @@ const MAX_LINE = 500
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]{4}/u
 
 export function hasActionIntent(text: string): boolean {
-  if (typeof text !== "string" || text.length === 0) return false
   const [line] = lastNonBlankLines(text, 1, MAX_LINE + 1)
   if (line === undefined || line.length < MIN_LINE || line.length > MAX_LINE) return false
   let end = line.length
@@ -31,6 +30,5 @@ export function hasActionIntent(text: string): boolean {
   const words = body.split(/[^\p{L}\p{N}'’-]+/u).filter((w) => /\p{L}/u.test(w))
   if (words.length < 2 && !CJK_RUN.test(body)) return false
   // A URL cut at its scheme ("see https:") announces nothing.
-  if (/(?:^|\s)(?:https?|ftp)$/i.test(body)) return false
-  return true
+  return !/(?:^|\s)(?:https?|ftp)$/i.test(body)
 }

@@ -10,38 +10,24 @@
  * Every pattern starts with a literal word (or a one-character look-behind) and keeps its
  * quantifiers apart with literal text; the lines are capped (text.ts).
  */
-import { lastNonBlankLines, trimEndDecoration } from "./text.ts"
+import { NL, NR, type Phrase } from "./patterns.ts"
+import { endsAsking, lastNonBlankLines, trimEndDecoration } from "./text.ts"
 
 export const ASKS_USER_LINES = 2
 
-/** Letters around a word, for languages (Cyrillic, accented) where `\b` does not apply. */
-const NL = "(?<!\\p{L})"
-const NR = "(?!\\p{L})"
+/** A phrase between letter boundaries, case-insensitive. */
+function word(name: string, body: string): Phrase {
+  return { name, pattern: new RegExp(`${NL}(?:${body})${NR}`, "iu") }
+}
 
-const REQUESTS: readonly { name: string; pattern: RegExp }[] = [
+const REQUESTS: readonly Phrase[] = [
   { name: "yes/no prompt", pattern: /[([](?:y|yes|s|sí|si|sim|j|ja|o|oui|д|да)\s?\/\s?(?:n|no|não|nao|nein|non|н|нет)[)\]]/iu },
   // English.
-  {
-    name: "please decide",
-    pattern:
-      /\bplease,?\s+(?:confirm|approve|choose|pick|decide|select|advise|review|reply|respond|let\s+me\s+know|tell\s+me)\b/i,
-  },
+  { name: "please decide", pattern: /\bplease,?\s+(?:confirm|approve|choose|pick|decide|select|advise|review|reply|respond|let\s+me\s+know|tell\s+me)\b/i },
   { name: "confirm before", pattern: /\b(?:confirm|approve)\s+(?:before|that|whether|if)\b/i },
-  {
-    name: "let me know which",
-    pattern:
-      /\blet\s+me\s+know\s+(?:which|what|whether|how|when|if\s+(?:you(?:'d|\u2019d|\s+would)?\s+(?:like|want|prefer|agree|approve)|i\s+should|that|this|it's|it\s+is))\b/i,
-  },
-  {
-    name: "once you approve",
-    pattern:
-      /\b(?:once|after|when|as\s+soon\s+as|if)\s+you(?:'ve|\u2019ve|\s+have)?\s+(?:approve|approved|confirm|confirmed|agree|decide|decided|choose|chose|pick|picked|sign\s+off|signed\s+off|say\s+(?:so|yes|go)|give\s+(?:me\s+)?the\s+(?:go-ahead|green\s+light))\b/i,
-  },
-  {
-    name: "waiting for your approval",
-    pattern:
-      /\b(?:wait|waiting|awaiting)\s+(?:for\s+)?(?:your|the\s+user's|an?)\s+(?:approval|confirmation|decision|go-ahead|green\s+light|sign-off|answer|reply|choice|ok)\b/i,
-  },
+  { name: "let me know which", pattern: /\blet\s+me\s+know\s+(?:which|what|whether|how|when|if\s+(?:you(?:'d|\u2019d|\s+would)?\s+(?:like|want|prefer|agree|approve)|i\s+should|that|this|it's|it\s+is))\b/i },
+  { name: "once you approve", pattern: /\b(?:once|after|when|as\s+soon\s+as|if)\s+you(?:'ve|\u2019ve|\s+have)?\s+(?:approve|approved|confirm|confirmed|agree|decide|decided|choose|chose|pick|picked|sign\s+off|signed\s+off|say\s+(?:so|yes|go)|give\s+(?:me\s+)?the\s+(?:go-ahead|green\s+light))\b/i },
+  { name: "waiting for your approval", pattern: /\b(?:wait|waiting|awaiting)\s+(?:for\s+)?(?:your|the\s+user's|an?)\s+(?:approval|confirmation|decision|go-ahead|green\s+light|sign-off|answer|reply|choice|ok)\b/i },
   { name: "need your decision", pattern: /\b(?:need|needs|require|requires)\s+(?:your|a)\s+(?:approval|confirmation|decision|go-ahead|answer|choice)\b/i },
   { name: "your go-ahead", pattern: /\byour\s+(?:go-ahead|approval|confirmation|sign-off|green\s+light|ok|okay)\b/i },
   { name: "which would you prefer", pattern: /\b(?:which|what)\s+(?:one\s+|option\s+|approach\s+)?(?:would|do|should|shall)\s+(?:you|i|we)\b|\bwould\s+you\s+(?:prefer|like)\b/i },
@@ -55,111 +41,46 @@ const REQUESTS: readonly { name: string; pattern: RegExp }[] = [
   { name: "等待您的确认", pattern: /等(?:待)?[您你]的?(?:确认|批准|决定|答复|回复|同意|选择)/u },
   { name: "吗", pattern: /吗[。.!！]*$/u },
   // Japanese.
-  {
-    name: "ご確認ください",
-    pattern: /(?:確認|承認|判断|選択|回答|返答)(?:して|を)?(?:ください|下さい|お願い|いただけ)/u,
-  },
+  { name: "ご確認ください", pattern: /(?:確認|承認|判断|選択|回答|返答)(?:して|を)?(?:ください|下さい|お願い|いただけ)/u },
   { name: "教えてください", pattern: /(?:教えて|お知らせ)(?:ください|下さい)/u },
   { name: "承認をお待ち", pattern: /(?:承認|確認|判断|返答|回答|返事)(?:を)?お待ち/u },
   { name: "承認していただいたら", pattern: /(?:承認|確認)(?:して)?いただ(?:いたら|ければ|き次第)/u },
   { name: "ますか", pattern: /(?:ますか|ですか|でしょうか|ましょうか)[。.]?$/u },
   // Spanish.
-  {
-    name: "confírmame",
-    pattern: new RegExp(
-      `${NL}(?:confírmame|confírmalo|confirma|confirme|confírmeme|aprueba|apruebe|elige|elija|dime|dígame|avísame|avíseme|indícame|indíqueme)${NR}`,
-      "iu",
-    ),
-  },
-  {
-    name: "una vez que apruebes",
-    pattern: new RegExp(
-      `${NL}(?:una\\s+vez\\s+que|cuando|en\\s+cuanto|después\\s+de\\s+que)\\s+(?:apruebes|apruebe|confirmes|confirme|decidas|decida|elijas|elija)${NR}`,
-      "iu",
-    ),
-  },
-  {
-    name: "a la espera de tu aprobación",
-    pattern: new RegExp(`${NL}(?:espera|esperando|aguardo)\\s+(?:de\\s+)?(?:tu|su)\\s+(?:aprobación|confirmación|decisión|respuesta|visto\\s+bueno)${NR}`, "iu"),
-  },
-  { name: "si me das el visto bueno", pattern: new RegExp(`${NL}(?:visto\\s+bueno|(?:si|cuando|en\\s+cuanto)\\s+(?:me\\s+)?(?:das|des|confirmas|apruebas))${NR}`, "iu") },
-  { name: "quieres que", pattern: new RegExp(`${NL}(?:quieres|prefieres|deseas)\\s+que${NR}`, "iu") },
+  word("confírmame", "confírmame|confírmalo|confirma|confirme|confírmeme|aprueba|apruebe|elige|elija|dime|dígame|avísame|avíseme|indícame|indíqueme"),
+  word("una vez que apruebes", "(?:una\\s+vez\\s+que|cuando|en\\s+cuanto|después\\s+de\\s+que)\\s+(?:apruebes|apruebe|confirmes|confirme|decidas|decida|elijas|elija)"),
+  word("a la espera de tu aprobación", "(?:espera|esperando|aguardo)\\s+(?:de\\s+)?(?:tu|su)\\s+(?:aprobación|confirmación|decisión|respuesta|visto\\s+bueno)"),
+  word("si me das el visto bueno", "visto\\s+bueno|(?:si|cuando|en\\s+cuanto)\\s+(?:me\\s+)?(?:das|des|confirmas|apruebas)"),
+  word("quieres que", "(?:quieres|prefieres|deseas)\\s+que"),
   // Portuguese.
-  {
-    name: "confirme",
-    pattern: new RegExp(`${NL}(?:aprove|escolha|diga-me|me\\s+diga|avise-me|me\\s+avise|me\\s+informe|informe-me|indique)${NR}`, "iu"),
-  },
-  { name: "assim que você aprovar", pattern: new RegExp(`${NL}(?:assim\\s+que|depois\\s+que|quando)\\s+(?:você\\s+)?(?:aprovar|confirmar|decidir|escolher)${NR}`, "iu") },
-  {
-    name: "aguardo sua aprovação",
-    pattern: new RegExp(`${NL}(?:aguardo|aguardando|espero|esperando)\\s+(?:a\\s+)?(?:sua|tua)\\s+(?:aprovação|confirmação|decisão|resposta)${NR}`, "iu"),
-  },
-  { name: "preciso da sua aprovação", pattern: new RegExp(`${NL}(?:sua|tua)\\s+(?:aprovação|confirmação|decisão|autorização)${NR}`, "iu") },
-  { name: "você quer que", pattern: new RegExp(`${NL}(?:quer|prefere|deseja)\\s+que${NR}|${NL}(?:posso|devo)\\s+(?:prosseguir|continuar|seguir)${NR}`, "iu") },
+  word("confirme", "aprove|escolha|diga-me|me\\s+diga|avise-me|me\\s+avise|me\\s+informe|informe-me|indique"),
+  word("assim que você aprovar", "(?:assim\\s+que|depois\\s+que|quando)\\s+(?:você\\s+)?(?:aprovar|confirmar|decidir|escolher)"),
+  word("aguardo sua aprovação", "(?:aguardo|aguardando|espero|esperando)\\s+(?:a\\s+)?(?:sua|tua)\\s+(?:aprovação|confirmação|decisão|resposta)"),
+  word("preciso da sua aprovação", "(?:sua|tua)\\s+(?:aprovação|confirmação|decisão|autorização)"),
+  word("você quer que", "(?:quer|prefere|deseja)\\s+que|(?:posso|devo)\\s+(?:prosseguir|continuar|seguir)"),
   // German.
-  {
-    name: "bitte bestätigen",
-    pattern: new RegExp(
-      `${NL}(?:bestätige|bestätigen\\s+sie|gib\\s+mir\\s+bescheid|geben\\s+sie\\s+mir\\s+bescheid|sag\\s+mir|sagen\\s+sie\\s+mir|lass\\s+mich\\s+wissen|lassen\\s+sie\\s+mich\\s+wissen|entscheide|entscheiden\\s+sie|wähle|wählen\\s+sie)${NR}`,
-      "iu",
-    ),
-  },
-  {
-    name: "sobald du freigibst",
-    pattern: new RegExp(`${NL}(?:sobald|wenn|nachdem)\\s+(?:du|sie)\\s(?:[^.!?\\n]{0,60}\\s)?(?:freigibst|freigeben|bestätigst|bestätigen|zustimmst|zustimmen|entscheidest)${NR}`, "iu"),
-  },
-  {
-    name: "warte auf deine Freigabe",
-    pattern: new RegExp(`${NL}(?:warte|warten)\\s+auf\\s+(?:deine|ihre|eure)\\s+(?:freigabe|bestätigung|entscheidung|zustimmung|antwort|rückmeldung)${NR}`, "iu"),
-  },
-  { name: "deine Freigabe", pattern: new RegExp(`${NL}(?:deine|ihre|eure)\\s+(?:freigabe|zustimmung|bestätigung|entscheidung|erlaubnis)${NR}`, "iu") },
-  { name: "soll ich", pattern: new RegExp(`^(?:soll|sollen|darf|möchtest|möchten|willst)\\s+(?:ich|wir|du|sie)${NR}`, "iu") },
+  word("bitte bestätigen", "bestätige|bestätigen\\s+sie|gib\\s+mir\\s+bescheid|geben\\s+sie\\s+mir\\s+bescheid|sag\\s+mir|sagen\\s+sie\\s+mir|lass\\s+mich\\s+wissen|lassen\\s+sie\\s+mich\\s+wissen|entscheide|entscheiden\\s+sie|wähle|wählen\\s+sie"),
+  word("sobald du freigibst", "(?:sobald|wenn|nachdem)\\s+(?:du|sie)\\s(?:[^.!?\\n]{0,60}\\s)?(?:freigibst|freigeben|bestätigst|bestätigen|zustimmst|zustimmen|entscheidest)"),
+  word("warte auf deine Freigabe", "(?:warte|warten)\\s+auf\\s+(?:deine|ihre|eure)\\s+(?:freigabe|bestätigung|entscheidung|zustimmung|antwort|rückmeldung)"),
+  word("deine Freigabe", "(?:deine|ihre|eure)\\s+(?:freigabe|zustimmung|bestätigung|entscheidung|erlaubnis)"),
+  word("soll ich", "^(?:soll|sollen|darf|möchtest|möchten|willst)\\s+(?:ich|wir|du|sie)"),
   // French.
-  {
-    name: "merci de confirmer",
-    pattern: new RegExp(`${NL}(?:merci\\s+de|veuillez|pouvez-vous|peux-tu)\\s+(?:me\\s+)?(?:confirmer|valider|approuver|choisir|indiquer|dire|préciser)${NR}`, "iu"),
-  },
-  {
-    name: "dites-moi",
-    pattern: new RegExp(`${NL}(?:confirmez|validez|dites-moi|dis-moi|faites-moi\\s+savoir|fais-moi\\s+savoir|indiquez-moi|choisissez)${NR}`, "iu"),
-  },
-  {
-    name: "une fois que vous aurez validé",
-    pattern: new RegExp(
-      `${NL}(?:une\\s+fois\\s+que|dès\\s+que|quand|après\\s+que)\\s+(?:vous|tu)\\s+(?:aurez\\s+|auras\\s+)?(?:validé|approuvé|confirmé|décidé|choisi|validez|approuvez|confirmez|valides|approuves|confirmes)${NR}`,
-      "iu",
-    ),
-  },
-  {
-    name: "j'attends votre validation",
-    pattern: new RegExp(`${NL}(?:attends|attente\\s+de)\\s+(?:votre|ta)\\s+(?:validation|approbation|confirmation|décision|réponse|accord|feu\\s+vert)${NR}`, "iu"),
-  },
-  { name: "votre accord", pattern: new RegExp(`${NL}(?:votre|ton|ta)\\s+(?:accord|validation|approbation|confirmation|décision|feu\\s+vert|autorisation)${NR}`, "iu") },
-  { name: "dois-je", pattern: new RegExp(`^(?:dois-je|puis-je|voulez-vous|veux-tu|souhaitez-vous|préférez-vous|faut-il)${NR}`, "iu") },
+  word("merci de confirmer", "(?:merci\\s+de|veuillez|pouvez-vous|peux-tu)\\s+(?:me\\s+)?(?:confirmer|valider|approuver|choisir|indiquer|dire|préciser)"),
+  word("dites-moi", "confirmez|validez|dites-moi|dis-moi|faites-moi\\s+savoir|fais-moi\\s+savoir|indiquez-moi|choisissez"),
+  word("une fois que vous aurez validé", "(?:une\\s+fois\\s+que|dès\\s+que|quand|après\\s+que)\\s+(?:vous|tu)\\s+(?:aurez\\s+|auras\\s+)?(?:validé|approuvé|confirmé|décidé|choisi|validez|approuvez|confirmez|valides|approuves|confirmes)"),
+  word("j'attends votre validation", "(?:attends|attente\\s+de)\\s+(?:votre|ta)\\s+(?:validation|approbation|confirmation|décision|réponse|accord|feu\\s+vert)"),
+  word("votre accord", "(?:votre|ton|ta)\\s+(?:accord|validation|approbation|confirmation|décision|feu\\s+vert|autorisation)"),
+  word("dois-je", "^(?:dois-je|puis-je|voulez-vous|veux-tu|souhaitez-vous|préférez-vous|faut-il)"),
   // Russian.
-  {
-    name: "подтвердите",
-    pattern: new RegExp(
-      `${NL}(?:подтвердите|подтверди|одобрите|одобри|выберите|выбери|скажите|скажи|сообщите|сообщи|дайте\\s+знать|дай\\s+знать|напишите|решите)${NR}`,
-      "iu",
-    ),
-  },
-  {
-    name: "после вашего одобрения",
-    pattern: new RegExp(`${NL}(?:после|до)\\s+(?:вашего|твоего)\\s+(?:одобрения|подтверждения|решения|согласия)${NR}`, "iu"),
-  },
+  word("подтвердите", "подтвердите|подтверди|одобрите|одобри|выберите|выбери|скажите|скажи|сообщите|сообщи|дайте\\s+знать|дай\\s+знать|напишите|решите"),
+  word("после вашего одобрения", "(?:после|до)\\s+(?:вашего|твоего)\\s+(?:одобрения|подтверждения|решения|согласия)"),
   { name: "ваше одобрение", pattern: new RegExp(`${NL}(?:ваше|твоё|твое|вашего|твоего)\\s+(?:одобрени|подтверждени|решени|согласи|разрешени)`, "iu") },
-  { name: "жду вашего подтверждения", pattern: new RegExp(`${NL}жду\\s+(?:вашего|твоего)\\s+(?:подтверждения|одобрения|решения|ответа)${NR}`, "iu") },
+  word("жду вашего подтверждения", "жду\\s+(?:вашего|твоего)\\s+(?:подтверждения|одобрения|решения|ответа)"),
 ]
 
 /** A line that only signs off, after which a question still stands. */
 const SIGN_OFF =
   /^(?:thanks|thank\s+you|thx|cheers|best|regards|let\s+me\s+know|谢谢|多谢|感谢|gracias|muchas\s+gracias|obrigad[oa]|danke(?:\s+schön)?|vielen\s+dank|merci(?:\s+beaucoup)?|ありがとうございます|ありがとう|よろしくお願いします|よろしくお願いいたします|спасибо|заранее\s+спасибо)[\s.!,！。¡]*$/iu
-
-function endsAsking(line: string): boolean {
-  const core = trimEndDecoration(line)
-  return core.endsWith("?") || core.endsWith("\uff1f")
-}
 
 function isSignOff(line: string): boolean {
   return SIGN_OFF.test(trimEndDecoration(line.replace(/^[¡]/u, "")))
@@ -168,15 +89,12 @@ function isSignOff(line: string): boolean {
 export type AskFinding = { kind: "question" | "request"; detail: string }
 
 export function asksUser(text: string): AskFinding | undefined {
-  if (typeof text !== "string" || text.length === 0) return undefined
   const lines = lastNonBlankLines(text, ASKS_USER_LINES)
-  const last = lines[lines.length - 1]
+  const last = lines.at(-1)
   if (last === undefined) return undefined
   if (endsAsking(last)) return { kind: "question", detail: "ends with a question" }
-  const before = lines[lines.length - 2]
+  const before = lines.at(-2)
   if (before !== undefined && endsAsking(before) && isSignOff(last)) return { kind: "question", detail: "a question, then a sign-off" }
-  for (const line of lines) {
-    for (const { name, pattern } of REQUESTS) if (pattern.test(line)) return { kind: "request", detail: name }
-  }
+  for (const line of lines) for (const { name, pattern } of REQUESTS) if (pattern.test(line)) return { kind: "request", detail: name }
   return undefined
 }

@@ -3,40 +3,19 @@
  * middle is just enthusiasm), past what models put after it: punctuation, other emoji, closing
  * markup, variation selectors, the `:tada:` code, and one sign-off line ("Happy coding!").
  */
-import { lastNonBlankLines } from "./text.ts"
+import { lastNonBlankLines, PICTOGRAPH } from "./text.ts"
 
 const PARTY = 0x1f389
 const SHORT_CODE = ":tada:"
 /** How many trailing characters after the 🎉 are walked over at most. */
 const MAX_TRAILING = 24
 
-const PICTOGRAPH = /\p{Extended_Pictographic}/u
-
 /** Sign-off lines a 🎉 may stand before, in the languages the detectors cover. */
 const SIGN_OFF =
   /^[¡]?(?:happy\s+(?:coding|hacking|shipping)|cheers|enjoy|good\s+luck|祝?[你您]?编码愉快|祝顺利|feliz\s+programación|bon\s+code|bonne\s+continuation|viel\s+spaß|viel\s+erfolg|frohes\s+coden|bom\s+código|boa\s+codificação|удачи|хорошего\s+дня|楽しいコーディングを|ハッピーコーディング)[\s.!！。]*$/iu
 
-function isTrailing(ch: string, code: number): boolean {
-  switch (ch) {
-    case " ":
-    case "\t":
-    case ".":
-    case "!":
-    case "\uff01": // ！
-    case "\u3002": // 。
-    case "*":
-    case "_":
-    case "~":
-    case ")":
-    case "]":
-    case "\uff09": // ）
-    case "\u300d": // 」
-    case "\ufe0f":
-    case "\u200d":
-      return true
-  }
-  return code !== PARTY && PICTOGRAPH.test(ch)
-}
+/** What models put after the 🎉 besides other emoji: spaces, punctuation, emphasis, closing brackets. */
+const TRAILING = " \t.!\uff01\u3002*_~)]\uff09\u300d\ufe0f\u200d"
 
 function lineEndsWithParty(line: string): boolean {
   let end = line.length
@@ -48,18 +27,15 @@ function lineEndsWithParty(line: string): boolean {
     if (code >= 0xdc00 && code <= 0xdfff && start > 0) start -= 1
     const ch = line.slice(start, end)
     if (ch.codePointAt(0) === PARTY) return true
-    if (!isTrailing(ch, ch.codePointAt(0)!)) return false
+    if (!TRAILING.includes(ch) && !PICTOGRAPH.test(ch)) return false
     end = start
   }
   return false
 }
 
 export function endsWithCelebration(text: string): boolean {
-  if (typeof text !== "string" || text.length === 0) return false
   const lines = lastNonBlankLines(text, 2)
-  const last = lines[lines.length - 1]
+  const [before, last] = lines.length === 2 ? lines : [undefined, lines[0]]
   if (last === undefined) return false
-  if (lineEndsWithParty(last)) return true
-  const before = lines[lines.length - 2]
-  return before !== undefined && SIGN_OFF.test(last) && lineEndsWithParty(before)
+  return lineEndsWithParty(last) || (before !== undefined && SIGN_OFF.test(last) && lineEndsWithParty(before))
 }

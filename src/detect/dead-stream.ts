@@ -20,12 +20,7 @@ export type DeadStreamInput = {
 export type DeadStreamFinding = { finish: string; tokens: number }
 
 /** Blanks and zero-width characters: a part made only of these shows nothing. */
-function isInvisible(c: number): boolean {
-  return (
-    c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0 || c === 0xfeff ||
-    c === 0x200b || c === 0x200c || c === 0x200d || c === 0x2060 || c === 0x180e
-  )
-}
+const INVISIBLE: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d, 0xa0, 0xfeff, 0x200b, 0x200c, 0x200d, 0x2060, 0x180e])
 
 /** What a stream that died at once leaves behind: a lone full stop or ellipsis. */
 const LONE_MARKS: ReadonlySet<string> = new Set([".", "\u3002", "\u2026", "..."])
@@ -61,7 +56,7 @@ function hasVisibleText(text: string): boolean {
   let first = -1
   let last = -1
   for (let i = 0; i < shown.length; i++) {
-    if (isInvisible(shown.charCodeAt(i))) continue
+    if (INVISIBLE.has(shown.charCodeAt(i))) continue
     if (first < 0) first = i
     last = i
   }
@@ -69,15 +64,13 @@ function hasVisibleText(text: string): boolean {
   // Only a lone mark among the visible characters (zero-width ones may sit between).
   if (last - first < 8) {
     let core = ""
-    for (let i = first; i <= last; i++) if (!isInvisible(shown.charCodeAt(i))) core += shown[i]
+    for (let i = first; i <= last; i++) if (!INVISIBLE.has(shown.charCodeAt(i))) core += shown[i]
     if (LONE_MARKS.has(core)) return false
   }
   return true
 }
 
-function count(value: number | undefined): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0
-}
+const count = (value: number | undefined) => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0)
 
 export function silentDeadStream(input: DeadStreamInput): DeadStreamFinding | undefined {
   const { message } = input

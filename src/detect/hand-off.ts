@@ -10,42 +10,24 @@ import { anyMatches, compilePatterns } from "./patterns.ts"
 import { messageTail } from "./text.ts"
 
 /** Tools whose whole purpose is to wait for the user while they run. */
-export const QUESTION_TOOLS: ReadonlySet<string> = new Set([
-  "question",
-  "ask",
-  "ask_user",
-  "askuser",
-  "askuserquestion",
-  "ask_followup_question",
-  "request_user_input",
-])
+export const QUESTION_TOOLS: ReadonlySet<string> = new Set("question ask ask_user askuser askuserquestion ask_followup_question request_user_input".split(" "))
 
 export type HandOff = { kind: "open-question"; tool: string } | { kind: "stop-pattern"; pattern: string }
 
 export function openUserRequest(message: TranscriptMessage | undefined): HandOff | undefined {
   if (!message || message.role !== "assistant") return undefined
-  for (const part of message.parts) {
-    if (part.kind !== "tool") continue
-    if (part.status === "pending") return { kind: "open-question", tool: part.tool }
-    if (part.status === "running" && QUESTION_TOOLS.has(String(part.tool).toLowerCase())) {
-      return { kind: "open-question", tool: part.tool }
-    }
-  }
-  return undefined
+  const open = message.parts.find(
+    (part) => part.kind === "tool" && (part.status === "pending" || (part.status === "running" && QUESTION_TOOLS.has(String(part.tool).toLowerCase()))),
+  )
+  return open?.kind === "tool" ? { kind: "open-question", tool: open.tool } : undefined
 }
 
-export function matchedStopPattern(
-  message: TranscriptMessage | undefined,
-  sources: readonly string[] | undefined,
-): HandOff | undefined {
+export function matchedStopPattern(message: TranscriptMessage | undefined, sources: readonly string[] | undefined): HandOff | undefined {
   const patterns = compilePatterns(sources, "m")
   if (!patterns || !message || message.role !== "assistant") return undefined
   const text = messageTail(message, "text")
-  if (text.length === 0) return undefined
-  for (const pattern of patterns) {
-    if (anyMatches([pattern], text)) return { kind: "stop-pattern", pattern: pattern.source }
-  }
-  return undefined
+  const hit = text.length > 0 ? patterns.find((pattern) => anyMatches([pattern], text)) : undefined
+  return hit && { kind: "stop-pattern", pattern: hit.source }
 }
 
 /** The turn hands over to the user: an open request first, else a stop pattern. */

@@ -20,11 +20,7 @@ export const MAX_LINE_CHARS = 400
  * parts or a megabyte part costs no more than `keep` characters of copying. When anything
  * was dropped the result starts with "…" (see below).
  */
-export function messageTail(
-  message: TranscriptMessage | undefined,
-  kind: "text" | "reasoning",
-  keep: number = MAX_SCANNED_TEXT,
-): string {
+export function messageTail(message: TranscriptMessage | undefined, kind: "text" | "reasoning", keep: number = MAX_SCANNED_TEXT): string {
   if (!message) return ""
   const pieces: string[] = []
   let length = 0
@@ -73,11 +69,12 @@ function isBlankRange(text: string, from: number, to: number): boolean {
 /**
  * Up to `count` non-blank lines from the end of `text`, oldest first, each trimmed. A line
  * longer than `maxLineChars`, or cut by the scan window, keeps only its end, prefixed with
- * "…". Only the capped tail of `text` is walked.
+ * "…". Only the capped tail of `text` is walked; anything but a string has no lines.
  */
 export function lastNonBlankLines(text: string, count: number, maxLineChars = MAX_LINE_CHARS): string[] {
-  const tail = capTail(text)
   const out: string[] = []
+  if (typeof text !== "string") return out
+  const tail = capTail(text)
   let end = tail.length
   while (out.length < count) {
     // Skip blank lines and trailing spaces one character at a time: no slicing per blank line.
@@ -95,43 +92,16 @@ export function lastNonBlankLines(text: string, count: number, maxLineChars = MA
   return out.reverse()
 }
 
-const PICTOGRAPH = /\p{Extended_Pictographic}/u
+export const PICTOGRAPH = /\p{Extended_Pictographic}/u
 
-/** Characters that close a sentence without changing what it says. */
+/** Characters that close a sentence without changing what it says (a question mark does change it). */
+const DECORATION = " \t\r\n\u00a0.!*_~\u2026)]\"'\u201d\u2019\ufe0f\u200d\u3002\uff01\uff0e"
+
 function isDecoration(ch: string): boolean {
-  switch (ch) {
-    case " ":
-    case "\t":
-    case "\r":
-    case "\n":
-    case "\u00a0":
-    case ".":
-    case "!":
-    case "*":
-    case "_":
-    case "~":
-    case "\u2026": // …
-    case ")":
-    case "]":
-    case '"':
-    case "'":
-    case "\u201d": // ”
-    case "\u2019": // ’
-    case "\ufe0f": // emoji presentation selector
-    case "\u200d": // zero-width joiner
-    case "\u3002": // 。 full-width full stop
-    case "\uff01": // ！ full-width exclamation mark
-    case "\uff0e": // ． full-width full stop
-      return true
-  }
-  return PICTOGRAPH.test(ch)
+  return DECORATION.includes(ch) || PICTOGRAPH.test(ch)
 }
 
-/**
- * `line` without what trails its last clause: spaces, full stops, exclamation marks,
- * markdown emphasis, closing quotes/brackets and emoji. A question mark is kept, because
- * it changes the meaning. Walks backwards one code point at a time (no regex backtracking).
- */
+/** `line` without the decoration after its last clause. Walks back one code point at a time (no regex backtracking). */
 export function trimEndDecoration(line: string): string {
   let end = line.length
   while (end > 0) {
@@ -150,40 +120,37 @@ export function trimEndDecoration(line: string): string {
 /** True when a line carries no words at all: rules, bullets, emoji, punctuation. */
 export function isDecorativeLine(line: string): boolean {
   const core = trimEndDecoration(line)
-  for (let i = 0; i < core.length; i++) {
-    const ch = core[i]!
-    if (ch === "-" || ch === "=" || ch === "#" || ch === "\u2014" || ch === "\u2013" || ch === "|") continue
-    if (!isDecoration(ch)) return false
-  }
+  // By code unit, as it always was: a surrogate pair inside the line counts as words.
+  for (let i = 0; i < core.length; i++) if (!"-=#\u2014\u2013|".includes(core[i]!) && !isDecoration(core[i]!)) return false
   return true
+}
+
+/** The line's last clause is a question (an ASCII or a full-width question mark). */
+export function endsAsking(line: string): boolean {
+  const core = trimEndDecoration(line)
+  return core.endsWith("?") || core.endsWith("\uff1f")
 }
 
 /** An open fence (`marker` is the char code of ` or ~) or none (`marker` 0). Mutated in place. */
 type FenceState = { marker: number; length: number }
 
 /**
- * Walks the fence lines of `text` from `from` (a line start) to the end, updating `state`
- * and reporting each fence that opens or closes. Only lines that can be fences are
- * visited: candidates come from `indexOf` on the two marker runs, so plain text or blank
- * lines cost one memchr-like sweep, and each candidate is checked with a look-back of at
- * most three characters. No allocation per line.
+ * Walks the fence lines of `text`, updating `state` and reporting each fence that opens or
+ * closes. Only lines that can be fences are visited: candidates come from `indexOf` on the two
+ * marker runs, so plain text or blank lines cost one memchr-like sweep, and each candidate is
+ * checked with a look-back of at most three characters. No allocation per line.
  */
-function walkFences(
-  text: string,
-  from: number,
-  state: FenceState,
-  visit?: (lineStart: number, lineEnd: number, opened: boolean) => void,
-): void {
-  let nextTick = text.indexOf("```", from)
-  let nextTilde = text.indexOf("~~~", from)
+function walkFences(text: string, state: FenceState, visit?: (lineStart: number, lineEnd: number, opened: boolean) => void): void {
+  let nextTick = text.indexOf("```")
+  let nextTilde = text.indexOf("~~~")
   while (nextTick >= 0 || nextTilde >= 0) {
     const at = nextTick < 0 ? nextTilde : nextTilde < 0 ? nextTick : Math.min(nextTick, nextTilde)
     const marker = text.charCodeAt(at)
     let runEnd = at
     while (runEnd < text.length && text.charCodeAt(runEnd) === marker) runEnd++
     let lineStart = at
-    while (lineStart > from && at - lineStart < 3 && text.charCodeAt(lineStart - 1) === 32) lineStart--
-    if (lineStart === from || text.charCodeAt(lineStart - 1) === 10) {
+    while (lineStart > 0 && at - lineStart < 3 && text.charCodeAt(lineStart - 1) === 32) lineStart--
+    if (lineStart === 0 || text.charCodeAt(lineStart - 1) === 10) {
       let lineEnd = text.indexOf("\n", runEnd)
       if (lineEnd < 0) lineEnd = text.length
       if (state.marker === 0) {
@@ -226,12 +193,12 @@ export function proseTail(text: string, cap: number = MAX_SCANNED_TEXT): string 
       const boundary = text.indexOf("\n", contextStart)
       contextStart = boundary < 0 || boundary >= start ? start : boundary + 1
     }
-    if (contextStart < start) walkFences(text.slice(contextStart, start), 0, state)
+    if (contextStart < start) walkFences(text.slice(contextStart, start), state)
   }
   const tail = start === 0 ? text : text.slice(start)
   const pieces: string[] = []
   let proseFrom = state.marker === 0 ? 0 : -1
-  walkFences(tail, 0, state, (lineStart, lineEnd, opened) => {
+  walkFences(tail, state, (lineStart, lineEnd, opened) => {
     if (opened) {
       if (proseFrom >= 0) pieces.push(stripInlineCodeLines(tail.slice(proseFrom, lineStart)))
       proseFrom = -1
@@ -250,38 +217,23 @@ export function proseTail(text: string, cap: number = MAX_SCANNED_TEXT): string 
  */
 export function stripInlineCode(line: string): string {
   if (line.indexOf("`") < 0) return line
-  const starts: number[] = []
-  const lengths: number[] = []
-  for (let i = 0; i < line.length; ) {
-    if (line.charCodeAt(i) !== 96) {
-      i++
-      continue
-    }
-    let j = i
-    while (j < line.length && line.charCodeAt(j) === 96) j++
-    starts.push(i)
-    lengths.push(j - i)
-    i = j
-  }
+  const runs = [...line.matchAll(/`+/g)].map((m) => ({ start: m.index!, end: m.index! + m[0].length }))
   // partner[k] = index of the next run with the same length as run k, or -1.
-  const partner = new Array<number>(starts.length).fill(-1)
+  const partner: number[] = []
   const lastSeen = new Map<number, number>()
-  for (let k = starts.length - 1; k >= 0; k--) {
-    const len = lengths[k]!
-    partner[k] = lastSeen.get(len) ?? -1
-    lastSeen.set(len, k)
+  for (let k = runs.length - 1; k >= 0; k--) {
+    const length = runs[k]!.end - runs[k]!.start
+    partner[k] = lastSeen.get(length) ?? -1
+    lastSeen.set(length, k)
   }
   let out = ""
   let copied = 0
-  for (let k = 0; k < starts.length; ) {
+  for (let k = 0; k < runs.length; k++) {
     const p = partner[k]!
-    if (p < 0) {
-      k++
-      continue
-    }
-    out += line.slice(copied, starts[k]) + " "
-    copied = starts[p]! + lengths[p]!
-    k = p + 1
+    if (p < 0) continue
+    out += line.slice(copied, runs[k]!.start) + " "
+    copied = runs[p]!.end
+    k = p
   }
   return out + line.slice(copied)
 }

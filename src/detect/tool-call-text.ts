@@ -6,95 +6,37 @@
  * `<write_to_file>`), a tag or JSON call object cut off at the very end, JSON calls, leaked
  * special tokens (`<|tool_call…`, `[TOOL_CALLS]`, gpt-oss harmony), Llama pythonic calls of a known
  * tool, ReAct `Action:`/`Action Input:` lines, and a `tool_code`/`tool_call` fence (Gemma: the one
- * form read inside code, because the fence itself is the call).
+ * form read inside code, because the fence itself is the call). The same scan reads the reasoning
+ * of a turn that made no call (toolCallInReasoning).
  * Tags are found by a hand-written scanner (one pass, a bounded look-ahead per `<`); the few
  * regexes start with a literal and separate their quantifiers by literals.
  */
 import { MAX_SCANNED_TEXT, type TranscriptMessage } from "../core/transcript.ts"
 import { FENCE_CONTEXT_CHARS, capTail, messageTail, proseTail } from "./text.ts"
 
-export type ToolCallForm =
-  | "xml-tag"
-  | "tool-tag"
-  | "truncated-tag"
-  | "json"
-  | "truncated-json"
-  | "marker"
-  | "pythonic"
-  | "react"
-  | "tool-fence"
+export type ToolCallForm = "xml-tag" | "tool-tag" | "truncated-tag" | "json" | "truncated-json" | "marker" | "pythonic" | "react" | "tool-fence"
 
 export type ToolCallHit = { form: ToolCallForm; detail: string }
 
 /** Markup tags that only ever appear in tool-call syntax. */
-const CALL_TAGS: ReadonlySet<string> = new Set([
-  "function",
-  "function_calls",
-  "tool_call",
-  "tool_calls",
-  "tool_use",
-  "tool_name",
-  "invoke",
-  "parameter",
-  "parameters",
-  "arg_key",
-  "arg_value",
-])
+const CALL_TAGS: ReadonlySet<string> = new Set("function function_calls tool_call tool_calls tool_use tool_name invoke parameter parameters arg_key arg_value".split(" "))
 
 /**
- * Tool names whose bare tag (`<bash>`) is read as a call: OpenCode's built-ins plus the
- * names other agent templates use. Generic words (`search`, `run`) are left out on
- * purpose: as tags they turn up in ordinary prose about markup.
+ * Tool names whose bare tag (`<bash>`) is read as a call: OpenCode's built-ins, the names other
+ * agent templates use, then Cline / Roo Code's tool tags. Generic words (`search`, `run`) are
+ * left out on purpose: as tags they turn up in ordinary prose about markup.
  */
-export const DEFAULT_TOOL_NAMES: readonly string[] = Object.freeze([
-  "bash",
-  "shell",
-  "edit",
-  "multiedit",
-  "write",
-  "read",
-  "grep",
-  "glob",
-  "list",
-  "patch",
-  "apply_patch",
-  "todowrite",
-  "todoread",
-  "webfetch",
-  "websearch",
-  "task",
-  "str_replace",
-  "str_replace_editor",
-  "read_file",
-  "write_file",
-  "create_file",
-  "execute_command",
-  // Cline / Roo Code tool tags.
-  "write_to_file",
-  "replace_in_file",
-  "apply_diff",
-  "insert_content",
-  "search_and_replace",
-  "list_files",
-  "search_files",
-  "list_code_definition_names",
-  "codebase_search",
-  "use_mcp_tool",
-  "access_mcp_resource",
-  "attempt_completion",
-])
+export const DEFAULT_TOOL_NAMES: readonly string[] = Object.freeze(
+  (
+    "bash shell edit multiedit write read grep glob list patch apply_patch todowrite todoread webfetch websearch task " +
+    "str_replace str_replace_editor read_file write_file create_file execute_command " +
+    "write_to_file replace_in_file apply_diff insert_content search_and_replace list_files search_files " +
+    "list_code_definition_names codebase_search use_mcp_tool access_mcp_resource attempt_completion"
+  ).split(" "),
+)
 
-const MARKERS: readonly string[] = [
-  "<|tool_call",
-  "<|tool_calls",
-  "<\uff5ctool\u2581call",
-  "[tool_calls]",
-  "<|python_tag|>",
-  // gpt-oss harmony: a call is addressed "to=functions.<name>" and ends with <|call|>.
-  "to=functions.",
-  "<|call|>",
-  "<|constrain|>",
-]
+/** Leaked special tokens; gpt-oss harmony addresses a call "to=functions.<name>" and ends it with <|call|>. */
+const MARKERS: readonly string[] = ["<|tool_call", "<|tool_calls", "<\uff5ctool\u2581call", "[tool_calls]", "<|python_tag|>", "to=functions.", "<|call|>", "<|constrain|>"]
 
 /** A Llama 3.x pythonic call opening a line: `[name(` then `)` or `arg=`. */
 const PYTHONIC = /^[ \t]*\[([A-Za-z_][\w.]{0,60})\((?:\)|[A-Za-z_]\w{0,60}[ \t]?=)/gm
@@ -131,24 +73,15 @@ export function toolNameSet(extra?: readonly string[]): ReadonlySet<string> {
   if (!extra || extra.length === 0) return DEFAULT_SET
   let set = knownSets.get(extra)
   if (!set) {
-    const merged = new Set(DEFAULT_TOOL_NAMES)
-    for (const name of extra) if (typeof name === "string" && name.trim() !== "") merged.add(name.trim().toLowerCase())
-    set = merged
-    knownSets.set(extra, set)
+    const names = extra.filter((name) => typeof name === "string" && name.trim() !== "").map((name) => name.trim().toLowerCase())
+    knownSets.set(extra, (set = new Set([...DEFAULT_TOOL_NAMES, ...names])))
   }
   return set
 }
 
+/** a-z A-Z 0-9 _ - . and : (namespaces) */
 function isNameChar(code: number): boolean {
-  return (
-    (code >= 97 && code <= 122) || // a-z
-    (code >= 65 && code <= 90) || // A-Z
-    (code >= 48 && code <= 57) || // 0-9
-    code === 95 || // _
-    code === 45 || // -
-    code === 46 || // .
-    code === 58 // : (namespaces)
-  )
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 45 || code === 46 || code === 58
 }
 
 function isLetter(code: number): boolean {
@@ -157,12 +90,6 @@ function isLetter(code: number): boolean {
 
 function isSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13
-}
-
-function isPrefixOfCallTag(name: string): boolean {
-  if (name.length < MIN_TRUNCATED_NAME) return false
-  for (const tag of CALL_TAGS) if (tag.startsWith(name)) return true
-  return false
 }
 
 /** From just after a tool tag's name: does a `>` close it before another `<` starts? */
@@ -208,7 +135,7 @@ function scanTags(text: string, known: ReadonlySet<string>): ToolCallHit | undef
       }
       continue
     }
-    if (atEnd && !closing && isPrefixOfCallTag(name)) return { form: "truncated-tag", detail: `<${raw}` }
+    if (atEnd && !closing && name.length >= MIN_TRUNCATED_NAME && [...CALL_TAGS].some((tag) => tag.startsWith(name))) return { form: "truncated-tag", detail: `<${raw}` }
   }
   return undefined
 }
@@ -231,8 +158,7 @@ function scanJson(text: string): ToolCallHit | undefined {
 
 function scanPythonic(text: string, known: ReadonlySet<string>): ToolCallHit | undefined {
   if (text.indexOf("[") < 0) return undefined
-  PYTHONIC.lastIndex = 0
-  for (let m = PYTHONIC.exec(text); m; m = PYTHONIC.exec(text)) {
+  for (const m of text.matchAll(PYTHONIC)) {
     const raw = m[1]!.toLowerCase()
     const name = raw.slice(raw.lastIndexOf(".") + 1)
     if (known.has(name)) return { form: "pythonic", detail: `[${m[1]}(` }
@@ -253,8 +179,8 @@ function scanToolFence(window: string): ToolCallHit | undefined {
 
 function scanMarkers(text: string): ToolCallHit | undefined {
   const lower = text.toLowerCase()
-  for (const marker of MARKERS) if (lower.includes(marker)) return { form: "marker", detail: marker }
-  return undefined
+  const marker = MARKERS.find((m) => lower.includes(m))
+  return marker === undefined ? undefined : { form: "marker", detail: marker }
 }
 
 /**
@@ -275,7 +201,21 @@ export function findToolCallText(text: string, knownTools?: readonly string[]): 
   return scanMarkers(prose) ?? scanTags(prose, known) ?? scanJson(prose) ?? scanPythonic(prose, known) ?? scanReact(prose)
 }
 
+/** Reads enough before the scanned tail to know whether the tail starts inside a fence. */
+function scanMessage(message: TranscriptMessage | undefined, kind: "text" | "reasoning", knownTools?: readonly string[]): ToolCallHit | undefined {
+  return findToolCallText(messageTail(message, kind, MAX_SCANNED_TEXT + FENCE_CONTEXT_CHARS), knownTools)
+}
+
 export function toolCallInText(message: TranscriptMessage | undefined, knownTools?: readonly string[]): ToolCallHit | undefined {
-  // Read enough before the scanned tail to know whether the tail starts inside a fence.
-  return findToolCallText(messageTail(message, "text", MAX_SCANNED_TEXT + FENCE_CONTEXT_CHARS), knownTools)
+  return scanMessage(message, "text", knownTools)
+}
+
+/**
+ * A tool call left inside the reasoning: the model "decided" to call a tool in its thinking and
+ * ended the turn without making the call. A message that did make a tool call is excluded:
+ * reasoning routinely drafts the call that the message then makes for real.
+ */
+export function toolCallInReasoning(message: TranscriptMessage | undefined, knownTools?: readonly string[]): ToolCallHit | undefined {
+  if (!message || message.role !== "assistant" || message.parts.some((part) => part.kind === "tool")) return undefined
+  return scanMessage(message, "reasoning", knownTools)
 }

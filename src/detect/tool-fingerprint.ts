@@ -32,112 +32,79 @@ function hash32(text: string): string {
   return (h >>> 0).toString(16).padStart(8, "0")
 }
 
-function collapseWhitespace(s: string): string {
-  return s.trim().replace(/\s+/g, " ")
-}
-
-class Budget {
-  used = 0
-  get spent(): boolean {
-    return this.used >= FINGERPRINT_MAX_CHARS
-  }
-}
-
 /**
- * Canonical text of a value: object keys sorted at every level, cycles and deep nesting cut,
+ * Canonical text of `args`: object keys sorted at every level, cycles and deep nesting cut,
  * bigint/undefined/functions/symbols spelled out, getters that throw tolerated. Produces the
- * exact text and the loose shape in one walk. Never throws.
+ * exact text and the loose shape in one walk, and never throws.
  */
-function walk(value: unknown, depth: number, path: Set<object>, budget: Budget, exact: string[], shape: string[], numbers: number[]): void {
-  const emit = (e: string, s: string = e) => {
-    exact.push(e)
-    shape.push(s)
-    budget.used += e.length
-  }
-  if (budget.spent) return emit("…")
-  switch (typeof value) {
-    case "string": {
-      const clipped = value.length > FINGERPRINT_MAX_CHARS ? value.slice(0, FINGERPRINT_MAX_CHARS) : value
-      return emit(JSON.stringify(clipped), JSON.stringify(collapseWhitespace(clipped)))
-    }
-    case "number":
-      if (Number.isFinite(value)) {
-        if (numbers.length < MAX_NUMBERS) {
-          numbers.push(value)
-          return emit(String(value), "#")
-        }
-        return emit(String(value))
-      }
-      return emit(String(value))
-    case "bigint":
-      return emit(`${value}n`)
-    case "boolean":
-      return emit(String(value))
-    case "undefined":
-      return emit("undefined")
-    case "function":
-      return emit("[function]")
-    case "symbol":
-      return emit("[symbol]")
-  }
-  if (value === null) return emit("null")
-  const obj = value as object
-  if (path.has(obj)) return emit("[circular]")
-  if (depth >= MAX_DEPTH) return emit("[deep]")
-  path.add(obj)
-  try {
-    if (Array.isArray(obj)) {
-      emit("[")
-      for (let i = 0; i < obj.length && !budget.spent; i++) {
-        if (i) emit(",")
-        let item: unknown
-        try {
-          item = obj[i]
-        } catch {
-          item = "[unreadable]"
-        }
-        walk(item, depth + 1, path, budget, exact, shape, numbers)
-      }
-      emit("]")
-    } else {
-      const keys = Object.keys(obj).sort()
-      emit("{")
-      for (let i = 0; i < keys.length && !budget.spent; i++) {
-        const k = keys[i]!
-        if (i) emit(",")
-        emit(`${JSON.stringify(k)}:`)
-        let item: unknown
-        try {
-          item = (obj as Record<string, unknown>)[k]
-        } catch {
-          item = "[unreadable]"
-        }
-        walk(item, depth + 1, path, budget, exact, shape, numbers)
-      }
-      emit("}")
-    }
-  } finally {
-    path.delete(obj)
-  }
-}
-
 export function fingerprintArgs(args: unknown): ArgsFingerprint {
   const exact: string[] = []
   const shape: string[] = []
   const numbers: number[] = []
+  const path = new Set<object>()
+  let used = 0
+  const emit = (e: string, s: string = e) => {
+    exact.push(e)
+    shape.push(s)
+    used += e.length
+  }
+  const walk = (value: unknown, depth: number): void => {
+    if (used >= FINGERPRINT_MAX_CHARS) return emit("…")
+    switch (typeof value) {
+      case "string": {
+        const clipped = value.length > FINGERPRINT_MAX_CHARS ? value.slice(0, FINGERPRINT_MAX_CHARS) : value
+        return emit(JSON.stringify(clipped), JSON.stringify(clipped.trim().replace(/\s+/g, " ")))
+      }
+      case "number":
+        if (Number.isFinite(value) && numbers.length < MAX_NUMBERS) {
+          numbers.push(value)
+          return emit(String(value), "#")
+        }
+        return emit(String(value))
+      case "bigint":
+        return emit(`${value}n`)
+      case "boolean":
+      case "undefined":
+        return emit(String(value))
+      case "function":
+      case "symbol":
+        return emit(`[${typeof value}]`)
+    }
+    if (value === null) return emit("null")
+    const obj = value as Record<string | number, unknown>
+    if (path.has(obj)) return emit("[circular]")
+    if (depth >= MAX_DEPTH) return emit("[deep]")
+    path.add(obj)
+    try {
+      const array = Array.isArray(obj)
+      const keys = array ? [] : Object.keys(obj).sort()
+      emit(array ? "[" : "{")
+      for (let i = 0; i < (array ? obj.length : keys.length) && used < FINGERPRINT_MAX_CHARS; i++) {
+        if (i) emit(",")
+        const key = array ? i : keys[i]!
+        if (!array) emit(`${JSON.stringify(key)}:`)
+        let item: unknown
+        try {
+          item = obj[key]
+        } catch {
+          item = "[unreadable]"
+        }
+        walk(item, depth + 1)
+      }
+      emit(array ? "]" : "}")
+    } finally {
+      path.delete(obj)
+    }
+  }
   try {
-    walk(args, 0, new Set(), new Budget(), exact, shape, numbers)
+    walk(args, 0)
   } catch {
     // A Proxy whose traps throw, or anything else unexpected: one fixed fingerprint.
     return { exact: "[unserializable]", shape: "[unserializable]", numbers: [] }
   }
-  const full = exact.join("")
-  const loose = shape.join("")
-  const head = full.length > FINGERPRINT_HEAD_CHARS ? full.slice(0, FINGERPRINT_HEAD_CHARS) : full
-  const looseHead = loose.length > FINGERPRINT_HEAD_CHARS ? loose.slice(0, FINGERPRINT_HEAD_CHARS) : loose
-  return {
-    exact: `${head}|${full.length}|${hash32(full)}`,
-    shape: `${looseHead}|${loose.length}|${hash32(loose)}`,
-    numbers,
+  const print = (parts: string[]) => {
+    const full = parts.join("")
+    return `${full.slice(0, FINGERPRINT_HEAD_CHARS)}|${full.length}|${hash32(full)}`
   }
+  return { exact: print(exact), shape: print(shape), numbers }
 }

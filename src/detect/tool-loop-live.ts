@@ -41,17 +41,13 @@ export const LIVE_MIN_CALLS = 6
 export const LIVE_MIN_REPEATS = 3
 export const LIVE_MAX_PERIOD = 3
 
-export function sameCall(a: ToolCallPrint, b: ToolCallPrint): boolean {
+function sameCall(a: ToolCallPrint, b: ToolCallPrint): boolean {
   return a.tool === b.tool && a.exact === b.exact
 }
 
 export function nearIdenticalCall(a: ToolCallPrint, reference: ToolCallPrint): boolean {
-  if (a.tool !== reference.tool || a.shape !== reference.shape) return false
-  if (a.numbers.length !== reference.numbers.length) return false
-  for (let i = 0; i < a.numbers.length; i++) {
-    if (Math.abs(a.numbers[i]! - reference.numbers[i]!) > NEAR_NUMBER_TOLERANCE) return false
-  }
-  return true
+  if (a.tool !== reference.tool || a.shape !== reference.shape || a.numbers.length !== reference.numbers.length) return false
+  return a.numbers.every((x, i) => Math.abs(x - reference.numbers[i]!) <= NEAR_NUMBER_TOLERANCE)
 }
 
 /**
@@ -96,16 +92,11 @@ export function detectLiveLoop(calls: readonly ToolCallPrint[]): LiveToolLoop | 
       // Compare with the newest call at the same position in the cycle.
       const reference = calls[n - period + ((i - (n - period)) % period + period) % period]!
       const call = calls[i]!
-      if (sameCall(call, reference)) {
-        run++
-        continue
-      }
-      if (nearIdenticalCall(call, reference)) {
+      if (!sameCall(call, reference)) {
+        if (!nearIdenticalCall(call, reference)) break
         near = true
-        run++
-        continue
       }
-      break
+      run++
     }
     if (run < needed) continue
     const cycle = calls.slice(n - period)

@@ -26,13 +26,11 @@ export type IdleScanOptions = {
 /** Tool calls inspected by the idle scan, newest last. */
 export const IDLE_SCAN_MAX_CALLS = 60
 /** The same call this many times in a row is a loop. */
-export const IDLE_SAME_TOOL_MIN = 3
-/** A cycle of 2..5 calls repeated this many times is a loop. */
-export const IDLE_CYCLE_MIN_REPEATS = 3
-export const IDLE_CYCLE_MIN_PERIOD = 2
-export const IDLE_CYCLE_MAX_PERIOD = 5
-
-export type CallKey = { name: string; key: string }
+const SAME_TOOL_MIN = 3
+/** A cycle of MIN_PERIOD..MAX_PERIOD calls repeated this many times is a loop. */
+const CYCLE_MIN_REPEATS = 3
+const MIN_PERIOD = 2
+const MAX_PERIOD = 5
 
 /**
  * Tool calls of the current user episode, oldest first, at most `maxCalls` of them.
@@ -40,10 +38,7 @@ export type CallKey = { name: string; key: string }
  * thing three times is not a loop. The plugin's own prompts (`own`) do not end the episode,
  * so a loop that continues across our nudges is still seen.
  */
-export function episodeToolCalls(
-  messages: readonly TranscriptMessage[],
-  maxCalls = IDLE_SCAN_MAX_CALLS,
-): { tool: string; input: unknown }[] {
+export function episodeToolCalls(messages: readonly TranscriptMessage[], maxCalls = IDLE_SCAN_MAX_CALLS): { tool: string; input: unknown }[] {
   const out: { tool: string; input: unknown }[] = []
   for (let m = messages.length - 1; m >= 0 && out.length < maxCalls; m--) {
     const message = messages[m]!
@@ -61,44 +56,24 @@ export function episodeToolCalls(
 
 /** Length of the run at the end of `keys` where each entry equals the one `period` before it, plus `period`. */
 function tailRun(keys: readonly string[], period: number): number {
-  const n = keys.length
-  if (n < period) return n
   let run = period
-  for (let i = n - 1 - period; i >= 0; i--) {
-    if (keys[i] !== keys[i + period]) break
-    run++
-  }
+  for (let i = keys.length - 1 - period; i >= 0 && keys[i] === keys[i + period]; i--) run++
   return run
 }
 
-export function detectIdleToolLoop(
-  messages: readonly TranscriptMessage[],
-  options: IdleScanOptions = {},
-): IdleToolLoop | undefined {
-  const maxCalls = Math.max(1, Math.min(options.maxCalls ?? IDLE_SCAN_MAX_CALLS, 500))
-  const compare = options.compare ?? "call"
-  const calls: CallKey[] = episodeToolCalls(messages, maxCalls).map((c) => ({
-    name: c.tool,
-    key: compare === "name" || c.input === undefined ? c.tool : `${c.tool}\u0000${fingerprintArgs(c.input).exact}`,
-  }))
-  return detectLoopInKeys(calls)
-}
-
-/** The idle rule over already-keyed calls (exported for tests and for callers with their own keys). */
-export function detectLoopInKeys(calls: readonly CallKey[]): IdleToolLoop | undefined {
-  const keys = calls.map((c) => c.key)
+export function detectIdleToolLoop(messages: readonly TranscriptMessage[], options: IdleScanOptions = {}): IdleToolLoop | undefined {
+  const calls = episodeToolCalls(messages, Math.max(1, Math.min(options.maxCalls ?? IDLE_SCAN_MAX_CALLS, 500)))
+  const keys = calls.map((c) => (options.compare === "name" || c.input === undefined ? c.tool : `${c.tool}\u0000${fingerprintArgs(c.input).exact}`))
   const n = keys.length
   if (n === 0) return undefined
   const same = tailRun(keys, 1)
-  if (same >= IDLE_SAME_TOOL_MIN) return { kind: "same-tool", tools: [calls[n - 1]!.name], repeats: same }
-  for (let period = IDLE_CYCLE_MIN_PERIOD; period <= IDLE_CYCLE_MAX_PERIOD; period++) {
-    if (n < period * IDLE_CYCLE_MIN_REPEATS) break
+  if (same >= SAME_TOOL_MIN) return { kind: "same-tool", tools: [calls[n - 1]!.tool], repeats: same }
+  for (let period = MIN_PERIOD; period <= MAX_PERIOD && n >= period * CYCLE_MIN_REPEATS; period++) {
     const repeats = Math.floor(tailRun(keys, period) / period)
-    if (repeats < IDLE_CYCLE_MIN_REPEATS) continue
     // A cycle must hold at least two distinct calls; one repeated call is the same-tool rule.
-    const cycle = calls.slice(n - period)
-    if (new Set(cycle.map((c) => c.key)).size < 2) continue
-    return { kind: "cycle", tools: cycle.map((c) => c.name), repeats }
+    if (repeats >= CYCLE_MIN_REPEATS && new Set(keys.slice(n - period)).size >= 2) {
+      return { kind: "cycle", tools: calls.slice(n - period).map((c) => c.tool), repeats }
+    }
   }
   return undefined
 }

@@ -18,11 +18,8 @@ export const HOST_INVALID_TOOL = "invalid"
 /** Messages scanned at most (newest first). */
 export const UNKNOWN_TOOL_SCAN_MESSAGES = 200
 
-export type UnknownToolFinding = {
-  wrongName: string
-  count: number
-  closest?: string
-}
+export type UnknownToolFinding = { wrongName: string; count: number; closest?: string }
+type NameCount = { name: string; count: number }
 
 export type UnknownToolOptions = {
   threshold?: number
@@ -50,13 +47,9 @@ export function usableToolNames(available: readonly string[] | undefined): strin
  * Wrong tool names of the current episode with their counts, keyed by lower-cased name, in
  * order of their newest occurrence (newest first).
  */
-export function countUnknownToolCalls(
-  messages: readonly TranscriptMessage[],
-  available: readonly string[],
-  sinceMessageId?: string,
-): Map<string, { name: string; count: number }> {
+export function countUnknownToolCalls(messages: readonly TranscriptMessage[], available: readonly string[], sinceMessageId?: string): Map<string, NameCount> {
   const known = new Set(available.map((t) => t.toLowerCase()))
-  const counts = new Map<string, { name: string; count: number }>()
+  const counts = new Map<string, NameCount>()
   const oldest = Math.max(0, messages.length - UNKNOWN_TOOL_SCAN_MESSAGES)
   for (let m = messages.length - 1; m >= oldest; m--) {
     const message = messages[m]!
@@ -89,51 +82,24 @@ export function countUnknownToolCalls(
  */
 const OTHER_AGENTS_TOOLS: ReadonlyMap<string, readonly string[]> = new Map(
   Object.entries({
-    readfile: ["read"],
-    viewfile: ["read"],
-    openfile: ["read"],
-    cat: ["read"],
-    strreplaceeditor: ["edit"],
-    strreplacebasededittool: ["edit"],
-    strreplace: ["edit"],
-    replaceinfile: ["edit"],
-    editfile: ["edit"],
-    applydiff: ["edit", "patch"],
-    searchreplace: ["edit"],
-    searchandreplace: ["edit"],
-    runterminalcmd: ["bash"],
-    runcommand: ["bash"],
-    executecommand: ["bash"],
-    shell: ["bash"],
-    terminal: ["bash"],
-    runshellcommand: ["bash"],
-    exec: ["bash"],
-    applypatch: ["patch", "apply_patch", "edit"],
-    ls: ["list", "glob"],
-    listdir: ["list", "glob"],
-    listfiles: ["list", "glob"],
-    listdirectory: ["list", "glob"],
-    writetofile: ["write"],
-    createfile: ["write"],
-    writefile: ["write"],
-    grepsearch: ["grep"],
-    searchfiles: ["grep"],
-    filesearch: ["glob"],
-    findfiles: ["glob"],
-    fetch: ["webfetch"],
-    webfetch: ["webfetch"],
-    fetchurl: ["webfetch"],
-    websearch: ["websearch"],
-    todowrite: ["todowrite"],
-    updatetodos: ["todowrite"],
-  }),
+    "readfile viewfile openfile cat": "read",
+    "strreplaceeditor strreplacebasededittool strreplace replaceinfile editfile searchreplace searchandreplace": "edit",
+    applydiff: "edit patch",
+    "runterminalcmd runcommand executecommand shell terminal runshellcommand exec": "bash",
+    applypatch: "patch apply_patch edit",
+    "ls listdir listfiles listdirectory": "list glob",
+    "writetofile createfile writefile": "write",
+    "grepsearch searchfiles": "grep",
+    "filesearch findfiles": "glob",
+    "fetch webfetch fetchurl": "webfetch",
+    websearch: "websearch",
+    "todowrite updatetodos": "todowrite",
+  }).flatMap(([names, targets]) => names.split(" ").map((name) => [name, targets.split(" ")] as const)),
 )
 
 /** The OpenCode tool another agent's tool name stands for, when the host has it. */
 function counterpart(wrong: string, tools: readonly string[]): string | undefined {
-  const targets = OTHER_AGENTS_TOOLS.get(wrong.replace(/[_-]/g, ""))
-  if (!targets) return undefined
-  for (const target of targets) {
+  for (const target of OTHER_AGENTS_TOOLS.get(wrong.replace(/[_-]/g, "")) ?? []) {
     const found = tools.find((t) => t.toLowerCase() === target)
     if (found !== undefined) return found
   }
@@ -147,12 +113,13 @@ function counterpart(wrong: string, tools: readonly string[]): string | undefine
 export function closestTool(wrongName: string, available: readonly string[]): string | undefined {
   const wrong = wrongName.trim().toLowerCase()
   if (!wrong) return undefined
-  const mapped = counterpart(wrong, usableToolNames(available))
+  const tools = usableToolNames(available)
+  const mapped = counterpart(wrong, tools)
   if (mapped !== undefined) return mapped
   const limit = wrong.length / 2
   let best: string | undefined
   let bestDistance = Infinity
-  for (const tool of usableToolNames(available)) {
+  for (const tool of tools) {
     const d = distance(wrong, tool.toLowerCase())
     if (d <= limit && d < bestDistance) {
       best = tool
@@ -169,14 +136,14 @@ export function detectUnknownTool(
 ): UnknownToolFinding | undefined {
   if (!available || usableToolNames(available).length === 0) return undefined
   const threshold = Math.max(1, options.threshold ?? UNKNOWN_TOOL_THRESHOLD)
-  let pick: { name: string; count: number } | undefined
+  let pick: NameCount | undefined
   // Newest first, and only a strictly higher count displaces: ties go to the newest name.
   for (const entry of countUnknownToolCalls(messages, available, options.sinceMessageId).values()) {
     if (entry.count >= threshold && (!pick || entry.count > pick.count)) pick = entry
   }
   if (!pick) return undefined
   const closest = closestTool(pick.name, available)
-  return closest === undefined ? { wrongName: pick.name, count: pick.count } : { wrongName: pick.name, count: pick.count, closest }
+  return { wrongName: pick.name, count: pick.count, ...(closest === undefined ? {} : { closest }) }
 }
 
 /**

@@ -2,8 +2,8 @@
  * Does a reply describe the work it claims to have done? A done claim that already names files,
  * commands, verification output or a results section needs no "tell me what you did" prompt; any
  * one piece of evidence is enough (a filter against bare "Done!", not a grader of reports).
- * Paths are recognised by a hand-written token scanner, never by a regex over the line: a path
- * regex of the form `[\w.-]+(?:/[\w.-]+)*` is quadratic on `a/a/a/…`.
+ * Paths are recognised token by token (the window split on spaces and brackets), never by a regex
+ * over the line: a path regex of the form `[\w.-]+(?:/[\w.-]+)*` is quadratic on `a/a/a/…`.
  */
 import { capTail } from "./text.ts"
 
@@ -15,68 +15,34 @@ const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set(
   ).split(" "),
 )
 
-// Each check below runs once over the whole window. Line-start checks use the `m` flag and
-// `[ \t]` (never `\s`, which would let them run on across line breaks).
-
-const SHELL_FENCE = /^[ \t]{0,3}(?:```|~~~)[ \t]*(?:bash|sh|shell|zsh|console|terminal|powershell|ps1|cmd|fish)\b/im
-
-const SHELL_PROMPT = /^[ \t]*\$ [a-z]/im
-
-const HEADING =
-  /^[ \t]{0,3}#{1,6}[ \t][^\n]{0,200}?\b(?:summary|changes?|results?|verification|verified|files?|tests?|outcome|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed)|implementation|report)\b/im
-
-const LABEL =
-  /^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:summary|changes(?:[ \t]+made)?|results?|verification|outcome|files?[ \t]+(?:changed|modified|touched|updated|created|edited)|tests?(?:[ \t]+run)?|commands?[ \t]+(?:run|used)|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed))(?:\*\*|__)?[ \t]*:/im
-
-const VERIFICATION =
-  /(?<![\w.])\d+[ \t]+(?:tests?[ \t]+)?(?:passed|passing|failed|failing|pass|fail)\b|\ball[ \t]+(?:\d+[ \t]+)?(?:tests?|checks?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\b(?:tests?|checks?|specs?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\bexit[ \t]+code[ \t]+\d|\bbuild[ \t]+(?:succeeded|passed|is[ \t]+green|ok)\b|\btype-?checks?[ \t]+(?:is[ \t]+)?(?:clean|passes|passed|ok)\b/i
-
-const BACKTICK_COMMAND =
-  /`(?:npm|npx|bun|bunx|yarn|pnpm|git|pytest|cargo|go|make|tsc|node|python3?|deno|mvn|gradle|dotnet|rspec|jest|vitest|ls|cat|grep|rg|curl)[ \t][^`\n]{0,200}`/
-
-const SECTION_CHECKS: readonly RegExp[] = [SHELL_FENCE, SHELL_PROMPT, HEADING, LABEL, VERIFICATION, BACKTICK_COMMAND]
+/**
+ * Each check runs once over the whole window. Line-start checks use the `m` flag and `[ \t]`
+ * (never `\s`, which would let them run on across line breaks).
+ */
+const SECTION_CHECKS: readonly RegExp[] = [
+  // A shell fence.
+  /^[ \t]{0,3}(?:```|~~~)[ \t]*(?:bash|sh|shell|zsh|console|terminal|powershell|ps1|cmd|fish)\b/im,
+  // A shell prompt line.
+  /^[ \t]*\$ [a-z]/im,
+  // A results heading.
+  /^[ \t]{0,3}#{1,6}[ \t][^\n]{0,200}?\b(?:summary|changes?|results?|verification|verified|files?|tests?|outcome|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed)|implementation|report)\b/im,
+  // A results label.
+  /^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:summary|changes(?:[ \t]+made)?|results?|verification|outcome|files?[ \t]+(?:changed|modified|touched|updated|created|edited)|tests?(?:[ \t]+run)?|commands?[ \t]+(?:run|used)|what[ \t]+(?:i[ \t]+did|was[ \t]+done|changed))(?:\*\*|__)?[ \t]*:/im,
+  // Test, build or type-check output.
+  /(?<![\w.])\d+[ \t]+(?:tests?[ \t]+)?(?:passed|passing|failed|failing|pass|fail)\b|\ball[ \t]+(?:\d+[ \t]+)?(?:tests?|checks?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\b(?:tests?|checks?|specs?)[ \t]+(?:pass|passed|passing|are[ \t]+green|succeeded)\b|\bexit[ \t]+code[ \t]+\d|\bbuild[ \t]+(?:succeeded|passed|is[ \t]+green|ok)\b|\btype-?checks?[ \t]+(?:is[ \t]+)?(?:clean|passes|passed|ok)\b/i,
+  // A command in backticks.
+  /`(?:npm|npx|bun|bunx|yarn|pnpm|git|pytest|cargo|go|make|tsc|node|python3?|deno|mvn|gradle|dotnet|rspec|jest|vitest|ls|cat|grep|rg|curl)[ \t][^`\n]{0,200}`/,
+]
 
 const ABSOLUTE_SEGMENT = /^[a-z0-9._-]{1,32}$/
 
 /** Longest token the path scanner considers; anything longer is not a path a human writes. */
 const MAX_PATH_TOKEN = 260
 
-function isTokenBreak(code: number): boolean {
-  switch (code) {
-    case 32:
-    case 9:
-    case 10:
-    case 13:
-    case 96: // `
-    case 34: // "
-    case 39: // '
-    case 40: // (
-    case 41: // )
-    case 91: // [
-    case 93: // ]
-    case 60: // <
-    case 62: // >
-    case 44: // ,
-    case 59: // ;
-    case 42: // *
-      return true
-  }
-  return false
-}
-
-function isPathChar(code: number): boolean {
-  return (
-    (code >= 97 && code <= 122) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 48 && code <= 57) ||
-    code === 95 || // _
-    code === 45 || // -
-    code === 46 || // .
-    code === 47 || // /
-    code === 126 || // ~
-    code === 64 // @
-  )
-}
+/** A token the path check reads: a run between spaces, line breaks, quotes, brackets and list punctuation. */
+const TOKEN = /[^ \t\n\r`"'()[\]<>,;*]+/g
+/** a-z A-Z 0-9 _ - . / ~ @ */
+const PATH_CHARS = /^[\w.\/~@-]+$/
 
 /** One token, already split on spaces and brackets: a file path or not. */
 function looksLikePath(raw: string): boolean {
@@ -85,8 +51,7 @@ function looksLikePath(raw: string): boolean {
   while (token.length > 0 && ".:!?".includes(token[token.length - 1]!)) token = token.slice(0, -1)
   const colon = token.indexOf(":")
   if (colon > 0 && /^\d/.test(token.slice(colon + 1))) token = token.slice(0, colon)
-  if (token.length < 3 || token.length > MAX_PATH_TOKEN) return false
-  for (let i = 0; i < token.length; i++) if (!isPathChar(token.charCodeAt(i))) return false
+  if (token.length < 3 || token.length > MAX_PATH_TOKEN || !PATH_CHARS.test(token)) return false
   if (token.includes("//")) return false // URLs, comments
   const dot = token.lastIndexOf(".")
   const slash = token.lastIndexOf("/")
@@ -107,26 +72,14 @@ function looksLikePath(raw: string): boolean {
   return false
 }
 
-/** One pass over the window, splitting tokens on spaces, line breaks and brackets. */
+/** One pass over the window's tokens, stopping at the first path. */
 function containsPath(text: string): boolean {
-  let start = -1
-  for (let i = 0; i <= text.length; i++) {
-    const boundary = i === text.length || isTokenBreak(text.charCodeAt(i))
-    if (!boundary) {
-      if (start < 0) start = i
-      continue
-    }
-    if (start >= 0) {
-      if (i - start <= MAX_PATH_TOKEN + 4 && looksLikePath(text.slice(start, i))) return true
-      start = -1
-    }
-  }
+  for (const [token] of text.matchAll(TOKEN)) if (token.length <= MAX_PATH_TOKEN + 4 && looksLikePath(token)) return true
   return false
 }
 
 export function hasWorkDescription(text: string): boolean {
   if (typeof text !== "string" || text.length === 0) return false
   const tail = capTail(text)
-  for (const check of SECTION_CHECKS) if (check.test(tail)) return true
-  return containsPath(tail)
+  return SECTION_CHECKS.some((check) => check.test(tail)) || containsPath(tail)
 }

@@ -15,10 +15,7 @@ export type ContinueContext = {
   now: number
 }
 
-export type ContinuePromptOptions = {
-  continuePrompt?: string
-  richContinuePrompt: boolean
-}
+export type ContinuePromptOptions = { continuePrompt?: string; richContinuePrompt: boolean }
 
 export const PLAIN_CONTINUE = "continue"
 

@@ -3,14 +3,12 @@
  * (`buildContinuePrompt` in continue.ts, so a custom `continuePrompt` still wins verbatim);
  * these functions only supply its `reason`, so the same explanation is never spelled twice.
  */
-import { formatDuration } from "./format.ts"
+import { clip, formatDuration } from "./format.ts"
 
 const MAX_NAME_CHARS = 60
 
 function errorLabel(name: string): string {
-  const flat = name.replace(/\s+/g, " ").trim()
-  if (!flat) return "an error"
-  return flat.length > MAX_NAME_CHARS ? `${flat.slice(0, MAX_NAME_CHARS)}…` : flat
+  return clip(name.replace(/\s+/g, " ").trim(), MAX_NAME_CHARS) || "an error"
 }
 
 /** ", recovery k/n" while k is within the budget (and the budget is more than one). */

@@ -1,5 +1,10 @@
 /** Small, pure formatters shared by prompts and log lines. */
 
+/** `text` cut to `max` characters, with "…" when something was cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text
+}
+
 /** 186000 -> "3m 6s"; 4000 -> "4s"; 250 -> "250ms"; 3723000 -> "1h 2m 3s". */
 export function formatDuration(ms: number): string {
   if (Number.isFinite(ms) && ms > 0 && ms < 1000) return `${Math.round(ms)}ms`

@@ -3,6 +3,7 @@
  * The prompt names what was repeated so the model can recognise it, and asks for a
  * different next step rather than a blind retry.
  */
+import { clip } from "./format.ts"
 
 export type ToolLoopDescription = {
   /** Tool names of one repetition, oldest first. */
@@ -16,8 +17,7 @@ const MAX_NAMES = 5
 
 /** A tool name safe to quote: one line, no backticks, bounded. */
 export function quoteToolName(name: string): string {
-  const flat = name.replace(/[\r\n\t`]+/g, " ").trim()
-  return flat.length > MAX_NAME_CHARS ? `${flat.slice(0, MAX_NAME_CHARS)}…` : flat || "(unnamed)"
+  return clip(name.replace(/[\r\n\t`]+/g, " ").trim(), MAX_NAME_CHARS) || "(unnamed)"
 }
 
 export function buildToolLoopPrompt(loop: ToolLoopDescription): string {
@@ -36,8 +36,7 @@ const MAX_QUOTED_UNIT = 120
 
 /** Text sent after a run was stopped because its streamed output kept repeating one passage. */
 export function buildRepetitionPrompt(repetition: { unit: string; copies: number }): string {
-  const flat = repetition.unit.replace(/[\r\n\t`]+/g, " ").replace(/\s+/g, " ").trim()
-  const quoted = flat.length > MAX_QUOTED_UNIT ? `${flat.slice(0, MAX_QUOTED_UNIT)}…` : flat
+  const quoted = clip(repetition.unit.replace(/[\r\n\t`]+/g, " ").replace(/\s+/g, " ").trim(), MAX_QUOTED_UNIT)
   return [
     `auto-resume: your last output was stopped because it repeated the same passage ${repetition.copies} times in a row ("${quoted}"). Writing it again will not move the task on.`,
     "Do not write that passage again. Pick up from where the work actually is: take the next concrete step, or, if you are unsure what it is, say in a sentence or two what is blocking you.",

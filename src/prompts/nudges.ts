@@ -1,19 +1,16 @@
 /**
  * Every text the judgement of a finished turn can send, and the task_complete replies.
- * A configured override always wins verbatim; the built-in texts live only here.
+ * A configured override always wins verbatim (a blank one counts as none); the built-in texts
+ * live only here.
  */
 import type { TodoItem } from "../core/transcript.ts"
+import { openTodos, type TodoSnapshot } from "../todos/open.ts"
 import { PLAIN_CONTINUE } from "./continue.ts"
 
 /** The option fields these prompts honour (a subset of `Options`). */
-export type NudgePromptOptions = {
-  continuePrompt?: string
-  actionIntentPrompt?: string
-  toolTextRecoveryPrompt?: string
-  thinkingToolRecoveryPrompt?: string
-  doneWithoutWorkPrompt?: string
-  doneWithoutDetailsPrompt?: string
-}
+export type NudgePromptOptions = Partial<
+  Record<"continuePrompt" | "actionIntentPrompt" | "toolTextRecoveryPrompt" | "thinkingToolRecoveryPrompt" | "doneWithoutWorkPrompt" | "doneWithoutDetailsPrompt", string>
+>
 
 export const TOOL_TEXT_RECOVERY_PROMPT =
   "Your last reply wrote a tool call out as text, so the tool never ran. " +
@@ -25,6 +22,10 @@ export const THINKING_TOOL_RECOVERY_PROMPT =
 
 export const DEAD_STREAM_PROMPT =
   "Your previous reply ended without any visible text or tool call. Pick up where you stopped and carry on with the task."
+
+export const CUT_OFF_PROMPT =
+  "Your last answer was cut off because it reached the output limit. " +
+  "Continue from exactly where it stopped, without repeating what is already written; if a lot is left, do it in smaller steps."
 
 export const DONE_WITHOUT_WORK_PROMPT =
   "You said the work is finished, but your todo list still has open items. " +
@@ -48,13 +49,8 @@ export const TASK_COMPLETE_REPEAT_ERROR =
 export const MAX_LISTED_TODOS = 20
 export const MAX_TODO_TEXT = 200
 
-function custom(value: string | undefined): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value : undefined
-}
-
-function plural(n: number, one: string, many: string): string {
-  return n === 1 ? one : many
-}
+const custom = (value: string | undefined) => (typeof value === "string" && value.trim() !== "" ? value : undefined)
+const plural = (n: number, one: string, many: string) => (n === 1 ? one : many)
 
 function oneLine(content: string): string {
   const raw = String(content)
@@ -72,42 +68,28 @@ export function formatOpenTodoList(open: readonly TodoItem[]): string {
 }
 
 /** The bare continue for idle nudges: the user's `continuePrompt`, else "continue". */
-export function plainContinuePrompt(options: NudgePromptOptions): string {
-  return custom(options.continuePrompt) ?? PLAIN_CONTINUE
-}
-
-export function deadStreamPrompt(options: NudgePromptOptions): string {
-  return custom(options.continuePrompt) ?? DEAD_STREAM_PROMPT
-}
-
-export function toolTextPrompt(options: NudgePromptOptions): string {
-  return custom(options.toolTextRecoveryPrompt) ?? TOOL_TEXT_RECOVERY_PROMPT
-}
-
-export function thinkingToolPrompt(options: NudgePromptOptions): string {
-  return custom(options.thinkingToolRecoveryPrompt) ?? THINKING_TOOL_RECOVERY_PROMPT
-}
-
+export const plainContinuePrompt = (options: NudgePromptOptions) => custom(options.continuePrompt) ?? PLAIN_CONTINUE
+export const deadStreamPrompt = (options: NudgePromptOptions) => custom(options.continuePrompt) ?? DEAD_STREAM_PROMPT
+export const toolTextPrompt = (options: NudgePromptOptions) => custom(options.toolTextRecoveryPrompt) ?? TOOL_TEXT_RECOVERY_PROMPT
+export const thinkingToolPrompt = (options: NudgePromptOptions) => custom(options.thinkingToolRecoveryPrompt) ?? THINKING_TOOL_RECOVERY_PROMPT
 /** `actionIntentPrompt`, else `continuePrompt`, else "continue". */
-export function actionIntentPromptText(options: NudgePromptOptions): string {
-  return custom(options.actionIntentPrompt) ?? plainContinuePrompt(options)
-}
+export const actionIntentPromptText = (options: NudgePromptOptions) => custom(options.actionIntentPrompt) ?? plainContinuePrompt(options)
+export const doneWithoutDetailsPromptText = (options: NudgePromptOptions) => custom(options.doneWithoutDetailsPrompt) ?? DONE_WITHOUT_DETAILS_PROMPT
 
 /** The built-in text also lists the open items; an override is sent as written. */
 export function doneWithoutWorkPromptText(options: NudgePromptOptions, open: readonly TodoItem[]): string {
-  const override = custom(options.doneWithoutWorkPrompt)
-  if (override) return override
-  return open.length > 0 ? `${DONE_WITHOUT_WORK_PROMPT}\n\n${formatOpenTodoList(open)}` : DONE_WITHOUT_WORK_PROMPT
+  return custom(options.doneWithoutWorkPrompt) ?? (open.length > 0 ? `${DONE_WITHOUT_WORK_PROMPT}\n\n${formatOpenTodoList(open)}` : DONE_WITHOUT_WORK_PROMPT)
 }
 
-export function doneWithoutDetailsPromptText(options: NudgePromptOptions): string {
-  return custom(options.doneWithoutDetailsPrompt) ?? DONE_WITHOUT_DETAILS_PROMPT
-}
-
-/** The open-todos reminder naming each open item; `undefined` when there is nothing open to name. */
-export function openTodosReminder(open: readonly TodoItem[]): string | undefined {
-  if (open.length === 0) return undefined
+/**
+ * The open-todos reminder naming each open item. A list that cannot be used (not a list, nothing
+ * open) yields a plain continue rather than an empty or misleading reminder; an item without
+ * text is left out rather than named as a blank.
+ */
+export function todoReminderPrompt(todos: unknown, options: NudgePromptOptions): string {
+  const open = openTodos(todos as TodoSnapshot).filter((item) => typeof item.content === "string")
   const n = open.length
+  if (n === 0) return plainContinuePrompt(options)
   return [
     `Your todo list still has ${n} open ${plural(n, "item", "items")}:`,
     formatOpenTodoList(open),
@@ -125,4 +107,14 @@ export function taskCompleteRefusal(open: readonly TodoItem[]): string {
     "",
     "Finish them first (or mark them completed or cancelled if they no longer apply), then call task_complete again.",
   ].join("\n")
+}
+
+/** After an answer cut off at the output limit (detect/cut-off.ts); `tool`: the call cut inside its arguments, so it never ran. */
+export function cutOffPrompt(tool?: string): string {
+  if (tool === undefined) return CUT_OFF_PROMPT
+  const which = tool === "the tool" ? "a tool call" : `a call to ${tool}`
+  return (
+    `Your last answer was cut off because it reached the output limit while you were writing ${which}, so that call never ran. ` +
+    "Make the call again, in full, with complete arguments; if they are long, split the work into smaller calls."
+  )
 }

@@ -19,9 +19,8 @@ function readItem(raw: unknown): TodoItem | undefined {
   const item = raw as Record<string, unknown>
   if (typeof item.content !== "string" || typeof item.status !== "string") return undefined
   if (item.priority !== undefined && typeof item.priority !== "string") return undefined
-  const out: TodoItem = { content: item.content, status: item.status }
-  if (typeof item.priority === "string") out.priority = item.priority
-  return out
+  const { content, status, priority } = item
+  return priority === undefined ? { content, status } : { content, status, priority }
 }
 
 export function readTodoInput(input: unknown): readonly TodoItem[] | "unreadable" {
@@ -29,13 +28,9 @@ export function readTodoInput(input: unknown): readonly TodoItem[] | "unreadable
     if (input === null || typeof input !== "object") return "unreadable"
     const todos = (input as Record<string, unknown>).todos
     if (!Array.isArray(todos) || todos.length > MAX_TODO_ITEMS) return "unreadable"
-    const items: TodoItem[] = []
-    for (const raw of todos) {
-      const item = readItem(raw)
-      if (!item) return "unreadable"
-      items.push(item)
-    }
-    return items
+    // One bad item makes the whole list unreadable (a hole reads as a bad item too).
+    const items = Array.from(todos, readItem)
+    return items.includes(undefined) ? "unreadable" : (items as TodoItem[])
   } catch {
     // A getter or proxy in the input blew up.
     return "unreadable"

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { MAX_SCANNED_TEXT } from "../../../src/core/transcript.ts"
-import { toolCallInReasoning } from "../../../src/detect/thinking-tool.ts"
-import { findToolCallText, toolCallInText, type ToolCallForm } from "../../../src/detect/tool-call-text.ts"
+import { findToolCallText, toolCallInReasoning, toolCallInText, type ToolCallForm } from "../../../src/detect/tool-call-text.ts"
 import { FENCE_CONTEXT_CHARS } from "../../../src/detect/text.ts"
 import { assistant, said, thought, tool } from "../../fixtures/transcript-builders.ts"
 
