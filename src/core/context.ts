@@ -4,6 +4,7 @@ import type { Options } from "../options/index.ts"
 import type { TimeSource } from "./clock.ts"
 import type { CoreLogger } from "./logger.ts"
 import type { PauseSource } from "./pauses.ts"
+import type { RateWaitStore } from "./carried-waits.ts"
 import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
@@ -12,6 +13,8 @@ export type EngineContext = {
   readonly port: HostPort
   readonly logger: CoreLogger
   readonly pauses: PauseSource
+  /** Where rate-limit waits are kept across a restart (carried-waits.ts); absent: in memory only. */
+  readonly rateWaits?: RateWaitStore
   /** Options as they apply to this session right now (profile resolved from its current model). */
   effective(state: SessionState): Options
   /**
