@@ -312,12 +312,15 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     adoptWait(state, wait) {
       const t = trackFailure(state)
       const now = ctx.time.now()
-      t.rate = { phase: "waiting", hits: Math.max(1, wait.rung), allowedAt: now + wait.remainingMs }
+      // Not before one check interval: by then the pause file has been read, so a pause set
+      // while no OpenCode ran still ends the wait instead of meeting its continue.
+      const check = ctx.effective(state).checkIntervalMs
+      t.rate = { phase: "waiting", hits: Math.max(1, wait.rung), allowedAt: now + Math.max(wait.remainingMs, check) }
       t.rateHitAt = now - (wait.elapsedMs ?? 0)
       t.mirror = { saved: true, carriedOver: true }
       const left = wait.remainingMs > 0 ? `until ${formatLocalTime(t.rate.allowedAt)} (${formatDuration(wait.remainingMs)} left)` : "already over: one continue once the session is idle"
       ctx.logger.log("info", `session ${state.id}: rate-limit wait carried over from a restart (hit ${t.rate.hits}); ${left}`)
-      wakeAt(state, t, Math.min(t.rate.allowedAt, now + ctx.effective(state).checkIntervalMs))
+      wakeAt(state, t, Math.min(t.rate.allowedAt, now + check))
       return true
     },
     rateWait(state) {

@@ -117,13 +117,26 @@ describe("a wait carried over from a previous process", () => {
     expect(w.port.sends).toHaveLength(1)
   })
 
-  test("one already over sends its continue once, at once, when the session is idle", async () => {
+  test("one already over sends its continue once, one check interval after the start (the pause file read by then), when the session is idle", async () => {
     const w = world()
     w.engine.restoreRateWaits([restored({ remainingMs: 0 })])
+    await w.advance(4000)
+    expect(w.port.sends).toHaveLength(0)
     await w.advance(2000)
     expect(w.port.sends).toHaveLength(1)
     await w.advance(300_000)
     expect(w.port.sends).toHaveLength(1)
+  })
+
+  test("negative control: a pause found in the file at start ends a wait that is already over: no continue", async () => {
+    const w = world()
+    w.engine.restoreRateWaits([restored({ remainingMs: 0 })])
+    // The pause store reads its file in the background, within the first check interval.
+    await w.advance(1000)
+    w.pauses.pause("s1")
+    await w.advance(300_000)
+    expect(w.port.sends).toHaveLength(0)
+    expect(w.store.ended).toEqual(["s1"])
   })
 
   test("negative control: a session the host still runs gets no continue while it runs; its output ends the wait", async () => {
@@ -171,7 +184,7 @@ describe("a wait carried over from a previous process", () => {
   test("a new hit after the carried-over continue is this process's own wait again", async () => {
     const w = world()
     w.engine.restoreRateWaits([restored({ remainingMs: 0 })])
-    await w.advance(2000)
+    await w.advance(6000)
     w.emit({ type: "busy" }, rateLimit, { type: "idle" })
     expect(w.store.saved.at(-1)).toMatchObject({ rung: 2 })
     expect(w.store.saved.at(-1)?.carriedOver).toBeUndefined()
