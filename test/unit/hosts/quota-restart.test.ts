@@ -10,7 +10,10 @@ import os from "node:os"
 import path from "node:path"
 import type { CarriedWait } from "../../../src/core/carried-waits.ts"
 import { startV1 } from "../../../src/host/v1/adapter.ts"
+import { replyFromPromptText } from "../../../src/host/v1/command-model.ts"
 import { processStartedAt, selfOwner } from "../../../src/pause/process-start.ts"
+import type { PauseSource } from "../../../src/core/pauses.ts"
+import { FakePauses } from "../pause/helpers.ts"
 import { FakeV1Host, SID as V1_SID, flush } from "../v1/rig.ts"
 import { makeV2, SID as V2_SID, sends } from "../v2/harness.ts"
 
@@ -40,8 +43,8 @@ const deadOwner = { pid: 4_000_000 + (process.pid % 1000), startedAt: 1, host: s
 const liveOwner = { pid: 1, startedAt: processStartedAt(1) ?? 0, host: selfOwner().host }
 const OPTIONS = { rateLimitCooldownsMs: [60_000], injectIntervalMs: 0 }
 
-function v1(env: Record<string, string>, host = new FakeV1Host()) {
-  const plugin = startV1({ client: host.client, directory: host.directory }, OPTIONS, env, { time: host.time, pauses: host.pauses, rateWaitFile: true })
+function v1(env: Record<string, string>, host = new FakeV1Host(), pauses: PauseSource = host.pauses) {
+  const plugin = startV1({ client: host.client, directory: host.directory }, OPTIONS, env, { time: host.time, pauses, rateWaitFile: true })
   host.plugins.push(plugin)
   return { host, plugin }
 }
@@ -95,6 +98,22 @@ describe("1.x: the wait file through the adapter", () => {
     await host.advance(120_000)
     expect(continues(host)).toHaveLength(1)
     expect(s.waits()).toEqual([])
+  })
+
+  test("/auto-resume status through the plugin's hooks says the wait was carried over from a restart", async () => {
+    const s = stateDir()
+    const host = new FakeV1Host()
+    const now = host.time.now()
+    s.write([{ sessionID: V1_SID, rung: 1, until: now + 600_000, directory: host.directory, owner: deadOwner }])
+    // A store the slash command can write to, so the plugin registers it.
+    const { plugin } = v1(s.env, host, new FakePauses())
+    await host.advance(1000)
+    const hooks = plugin.hooks as Record<string, (...args: unknown[]) => Promise<void>>
+    await hooks.config!({ enabled_providers: ["fake"], provider: { fake: {} } })
+    const output = { parts: [{ type: "text", text: "/auto-resume status" }] as { type: string; text: string }[] }
+    await hooks["command.execute.before"]!({ command: "auto-resume", sessionID: V1_SID, arguments: "status" }, output)
+    expect(replyFromPromptText(output.parts[0]!.text)).toMatch(/Waiting for the rate limit \(carried over from a restart\) until .* \(hit 1\)/)
+    plugin.stop("test over")
   })
 
   test("negative control: a live process's wait, or another folder's, is left alone", async () => {
