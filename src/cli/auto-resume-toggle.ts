@@ -1,5 +1,5 @@
 /**
- * `auto-resume-toggle <sessionID>|--all off|on|status`: pause or resume opencode-auto-resume from
+ * `auto-resume-toggle <sessionID>|--all off|on|status` (and `history`, history-command.ts): pause or resume opencode-auto-resume from
  * outside the chat by writing the pause marker file the running plugin watches. Every run also
  * applies the file's housekeeping (src/core/pause-leases.ts), with a note on stderr per dropped
  * pause. A pause written here is held by nobody until the OpenCode that runs the session claims it.
@@ -12,6 +12,9 @@ import { droppedText, holdText } from "../pause/hold-text.ts"
 import { PauseMarkerFile } from "../pause/marker-file.ts"
 import { pauseFilePath, type PauseState } from "../pause/marker-format.ts"
 import { printable, sessionIdProblem } from "../pause/session-id.ts"
+import { parseHistoryArgs, runHistory } from "./history-command.ts"
+import { JOURNAL_FILE_NAME } from "../history/journal-path.ts"
+import path from "node:path"
 
 export const EXIT_OK = 0
 export const EXIT_FAILED = 1
@@ -34,6 +37,7 @@ export function helpText(file: string): string {
   return [
     `Usage: ${PROGRAM} <sessionID> off|on|status`,
     `       ${PROGRAM} --all off|on|status`,
+    `       ${PROGRAM} history [sessionID] [--json]`,
     `       ${PROGRAM} --help`,
     "",
     "Pauses (off) or resumes (on) automatic recovery by opencode-auto-resume for one session, or",
@@ -43,7 +47,12 @@ export function helpText(file: string): string {
     "OpenCode that runs the session lifts it. A pause no running OpenCode claims is dropped",
     "after 24 hours. `--all on` lifts the global pause and every session's pause.",
     "",
+    "history lists what the plugin did (every continue, abort, prompt or switch, and every one a",
+    "guard held back), with what it saw and whether the session came back, newest last; with a",
+    "session id (or the tail the table shows) only that session; --json prints the stored lines.",
+    "",
     `Pause file: ${file}`,
+    `History file: ${path.join(path.dirname(file), JOURNAL_FILE_NAME)}`,
     "Exit status: 0 done, 1 the pause file could not be read or written, 2 bad usage.",
   ].join("\n")
 }
@@ -82,6 +91,15 @@ function defaultIo(): CliIo {
 export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
   const out = { ...defaultIo(), ...io }
   const filePath = pauseFilePath(out.env)
+  if (argv[0] === "history" && !argv.some((a) => a === "--help" || a === "-h")) {
+    const args = parseHistoryArgs(argv.slice(1))
+    if ("usage" in args) {
+      out.stderr(`${PROGRAM}: ${args.usage} (see ${PROGRAM} --help)`)
+      return EXIT_USAGE
+    }
+    await runHistory(args, out)
+    return EXIT_OK
+  }
   const parsed = parseArgs(argv)
   if (parsed.kind === "help") {
     out.stdout(helpText(filePath))

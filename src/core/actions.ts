@@ -54,7 +54,8 @@ function runningTool(ctx: EngineContext, state: SessionState, exception?: OpenCa
   return undefined
 }
 
-function actionHold(ctx: EngineContext, state: SessionState, exception?: OpenCallException): string | undefined {
+/** Why nothing of ours may reach the session right now (a guard, a running tool), or undefined. */
+export function actionHold(ctx: EngineContext, state: SessionState, exception?: OpenCallException): string | undefined {
   if (state.dropped) return "the session is no longer tracked"
   return holdReason(ctx, state) ?? runningTool(ctx, state, exception)
 }

@@ -1,5 +1,6 @@
 /** What the engine's rule modules share: time, the host port, logging and option lookup. */
 import type { HostPort } from "./port.ts"
+import type { JournalBook } from "./journal-book.ts"
 import type { Options } from "../options/index.ts"
 import type { TimeSource } from "./clock.ts"
 import type { CoreLogger } from "./logger.ts"
@@ -15,6 +16,8 @@ export type EngineContext = {
   readonly pauses: PauseSource
   /** Where rate-limit waits are kept across a restart (carried-waits.ts); absent: in memory only. */
   readonly rateWaits?: RateWaitStore
+  /** The user's history of interventions (journal-book.ts); absent in contexts built by hand. */
+  readonly journal?: JournalBook
   /** Options as they apply to this session right now (profile resolved from its current model). */
   effective(state: SessionState): Options
   /**

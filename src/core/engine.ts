@@ -26,6 +26,7 @@ import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapsh
 import { stallBudgetMs } from "./watchdog.ts"
 import { cancelWatchdog, ensureWatchdog, silentStreamModule } from "./modules/silent-stream.ts"
 import { cancelRecovery } from "./intervention.ts"
+import { JournalBook } from "./journal-book.ts"
 import { runIntent } from "./run-effect.ts"
 import { everyModule, firstModule } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
@@ -85,6 +86,7 @@ export class RecoveryEngine {
       logger,
       pauses: this.pauses,
       rateWaits: deps.rateWaits,
+      journal: new JournalBook(() => this.ctx),
       effective: (state) => this.effective(state),
       moduleHold: (state) => this.moduleHold(state),
       userStopped: (state) => {
@@ -253,6 +255,7 @@ export class RecoveryEngine {
     this.disposed = true
     this.sweepTimer?.()
     this.discovery.stop()
+    this.ctx.journal?.flush()
     this.scheduler.dispose()
     for (const module of this.modules) {
       try {
@@ -298,6 +301,7 @@ export class RecoveryEngine {
   }
 
   private forget(state: SessionState): void {
+    this.ctx.journal?.forget(state)
     state.dropped = true
     this.scheduler.clear(state)
     cancelRecovery(state.intervention)

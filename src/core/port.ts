@@ -6,6 +6,7 @@
  * OpenCode generation is running.
  */
 
+import type { JournalEntry } from "./journal.ts"
 import type { TodoItem, TranscriptMessage } from "./transcript.ts"
 
 export type ModelRef = { providerID: string; modelID: string }
@@ -117,6 +118,11 @@ export interface HostPort {
   /** Sends a prompt that the host marks as the plugin's own (never a genuine user turn). */
   send(request: SendRequest): Promise<void>
   abort(sessionID: string): Promise<void>
+  /**
+   * Optional: stores one settled intervention in the user's history (journal.ts). Must never
+   * throw and never block; a host without a history is simply not told.
+   */
+  journal?(entry: JournalEntry): void
   /** Writes one log line to the host's log. Must never throw and never block. */
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void
   /** The newest `limit` messages of a session, oldest first, normalized. */

@@ -12,6 +12,8 @@ import type { EngineContext } from "./context.ts"
 import { exclusiveHostCall, reporter } from "./host-calls.ts"
 import { note, type CallOutcome } from "./intervention.ts"
 import { errorText } from "./logger.ts"
+import type { JournalTag } from "./journal.ts"
+import { journalGaveUp, journalOutcome, watchedDelivery, type AbortSeen } from "./journal-effects.ts"
 import type { RecoveryKind, SessionState } from "./session-state.ts"
 
 /** How an action ended: the prompt's (or call's) outcome, "held" at the last moment, or undefined when nothing went out. */
@@ -45,6 +47,8 @@ export type Delivery = {
   onSent?: () => void
   /** The whole action is over; may plan what follows (a refused recovery tried again). */
   onSettled?: (outcome: Outcome) => Planned | void
+  /** What the history says this was (journal.ts); default: the budget's name and the effect's reason. */
+  journal?: JournalTag
 }
 
 export type Planned = { effect: HostEffect; via: Delivery }
@@ -97,7 +101,7 @@ export async function runEffect(ctx: EngineContext, state: SessionState, plan: P
   const budget = via.budget
   try {
     if (budget) {
-      if (!beginRecovery(ctx, target, budget.what, budget.record)) return undefined
+      if (!beginRecovery(ctx, target, budget.what, budget.record)) return void journalGaveUp(ctx, target, effect, via)
       if (budget.charge) target.featureCounts.set(budget.charge, (target.featureCounts.get(budget.charge) ?? 0) + 1)
       if (budget.oncePerTurn) note(target.intervention, { type: "nudgeSent", feature: budget.oncePerTurn }, ctx.time.now())
     }
@@ -107,12 +111,14 @@ export async function runEffect(ctx: EngineContext, state: SessionState, plan: P
     return undefined
   }
   let outcome: Outcome
+  const seen: AbortSeen = { committed: false }
   try {
-    outcome = await carryOut(ctx, target, effect, via)
+    outcome = await carryOut(ctx, target, effect, watchedDelivery(via, seen))
   } catch {
     outcome = undefined
   }
   try {
+    journalOutcome(ctx, target, effect, via, outcome, seen)
     // Only a prompt that reached the session counts against lifetimeMaxContinues.
     if (budget?.refundUnsent && uncountUnsent(target, outcome)) ctx.logger.log("debug", `session ${target.id}: ${budget.what} not sent (${outcome ?? "no continue"}); not counted`)
     const next = via.onSettled?.(outcome)

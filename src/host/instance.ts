@@ -16,6 +16,8 @@ import { hostPauses, type HostPauses } from "../pause/host-pauses.ts"
 import { hostRateWaits } from "../pause/host-rate-waits.ts"
 import { claimSlot, nextSerial, releaseSlot, type HeldSlot, type SlotHolder } from "./registry.ts"
 import { startupLine } from "./startup.ts"
+import { withHistory } from "./with-history.ts"
+import { historyStore, type HistoryStore } from "../history/history-store.ts"
 import { exportWatchState, importWatchState, type WatchSnapshot } from "./watch-state.ts"
 
 /** A live instance; its engine answers for instances it superseded (1.x task_complete). */
@@ -40,6 +42,8 @@ export type InstanceDeps = {
   directory?: string
   /** Keep rate-limit waits in the wait file even with injected pauses (tests of the file). */
   rateWaitFile?: boolean
+  /** The history of interventions; by default the journal file beside the pause marker, none when `pauses` is injected. */
+  history?: HistoryStore
   onSessionDropped?: (sessionID: string) => void
 }
 
@@ -47,6 +51,8 @@ export type Instance = {
   readonly serial: number
   readonly engine: RecoveryEngine
   readonly pauses: HostPauses
+  /** Where the interventions are kept, when this instance keeps them. */
+  readonly history: HistoryStore | undefined
   readonly stopped: boolean
   /** Runs `fn` when the instance stops, after its state is handed over and before the engine goes. */
   onStop(fn: () => void): void
@@ -64,7 +70,8 @@ export function startInstance(deps: InstanceDeps): Instance {
   const pauses = hostPauses({ injected: deps.pauses, env: deps.env, recheckMs: resolved.options.checkIntervalMs, time, log })
   // Beside the marker; with injected pauses (tests) only when asked for.
   const waits = deps.pauses && !deps.rateWaitFile ? undefined : hostRateWaits({ env: deps.env, directory: deps.directory, time, log })
-  const engine = new RecoveryEngine({ port, time, options: resolved, pauses: pauses.source, rateWaits: waits?.store, onSessionDropped: deps.onSessionDropped })
+  const history = deps.history ?? (deps.pauses ? undefined : historyStore(deps.env, log))
+  const engine = new RecoveryEngine({ port: withHistory(port, history), time, options: resolved, pauses: pauses.source, rateWaits: waits?.store, onSessionDropped: deps.onSessionDropped })
   log("info", `${startupLine(deps.host, resolved)}; instance #${serial}`)
   for (const warning of resolved.warnings) log("warn", warning)
 
@@ -111,6 +118,8 @@ export function startInstance(deps: InstanceDeps): Instance {
     // The host disposing the plugin is a clean exit (the user quit): this process's waits end.
     // A replaced instance leaves them for its successor in the same process.
     if (!reason.startsWith("superseded")) waits?.store.endAll()
+    // The engine settled what was pending as it stopped: on disk before the process may exit.
+    history?.close()
     pauses.stop()
     releaseSlot(slot, holder)
   }
@@ -119,6 +128,7 @@ export function startInstance(deps: InstanceDeps): Instance {
     serial,
     engine,
     pauses,
+    history,
     get stopped() {
       return stopped
     },

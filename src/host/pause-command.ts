@@ -7,6 +7,7 @@ import type { LogLevel } from "../core/port.ts"
 import type { SessionStatus } from "../core/status.ts"
 import type { PauseControl } from "../pause/pause-control.ts"
 import { runPauseCommand } from "../pause/run-command.ts"
+import type { HistoryStore } from "../history/history-store.ts"
 
 export type PauseCommandHost = {
   /** RecoveryEngine (only `status` is used). */
@@ -14,6 +15,8 @@ export type PauseCommandHost = {
   pauses: PauseControl
   log: (level: LogLevel, message: string) => void
   now?: () => number
+  /** The instance's history (instance.ts), for `/auto-resume history`. */
+  history?: HistoryStore
 }
 
 /** `log` that never throws: logging must not break the command. */
@@ -29,7 +32,7 @@ export function quietLog(log: PauseCommandHost["log"]): PauseCommandHost["log"] 
 
 /** Runs `/auto-resume <args>` for a session and logs the answer's first line. Never throws (nor does runPauseCommand). */
 export async function answerPauseCommand(host: PauseCommandHost, sessionID: string, args: string): Promise<string> {
-  const { text } = await runPauseCommand(sessionID, args, { pauses: host.pauses, status: (id) => host.engine.status(id), now: host.now ?? Date.now })
+  const { text } = await runPauseCommand(sessionID, args, { pauses: host.pauses, status: (id) => host.engine.status(id), now: host.now ?? Date.now, history: host.history && ((id, limit) => host.history!.recent(id, limit)) })
   quietLog(host.log)("info", `session ${sessionID}: /auto-resume ${args.trim() || "status"}: ${text.split("\n")[0]}`)
   return text
 }

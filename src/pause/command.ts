@@ -3,10 +3,11 @@ import type { SessionStatus } from "../core/status.ts"
 import { formatDuration, formatLocalTime } from "../prompts/format.ts"
 
 export const PAUSE_COMMAND_NAME = "auto-resume"
-export const PAUSE_COMMAND_DESCRIPTION = "auto-resume for this session: off pauses it, on resumes it, status (default) reports it"
-export const PAUSE_USAGE = "Usage: /auto-resume [on | off | status] (off pauses recovery of this session, on resumes it, status or nothing shows its state)"
+export const PAUSE_COMMAND_DESCRIPTION = "auto-resume for this session: off pauses it, on resumes it, status (default) reports it, history lists what it did"
+export const PAUSE_USAGE =
+  "Usage: /auto-resume [on | off | status | history] (off pauses recovery of this session, on resumes it, status or nothing shows its state, history its last ten interventions)"
 
-export type PauseAction = "on" | "off" | "status"
+export type PauseAction = "on" | "off" | "status" | "history"
 
 export type ParsedPauseCommand = { action: PauseAction } | { action: "usage"; reason: string }
 
@@ -15,7 +16,7 @@ const MAX_ECHO = 40
 export function parsePauseArguments(raw: unknown): ParsedPauseCommand {
   const text = typeof raw === "string" ? raw.trim().toLowerCase() : ""
   if (text === "" || text === "status") return { action: "status" }
-  if (text === "on" || text === "off") return { action: text }
+  if (text === "on" || text === "off" || text === "history") return { action: text }
   const shown = text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}...` : text
   // eslint-disable-next-line no-control-regex
   return { action: "usage", reason: `unknown argument "${shown.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?")}"` }

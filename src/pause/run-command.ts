@@ -6,13 +6,20 @@ import type { SessionStatus } from "../core/status.ts"
 import { formatStatusReport, parsePauseArguments, toggleReply, usageReply, type ParsedPauseCommand } from "./command.ts"
 import type { PauseControl } from "./pause-control.ts"
 import { holdText } from "./hold-text.ts"
+import type { JournalEntry } from "../core/journal.ts"
+import { sessionHistoryText } from "../history/journal-table.ts"
 
 export type PauseCommandDeps = {
   pauses: PauseControl
   /** The engine's snapshot of a session (RecoveryEngine.status). */
   status: (sessionID: string) => SessionStatus | undefined
   now: () => number
+  /** The session's newest interventions (history-store.ts); absent where no history is kept. */
+  history?: (sessionID: string, limit: number) => Promise<{ entries: JournalEntry[]; total: number }>
 }
+
+/** How many interventions `/auto-resume history` shows: the chat is no place for a long table. */
+export const HISTORY_IN_CHAT = 10
 
 export type PauseCommandResult = { action: ParsedPauseCommand["action"]; text: string }
 
@@ -24,6 +31,11 @@ export async function runPauseCommand(sessionID: string, rawArgs: unknown, deps:
         return { action: "usage", text: usageReply(parsed.reason) }
       case "status":
         return { action: "status", text: statusText(sessionID, deps) }
+      case "history": {
+        if (!deps.history) return { action: "history", text: "auto-resume keeps no history in this setup." }
+        const { entries, total } = await deps.history(sessionID, HISTORY_IN_CHAT)
+        return { action: "history", text: sessionHistoryText(entries, total) }
+      }
       case "on":
       case "off": {
         const wasPaused = safe(() => deps.pauses.isPaused(sessionID), false)

@@ -25,7 +25,7 @@ export type HostSteps = {
   answer(who: Who, kind: "question" | "permission", id: string): Maybe
   spawn(): Maybe
   taskComplete(who: Who): Maybe
-  pauseCommand(arg: "off" | "on" | "status"): Maybe
+  pauseCommand(arg: "off" | "on" | "status" | "history"): Maybe
   cliPause(arg: "off" | "on", all: boolean): Maybe
   secondInstance(): Maybe
   hostRun(): Maybe

@@ -38,7 +38,7 @@ export type Step =
   /** The model calls the plugin's task_complete tool. */
   | { do: "taskComplete"; in?: Who }
   /** The user runs `/auto-resume <arg>` in the session. */
-  | { do: "pauseCommand"; arg: "off" | "on" | "status" }
+  | { do: "pauseCommand"; arg: "off" | "on" | "status" | "history" }
   /** `auto-resume-toggle <session> <arg>` from another process (the marker file). */
   | { do: "cliPause"; arg: "off" | "on"; all?: true }
   /** The plugin is loaded a second time for the same location (reload, listed twice). */

@@ -4,6 +4,7 @@
  */
 import type { HostPort, LogLevel, ModelRef, SendRequest } from "../../src/core/port.ts"
 import type { TodoItem, TranscriptMessage } from "../../src/core/transcript.ts"
+import type { JournalEntry } from "../../src/core/journal.ts"
 
 export type CallBehaviour = "ok" | "reject" | "throw" | "hang"
 
@@ -18,6 +19,8 @@ export class RecordingPort implements HostPort {
   readonly logs: { level: LogLevel; message: string }[] = []
   /** The 1.x subagent tool; a test of another host sets its own. */
   subagentTools: readonly string[] = ["task"]
+  /** Set by a test that reads the history of interventions (journal.ts). */
+  journal?: (entry: JournalEntry) => void
   sendBehaviour: CallBehaviour = "ok"
   abortBehaviour: CallBehaviour = "ok"
 

@@ -111,7 +111,7 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
       if (state.fallback !== episode) return undo("the user wrote meanwhile", "held")
       const from = episode.tried.length >= 2 ? episode.tried[episode.tried.length - 2] : undefined
       const reason = fallbackReason(from, modelKey(episode.active), offer.why)
-      const outcome = await runEffect(ctx, state, { effect: { kind: offer.hostRetrying ? "abort-continue" : "continue", reason }, via: { label: "send fallback continue" } })
+      const outcome = await runEffect(ctx, state, { effect: { kind: offer.hostRetrying ? "abort-continue" : "continue", reason }, via: { label: "send fallback continue", journal: { trigger: "fallback", evidence: offer.why, action: `model switch to ${modelKey(episode.active)} + continue` } } })
       // A call past sendTimeoutMs may still be carried out: the switch stands.
       if (outcome === "ok" || outcome === "timeout") return
       undo(outcome === undefined ? "the abort or the continue did not go out" : `the continue was ${outcome}`, outcome ?? "held")

@@ -235,7 +235,7 @@ export class FinishedTurn {
       return
     }
     const held = holdReason(this.ctx, state)
-    if (held) return
+    if (held) return this.ctx.journal?.refused(state, { trigger: action.feature, evidence: action.reason }, action.kind === "nudge" ? "prompt" : action.kind, "held", held)
     if (state.intervention.sentThisTurn.has(action.feature)) {
       // Never deliver the same recovery twice without a turn in between (doubled idle events).
       log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)

@@ -68,7 +68,10 @@ export function loopsModule({ ctx }: ModuleEnv): EngineModule {
       const loop = prints.record(signal.tool, signal.args)
       if (!loop) return
       // ESC, a pause or an open question win over a loop; so does a recovery already under way.
-      const held = holdReason(ctx, state) ?? mayIntervene(state.intervention, ctx.time.now(), "recovery")?.reason
+      const journal = { trigger: "tool loop", evidence: `${loop.tools.map((t) => `\`${t}\``).join(" -> ")} repeated ${loop.calls}x` }
+      const guard = holdReason(ctx, state)
+      if (guard) ctx.journal?.refused(state, journal, "abort + correction", "held", guard)
+      const held = guard ?? mayIntervene(state.intervention, ctx.time.now(), "recovery")?.reason
       if (held) {
         ctx.logger.log("info", `session ${state.id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held}`)
         return
@@ -81,6 +84,7 @@ export function loopsModule({ ctx }: ModuleEnv): EngineModule {
           budget: { what: "tool-loop recovery", record: { kind: "abort+continue", reason: "live tool loop" } },
           announce: `session ${state.id}: live tool loop: ${loop.calls} calls repeating ${loop.tools.join(" -> ")}${loop.near ? " (near-identical arguments)" : ""}; aborting before the next call`,
           exception: { kind: "live-tool-loop" },
+          journal,
         },
       )
     },

@@ -94,6 +94,8 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     const resumed = t.rate
     return planned(failureContinue(ctx, state, rateLimitResumeReason(resumed.hits, Math.max(0, waited))), {
       label: FAILURE_LABEL,
+      // A wait carried over from a restart (issue 17 part 4) says so in `note`.
+      journal: { trigger: "rate limit", evidence: `hit ${resumed.hits}; waited ${formatDuration(Math.max(0, waited))}`, ...(carried ? { note: "carried over from a restart" } : {}) },
       onSettled: (outcome) => {
         // A send past sendTimeoutMs may still be carried out: sending it again could deliver the
         // same continue twice, so it counts as sent.
@@ -137,7 +139,10 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     if (action.kind === "none") return undefined
     if (action.kind === "stand-down") {
       const latched = t.failure
-      const gaveUp = () => ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
+      const gaveUp = () => {
+        ctx.logger.log("warn", `session ${state.id}: streaming-failure recovery gave up: ${action.reason}`)
+        ctx.journal?.refused(state, { trigger: "provider failure", evidence: latched.reason || "the endpoint keeps failing" }, "continue", "gave up", action.reason)
+      }
       // When the switch does not happen after all, the give-up stands as it would have.
       const stillGaveUp = () => {
         if (t.failure.phase === "clear" && t.failure.attempts === 0) t.failure = { ...latched, busy: t.failure.busy }

@@ -33,7 +33,10 @@ export function repetitionModule({ ctx }: ModuleEnv): EngineModule {
 
   function act(state: SessionState, found: Repetition) {
     const what = `repetition (${found.copies} copies of ${found.period} characters)`
-    const held = holdReason(ctx, state) ?? mayIntervene(state.intervention, ctx.time.now(), "recovery")?.reason
+    const journal = { trigger: "repetition", evidence: `${found.copies} copies of ${found.period} characters` }
+    const guard = holdReason(ctx, state)
+    if (guard) ctx.journal?.refused(state, journal, "abort + correction", "held", guard)
+    const held = guard ?? mayIntervene(state.intervention, ctx.time.now(), "recovery")?.reason
     if (held) {
       ctx.logger.log("info", `session ${state.id}: ${what} left alone: ${held}`)
       return undefined
@@ -51,6 +54,7 @@ export function repetitionModule({ ctx }: ModuleEnv): EngineModule {
         label: "send repetition recovery",
         budget: { what: "repetition recovery", record: { kind: "abort+continue", reason: "repetition" } },
         announce: `session ${state.id}: streamed output repeats itself: ${what}; aborting the run`,
+        journal,
         onCommit: () => {
           recent.push(ctx.time.now())
           aborts.set(state.id, recent.slice(-MAX_REMEMBERED_ABORTS))

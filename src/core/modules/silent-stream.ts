@@ -19,6 +19,8 @@ import { runEffect, type Delivery } from "../run-effect.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "../session-state.ts"
 import { assessBusySession, stallBudgetMs } from "../watchdog.ts"
 import { describeQuietEvents, progressBaseline, progressCeilingMs } from "../progress-ceiling.ts"
+import { stallTag } from "../journal-stall.ts"
+import type { JournalTag } from "../journal.ts"
 
 /** How many continue timestamps to keep: enough to judge any loop window. */
 const MAX_RECENT_CONTINUES = 32
@@ -82,6 +84,9 @@ function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
     return
   }
 
+  const tag = stallTag(state, assessment)
+  // Only a guard's refusal goes to the history; a recovery of ours under way is not a refusal.
+  if (wake.hold) ctx.journal?.refused(state, tag, "continue", "held", wake.hold)
   const held = wake.hold ?? mayIntervene(state.intervention, now, "ladder")?.reason
   if (held) {
     logHeld(ctx, state, held)
@@ -112,6 +117,7 @@ function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
   const movedOn = assessment.phase === "no-progress" ? () => progressBaseline(state) > detectedAt : () => state.lastActivityAt > detectedAt
   const stalledForMs = assessment.phase === "no-progress" ? assessment.sinceProgressMs : assessment.silentMs
   if (decision.kind === "none" || decision.kind === "stand-down") {
+    if (decision.kind === "stand-down") ctx.journal?.refused(state, tag, "continue", "gave up", decision.reason)
     // Standing down: no timer. The next event re-arms the watchdog (ensureWatchdog on touch).
     logHeld(ctx, state, `${decision.reason}`)
     ctx.logger.log("debug", `${head}; no action: ${decision.reason}`)
@@ -130,7 +136,7 @@ function onDeadline(ctx: EngineContext, state: SessionState, wake: Wake): void {
       ensureWatchdog(ctx, state)
       return
     }
-    void runRecovery(ctx, state, decision.kind, decision.reason, stalledForMs + delayMs, movedOn, backoff.hold)
+    void runRecovery(ctx, state, decision.kind, decision.reason, stalledForMs + delayMs, movedOn, backoff.hold, tag)
   })
   holdRecovery(state.intervention, () => ctx.wake(state, BACKOFF, undefined, nothing))
 }
@@ -163,8 +169,9 @@ async function actionForHost(ctx: EngineContext, state: SessionState, rung: Stal
 }
 
 /** `held`: the holds as the engine found them when the backoff ended; `movedOn`: the session got past the stall since. */
-async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallRung["kind"], reason: string, silentMs: number, movedOn: () => boolean, held: string | undefined) {
+async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallRung["kind"], reason: string, silentMs: number, movedOn: () => boolean, held: string | undefined, journal: JournalTag) {
   if (held) {
+    ctx.journal?.refused(state, journal, recoveryKindOf(rung), "held", held)
     logHeld(ctx, state, held)
     return
   }
@@ -181,7 +188,7 @@ async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallR
   // continue read "Attempt 0/3".
   let attempt = state.episodeRetries + 1
   // The stall continue quotes the episode's attempt number as it was counted.
-  const via: Delivery = { label: "send continue", silentMs, attempt: () => attempt }
+  const via: Delivery = { label: "send continue", silentMs, attempt: () => attempt, journal }
   if (kind === "continue") {
     recordContinue(ctx, state, kind, reason)
     attempt = state.episodeRetries

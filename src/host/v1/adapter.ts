@@ -174,7 +174,7 @@ export function startV1(
   const control = instance.pauses.control
   // The command hooks guard themselves: their one deliberate throw must reach the host.
   const all = control
-    ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now(), realModels }))
+    ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, history: instance.history, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now(), realModels }))
     : hooks
   const live = silencedWhenStopped(all, () => instance.stopped)
   live.event = onEvent

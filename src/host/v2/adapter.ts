@@ -177,7 +177,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const control = instance.pauses.control
   const commandRegistered = instance.keep(
     control
-      ? registerV2PauseCommand(ctx, { engine, pauses: control, log, now: () => time.now(), syntheticRefused: slot.syntheticRefused, time, timeoutMs })
+      ? registerV2PauseCommand(ctx, { engine, pauses: control, history: instance.history, log, now: () => time.now(), syntheticRefused: slot.syntheticRefused, time, timeoutMs })
       : Promise.resolve(undefined),
   )
 

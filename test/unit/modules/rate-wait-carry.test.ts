@@ -168,6 +168,24 @@ describe("a wait carried over from a previous process", () => {
     })
   }
 
+  test("the history entry of a carried-over wait's continue notes it; negative control: this process's own wait has no such note", async () => {
+    const entries = async (carried: boolean) => {
+      const w = world()
+      const seen: { trigger: string; note?: string }[] = []
+      w.port.journal = (entry) => void seen.push(entry)
+      if (carried) w.engine.restoreRateWaits([restored({ remainingMs: 30_000 })])
+      else w.emit(...userTurn, rateLimit, { type: "idle" })
+      await w.advance(400_000, 5000)
+      return seen.filter((e) => e.trigger === "rate limit")
+    }
+    const carried = await entries(true)
+    expect(carried).toHaveLength(1)
+    expect(carried[0]!.note).toBe("carried over from a restart")
+    const own = await entries(false)
+    expect(own).toHaveLength(1)
+    expect(own[0]!.note).toBeUndefined()
+  })
+
   test("the status says the wait was carried over from a restart", () => {
     const w = world()
     w.engine.restoreRateWaits([restored({ remainingMs: 30_000 })])
