@@ -17,6 +17,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { httpError, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, type OpencodeHost } from "./harness/opencode-host.ts"
+import { JOURNAL_FILE_NAME } from "../../src/history/journal-path.ts"
 import { PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, pluginPromptRequests, sleep } from "./support.ts"
 
 const COOLDOWN_MS = 10_000
@@ -28,7 +29,9 @@ beforeAll(async () => {
   provider = await startFakeProvider()
 })
 
-const OPTIONS = { ...SHORT_BUDGETS, rateLimitCooldownsMs: [COOLDOWN_MS], injectIntervalMs: 0 }
+// A stall budget past the whole test: the first prompt of a fresh server can take seconds to
+// reach the provider, and a stall recovery then would be a plugin prompt of its own.
+const OPTIONS = { ...SHORT_BUDGETS, chunkTimeoutMs: 60_000, rateLimitCooldownsMs: [COOLDOWN_MS], injectIntervalMs: 0 }
 const start = (reuseRoot?: string) => startOpencode({ providerUrl: provider.url, plugins: [[PLUGIN_URL, OPTIONS]], keepTemp: reuseRoot === undefined, reuseRoot })
 const waitFile = (host: OpencodeHost) => path.join(host.root, "config", "opencode", "auto-resume.rate-waits.json")
 const waitsIn = (host: OpencodeHost): any[] => {
@@ -45,7 +48,7 @@ async function rateLimitedSession(host: OpencodeHost): Promise<{ sessionID: stri
   provider.setFallback(httpError(429, { retryAfterMs: 50 }))
   await promptAsync(host, sessionID, "hello")
   const armed = await eventually(() => waitsIn(host).some((w) => w.sessionID === sessionID), 30_000, 100)
-  if (!armed) console.log(`[quota-restart] no wait in the file; requests ${provider.requests.length}; plugin log:\n${autoResumeLog(host).slice(-30).join("\n")}`)
+  if (!armed) console.log(`[quota-restart] no wait in the file; requests ${provider.requests.length}; plugin log:\n${autoResumeLog(host).slice(-30).join("\n")}\nserver log:\n${host.logs().slice(-25).join("\n")}`)
   expect(armed).toBe(true)
   const entry = waitsIn(host).find((w) => w.sessionID === sessionID)
   expect(entry).toMatchObject({ rung: 1, directory: host.directory, owner: { pid: host.pid } })
@@ -70,7 +73,9 @@ describe("a quota wait across a restart of OpenCode 1.18.33", () => {
       expect(await eventually(() => autoResumeLog(second).some((l) => l.includes(`session ${sessionID}: rate-limit wait carried over from a restart`)), 15_000, 100)).toBe(true)
       // Not before the wait's end; then once.
       expect(pluginPromptRequests(provider, since)).toHaveLength(0)
-      expect(await eventually(() => pluginPromptRequests(provider, since).length > 0, until - Date.now() + 15_000, 100)).toBe(true)
+      const continuedAtAll = await eventually(() => pluginPromptRequests(provider, since).length > 0, until - Date.now() + 15_000, 100)
+      if (!continuedAtAll) console.log(`[quota-restart] no continue; requests since the restart: ${provider.requests.slice(since).map((r) => JSON.stringify(r.lastUserText.slice(0, 80))).join(", ")}\nplugin log:\n${autoResumeLog(second).slice(-30).join("\n")}`)
+      expect(continuedAtAll).toBe(true)
       const continued = pluginPromptRequests(provider, since)
       expect(continued[0]!.at).toBeGreaterThanOrEqual(until)
       expect(continued[0]!.lastUserText).toContain("rate limit was hit once")
@@ -79,6 +84,16 @@ describe("a quota wait across a restart of OpenCode 1.18.33", () => {
       expect(autoResumeLog(second).filter((l) => l.includes(`session ${sessionID}: rate-limit wait over (hit 1, carried over from a restart); one continue`))).toHaveLength(1)
       // The wait is over: out of the file, so a third start would not send it again.
       expect(waitsIn(second).filter((w) => w.sessionID === sessionID)).toEqual([])
+      // The history says where the continue came from.
+      const journal = path.join(second.root, "config", "opencode", JOURNAL_FILE_NAME)
+      const noted = () => {
+        try {
+          return fs.readFileSync(journal, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)).some((e) => e.sessionID === sessionID && e.trigger === "rate limit" && e.note === "carried over from a restart")
+        } catch {
+          return false
+        }
+      }
+      expect(await eventually(noted, 15_000, 200)).toBe(true)
       console.log(`[quota-restart] SIGKILL: continue ${continued[0]!.at - until} ms after the wait's end`)
       await second.stop()
     },
