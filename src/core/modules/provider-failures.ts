@@ -79,7 +79,8 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
 
   function resumeAfterRateLimit(state: SessionState, t: Tracked, hold: string | undefined): Planned | undefined {
     if (state.busy) return undefined
-    // Held (paused, ESC, the user asked...): the wait is not spent; look again later.
+    // Held (a question open, the task marked complete...): the wait is not spent; look again
+    // later. A pause or ESC never gets here: tick() ended the wait already.
     if (hold) {
       wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
       return undefined
