@@ -1,5 +1,5 @@
 /** Checking one option value against its spec, for config values and, as a second check, for environment values. */
-import type { AnySpec } from "./schema.ts"
+import type { Spec } from "./spec-builders.ts"
 import { errorText, preview } from "./safe-read.ts"
 
 export type Outcome =
@@ -10,33 +10,30 @@ export type Outcome =
   /** Treated as not given, silently (undefined, null, or an empty pattern list). */
   | { kind: "absent" }
 
-function checkList(spec: AnySpec, value: unknown): Outcome {
+/** Why one list entry is dropped, or undefined when it is kept. */
+function entryProblem(list: Spec["info"]["list"], entry: unknown): string | undefined {
+  if (typeof entry !== "string") return "not a string"
+  // A blank pattern matches every text (and a blank name nothing useful): never intended.
+  if (entry.trim() === "") return "blank"
+  if (list === "regex") {
+    try {
+      new RegExp(entry)
+    } catch (error) {
+      return errorText(error)
+    }
+  }
+  if (list === "models" && !/^[^/\s]+\/\S+$/.test(entry.trim())) return 'expected "provider/model"'
+  return undefined
+}
+
+function checkList(spec: Spec, value: unknown): Outcome {
   if (!Array.isArray(value)) return { kind: "reject", reason: `expected a list of strings, got ${preview(value)}` }
   const kept: string[] = []
   const dropped: string[] = []
   for (const entry of value) {
-    if (typeof entry !== "string") {
-      dropped.push(`${preview(entry)} (not a string)`)
-      continue
-    }
-    // A blank pattern matches every text (and a blank name nothing useful): never intended.
-    if (entry.trim() === "") {
-      dropped.push(`${preview(entry)} (blank)`)
-      continue
-    }
-    if (spec.info.list === "regex") {
-      try {
-        new RegExp(entry)
-      } catch (error) {
-        dropped.push(`${preview(entry)} (${errorText(error)})`)
-        continue
-      }
-    }
-    if (spec.info.list === "models" && !/^[^/\s]+\/\S+$/.test(entry.trim())) {
-      dropped.push(`${preview(entry)} (expected "provider/model")`)
-      continue
-    }
-    kept.push(spec.info.list === "models" ? entry.trim() : entry)
+    const problem = entryProblem(spec.info.list, entry)
+    if (problem !== undefined) dropped.push(`${preview(entry)} (${problem})`)
+    else kept.push(spec.info.list === "models" ? (entry as string).trim() : (entry as string))
   }
   if (kept.length > 0) return dropped.length > 0 ? { kind: "use", value: kept, dropped } : { kind: "use", value: kept }
   if (dropped.length > 0) return { kind: "reject", reason: `no usable entries (${dropped.join(", ")})` }
@@ -45,7 +42,7 @@ function checkList(spec: AnySpec, value: unknown): Outcome {
   return spec.info.list === "regex" ? { kind: "absent" } : { kind: "use", value: [] }
 }
 
-export function checkValue(spec: AnySpec, value: unknown): Outcome {
+export function checkValue(spec: Spec, value: unknown): Outcome {
   if (value === undefined || value === null) return { kind: "absent" }
   try {
     if (spec.info.list !== undefined) return checkList(spec, value)

@@ -4,9 +4,10 @@
  */
 import { z } from "zod"
 import { PROFILE_SECTION_INFO } from "./option-table.ts"
-import { OPTION_SPECS, SECTION_NAMES, TUNABLE_NAMES, optionsSchema } from "./schema.ts"
+import type { OptionInfo } from "./spec-builders.ts"
+import { OPTION_SPECS, SECTION_NAMES, TUNABLE_NAMES, defaultTextOf, optionsSchema } from "./schema.ts"
 
-export type OptionDoc = {
+export type OptionDoc = Pick<OptionInfo, "description" | "hostNote" | "aliasOf" | "alsoSets" | "env"> & {
   name: string
   /** Type as a reader would write it: "number", "integer", "string[]", '"a" | "b"', "object". */
   type: string
@@ -14,14 +15,6 @@ export type OptionDoc = {
   default: unknown
   /** The default as it should read in a table (covers unset and per-profile defaults). */
   defaultText: string
-  description: string
-  hostNote?: string
-  /** Set for old names that are still accepted: what they stand for. */
-  aliasOf?: string | readonly string[]
-  /** Options this one also sets when they are not set themselves. */
-  alsoSets?: readonly string[]
-  /** Environment variable that can set this option when the config does not. */
-  env?: string
   /** True for plugin-wide options, which profile sections cannot override. */
   pluginWide?: boolean
 }
@@ -31,25 +24,23 @@ type JsonSchema = { type?: string | string[]; enum?: unknown[]; items?: JsonSche
 function typeLabel(schema: JsonSchema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(" | ")
   if (schema.type === "array") return `${schema.items ? typeLabel(schema.items) : "unknown"}[]`
-  if (typeof schema.type === "string") return schema.type
-  return "unknown"
+  return typeof schema.type === "string" ? schema.type : "unknown"
 }
 
 function optionDocs(): OptionDoc[] {
   const rows: OptionDoc[] = TUNABLE_NAMES.map((name) => {
     const spec = OPTION_SPECS[name]
+    const { hostNote, aliasOf, alsoSets, env } = spec.info
     const row: OptionDoc = {
       name,
       type: typeLabel(z.toJSONSchema(spec.inner, { io: "input" }) as JsonSchema),
       default: spec.default,
-      defaultText: spec.info.defaultText ?? JSON.stringify(spec.default),
+      defaultText: defaultTextOf(name) ?? JSON.stringify(spec.default),
       description: spec.info.description,
     }
-    if (spec.info.hostNote !== undefined) row.hostNote = spec.info.hostNote
-    if (spec.info.aliasOf !== undefined) row.aliasOf = spec.info.aliasOf
-    if (spec.info.alsoSets !== undefined) row.alsoSets = spec.info.alsoSets
-    if (spec.info.env !== undefined) row.env = spec.info.env
-    if (spec.info.scope === "process") row.pluginWide = true
+    // Only the keys an option has, so a row compares equal to a hand-written one.
+    const extras = { hostNote, aliasOf, alsoSets, env, pluginWide: spec.info.scope === "process" ? true : undefined }
+    for (const [key, value] of Object.entries(extras)) if (value !== undefined) Object.assign(row, { [key]: value })
     return row
   })
   for (const name of SECTION_NAMES) {

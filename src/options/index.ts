@@ -2,7 +2,6 @@
 export { OPTION_DEFAULTS, optionsSchema, overridesSchema, type OptionName, type Options, type Overrides } from "./schema.ts"
 export { MAX_TIMER_MS, type OptionInfo } from "./spec-builders.ts"
 export * from "./constants.ts"
-export { resolveOptions, type ResolvedOptions } from "./resolve.ts"
+export { ENV_OVERRIDES, parseSwitch, resolveOptions, type EnvOverride, type ResolvedOptions } from "./resolve.ts"
 export { PROFILE_DEFAULTS, effectiveOptions, isLocalProvider, profileOf, type Profile } from "./profiles.ts"
-export { ENV_OVERRIDES, parseSwitch, type EnvOverride } from "./env.ts"
 export { OPTION_DOCS, optionsJsonSchema, type OptionDoc } from "./docs.ts"

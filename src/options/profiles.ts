@@ -24,23 +24,13 @@ export const PROFILE_DEFAULTS: Readonly<Record<Profile, Readonly<Overrides>>> = 
 })
 
 /**
- * Provider names that run models locally, with separators and case removed (see
- * `squash`). A name matches only as a whole: "ollama-cloud" is Ollama's hosted service,
- * a remote API, and so stays on the fast profile.
+ * Provider names that run models locally, with separators and case removed (see `squash`: so
+ * "llama.cpp", "lm-studio" and "text-generation-inference" match). A name matches only as a whole:
+ * "ollama-cloud" is Ollama's hosted service, a remote API, and so stays on the fast profile.
  */
-const LOCAL_PROVIDERS: ReadonlySet<string> = new Set([
-  "llamaserver", // llama-server
-  "llamacpp", // llamacpp, llama.cpp, llama-cpp, llama_cpp
-  "ollama",
-  "vllm",
-  "lmstudio", // lmstudio, lm-studio, "LM Studio"
-  "koboldcpp",
-  "kobold",
-  "exllama",
-  "exllamav2",
-  "textgenerationinference", // text-generation-inference
-  "tgi",
-])
+const LOCAL_PROVIDERS: ReadonlySet<string> = new Set(
+  ["llamaserver", "llamacpp", "ollama", "vllm", "lmstudio", "koboldcpp", "kobold", "exllama", "exllamav2", "textgenerationinference", "tgi"],
+)
 
 function squash(name: string): string {
   return name.toLowerCase().replace(/[\s._-]+/g, "")

@@ -4,19 +4,8 @@
  */
 import { checkValue, type Outcome } from "./check-value.ts"
 import { isPlainObject, preview, readKeys, readProperty } from "./safe-read.ts"
-import {
-  ALL_OPTION_NAMES,
-  OPTION_SPECS,
-  TUNABLE_NAMES,
-  aliasTargets,
-  canonicalTargets,
-  isSectionName,
-  isTunableName,
-  type OptionName,
-  type Overrides,
-  type SectionName,
-  type TunableName,
-} from "./schema.ts"
+import { ALL_OPTION_NAMES, OPTION_SPECS, OVERRIDABLE_NAMES, TUNABLE_NAMES, aliasTargets, canonicalTargets, defaultTextOf, isSectionName, isTunableName } from "./schema.ts"
+import type { OptionName, Overrides, SectionName, TunableName } from "./schema.ts"
 import { nearestName } from "./suggest.ts"
 
 export type BagContext = {
@@ -26,13 +15,7 @@ export type BagContext = {
   warnings: string[]
 }
 
-/** Names a section may override: everything except plugin-wide options. */
-const OVERRIDABLE_NAMES: readonly string[] = TUNABLE_NAMES.filter((name) => OPTION_SPECS[name].info.scope !== "process")
-
-function renderDefault(name: TunableName): string {
-  const spec = OPTION_SPECS[name]
-  return spec.info.defaultText ?? preview(spec.default)
-}
+const renderDefault = (name: TunableName) => defaultTextOf(name) ?? preview(OPTION_SPECS[name].default)
 
 function fallbackText(ctx: BagContext, name: TunableName): string {
   return ctx.inSection ? "this override is skipped" : `using the default ${renderDefault(name)}`
@@ -58,11 +41,7 @@ function supersededText(key: TunableName, present: ReadonlySet<string>): string 
   return `every option it stands for is already set (${listText(canonicalTargets(key))})`
 }
 
-export function readBag(
-  source: object,
-  ctx: BagContext,
-  onSection?: (name: SectionName, value: unknown) => void,
-): Map<OptionName, unknown> {
+export function readBag(source: object, ctx: BagContext, onSection?: (name: SectionName, value: unknown) => void): Map<OptionName, unknown> {
   const accepted = new Map<OptionName, unknown>()
   const listed = readKeys(source)
   if (!listed.ok) {
@@ -70,7 +49,7 @@ export function readBag(
     ctx.warnings.push(`${what} could not be listed (${listed.error}); ${ctx.inSection ? "no overrides apply" : "every option keeps its default"}`)
     return accepted
   }
-  const keys = listed.keys
+  const keys = listed.value
   // Names whose key is present with a value (valid or not): an alias for them is ignored.
   const present = new Set<string>()
   const aliases: TunableName[] = []
@@ -88,18 +67,13 @@ export function readBag(
       continue
     }
     if (!isTunableName(key)) {
-      const candidates = ctx.inSection ? OVERRIDABLE_NAMES : ALL_OPTION_NAMES
-      const suggestion = nearestName(key, candidates)
-      ctx.warnings.push(
-        `unknown option "${path}" ignored` + (suggestion === undefined ? "" : `; did you mean "${ctx.prefix}${suggestion}"?`),
-      )
+      const suggestion = nearestName(key, ctx.inSection ? OVERRIDABLE_NAMES : ALL_OPTION_NAMES)
+      ctx.warnings.push(`unknown option "${path}" ignored` + (suggestion === undefined ? "" : `; did you mean "${ctx.prefix}${suggestion}"?`))
       continue
     }
     const spec = OPTION_SPECS[key]
     if (ctx.inSection && spec.info.scope === "process") {
-      ctx.warnings.push(
-        `option "${path}" ignored: ${key} applies to the whole plugin, not per profile or provider; set it at the top level`,
-      )
+      ctx.warnings.push(`option "${path}" ignored: ${key} applies to the whole plugin, not per profile or provider; set it at the top level`)
       continue
     }
     if (spec.info.aliasOf !== undefined) {
@@ -192,7 +166,7 @@ export function readModelProfiles(value: unknown, warnings: string[]): Record<st
   }
   const seen = new Map<string, string>()
   const entries: Array<[string, Overrides]> = []
-  for (const provider of listed.keys) {
+  for (const provider of listed.value) {
     const path = `modelProfiles.${provider}`
     const normalised = provider.trim().toLowerCase()
     if (normalised === "") {

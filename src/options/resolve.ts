@@ -8,16 +8,16 @@
  * - each rejected key is named in exactly one warning that says what was wrong and which
  *   value is used instead, and one bad key never disturbs the others;
  * - unknown keys are reported once, with a "did you mean" when a known name is close;
- * - raw text from the environment never reaches an option without being parsed and checked.
+ * - raw text from the environment never reaches an option without being parsed and checked
+ *   (so `Number("abc")` cannot end up in a timer).
  *
  * Absence: a key whose value is `undefined` or `null` counts as not given (JSON has no other
  * way to write "leave it at the default"), so it is neither warned about nor explicit.
  */
 import { checkValue } from "./check-value.ts"
-import { ENV_OVERRIDES } from "./env.ts"
 import { readBag, readModelProfiles, readOverrides } from "./read-config.ts"
-import { errorText, isPlainObject, preview } from "./safe-read.ts"
-import { OPTION_DEFAULTS, OPTION_SPECS, SECTION_NAMES, TUNABLE_NAMES, deepFreeze, type Options } from "./schema.ts"
+import { errorText, isPlainObject, preview, readProperty } from "./safe-read.ts"
+import { OPTION_DEFAULTS, OPTION_SPECS, SECTION_NAMES, TUNABLE_NAMES, deepFreeze, type OptionName, type Options } from "./schema.ts"
 
 export type ResolvedOptions = {
   /** Top-level options: defaults, then environment, then the config. Frozen. */
@@ -33,36 +33,43 @@ export type ResolvedOptions = {
   differences: Record<string, unknown>
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
-  if (Array.isArray(a) !== Array.isArray(b)) return false
-  const aKeys = Object.keys(a)
-  const bKeys = Object.keys(b)
-  if (aKeys.length !== bKeys.length) return false
-  return aKeys.every((key) =>
-    deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-  )
+export type EnvOverride = { variable: string; option: OptionName }
+
+const TRUE_WORDS = new Set(["1", "true", "on", "yes"])
+const FALSE_WORDS = new Set(["0", "false", "off", "no"])
+
+export function parseSwitch(text: string): { ok: true; value: boolean } | { ok: false; expected: string } {
+  const word = text.trim().toLowerCase()
+  if (TRUE_WORDS.has(word)) return { ok: true, value: true }
+  if (FALSE_WORDS.has(word)) return { ok: true, value: false }
+  return { ok: false, expected: "one of 1/true/on/yes or 0/false/off/no" }
 }
 
-function applyEnvironment(
-  env: Record<string, string | undefined> | undefined,
-  options: Record<string, unknown>,
-  explicit: ReadonlySet<string>,
-  warnings: string[],
-): void {
+/** Options an environment variable may set (the table's `env`): all flags, so every variable is a switch. Config beats environment beats default. */
+export const ENV_OVERRIDES: readonly EnvOverride[] = Object.freeze(
+  TUNABLE_NAMES.flatMap((name) => {
+    const variable = OPTION_SPECS[name].info.env
+    return variable === undefined ? [] : [{ variable, option: name as OptionName }]
+  }),
+)
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false
+  const aKeys = Object.keys(a)
+  if (aKeys.length !== Object.keys(b).length) return false
+  return aKeys.every((key) => deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+}
+
+function applyEnvironment(env: Record<string, string | undefined> | undefined, options: Record<string, unknown>, explicit: ReadonlySet<string>, warnings: string[]): void {
   if (env === undefined || env === null) return
   for (const row of ENV_OVERRIDES) {
     if (explicit.has(row.option)) continue // the config always wins
-    let text: unknown
-    try {
-      text = env[row.variable]
-    } catch (error) {
-      warnings.push(`environment variable ${row.variable} could not be read (${errorText(error)}); ignored`)
-      continue
-    }
+    const read = readProperty(env, row.variable)
+    if (!read.ok) warnings.push(`environment variable ${row.variable} could not be read (${read.error}); ignored`)
+    const text = read.ok ? read.value : undefined
     if (typeof text !== "string" || text.trim() === "") continue
-    const parsed = row.parse(text)
+    const parsed = parseSwitch(text)
     // Re-check with the option's own rules, so a parser bug cannot smuggle in a bad value.
     const checked = parsed.ok ? checkValue(OPTION_SPECS[row.option], parsed.value) : undefined
     if (checked?.kind === "use") options[row.option] = checked.value
@@ -80,36 +87,25 @@ function finish(options: Record<string, unknown>, warnings: string[], explicit: 
     const value = options[name]
     if (!deepEqual(value, (OPTION_DEFAULTS as Record<string, unknown>)[name])) differences[name] = value
   }
-  return {
-    options: deepFreeze(options as Options),
-    warnings,
-    explicit,
-    differences: deepFreeze(differences),
-  }
+  return { options: deepFreeze(options as Options), warnings, explicit, differences: deepFreeze(differences) }
 }
 
 function resolveUnchecked(raw: unknown, env: Record<string, string | undefined>, warnings: string[]): ResolvedOptions {
   const options: Record<string, unknown> = { ...OPTION_DEFAULTS }
   const explicit = new Set<string>()
-
-  if (raw !== undefined && raw !== null) {
-    if (!isPlainObject(raw)) {
-      warnings.push(`plugin options should be an object, got ${preview(raw)}; every option keeps its default`)
-    } else {
-      const accepted = readBag(raw, { prefix: "", inSection: false, warnings }, (section, value) => {
-        const overrides = section === "modelProfiles" ? readModelProfiles(value, warnings) : readOverrides(value, section, warnings)
-        if (overrides !== undefined) {
-          options[section] = overrides
-          explicit.add(section)
-        }
-      })
-      for (const [name, value] of accepted) {
-        options[name] = value
-        explicit.add(name)
-      }
-    }
+  const set = (name: string, value: unknown) => {
+    options[name] = value
+    explicit.add(name)
   }
-
+  if (raw !== undefined && raw !== null && !isPlainObject(raw)) {
+    warnings.push(`plugin options should be an object, got ${preview(raw)}; every option keeps its default`)
+  } else if (raw !== undefined && raw !== null) {
+    const accepted = readBag(raw, { prefix: "", inSection: false, warnings }, (section, value) => {
+      const overrides = section === "modelProfiles" ? readModelProfiles(value, warnings) : readOverrides(value, section, warnings)
+      if (overrides !== undefined) set(section, overrides)
+    })
+    for (const [name, value] of accepted) set(name, value)
+  }
   applyEnvironment(env, options, explicit, warnings)
   return finish(options, warnings, explicit)
 }
@@ -121,10 +117,6 @@ export function resolveOptions(raw: unknown, env: Record<string, string | undefi
     return resolveUnchecked(raw, env, warnings)
   } catch (error) {
     // Last line of defence against a bug above: a broken config must not take the plugin down.
-    return finish(
-      { ...OPTION_DEFAULTS },
-      [`plugin options could not be resolved (${errorText(error)}); every option keeps its default`],
-      new Set(),
-    )
+    return finish({ ...OPTION_DEFAULTS }, [`plugin options could not be resolved (${errorText(error)}); every option keeps its default`], new Set())
   }
 }

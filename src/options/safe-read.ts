@@ -42,20 +42,17 @@ export function isPlainObject(value: unknown): value is object {
   return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
-export type Read = { ok: true; value: unknown } | { ok: false; error: string }
+export type Read<T = unknown> = { ok: true; value: T } | { ok: false; error: string }
 
-export function readProperty(source: object, key: string): Read {
+/** One read of a config value (a getter or a proxy trap may throw), as a result. */
+function attempt<T>(read: () => T): Read<T> {
   try {
-    return { ok: true, value: (source as Record<string, unknown>)[key] }
+    return { ok: true, value: read() }
   } catch (error) {
     return { ok: false, error: errorText(error) }
   }
 }
 
-export function readKeys(source: object): { ok: true; keys: string[] } | { ok: false; error: string } {
-  try {
-    return { ok: true, keys: Object.keys(source) }
-  } catch (error) {
-    return { ok: false, error: errorText(error) }
-  }
-}
+export const readProperty = (source: object, key: string): Read => attempt(() => (source as Record<string, unknown>)[key])
+
+export const readKeys = (source: object): Read<string[]> => attempt(() => Object.keys(source))

@@ -6,24 +6,26 @@
  */
 import { z } from "zod"
 import { PROFILE_SECTION_INFO, TUNABLE_SPECS } from "./option-table.ts"
-import type { OptionInfo, Spec } from "./spec-builders.ts"
+import { PROFILE_DEFAULTS } from "./profiles.ts"
+import type { Spec } from "./spec-builders.ts"
 
 export type TunableName = keyof typeof TUNABLE_SPECS
 /** Old names, folded into the options they stand for (test/unit/options/aliases.test.ts checks this list). */
 export type AliasName = "maxRetries" | "maxRecoveryRetries"
 export type OptionName = Exclude<TunableName, AliasName>
+export type SectionName = keyof typeof PROFILE_SECTION_INFO
 
-type TunableShape = { [K in TunableName]: (typeof TUNABLE_SPECS)[K]["field"] }
+export const OPTION_SPECS: Readonly<Record<TunableName, Spec>> = TUNABLE_SPECS
+export const TUNABLE_NAMES = Object.freeze(Object.keys(TUNABLE_SPECS) as TunableName[])
+export const SECTION_NAMES = Object.freeze(Object.keys(PROFILE_SECTION_INFO) as SectionName[])
+/** Every key a config may use at the top level, aliases and sections included. */
+export const ALL_OPTION_NAMES: readonly string[] = Object.freeze([...TUNABLE_NAMES, ...SECTION_NAMES])
 
-function mapSpecs<R>(pick: (spec: Spec<z.ZodType, z.ZodType>) => R): Record<TunableName, R> {
-  const out = {} as Record<TunableName, R>
-  for (const name of Object.keys(TUNABLE_SPECS) as TunableName[]) {
-    out[name] = pick(TUNABLE_SPECS[name] as Spec<z.ZodType, z.ZodType>)
-  }
-  return out
-}
+const specsWhere = (keep: (spec: Spec) => boolean) => TUNABLE_NAMES.filter((name) => keep(OPTION_SPECS[name]))
 
-export const tunablesSchema = z.object(mapSpecs((spec) => spec.field) as TunableShape)
+export const tunablesSchema = z.object(
+  Object.fromEntries(TUNABLE_NAMES.map((name) => [name, OPTION_SPECS[name].field])) as { [K in TunableName]: (typeof TUNABLE_SPECS)[K]["field"] },
+)
 
 type Tunables = Omit<z.output<typeof tunablesSchema>, AliasName>
 
@@ -40,22 +42,15 @@ export type Overrides = Partial<Tunables>
 export const overridesSchema: z.ZodType<Overrides> = z
   .object(
     Object.fromEntries(
-      Object.entries(mapSpecs((spec) => (spec.info.scope === "process" ? undefined : spec)))
-        .filter((entry): entry is [string, Spec<z.ZodType, z.ZodType>] => entry[1] !== undefined)
-        .map(([name, spec]) => [name, spec.inner.optional().describe(spec.info.description)]),
+      specsWhere((spec) => spec.info.scope !== "process").map((name) => [name, OPTION_SPECS[name].inner.optional().describe(OPTION_SPECS[name].info.description)]),
     ),
   )
   .describe("Option overrides: any option except the plugin-wide ones and the profile sections.") as never
 
-export type SectionName = keyof typeof PROFILE_SECTION_INFO
-
 export const optionsSchema = tunablesSchema.extend({
   defaultFast: overridesSchema.optional().describe(PROFILE_SECTION_INFO.defaultFast.description),
   defaultSlow: overridesSchema.optional().describe(PROFILE_SECTION_INFO.defaultSlow.description),
-  modelProfiles: z
-    .record(z.string(), overridesSchema)
-    .optional()
-    .describe(PROFILE_SECTION_INFO.modelProfiles.description),
+  modelProfiles: z.record(z.string(), overridesSchema).optional().describe(PROFILE_SECTION_INFO.modelProfiles.description),
 })
 
 /** Effective options after resolution: every default filled in, aliases folded away. */
@@ -65,30 +60,15 @@ export type Options = Tunables & {
   modelProfiles?: Record<string, Overrides>
 }
 
-// ---- lookups used by the resolver and the docs ----------------------------------------------
-
-export type AnySpec = { inner: z.ZodType; default: unknown; info: OptionInfo }
-
-export const OPTION_SPECS: Readonly<Record<TunableName, AnySpec>> = TUNABLE_SPECS
-
-export const TUNABLE_NAMES = Object.freeze(Object.keys(TUNABLE_SPECS) as TunableName[])
-export const SECTION_NAMES = Object.freeze(Object.keys(PROFILE_SECTION_INFO) as SectionName[])
-/** Every key a config may use at the top level, aliases and sections included. */
-export const ALL_OPTION_NAMES: readonly string[] = Object.freeze([...TUNABLE_NAMES, ...SECTION_NAMES])
-
-export function isTunableName(key: string): key is TunableName {
-  return Object.prototype.hasOwnProperty.call(TUNABLE_SPECS, key)
-}
-
-export function isSectionName(key: string): key is SectionName {
-  return Object.prototype.hasOwnProperty.call(PROFILE_SECTION_INFO, key)
-}
+export const isTunableName = (key: string): key is TunableName => Object.prototype.hasOwnProperty.call(TUNABLE_SPECS, key)
+export const isSectionName = (key: string): key is SectionName => Object.prototype.hasOwnProperty.call(PROFILE_SECTION_INFO, key)
+/** Names a section may override: everything except plugin-wide options. */
+export const OVERRIDABLE_NAMES: readonly string[] = specsWhere((spec) => spec.info.scope !== "process")
 
 /** The names an alias stands for directly (empty for a canonical option). */
 export function aliasTargets(name: TunableName): readonly TunableName[] {
   const target = OPTION_SPECS[name].info.aliasOf
-  if (target === undefined) return []
-  return (typeof target === "string" ? [target] : target) as readonly TunableName[]
+  return (target === undefined ? [] : typeof target === "string" ? [target] : target) as readonly TunableName[]
 }
 
 /**
@@ -100,7 +80,13 @@ export function canonicalTargets(name: TunableName): OptionName[] {
   return [...new Set(found)]
 }
 
-function deepFreeze<T>(value: T): T {
+/** The default as a table or a warning should show it, when the raw value would mislead (per profile, unset). */
+export function defaultTextOf(name: TunableName): string | undefined {
+  const { fast, slow } = PROFILE_DEFAULTS as Record<"fast" | "slow", Record<string, unknown>>
+  return OPTION_SPECS[name].info.defaultText ?? (name in fast ? `${fast[name]} (fast) / ${slow[name]} (slow)` : undefined)
+}
+
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
     Object.freeze(value)
     for (const inner of Object.values(value)) deepFreeze(inner)
@@ -113,14 +99,7 @@ function deepFreeze<T>(value: T): T {
  * resolved options object, so a caller mutating one would silently change everyone's config.
  */
 export const OPTION_DEFAULTS: Readonly<Options> = deepFreeze(
-  (() => {
-    const out: Record<string, unknown> = {}
-    for (const name of TUNABLE_NAMES) {
-      const spec = OPTION_SPECS[name]
-      if (spec.info.aliasOf === undefined && spec.default !== undefined) out[name] = spec.default
-    }
-    return out as Options
-  })(),
+  Object.fromEntries(
+    specsWhere((spec) => spec.info.aliasOf === undefined && spec.default !== undefined).map((name) => [name, OPTION_SPECS[name].default]),
+  ) as Options,
 )
-
-export { deepFreeze }

@@ -7,26 +7,21 @@
  * at most every `recheckMs`, so a CLI pause is honoured within one watchdog interval. Nothing here
  * throws into callers: an I/O problem is logged once and reads as not paused.
  */
-import { emptyPauseState, sessionHold, viewHold, withAllPaused, withAllResumed, withSessionPaused, withSessionResumed, type HoldView, type PauseState } from "../core/pause-leases.ts"
-import { LeaseKeeper } from "./lease-keeper.ts"
-import type { PauseControl, PauseOutcome } from "./pause-control.ts"
+import { emptyPauseState, sessionHold, viewHold, withAllPaused, withAllResumed, withSessionPaused, withSessionResumed } from "../core/pause-leases.ts"
+import type { Hold, HoldView, PauseState } from "../core/pause-leases.ts"
+import { LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.ts"
 import { PauseMarkerFile } from "./marker-file.ts"
-import type { LeaseIdentity } from "./process-lease.ts"
+import { errorMessage, orElse } from "./marker-io.ts"
+import type { PauseControl, PauseOutcome } from "./pause-control.ts"
 import { printable, sessionIdProblem } from "./session-id.ts"
 
 export type PauseLog = (level: "info" | "warn", message: string) => void
 
-export type FilePausesOptions = {
+export type FilePausesOptions = Pick<LeaseKeeperOptions, "now" | "schedule" | "identity"> & {
   file: PauseMarkerFile | string
   /** Minimum time between two stats of the file, and the lease's refresh period; pass the watchdog's checkIntervalMs. */
   recheckMs: number
-  /** Wall-clock epoch milliseconds: the file is shared with other processes. */
-  now: () => number
   log: PauseLog
-  /** Runs the next lease refresh; absent, the lease is refreshed only by `tick()` (tests). */
-  schedule?: (delayMs: number, fn: () => void) => () => void
-  /** Who this store is in the file; by default this process's identity (process-lease.ts). */
-  identity?: LeaseIdentity
 }
 
 /** Timers may fire a little early relative to Date.now(); a check this close counts as due. */
@@ -35,8 +30,6 @@ const RECHECK_SLACK = 0.9
 export class FilePauses implements PauseControl {
   private readonly file: PauseMarkerFile
   private readonly recheckMs: number
-  private readonly now: () => number
-  private readonly log: PauseLog
   private readonly keeper: LeaseKeeper
 
   private state: PauseState = emptyPauseState()
@@ -51,18 +44,16 @@ export class FilePauses implements PauseControl {
   private warnedProblem = false
   private repairing: Promise<void> | undefined
 
-  constructor(options: FilePausesOptions) {
+  constructor(private readonly options: FilePausesOptions) {
     this.file = typeof options.file === "string" ? new PauseMarkerFile(options.file) : options.file
     this.recheckMs = Math.max(0, options.recheckMs)
-    this.now = options.now
-    this.log = options.log
     this.keeper = new LeaseKeeper({
       file: this.file,
       refreshMs: this.recheckMs,
-      now: this.now,
+      now: options.now,
       schedule: options.schedule,
       identity: options.identity,
-      checked: (state, problem, now) => this.checked(state, problem, now),
+      checked: (state, problem, now) => this.took(state, this.safeSignature(), problem, true, now),
       log: (level, text) => (level === "warn" ? this.warnIo(text) : this.safeLog(level, text)),
     })
   }
@@ -98,13 +89,6 @@ export class FilePauses implements PauseControl {
     return this.keeper.tick()
   }
 
-  private checked(state: PauseState, problem: string | undefined, now: number): void {
-    this.apply(state, this.safeSignature())
-    this.lastCheckAt = now
-    this.ioRecovered()
-    if (problem) this.warnProblem(problem, true)
-  }
-
   /** Resolves once a pending check or rewrite of the file is done (for tests and shutdown). */
   async settled(): Promise<void> {
     await this.starting
@@ -126,23 +110,25 @@ export class FilePauses implements PauseControl {
 
   holdOf(sessionID: string): HoldView | undefined {
     this.refresh()
-    const now = this.now()
-    if (this.memoryPaused.has(sessionID)) return { kind: "self", at: now }
+    if (this.memoryPaused.has(sessionID)) return { kind: "self", at: this.options.now() }
     const hold = sessionHold(this.state, sessionID)
-    return hold ? viewHold(hold, this.state.leases ?? [], now, this.keeper.instanceId) : undefined
+    return hold ? this.view(hold) : undefined
   }
 
   allHoldOf(): HoldView | undefined {
     this.refresh()
-    const now = this.now()
-    if (this.memoryAll) return { kind: "self", at: now }
-    return this.state.all ? viewHold(this.state.allHold, this.state.leases ?? [], now, this.keeper.instanceId) : undefined
+    if (this.memoryAll) return { kind: "self", at: this.options.now() }
+    return this.state.all ? this.view(this.state.allHold) : undefined
+  }
+
+  private view(hold: Hold | undefined): HoldView {
+    return viewHold(hold, this.state.leases ?? [], this.options.now(), this.keeper.instanceId)
   }
 
   /** Re-reads the file if it is due (or `force`) and changed. Never throws. */
   refresh(force = false): void {
     if (this.starting) return
-    const now = this.now()
+    const now = this.options.now()
     if (!force && now - this.lastCheckAt < this.recheckMs * RECHECK_SLACK) return
     this.lastCheckAt = now
     try {
@@ -150,12 +136,9 @@ export class FilePauses implements PauseControl {
       if (signature === this.signature) return
       const { state, problem } = this.file.read()
       // Take the signature the content belongs to; a write racing the read shows up next time.
-      this.apply(state, signature)
-      this.ioRecovered()
-      if (problem) this.warnProblem(problem, false)
-      else this.warnedProblem = false
+      this.took(state, signature, problem, false, now)
     } catch (error) {
-      this.warnIo(`cannot read the pause file; treating sessions as not paused: ${message(error)}`)
+      this.warnIo(`cannot read the pause file; treating sessions as not paused: ${errorMessage(error)}`)
       this.apply(emptyPauseState(), undefined)
     }
   }
@@ -179,45 +162,43 @@ export class FilePauses implements PauseControl {
     return this.change(undefined, withAllResumed, false)
   }
 
+  /** `sessionID` undefined: the pause of all sessions. */
   private async change(sessionID: string | undefined, edit: (s: PauseState, now: number) => PauseState, pausing: boolean): Promise<PauseOutcome> {
     try {
-      if (sessionID !== undefined) {
-        const problem = sessionIdProblem(sessionID)
-        if (problem) return { ok: false, error: `${problem}: ${printable(sessionID)}` }
-      }
+      const problem = sessionID === undefined ? undefined : sessionIdProblem(sessionID)
+      if (problem) return { ok: false, error: `${problem}: ${printable(sessionID)}` }
       if (this.starting) await this.starting
       if (!pausing) {
-        if (sessionID === undefined) {
-          this.memoryPaused.clear()
-          this.memoryAll = false
-        } else this.memoryPaused.delete(sessionID)
+        if (sessionID === undefined) this.memoryPaused.clear()
+        this.remember(sessionID, false)
       }
       try {
-        const now = this.now()
+        const now = this.options.now()
         // The write refreshes our lease too, so a pause never names a holder missing from the file.
         const { state, problem } = await this.file.update((s) => this.keeper.withLease(edit(s, now), now))
-        this.apply(state, this.safeSignature())
-        this.lastCheckAt = this.now()
-        this.ioRecovered()
-        if (problem) this.warnProblem(problem, true)
-        else this.warnedProblem = false
-        if (pausing && sessionID !== undefined) this.memoryPaused.delete(sessionID)
-        if (pausing && sessionID === undefined) this.memoryAll = false
+        this.took(state, this.safeSignature(), problem, true, this.options.now())
+        if (pausing) this.remember(sessionID, false)
       } catch (error) {
-        const why = message(error)
+        const why = errorMessage(error)
         this.warnIo(`cannot write the pause file: ${why}`)
         if (/too many paused sessions/.test(why)) return { ok: false, error: why }
         // Keep the user's intent for this run even though the file could not take it.
-        if (pausing && sessionID !== undefined) this.memoryPaused.add(sessionID)
-        if (pausing && sessionID === undefined) this.memoryAll = true
-        if (!pausing && sessionID === undefined) this.apply(emptyPauseState(), undefined)
-        if (!pausing && sessionID !== undefined) this.sessions.delete(sessionID)
+        if (pausing) this.remember(sessionID, true)
+        else if (sessionID === undefined) this.apply(emptyPauseState(), undefined)
+        else this.sessions.delete(sessionID)
         return { ...this.outcome(sessionID), memoryOnly: why }
       }
       return this.outcome(sessionID)
     } catch (error) {
-      return { ok: false, error: message(error) }
+      return { ok: false, error: errorMessage(error) }
     }
+  }
+
+  /** Sets or clears the in-memory pause that stands in for one the file could not take. */
+  private remember(sessionID: string | undefined, paused: boolean): void {
+    if (sessionID === undefined) this.memoryAll = paused
+    else if (paused) this.memoryPaused.add(sessionID)
+    else this.memoryPaused.delete(sessionID)
   }
 
   /** The answer from memory, without touching the file. */
@@ -227,6 +208,15 @@ export class FilePauses implements PauseControl {
     return { ok: true, paused, allPaused: all }
   }
 
+  /** The file as a read or a write just found it; `rewritten`: that write already replaced a bad file. */
+  private took(state: PauseState, signature: string | undefined, problem: string | undefined, rewritten: boolean, at: number): void {
+    this.apply(state, signature)
+    this.lastCheckAt = at
+    this.warnedIo = false
+    if (problem) this.warnProblem(problem, rewritten)
+    else this.warnedProblem = false
+  }
+
   private apply(state: PauseState, signature: string | undefined): void {
     this.state = state
     this.sessions = new Set(state.sessions)
@@ -234,11 +224,7 @@ export class FilePauses implements PauseControl {
   }
 
   private safeSignature(): string | undefined {
-    try {
-      return this.file.signature()
-    } catch {
-      return undefined
-    }
+    return orElse(() => this.file.signature(), undefined)
   }
 
   private warnIo(text: string): void {
@@ -247,42 +233,27 @@ export class FilePauses implements PauseControl {
     this.safeLog("warn", `${text} (${this.file.path}; logged once until it works again)`)
   }
 
-  private ioRecovered(): void {
-    this.warnedIo = false
-  }
-
   /** One warning per bad file, then a rewrite (unless the caller just rewrote it). */
-  private warnProblem(problem: string, alreadyRewritten: boolean): void {
+  private warnProblem(problem: string, rewritten: boolean): void {
     if (!this.warnedProblem) {
       this.safeLog("warn", `the pause file ${this.file.path} was not usable (${problem}); it is read as empty and rewritten`)
     }
-    this.warnedProblem = true
-    if (alreadyRewritten) {
-      this.warnedProblem = false
-      return
-    }
-    if (this.repairing) return
+    this.warnedProblem = !rewritten
+    if (rewritten || this.repairing) return
     this.repairing = this.file
       .update((s) => s)
       .then(({ state }) => {
         this.apply(state, this.safeSignature())
         this.warnedProblem = false
       })
-      .catch((error) => this.warnIo(`cannot rewrite the pause file: ${message(error)}`))
+      .catch((error) => this.warnIo(`cannot rewrite the pause file: ${errorMessage(error)}`))
       .finally(() => {
         this.repairing = undefined
       })
   }
 
+  /** A broken log sink is not ours to surface. */
   private safeLog(level: "info" | "warn", text: string): void {
-    try {
-      this.log(level, text)
-    } catch {
-      // A broken log sink is not our problem to surface.
-    }
+    orElse(() => this.options.log(level, text), undefined)
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

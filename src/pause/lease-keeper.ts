@@ -1,18 +1,29 @@
 /**
  * Keeps one plugin instance's lease in the pause file: refreshes it, claims the unclaimed pauses of
  * its sessions, and drops those whose holder is gone (rules in src/core/pause-leases.ts).
+ *
+ * By default the lease is the process's: one instance id per OpenCode process, shared by every
+ * plugin instance in it (an instance reloaded within the process keeps the pauses it held) and kept
+ * on globalThis so two copies of this module loaded by one process still agree. A new process always
+ * gets a new id: that is what lets a restart clear the pauses of its previous run (the old id's
+ * lease lapses, or is removed at a normal exit).
  */
+import { randomBytes } from "node:crypto"
+import fs from "node:fs"
+import os from "node:os"
 import { addNewest } from "../core/bounded.ts"
 import { leaseTtl, mayPrune, tidyPauses, type Lease, type PauseState, type TidyResult } from "../core/pause-leases.ts"
 import { droppedText } from "./hold-text.ts"
 import type { PauseMarkerFile } from "./marker-file.ts"
-import { leaveNow, leaveOnExit, processLeaseIdentity, processLeaseSince, type LeaseIdentity } from "./process-lease.ts"
+import { errorMessage, orElse } from "./marker-io.ts"
+
+export type LeaseIdentity = { id: string; pid?: number; host?: string }
 
 export type LeaseKeeperOptions = {
   file: PauseMarkerFile
   /** The refresh period (the watchdog's checkIntervalMs); the lease lapses a few of these after its last refresh. */
   refreshMs: number
-  /** Wall-clock epoch milliseconds. */
+  /** Wall-clock epoch milliseconds: the file is shared with other processes. */
   now: () => number
   /** Runs the next refresh; absent, only `tick()` refreshes (tests). */
   schedule?: (delayMs: number, fn: () => void) => () => void
@@ -28,10 +39,51 @@ const MAX_RUN_SESSIONS = 1000
 /** The lease is never refreshed more often than this, whatever the check interval. */
 const MIN_REFRESH_MS = 250
 
+type ProcessLeases = {
+  identity: LeaseIdentity
+  /** When this process first wrote each lease (keyed by file and id). */
+  since: Map<string, number>
+  /** Files whose lease the exit hook removes. */
+  files: Map<string, PauseMarkerFile>
+  exitHooked: boolean
+}
+
+const KEY = Symbol.for("opencode-auto-resume.pause-lease")
+
+function processLeases(): ProcessLeases {
+  const g = globalThis as Record<symbol, unknown>
+  const known = g[KEY] as ProcessLeases | undefined
+  if (known && known.since instanceof Map && known.files instanceof Map) return known
+  // Without a host name, status reports name the pid only.
+  const host = orElse<string | undefined>(() => os.hostname(), undefined)
+  const fresh: ProcessLeases = { identity: { id: `i${randomBytes(8).toString("hex")}`, pid: process.pid, host }, since: new Map(), files: new Map(), exitHooked: false }
+  g[KEY] = fresh
+  return fresh
+}
+
+/** Removes lease `id` from the file, now or never: a busy lock is not waited for. Never throws. */
+function leaveNow(file: PauseMarkerFile, id: string): boolean {
+  // A file that is gone stays gone (a test's temp folder, a user who deleted it).
+  return orElse(() => fs.existsSync(file.path) && file.updateNow((s) => ({ ...s, leases: (s.leases ?? []).filter((l) => l.id !== id) })), false)
+}
+
+/**
+ * On a normal exit, take this process's lease out of every file it wrote, so another
+ * OpenCode (or this one restarted) drops its pauses at once instead of when the lease lapses.
+ * A process killed outright never gets here; its lease simply lapses.
+ */
+function leaveOnExit(file: PauseMarkerFile): void {
+  const leases = processLeases()
+  leases.files.set(file.path, file)
+  if (leases.exitHooked) return
+  leases.exitHooked = true
+  // Without process events the lease lapses instead.
+  orElse(() => process.once("exit", () => leases.files.forEach((f) => leaveNow(f, leases.identity.id))), undefined)
+}
+
 export class LeaseKeeper {
   readonly ttlMs: number
   private readonly identity: LeaseIdentity
-  private readonly processIdentity: boolean
   /** Sessions the engine asked about: the ones this instance runs, whose pauses it claims. */
   private readonly runs = new Set<string>()
   private lastRefreshAt: number | undefined
@@ -41,8 +93,7 @@ export class LeaseKeeper {
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.ttlMs = leaseTtl(options.refreshMs)
-    this.processIdentity = options.identity === undefined
-    this.identity = options.identity ?? processLeaseIdentity()
+    this.identity = options.identity ?? processLeases().identity
   }
 
   get instanceId(): string {
@@ -52,7 +103,7 @@ export class LeaseKeeper {
   /** The first check, then (with a scheduler) one every refresh period. Never rejects. */
   start(): Promise<void> {
     if (this.stopped) return Promise.resolve()
-    if (this.options.schedule && this.processIdentity) leaveOnExit(this.options.file)
+    if (this.options.schedule && this.options.identity === undefined) leaveOnExit(this.options.file)
     return this.tick()
   }
 
@@ -108,7 +159,7 @@ export class LeaseKeeper {
       this.options.checked(state, problem, now)
       for (const dropped of result?.dropped ?? []) this.options.log("info", droppedText(dropped, before))
     } catch (error) {
-      this.options.log("warn", `cannot refresh this OpenCode's lease in the pause file: ${error instanceof Error ? error.message : String(error)}`)
+      this.options.log("warn", `cannot refresh this OpenCode's lease in the pause file: ${errorMessage(error)}`)
     }
   }
 
@@ -120,13 +171,16 @@ export class LeaseKeeper {
         void this.tick()
       })
     } catch (error) {
-      this.options.log("warn", `cannot schedule the pause lease refresh: ${error instanceof Error ? error.message : String(error)}`)
+      this.options.log("warn", `cannot schedule the pause lease refresh: ${errorMessage(error)}`)
     }
   }
 
+  /** Our lease as of `now`; `since` is when this process first wrote it to this file, the same ever after. */
   private lease(now: number): Lease {
-    const since = processLeaseSince(`${this.options.file.path}#${this.identity.id}`, now)
-    const lease: Lease = { id: this.identity.id, since, at: now, ttlMs: this.ttlMs }
+    const { since } = processLeases()
+    const key = `${this.options.file.path}#${this.identity.id}`
+    if (!since.has(key)) since.set(key, now)
+    const lease: Lease = { id: this.identity.id, since: since.get(key)!, at: now, ttlMs: this.ttlMs }
     if (this.identity.pid !== undefined) lease.pid = this.identity.pid
     if (this.identity.host !== undefined) lease.host = this.identity.host
     return lease

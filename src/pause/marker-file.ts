@@ -3,34 +3,12 @@
  * renamed over the marker, so a reader (which takes no lock) never sees half a file.
  */
 import nodeFs from "node:fs"
-import os from "node:os"
 import path from "node:path"
 import { MAX_PAUSE_FILE_BYTES, checkedState, emptyPauseState, parsePauseFile, serializePauseState, type PauseState, type ReadResult } from "./marker-format.ts"
-import { PauseFileError, describe, errno, type MarkerFs } from "./marker-io.ts"
-import { LOCK_STALE_MS, LOCK_TIMEOUT_MS, MarkerLock, processAlive } from "./marker-lock.ts"
+import { PauseFileError, describe, errno, orElse, type MarkerFs } from "./marker-io.ts"
+import { MarkerLock, type LockOptions } from "./marker-lock.ts"
 
-export type MarkerFileOptions = {
-  fs?: MarkerFs
-  now?: () => number
-  sleep?: (ms: number) => Promise<void>
-  pid?: number
-  hostname?: string
-  /** Whether a process with this pid is alive on this host. */
-  isAlive?: (pid: number) => boolean
-  lockTimeoutMs?: number
-  lockStaleMs?: number
-}
-
-/** A copy the caller's change may edit freely. */
-function copyState(state: PauseState): PauseState {
-  const copy: PauseState = { all: state.all, sessions: [...state.sessions] }
-  if (state.holds) copy.holds = state.holds.map((h) => ({ ...h }))
-  if (state.allHold) copy.allHold = { ...state.allHold }
-  if (state.leases) copy.leases = state.leases.map((l) => ({ ...l }))
-  return copy
-}
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+export type MarkerFileOptions = LockOptions & { fs?: MarkerFs; now?: () => number; pid?: number }
 
 export class PauseMarkerFile {
   readonly path: string
@@ -48,15 +26,11 @@ export class PauseMarkerFile {
     this.now = options.now ?? Date.now
     this.pid = options.pid ?? process.pid
     this.fileLock = new MarkerLock({
+      ...options,
       lockPath: this.lockPath,
       fs: this.fs,
       now: this.now,
-      sleep: options.sleep ?? realSleep,
       pid: this.pid,
-      hostname: options.hostname ?? os.hostname(),
-      isAlive: options.isAlive ?? processAlive,
-      lockTimeoutMs: options.lockTimeoutMs ?? LOCK_TIMEOUT_MS,
-      lockStaleMs: options.lockStaleMs ?? LOCK_STALE_MS,
       uniqueSuffix: () => this.uniqueSuffix(),
       ensureDir: () => this.ensureDir(),
     })
@@ -87,26 +61,21 @@ export class PauseMarkerFile {
       throw new PauseFileError(`cannot open ${this.path}: ${describe(error)}`)
     }
     try {
-      const st = this.fs.fstatSync(fd)
-      if (!st.isFile()) return { state: emptyPauseState(), problem: "it is not a regular file" }
-      if (st.size > MAX_PAUSE_FILE_BYTES) return { state: emptyPauseState(), problem: `it is larger than ${MAX_PAUSE_FILE_BYTES} bytes` }
+      if (!this.fs.fstatSync(fd).isFile()) return { state: emptyPauseState(), problem: "it is not a regular file" }
+      // One byte past the limit is enough to know the file is too large, however fast it grows.
       const buffer = Buffer.alloc(MAX_PAUSE_FILE_BYTES + 1)
       let length = 0
-      for (;;) {
-        const n = this.fs.readSync(fd, buffer, length, buffer.length - length, null)
-        if (n <= 0) break
-        length += n
-        if (length > MAX_PAUSE_FILE_BYTES) return { state: emptyPauseState(), problem: `it is larger than ${MAX_PAUSE_FILE_BYTES} bytes` }
-      }
+      let n: number
+      do {
+        n = this.fs.readSync(fd, buffer, length, buffer.length - length, null)
+        length += Math.max(0, n)
+      } while (n > 0 && length < buffer.length)
+      if (length > MAX_PAUSE_FILE_BYTES) return { state: emptyPauseState(), problem: `it is larger than ${MAX_PAUSE_FILE_BYTES} bytes` }
       return parsePauseFile(buffer.subarray(0, length).toString("utf8"))
     } catch (error) {
       throw new PauseFileError(`cannot read ${this.path}: ${describe(error)}`)
     } finally {
-      try {
-        this.fs.closeSync(fd)
-      } catch {
-        // Nothing useful to do.
-      }
+      orElse(() => this.fs.closeSync(fd), undefined)
     }
   }
 
@@ -141,7 +110,8 @@ export class PauseMarkerFile {
 
   private rewrite(change: (state: PauseState) => PauseState): { state: PauseState; problem?: string } {
     const current = this.read()
-    const next = checkedState(change(copyState(current.state)))
+    // A copy, so the caller's change may edit what it is given freely.
+    const next = checkedState(change(structuredClone(current.state)))
     this.writeAtomically(serializePauseState(next))
     return { state: next, problem: current.problem }
   }
@@ -174,18 +144,9 @@ export class PauseMarkerFile {
       fd = undefined
       this.fs.renameSync(tmp, this.path)
     } catch (error) {
-      if (fd !== undefined) {
-        try {
-          this.fs.closeSync(fd)
-        } catch {
-          // Already failing.
-        }
-      }
-      try {
-        this.fs.unlinkSync(tmp)
-      } catch {
-        // It may never have been created.
-      }
+      // Already failing, and the temp file may never have been created: clean up what there is.
+      if (fd !== undefined) orElse(() => this.fs.closeSync(fd!), undefined)
+      orElse(() => this.fs.unlinkSync(tmp), undefined)
       throw new PauseFileError(`cannot write ${this.path}: ${describe(error)}`)
     }
   }

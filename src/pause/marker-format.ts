@@ -65,26 +65,11 @@ export function parsePauseFile(text: string): ReadResult {
   if (typeof all !== "boolean" || !Array.isArray(sessions)) {
     return { state: emptyPauseState(), problem: "it is not a pause file (\"all\" must be a boolean and \"sessions\" a list)" }
   }
-  const kept: string[] = []
-  const seen = new Set<string>()
-  let invalid = 0
-  let overflow = 0
-  for (const id of sessions) {
-    if (!isValidSessionId(id)) {
-      invalid++
-      continue
-    }
-    if (seen.has(id)) continue
-    if (kept.length >= MAX_PAUSED_SESSIONS) {
-      overflow++
-      continue
-    }
-    seen.add(id)
-    kept.push(id)
-  }
+  const read = firstPerKey(sessions, (id) => (isValidSessionId(id) ? id : undefined), (id) => id, MAX_PAUSED_SESSIONS)
+  const kept = read.items
   const problems: string[] = []
-  if (invalid) problems.push(`${invalid} invalid session id(s) dropped`)
-  if (overflow) problems.push(`${overflow} id(s) beyond the limit of ${MAX_PAUSED_SESSIONS} dropped`)
+  if (read.bad) problems.push(`${read.bad} invalid session id(s) dropped`)
+  if (read.over) problems.push(`${read.over} id(s) beyond the limit of ${MAX_PAUSED_SESSIONS} dropped`)
   const extras = parseHolders(obj, new Set(kept), all)
   if (extras.bad) problems.push(`${extras.bad} malformed holder or lease entr${extras.bad === 1 ? "y" : "ies"} dropped`)
   const state: PauseState = { all, sessions: kept }
@@ -115,42 +100,42 @@ function parseLease(value: unknown): Lease | undefined {
   return lease
 }
 
+/** The first entry per key that parses, at most `cap` of them: `bad` counts entries that do not parse, `over` new ones past the cap. */
+function firstPerKey<T>(entries: readonly unknown[], parse: (entry: unknown) => T | undefined, key: (item: T) => string | undefined, cap: number) {
+  const items: T[] = []
+  const seen = new Set<string>()
+  let bad = 0
+  let over = 0
+  for (const entry of entries) {
+    const item = parse(entry)
+    const k = item === undefined ? undefined : key(item)
+    if (item === undefined) bad++
+    else if (k === undefined || seen.has(k)) continue
+    else if (items.length >= cap) over++
+    else {
+      seen.add(k)
+      items.push(item)
+    }
+  }
+  return { items, bad, over }
+}
+
+function parseSessionHold(entry: unknown): SessionHold | undefined {
+  const hold = parseHold(entry)
+  const session = (entry as Record<string, unknown> | null)?.session
+  return hold && isValidSessionId(session) ? { session, ...hold } : undefined
+}
+
 /** The optional holder fields; entries that do not fit are counted in `bad` and left out. */
 function parseHolders(obj: Record<string, unknown>, paused: Set<string>, all: boolean) {
-  let bad = 0
-  const holds: SessionHold[] = []
-  const held = new Set<string>()
-  if (Array.isArray(obj.holds)) {
-    for (const entry of obj.holds.slice(0, MAX_PAUSED_SESSIONS * 2)) {
-      const hold = parseHold(entry)
-      const session = (entry as Record<string, unknown> | null)?.session
-      if (!hold || !isValidSessionId(session)) bad++
-      // A hold for a session that is not paused (an older writer resumed it) is simply stale.
-      else if (paused.has(session) && !held.has(session)) {
-        held.add(session)
-        holds.push({ session, ...hold })
-      }
-    }
-  } else if (obj.holds !== undefined) bad++
-  let allHold: Hold | undefined
-  if (obj.allHold !== undefined) {
-    allHold = parseHold(obj.allHold)
-    if (!allHold) bad++
-    if (!all) allHold = undefined
-  }
-  const leases: Lease[] = []
-  const ids = new Set<string>()
-  if (Array.isArray(obj.leases)) {
-    for (const entry of obj.leases.slice(0, MAX_LEASES * 2)) {
-      const lease = parseLease(entry)
-      if (!lease) bad++
-      else if (!ids.has(lease.id) && leases.length < MAX_LEASES) {
-        ids.add(lease.id)
-        leases.push(lease)
-      }
-    }
-  } else if (obj.leases !== undefined) bad++
-  return { holds, allHold, leases, bad }
+  const listed = (value: unknown) => (Array.isArray(value) ? value : [])
+  // A hold for a session that is not paused (an older writer resumed it) is simply stale.
+  const holds = firstPerKey(listed(obj.holds).slice(0, MAX_PAUSED_SESSIONS * 2), parseSessionHold, (h) => (paused.has(h.session) ? h.session : undefined), Infinity)
+  const leases = firstPerKey(listed(obj.leases).slice(0, MAX_LEASES * 2), parseLease, (l) => l.id, MAX_LEASES)
+  const allHold = obj.allHold === undefined ? undefined : parseHold(obj.allHold)
+  const notLists = [obj.holds, obj.leases].filter((value) => value !== undefined && !Array.isArray(value)).length
+  const bad = holds.bad + leases.bad + notLists + (obj.allHold !== undefined && !allHold ? 1 : 0)
+  return { holds: holds.items, allHold: all ? allHold : undefined, leases: leases.items, bad }
 }
 
 export function serializePauseState(state: PauseState): string {

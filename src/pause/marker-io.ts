@@ -32,3 +32,17 @@ export function describe(error: unknown): string {
   const e = error as NodeJS.ErrnoException
   return e?.code ? `${e.code}${e.syscall ? ` (${e.syscall})` : ""}` : error instanceof Error ? error.message : String(error)
 }
+
+/** `step()`, or `fallback` when it throws: for best-effort steps whose failure changes nothing that matters. */
+export function orElse<T>(step: () => T, fallback: T): T {
+  try {
+    return step()
+  } catch {
+    return fallback
+  }
+}
+
+/** An error's own message, for log lines that name what failed themselves. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -7,17 +7,18 @@
  * broken; a writer that cannot get the lock within LOCK_TIMEOUT_MS gives up with an error.
  * Readers take no lock: writes are atomic renames (marker-file.ts).
  */
-import { PauseFileError, describe, errno, type MarkerFs } from "./marker-io.ts"
+import os from "node:os"
+import { PauseFileError, describe, errno, orElse, type MarkerFs } from "./marker-io.ts"
 
 /** A lock held longer than this is presumed abandoned (a holder keeps it for milliseconds). */
-export const LOCK_STALE_MS = 10_000
+const LOCK_STALE_MS = 10_000
 /** How long a writer waits for the lock before giving up. */
-export const LOCK_TIMEOUT_MS = 5_000
+const LOCK_TIMEOUT_MS = 5_000
 
 type LockInfo = { pid: number; host: string; token: string; at: number }
 
 /** Whether a process with this pid is alive on this host (EPERM: alive, just not ours). */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
@@ -26,17 +27,22 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** What the lock needs from the store that owns it; every clock and process check is injectable for tests. */
-export type MarkerLockDeps = {
+/** What a test may substitute: every clock and process check. */
+export type LockOptions = {
+  sleep?: (ms: number) => Promise<void>
+  hostname?: string
+  /** Whether a process with this pid is alive on this host. */
+  isAlive?: (pid: number) => boolean
+  lockTimeoutMs?: number
+  lockStaleMs?: number
+}
+
+/** What the lock needs from the store that owns it. */
+export type MarkerLockDeps = LockOptions & {
   lockPath: string
   fs: MarkerFs
   now: () => number
-  sleep: (ms: number) => Promise<void>
   pid: number
-  hostname: string
-  isAlive: (pid: number) => boolean
-  lockTimeoutMs: number
-  lockStaleMs: number
   /** The store's name generator, shared so every name this process makes (temp files, tokens) is distinct. */
   uniqueSuffix: () => string
   /** The lock file sits next to the marker, so the folder must exist first. */
@@ -46,35 +52,26 @@ export type MarkerLockDeps = {
 export class MarkerLock {
   readonly lockPath: string
   private readonly fs: MarkerFs
-  private readonly now: () => number
-  private readonly sleep: (ms: number) => Promise<void>
-  private readonly pid: number
-  private readonly hostname: string
-  private readonly isAlive: (pid: number) => boolean
-  private readonly lockTimeoutMs: number
-  private readonly lockStaleMs: number
-  private readonly uniqueSuffix: () => string
-  private readonly ensureDir: () => void
+  private readonly deps: Required<MarkerLockDeps>
 
   constructor(deps: MarkerLockDeps) {
     this.lockPath = deps.lockPath
     this.fs = deps.fs
-    this.now = deps.now
-    this.sleep = deps.sleep
-    this.pid = deps.pid
-    this.hostname = deps.hostname
-    this.isAlive = deps.isAlive
-    this.lockTimeoutMs = deps.lockTimeoutMs
-    this.lockStaleMs = deps.lockStaleMs
-    this.uniqueSuffix = deps.uniqueSuffix
-    this.ensureDir = deps.ensureDir
+    this.deps = {
+      ...deps,
+      sleep: deps.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+      hostname: deps.hostname ?? os.hostname(),
+      isAlive: deps.isAlive ?? processAlive,
+      lockTimeoutMs: deps.lockTimeoutMs ?? LOCK_TIMEOUT_MS,
+      lockStaleMs: deps.lockStaleMs ?? LOCK_STALE_MS,
+    }
   }
 
   /** Takes the lock, waiting with jittered backoff; returns the token `release` needs. Throws PauseFileError. */
   async acquire(): Promise<string> {
-    this.ensureDir()
-    const token = this.uniqueSuffix()
-    const deadline = this.now() + this.lockTimeoutMs
+    this.deps.ensureDir()
+    const token = this.deps.uniqueSuffix()
+    const deadline = this.deps.now() + this.deps.lockTimeoutMs
     let wait = 2
     let holder = "another writer"
     for (let attempt = 0; ; attempt++) {
@@ -82,22 +79,21 @@ export class MarkerLock {
       const existing = this.inspectLock()
       // Gone between our attempt and the look, or stale and now broken: try again at once
       // (bounded, in case something keeps recreating it).
-      if (!existing && attempt < 100) continue
-      if (existing?.stale && attempt < 100) {
-        this.breakStaleLock(existing.raw)
+      if (attempt < 100 && (!existing || existing.stale)) {
+        if (existing) this.breakStaleLock(existing.raw)
         continue
       }
       if (existing?.info) holder = `pid ${existing.info.pid} on ${existing.info.host}`
-      if (this.now() >= deadline) throw new PauseFileError(`timed out waiting for the lock ${this.lockPath} (held by ${holder})`)
-      await this.sleep(wait + Math.floor(Math.random() * wait))
+      if (this.deps.now() >= deadline) throw new PauseFileError(`timed out waiting for the lock ${this.lockPath} (held by ${holder})`)
+      await this.deps.sleep(wait + Math.floor(Math.random() * wait))
       wait = Math.min(wait * 2, 50)
     }
   }
 
   /** Takes the lock only if it is free (or stale) right now; undefined otherwise. Throws PauseFileError. */
   tryAcquireNow(): string | undefined {
-    this.ensureDir()
-    const token = this.uniqueSuffix()
+    this.deps.ensureDir()
+    const token = this.deps.uniqueSuffix()
     if (this.tryCreateLock(token)) return token
     const existing = this.inspectLock()
     if (existing?.stale) {
@@ -116,7 +112,7 @@ export class MarkerLock {
       throw new PauseFileError(`cannot create the lock ${this.lockPath}: ${describe(error)}`)
     }
     try {
-      const info: LockInfo = { pid: this.pid, host: this.hostname, token, at: this.now() }
+      const info: LockInfo = { pid: this.deps.pid, host: this.deps.hostname, token, at: this.deps.now() }
       this.fs.writeSync(fd, JSON.stringify(info))
     } finally {
       this.fs.closeSync(fd)
@@ -135,15 +131,11 @@ export class MarkerLock {
       if (errno(error) === "ENOENT") return undefined
       throw new PauseFileError(`cannot inspect the lock ${this.lockPath}: ${describe(error)}`)
     }
-    let info: LockInfo | undefined
-    try {
-      const parsed = JSON.parse(raw) as LockInfo
-      if (typeof parsed?.pid === "number" && typeof parsed.host === "string" && typeof parsed.token === "string") info = parsed
-    } catch {
-      // Being written right now, or junk: only age can tell.
-    }
-    const old = this.now() - mtimeMs > this.lockStaleMs
-    const deadOwner = info !== undefined && info.host === this.hostname && info.pid !== this.pid && !this.isAlive(info.pid)
+    // Unparsable: being written right now, or junk; only age can tell.
+    const parsed = orElse(() => JSON.parse(raw) as LockInfo | undefined, undefined)
+    const info = typeof parsed?.pid === "number" && typeof parsed.host === "string" && typeof parsed.token === "string" ? parsed : undefined
+    const old = this.deps.now() - mtimeMs > this.deps.lockStaleMs
+    const deadOwner = info !== undefined && info.host === this.deps.hostname && info.pid !== this.deps.pid && !this.deps.isAlive(info.pid)
     return { raw, info, stale: old || deadOwner }
   }
 
@@ -153,43 +145,24 @@ export class MarkerLock {
    * fresh lock is put back (link fails rather than overwrite a newer one).
    */
   private breakStaleLock(observed: string): void {
-    const aside = `${this.lockPath}.stale.${this.uniqueSuffix()}`
+    const aside = `${this.lockPath}.stale.${this.deps.uniqueSuffix()}`
     try {
       this.fs.renameSync(this.lockPath, aside)
     } catch (error) {
       if (errno(error) === "ENOENT") return
       throw new PauseFileError(`cannot break the stale lock ${this.lockPath}: ${describe(error)}`)
     }
-    let moved = ""
-    try {
-      moved = String(this.fs.readFileSync(aside, "utf8"))
-    } catch {
-      // Unreadable: treat as the stale one.
-      moved = observed
-    }
-    if (moved !== observed) {
-      try {
-        this.fs.linkSync(aside, this.lockPath)
-      } catch {
-        // A newer lock already exists; its owner wins.
-      }
-    }
-    try {
-      this.fs.unlinkSync(aside)
-    } catch {
-      // Gone already.
-    }
+    // Unreadable: treat it as the stale one.
+    const moved = orElse(() => String(this.fs.readFileSync(aside, "utf8")), observed)
+    // Failing to link back means a newer lock already exists: its owner wins.
+    if (moved !== observed) orElse(() => this.fs.linkSync(aside, this.lockPath), undefined)
+    orElse(() => this.fs.unlinkSync(aside), undefined)
   }
 
   /** Removes the lock if it is still ours; never throws. */
   release(token: string): void {
-    try {
-      const raw = String(this.fs.readFileSync(this.lockPath, "utf8"))
-      const info = JSON.parse(raw) as LockInfo
-      if (info?.token !== token) return // not ours any more (it was judged stale and broken)
-      this.fs.unlinkSync(this.lockPath)
-    } catch {
-      // Missing or unreadable: nothing of ours to remove.
-    }
+    // Missing, unreadable or another token (ours was judged stale and broken): nothing of ours to remove.
+    const info = orElse(() => JSON.parse(String(this.fs.readFileSync(this.lockPath, "utf8"))) as LockInfo | undefined, undefined)
+    if (info?.token === token) orElse(() => this.fs.unlinkSync(this.lockPath), undefined)
   }
 }
