@@ -7,12 +7,11 @@
  * once. What goes in and out is decided in core/carried-waits.ts.
  */
 import nodeFs from "node:fs"
-import os from "node:os"
 import path from "node:path"
 import { boundedWaits, parseWaits, type CarriedWait } from "../core/carried-waits.ts"
 import { pauseFilePath } from "./marker-format.ts"
 import { PauseFileError, describe, errno, type MarkerFs } from "./marker-io.ts"
-import { LOCK_STALE_MS, LOCK_TIMEOUT_MS, MarkerLock, processAlive } from "./marker-lock.ts"
+import { MarkerLock } from "./marker-lock.ts"
 
 export const RATE_WAIT_FILE_NAME = "auto-resume.rate-waits.json"
 /** Far more than MAX_CARRIED_WAITS entries take; a bigger file is not ours. */
@@ -25,8 +24,6 @@ export function rateWaitFilePath(env: Record<string, string | undefined>): strin
 export type WaitRead = { waits: CarriedWait[]; skipped: string[]; problem?: string }
 
 export type RateWaitFileOptions = { fs?: MarkerFs; now?: () => number; sleep?: (ms: number) => Promise<void>; pid?: number }
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 export class RateWaitFile {
   readonly path: string
@@ -45,12 +42,8 @@ export class RateWaitFile {
       lockPath: `${filePath}.lock`,
       fs: this.fs,
       now: this.now,
-      sleep: options.sleep ?? realSleep,
       pid: this.pid,
-      hostname: safeHostname(),
-      isAlive: processAlive,
-      lockTimeoutMs: LOCK_TIMEOUT_MS,
-      lockStaleMs: LOCK_STALE_MS,
+      ...(options.sleep ? { sleep: options.sleep } : {}),
       uniqueSuffix: () => this.uniqueSuffix(),
       ensureDir: () => this.ensureDir(),
     })
@@ -162,10 +155,3 @@ export class RateWaitFile {
   }
 }
 
-function safeHostname(): string {
-  try {
-    return os.hostname()
-  } catch {
-    return "unknown"
-  }
-}
