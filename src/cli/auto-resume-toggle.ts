@@ -6,6 +6,7 @@
  * Exit status: 0 done, 1 the marker file could not be read or written, 2 bad usage. `main` does
  * not exit the process; bin/auto-resume-toggle.mjs does.
  */
+import { endPausedWaits, waitStatusLines } from "./rate-wait-lines.ts"
 import { emptyPauseState, sessionHold, tidyPauses, viewHold, type DroppedPause, type Hold } from "../core/pause-leases.ts"
 import { droppedText, holdText } from "../pause/hold-text.ts"
 import { PauseMarkerFile } from "../pause/marker-file.ts"
@@ -126,6 +127,11 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     if (action === "status") {
       const hold = holdLine(state, target, now)
       if (hold) out.stdout(`  ${hold}`)
+      for (const line of waitStatusLines(out.env, target, now)) out.stdout(`  ${line}`)
+    }
+    if (action === "off") {
+      const ended = await endPausedWaits(out.env, target, now)
+      if (ended > 0) out.stdout(`  the pause ended ${ended} rate-limit wait(s)`)
     }
     return EXIT_OK
   } catch (error) {

@@ -5,6 +5,7 @@ import type { Options } from "../options/index.ts"
 import type { TimeSource } from "./clock.ts"
 import type { CoreLogger } from "./logger.ts"
 import type { PauseSource } from "./pauses.ts"
+import type { RateWaitStore } from "./carried-waits.ts"
 import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
@@ -13,6 +14,8 @@ export type EngineContext = {
   readonly port: HostPort
   readonly logger: CoreLogger
   readonly pauses: PauseSource
+  /** Where rate-limit waits are kept across a restart (carried-waits.ts); absent: in memory only. */
+  readonly rateWaits?: RateWaitStore
   /** The user's history of interventions (journal-book.ts); absent in contexts built by hand. */
   readonly journal?: JournalBook
   /** Options as they apply to this session right now (profile resolved from its current model). */

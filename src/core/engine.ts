@@ -30,6 +30,7 @@ import { JournalBook } from "./journal-book.ts"
 import { runIntent } from "./run-effect.ts"
 import { everyModule, firstModule } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
+import type { RateWaitStore, RestoredWait } from "./carried-waits.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
 /** How often idle sessions are swept. */
@@ -40,6 +41,8 @@ export type EngineDeps = {
   time: TimeSource
   options: ResolvedOptions
   pauses?: PauseSource
+  /** Keeps rate-limit waits across a restart (pause/rate-wait-store.ts); absent: in memory only. */
+  rateWaits?: RateWaitStore
   /** Replaces the finished-turn rules entirely (tests of the judging itself). */
   turnRules?: readonly TurnRule[]
   /** Recovery paths beyond stall recovery, each a module (see module.ts). */
@@ -82,6 +85,7 @@ export class RecoveryEngine {
       port: deps.port,
       logger,
       pauses: this.pauses,
+      rateWaits: deps.rateWaits,
       journal: new JournalBook(() => this.ctx),
       effective: (state) => this.effective(state),
       moduleHold: (state) => this.moduleHold(state),
@@ -178,7 +182,10 @@ export class RecoveryEngine {
 
   status(sessionID: string): SessionStatus | undefined {
     const state = this.sessions.get(sessionID)
-    return state && sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
+    if (!state) return undefined
+    const status = sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
+    const wait = firstModule(this.modules, this.ctx.logger, "status failed", (m) => m.rateWait?.(state))
+    return wait ? { ...status, rateLimitWait: wait } : status
   }
 
   /** The task_complete tool was called in a session. Never throws. */
@@ -213,6 +220,28 @@ export class RecoveryEngine {
       if (state.busy) {
         const left = stallBudgetMs(this.effective(state)) - Math.max(0, now - state.lastActivityAt)
         ensureWatchdog(this.ctx, state, Math.max(0, left))
+      }
+    }
+    return taken
+  }
+
+  /**
+   * Rate-limit waits a previous process left behind, already claimed from the file: each
+   * session resumes its wait for the time left (none left: its continue goes out once the
+   * session is idle), with the agent and model it had. Returns how many were taken. Never throws.
+   */
+  restoreRateWaits(waits: readonly RestoredWait[]): number {
+    let taken = 0
+    for (const wait of waits.slice(0, MAX_TRACKED_SESSIONS)) {
+      try {
+        if (this.disposed) break
+        const now = this.ctx.time.now()
+        const state = this.sessions.touch(wait.sessionID, now)
+        if (!state.setup.agent && !state.setup.model) state.setup = { ...(wait.agent ? { agent: wait.agent } : {}), ...(wait.model ? { model: wait.model } : {}) }
+        if (wait.busy && !state.busy) this.handle({ type: "busy", sessionID: wait.sessionID, inferred: true })
+        if (firstModule(this.modules, this.ctx.logger, "wait restore failed", (m) => m.adoptWait?.(state, wait))) taken++
+      } catch (error) {
+        this.ctx.logger.fault("engine", `restoring the wait of session ${wait.sessionID} failed: ${errorText(error)}`)
       }
     }
     return taken

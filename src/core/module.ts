@@ -10,6 +10,8 @@ import type { ResolvedOptions } from "../options/index.ts"
 import type { EngineContext, FallbackOffer } from "./context.ts"
 import type { PrioritizedRule } from "./modules/finished-turn.ts"
 import type { Intent } from "./run-effect.ts"
+import type { RestoredWait } from "./carried-waits.ts"
+import type { RateLimitWaitStatus } from "./status.ts"
 import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
@@ -70,6 +72,10 @@ export interface EngineModule {
    * its wait. Must answer at once; what it sends goes out later.
    */
   takeOver?(state: SessionState, offer: FallbackOffer): boolean
+  /** A rate-limit wait a previous process left (carried-waits.ts): the module that keeps such waits takes it and answers true. */
+  adoptWait?(state: SessionState, wait: RestoredWait): boolean
+  /** The session's running rate-limit wait, for the status; undefined when none runs. */
+  rateWait?(state: SessionState): RateLimitWaitStatus | undefined
   /** The session left the table: drop whatever the module keeps for it. */
   forget?(state: SessionState): void
   dispose?(): void

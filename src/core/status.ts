@@ -23,7 +23,11 @@ export type SessionStatus = {
   lastRecovery?: RecoveryRecord
   /** A fallback model that took over until the user writes: which, from which, since when, why. */
   fallback?: { model: string; userModel?: string; at: number; why: string }
+  /** A rate-limit wait that runs; `carriedOver`: taken over from a process that did not quit cleanly. */
+  rateLimitWait?: RateLimitWaitStatus
 }
+
+export type RateLimitWaitStatus = { until: number; rung: number; carriedOver: boolean }
 
 export function sessionStatus(state: SessionState, now: number, options: Options, paused: boolean): SessionStatus {
   return {

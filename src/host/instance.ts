@@ -13,6 +13,7 @@ import type { PauseSource } from "../core/pauses.ts"
 import type { HostPort, LogLevel } from "../core/port.ts"
 import type { ResolvedOptions } from "../options/index.ts"
 import { hostPauses, type HostPauses } from "../pause/host-pauses.ts"
+import { hostRateWaits } from "../pause/host-rate-waits.ts"
 import { claimSlot, nextSerial, releaseSlot, type HeldSlot, type SlotHolder } from "./registry.ts"
 import { startupLine } from "./startup.ts"
 import { withHistory } from "./with-history.ts"
@@ -37,6 +38,10 @@ export type InstanceDeps = {
   /** Where the pause marker file lives (XDG_CONFIG_HOME, HOME), unless `pauses` replaces it (tests). */
   env: Record<string, string | undefined>
   pauses?: PauseSource
+  /** The folder this instance runs for: only its waits are taken over after a restart. */
+  directory?: string
+  /** Keep rate-limit waits in the wait file even with injected pauses (tests of the file). */
+  rateWaitFile?: boolean
   /** The history of interventions; by default the journal file beside the pause marker, none when `pauses` is injected. */
   history?: HistoryStore
   onSessionDropped?: (sessionID: string) => void
@@ -63,8 +68,10 @@ export function startInstance(deps: InstanceDeps): Instance {
   const log = (level: LogLevel, message: string) => port.log(level, message)
   // The marker file, shared with every OpenCode process and the CLI (host-pauses.ts).
   const pauses = hostPauses({ injected: deps.pauses, env: deps.env, recheckMs: resolved.options.checkIntervalMs, time, log })
+  // Beside the marker; with injected pauses (tests) only when asked for.
+  const waits = deps.pauses && !deps.rateWaitFile ? undefined : hostRateWaits({ env: deps.env, directory: deps.directory, time, log })
   const history = deps.history ?? (deps.pauses ? undefined : historyStore(deps.env, log))
-  const engine = new RecoveryEngine({ port: withHistory(port, history), time, options: resolved, pauses: pauses.source, onSessionDropped: deps.onSessionDropped })
+  const engine = new RecoveryEngine({ port: withHistory(port, history), time, options: resolved, pauses: pauses.source, rateWaits: waits?.store, onSessionDropped: deps.onSessionDropped })
   log("info", `${startupLine(deps.host, resolved)}; instance #${serial}`)
   for (const warning of resolved.warnings) log("warn", warning)
 
@@ -73,6 +80,7 @@ export function startInstance(deps: InstanceDeps): Instance {
   const holder: InstanceHolder = { serial, engine, stop: (reason) => stop(reason) }
   claimSlot(slot, holder)
   adoptWatchState()
+  waits?.restore(engine, port, resolved.options.sendTimeoutMs)
 
   function adoptWatchState(): void {
     const snapshot = slot.watch
@@ -107,6 +115,9 @@ export function startInstance(deps: InstanceDeps): Instance {
       }
     }
     engine.dispose()
+    // The host disposing the plugin is a clean exit (the user quit): this process's waits end.
+    // A replaced instance leaves them for its successor in the same process.
+    if (!reason.startsWith("superseded")) waits?.store.endAll()
     // The engine settled what was pending as it stopped: on disk before the process may exit.
     history?.close()
     pauses.stop()

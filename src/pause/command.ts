@@ -100,6 +100,8 @@ export function formatStatusReport(input: StatusReportInput): string {
       `Fallback model: ${fallback.model} since ${formatLocalTime(fallback.at)}, because ${fallback.why}; your next message goes back to ${fallback.userModel ?? "your model"}`,
     )
   }
+  const wait = status.rateLimitWait
+  if (wait) lines.push(`Waiting for the rate limit${wait.carriedOver ? " (carried over from a restart)" : ""} until ${formatLocalTime(wait.until)} (hit ${wait.rung})`)
   const last = status.lastRecovery
   lines.push(
     last

@@ -18,7 +18,7 @@ const LOCK_TIMEOUT_MS = 5_000
 type LockInfo = { pid: number; host: string; token: string; at: number }
 
 /** Whether a process with this pid is alive on this host (EPERM: alive, just not ours). */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

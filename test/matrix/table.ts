@@ -496,6 +496,23 @@ export const ROWS: Row[] = [
     controlEffect: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }],
   },
   {
+    id: "rate-limit-ended-by-pause",
+    why: "a pause ends a running rate-limit wait (and its entry in the wait file): lifted again, no continue comes from it",
+    options: { rateLimitCooldownsMs: [60_000] },
+    steps: [
+      user(),
+      say("Working "),
+      { do: "fail", error: "rateLimit" },
+      { do: "wait", ms: 10_000 },
+      trigger({ do: "pauseCommand", arg: "off" }),
+      { do: "wait", ms: 10_000 },
+      trigger({ do: "pauseCommand", arg: "on" }),
+      { do: "wait", ms: 70_000 },
+    ],
+    effect: [{ act: "reply", text: /paused/i }, { act: "reply", text: /active again/i }],
+    controlEffect: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }],
+  },
+  {
     id: "full-context",
     why: "a full context window stops every continue until the user writes; a stream failure in its place is recovered",
     steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "contextFull" }], [{ do: "fail", error: "stream" }]), SETTLE],

@@ -28,8 +28,9 @@ import {
   type RateLimitState,
 } from "../rate-limit.ts"
 import type { SessionState } from "../session-state.ts"
+import { NO_MIRROR, endMirror, mirrorWait, type WaitMirror } from "../rate-wait-mirror.ts"
 
-type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock }
+type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; mirror: WaitMirror }
 
 export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv): EngineModule {
   const tracked = new Map<string, Tracked>()
@@ -42,7 +43,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
   const trackFailure = (state: SessionState): Tracked => {
     let t = tracked.get(state.id)
     if (!t) {
-      t = { failure: { ...INITIAL_FAILURE_STATE, busy: state.busy }, rate: INITIAL_RATE_LIMIT_STATE, rateHitAt: 0, context: UNLOCKED_CONTEXT }
+      t = { failure: { ...INITIAL_FAILURE_STATE, busy: state.busy }, rate: INITIAL_RATE_LIMIT_STATE, rateHitAt: 0, context: UNLOCKED_CONTEXT, mirror: NO_MIRROR }
       tracked.set(state.id, t)
       // From now on the chain hears this session's model output (it lifts a give-up, ends an incident).
       state.outputWatched = true
@@ -62,26 +63,40 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
 
   function tick(state: SessionState, t: Tracked, wake: Wake): Planned | undefined {
     const gate = rateLimitGate(t.rate, wake.now)
+    if (gate.kind === "wait" || gate.kind === "resume") {
+      // A pause or the user's ESC ends the wait (and its entry in the wait file), not just holds it.
+      const ender = ctx.pauses.isPaused(state.id) ? "a pause" : state.cancelledByUser ? "the user's ESC" : undefined
+      if (ender) {
+        endRateWait(state, t, ender)
+        return feed(state, t, { type: "tick" }, wake.hold)
+      }
+      // Looked at every check interval, so a pause is seen while the wait runs.
+      if (gate.kind === "wait") wakeSessionAt(state, Math.min(gate.allowedAt, wake.now + ctx.effective(state).checkIntervalMs))
+    }
     if (gate.kind === "resume") return resumeAfterRateLimit(state, t, wake.hold)
     return feed(state, t, { type: "tick" }, wake.hold)
   }
 
   function resumeAfterRateLimit(state: SessionState, t: Tracked, hold: string | undefined): Planned | undefined {
     if (state.busy) return undefined
-    // Held (paused, ESC, the user asked...): the wait is not spent; look again later.
+    // Held (a question open, the task marked complete...): the wait is not spent; look again
+    // later. A pause or ESC never gets here: tick() ended the wait already.
     if (hold) {
       wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
       return undefined
     }
     const waited = ctx.time.now() - t.rateHitAt
     t.rate = rateLimitResumed(t.rate)
+    // Out of the file before the continue goes: a crash from here on loses it rather than sends it twice.
+    const carried = t.mirror.carriedOver
+    t.mirror = endMirror(ctx, state, t.mirror, "its continue goes out")
     // Quota waits never spend the continue budget: the ladder itself is the bound.
-    ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}); one continue`)
+    ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}${carried ? ", carried over from a restart" : ""}); one continue`)
     const resumed = t.rate
     return planned(failureContinue(ctx, state, rateLimitResumeReason(resumed.hits, Math.max(0, waited))), {
       label: FAILURE_LABEL,
       // A wait carried over from a restart (issue 17 part 4) says so in `note`.
-      journal: { trigger: "rate limit", evidence: `hit ${resumed.hits}; waited ${formatDuration(Math.max(0, waited))}` },
+      journal: { trigger: "rate limit", evidence: `hit ${resumed.hits}; waited ${formatDuration(Math.max(0, waited))}`, ...(carried ? { note: "carried over from a restart" } : {}) },
       onSettled: (outcome) => {
         // A send past sendTimeoutMs may still be carried out: sending it again could deliver the
         // same continue twice, so it counts as sent.
@@ -178,13 +193,20 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     )
   }
 
+  /** The wait is over (the model answered, the user wrote, ESC, a pause): cleared, and out of the wait file. */
+  function endRateWait(state: SessionState, t: Tracked, why: string): void {
+    t.rate = clearRateLimit()
+    t.mirror = endMirror(ctx, state, t.mirror, why)
+  }
+
   function armRateLimitWait(state: SessionState, t: Tracked, registered: ReturnType<typeof registerRateLimitHit>, now: number, why: string): void {
     t.rate = registered.state
     t.rateHitAt = now
     const gate = registered.gate
+    t.mirror = mirrorWait(ctx, state, { ...t.mirror, carriedOver: false }, t.rate, now)
     if (gate.kind === "wait") {
       ctx.logger.log("info", `session ${state.id}: rate limited (${why}); hit ${t.rate.hits}, waiting until ${formatLocalTime(gate.allowedAt)} (${formatDuration(gate.allowedAt - now)})`)
-      wakeAt(state, t, gate.allowedAt)
+      wakeAt(state, t, Math.min(gate.allowedAt, now + ctx.effective(state).checkIntervalMs))
     } else if (gate.kind === "silent-until-user") {
       ctx.logger.log("warn", `session ${state.id}: rate limited past the cooldown ladder; silent until the user writes`)
     }
@@ -239,7 +261,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
      * genuine user message lifts that latch: the message that resets the gate, the lock and the
      * chain below. A wake timer left running meanwhile fires into those holds or resets: a no-op.
      */
-    signals: ["error", "idle", "busy", "modelOutput", "toolStart", "usage", "userMessage"],
+    signals: ["error", "idle", "busy", "modelOutput", "toolStart", "usage", "userMessage", "interrupted"],
     onSignal(state, signal) {
       if (signal.type === "error") return onError(state, trackFailure(state), signal)
       const t = tracked.get(state.id)
@@ -251,19 +273,23 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
           return feed(state, t, { type: "busy" })
         case "modelOutput":
         case "toolStart":
-          t.rate = clearRateLimit()
+          endRateWait(state, t, "the model answered")
           return feed(state, t, { type: "modelOutput" })
+        case "interrupted":
+          // Only the user's stop ends a wait here; the holds still refuse everything after it.
+          if (signal.byUser) endRateWait(state, t, "the user's ESC")
+          return undefined
         case "usage":
           // This very signal grew the token total (apply-signal stamped it with the time the engine was handed).
           if (state.lastModelOutputAt === state.lastSeenAt) {
-            t.rate = clearRateLimit()
+            endRateWait(state, t, "the model answered")
             return feed(state, t, { type: "modelOutput" })
           }
           return undefined
         case "userMessage":
           // Our own prompt showing up: the chain's watchdog waits for it (K16).
           if (!signal.genuine) return feed(state, t, { type: "ownPromptSeen" })
-          t.rate = clearRateLimit()
+          endRateWait(state, t, "the user wrote")
           t.context = nextContextLock(t.context, { type: "genuineUser" }, ctx.time.now())
           return feed(state, t, { type: "genuineUser" })
       }
@@ -289,7 +315,28 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
       if (!t) return false
       return t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
     },
+    adoptWait(state, wait) {
+      const t = trackFailure(state)
+      const now = ctx.time.now()
+      // Not before one check interval: by then the pause file has been read, so a pause set
+      // while no OpenCode ran still ends the wait instead of meeting its continue.
+      const check = ctx.effective(state).checkIntervalMs
+      t.rate = { phase: "waiting", hits: Math.max(1, wait.rung), allowedAt: now + Math.max(wait.remainingMs, check) }
+      t.rateHitAt = now - (wait.elapsedMs ?? 0)
+      t.mirror = { saved: true, carriedOver: true }
+      const left = wait.remainingMs > 0 ? `until ${formatLocalTime(t.rate.allowedAt)} (${formatDuration(wait.remainingMs)} left)` : "already over: one continue once the session is idle"
+      ctx.logger.log("info", `session ${state.id}: rate-limit wait carried over from a restart (hit ${t.rate.hits}); ${left}`)
+      wakeAt(state, t, Math.min(t.rate.allowedAt, now + check))
+      return true
+    },
+    rateWait(state) {
+      const t = tracked.get(state.id)
+      if (!t || t.rate.phase !== "waiting") return undefined
+      return { until: t.rate.allowedAt, rung: t.rate.hits, carriedOver: t.mirror.carriedOver }
+    },
     forget(state) {
+      const t = tracked.get(state.id)
+      if (t) endRateWait(state, t, "the session left the table")
       tracked.delete(state.id)
     },
     dispose() {

@@ -37,7 +37,7 @@ export type V1Plugin = Pick<Instance, "serial" | "engine" | "stopped" | "stop"> 
 }
 
 /** What tests may inject; production uses the real clock, in-memory pauses and process.argv. */
-export type V1Deps = { time?: TimeSource; pauses?: PauseSource; argv?: readonly unknown[] }
+export type V1Deps = { time?: TimeSource; pauses?: PauseSource; argv?: readonly unknown[]; rateWaitFile?: boolean }
 
 export function startV1(
   input: { client: unknown; directory?: unknown },
@@ -59,6 +59,8 @@ export function startV1(
     port,
     env,
     pauses: deps.pauses,
+    directory: str(get(input, "directory")),
+    rateWaitFile: deps.rateWaitFile,
     onSessionDropped: (sessionID) => {
       roles.forgetSession(sessionID)
       realModels.forget(sessionID)

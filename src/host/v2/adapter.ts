@@ -37,6 +37,8 @@ export type V2Deps = {
   /** Replaces the pause marker file; `/auto-resume` is registered only if it can pause and resume. */
   pauses?: PauseSource
   fetch?: FetchLike
+  /** Keep rate-limit waits in the wait file even with injected pauses (tests). */
+  rateWaitFile?: boolean
   /** Replaces the log file (tests). */
   writeLog?: (level: LogLevel, message: string, extra?: Record<string, unknown>) => void
 }
@@ -87,7 +89,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
     writeLog,
   })
 
-  const instance = startInstance({ host: "v2", slot, resolved, time, port, env, pauses: deps.pauses })
+  const instance = startInstance({ host: "v2", slot, resolved, time, port, env, pauses: deps.pauses, directory: hostDirectory(ctx), rateWaitFile: deps.rateWaitFile })
   const { engine, serial, stop } = instance
 
   const tools = new ToolNamesByCall()

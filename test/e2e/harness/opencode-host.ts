@@ -45,6 +45,11 @@ export type StartOpencodeOptions = {
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR"
   /** Bound for boot (listening line + health + event stream). Default 30 s. */
   startTimeoutMs?: number
+  /**
+   * Start in this existing sandbox root (from an earlier host's `root`, kept with keepTemp):
+   * the same config, data and state folders, so a restarted server sees the same sessions.
+   */
+  reuseRoot?: string
   /** Keep the temp root after stop() (also: env E2E_KEEP_TEMP=1). */
   keepTemp?: boolean
   /** Ring size for captured log lines. Default 20000. */
@@ -332,7 +337,7 @@ export function eventSessionID(e: any): string | undefined {
  * run it with. Shared by `opencode serve` and `opencode run`.
  */
 export function prepareSandbox(prefix: string, opts: StartOpencodeOptions) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const root = opts.reuseRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), prefix))
   const dirs = {
     home: path.join(root, "home"),
     config: path.join(root, "config"),

@@ -367,20 +367,20 @@ describe("rate limits", () => {
     expect(h.engine.status("s1")?.lifetimeContinues).toBe(0)
   })
 
-  test("a wait that ends while the session is paused is not spent: its continue goes out once resumed", async () => {
-    const afterPause = async (resume: boolean) => {
+  test("a pause ends a running wait: resumed later, the session gets no continue from it", async () => {
+    const afterPause = async (pause: boolean) => {
       const h = makeHarness({ rateLimitCooldownsMs: [20_000] })
       h.emit(...userTurn, rateLimit, { type: "idle" })
-      h.pauses.pause("s1")
+      await h.advance(5000, 1000)
+      if (pause) h.pauses.pause("s1")
+      await h.advance(10_000, 1000)
+      h.pauses.resume("s1")
       await h.advance(60_000, 1000)
-      expect(h.port.sends).toHaveLength(0)
-      if (resume) h.pauses.resume("s1")
-      await h.advance(30_000, 1000)
-      return h.port.sends.length
+      return { sends: h.port.sends.length, wait: h.engine.status("s1")?.rateLimitWait }
     }
-    expect(await afterPause(true)).toBe(1)
-    // Negative control: still paused, still nothing.
-    expect(await afterPause(false)).toBe(0)
+    expect(await afterPause(true)).toEqual({ sends: 0, wait: undefined })
+    // Negative control: no pause, the wait runs out and its one continue goes.
+    expect((await afterPause(false)).sends).toBe(1)
   })
 
   test("a rung's continue that times out may still be carried out: it is not sent again", async () => {

@@ -178,3 +178,33 @@ describe("bin/auto-resume-toggle.mjs", () => {
     expect(help.stdout).toContain("--all off|on|status")
   }, 60_000)
 })
+
+describe("rate-limit waits in the CLI", () => {
+  const writeWaits = (dir: string, waits: unknown[]) => {
+    const file = path.join(dir, "opencode", "auto-resume.rate-waits.json")
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, JSON.stringify({ waits }))
+    return () => JSON.parse(fs.readFileSync(file, "utf8")).waits as { sessionID: string }[]
+  }
+  const owner = { pid: 4_000_001, startedAt: 1, host: "h" }
+
+  test("status names a session's wait and says when it was carried over from a restart", async () => {
+    const s = sandbox()
+    writeWaits(s.dir, [{ sessionID: "ses_a", rung: 2, until: NOW + HOUR, owner, carriedOver: true }, { sessionID: "ses_b", rung: 1, until: NOW + HOUR, owner }])
+    expect(await s.run("ses_a", "status")).toBe(EXIT_OK)
+    const text = s.out.join("\n")
+    expect(text).toMatch(/waiting for the rate limit \(carried over from a restart\) until .*, hit 2, held by pid 4000001/)
+    // Negative control: another session's wait is not shown.
+    expect(text).not.toContain("hit 1")
+  })
+
+  test("a pause takes the session's wait out of the file; negative control: status leaves it", async () => {
+    const s = sandbox()
+    const read = writeWaits(s.dir, [{ sessionID: "ses_a", rung: 1, until: NOW + HOUR, owner }, { sessionID: "ses_b", rung: 1, until: NOW + HOUR, owner }])
+    await s.run("ses_a", "status")
+    expect(read().map((w) => w.sessionID)).toEqual(["ses_a", "ses_b"])
+    expect(await s.run("ses_a", "off")).toBe(EXIT_OK)
+    expect(read().map((w) => w.sessionID)).toEqual(["ses_b"])
+    expect(s.out.join("\n")).toContain("the pause ended 1 rate-limit wait(s)")
+  })
+})
