@@ -4,7 +4,9 @@
  * Prints the screen (tmux capture-pane) after the recovery, so the message the plugin left can
  * be read in the real UI. Not a test: a probe run by hand.
  *
- *   bun test/e2e/probes/tui-look.ts stall|cut-off|tool-text [--keep]
+ *   bun test/e2e/probes/tui-look.ts stall|cut-off|tool-text [--type "/auto-resume history"] [--keep]
+ *
+ * --type: typed into the UI after the recovery (then Enter), to see a command's answer.
  */
 import { spawnSync } from "node:child_process"
 import path from "node:path"
@@ -65,6 +67,13 @@ async function main(): Promise<number> {
     await promptAsync(host, sessionID, look.prompt)
     const seen = await eventually(() => tmux("capture-pane", "-p", "-t", tmuxName).stdout.includes(look.recovered), 45_000, 500)
     await Bun.sleep(1500)
+    const typed = process.argv.indexOf("--type")
+    if (typed > 0 && process.argv[typed + 1]) {
+      tmux("send-keys", "-t", tmuxName, "-l", process.argv[typed + 1])
+      await Bun.sleep(500)
+      tmux("send-keys", "-t", tmuxName, "Enter")
+      await Bun.sleep(4000)
+    }
     console.log(tmux("capture-pane", "-p", "-t", tmuxName).stdout)
     console.log(seen ? `(recovered: "${look.recovered}" is on screen)` : "(NOT recovered on screen)")
     return seen ? 0 : 1
