@@ -14,6 +14,7 @@ import { pauseFilePath, type PauseState } from "../pause/marker-format.ts"
 import { printable, sessionIdProblem } from "../pause/session-id.ts"
 import { parseHistoryArgs, runHistory } from "./history-command.ts"
 import { JOURNAL_FILE_NAME } from "../history/journal-path.ts"
+import { RATE_WAIT_FILE_NAME } from "../pause/rate-wait-file.ts"
 import path from "node:path"
 
 export const EXIT_OK = 0
@@ -46,6 +47,8 @@ export function helpText(file: string): string {
     "pause: other OpenCode processes starting or stopping leave it alone, a restart of the",
     "OpenCode that runs the session lifts it. A pause no running OpenCode claims is dropped",
     "after 24 hours. `--all on` lifts the global pause and every session's pause.",
+    "status also lists the rate-limit waits in the wait file (until when, and whether a wait was",
+    "carried over from an OpenCode that crashed); off ends the waits of the sessions it pauses.",
     "",
     "history lists what the plugin did (every continue, abort, prompt or switch, and every one a",
     "guard held back), with what it saw and whether the session came back, newest last; with a",
@@ -53,6 +56,7 @@ export function helpText(file: string): string {
     "",
     `Pause file: ${file}`,
     `History file: ${path.join(path.dirname(file), JOURNAL_FILE_NAME)}`,
+    `Wait file: ${path.join(path.dirname(file), RATE_WAIT_FILE_NAME)}`,
     "Exit status: 0 done, 1 the pause file could not be read or written, 2 bad usage.",
   ].join("\n")
 }

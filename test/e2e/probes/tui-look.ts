@@ -67,9 +67,9 @@ async function main(): Promise<number> {
     await promptAsync(host, sessionID, look.prompt)
     const seen = await eventually(() => tmux("capture-pane", "-p", "-t", tmuxName).stdout.includes(look.recovered), 45_000, 500)
     await Bun.sleep(1500)
-    const typed = process.argv.indexOf("--type")
-    if (typed > 0 && process.argv[typed + 1]) {
-      tmux("send-keys", "-t", tmuxName, "-l", process.argv[typed + 1])
+    const typed = process.argv[process.argv.indexOf("--type") + 1]
+    if (process.argv.includes("--type") && typed) {
+      tmux("send-keys", "-t", tmuxName, "-l", typed)
       await Bun.sleep(500)
       tmux("send-keys", "-t", tmuxName, "Enter")
       await Bun.sleep(4000)
