@@ -58,19 +58,30 @@ function floorHook(): (input: { event: unknown }) => Promise<void> {
   }
 }
 
-async function drive(hook: (input: { event: unknown }) => Promise<void>, events: Array<{ event: unknown }>, n: number): Promise<number> {
+/** µs per event, wall time; `cpu` (when given) gets the process's CPU µs per event of the same loop. */
+async function drive(hook: (input: { event: unknown }) => Promise<void>, events: Array<{ event: unknown }>, n: number, cpu?: number[]): Promise<number> {
+  const cpuStart = process.cpuUsage()
   const start = performance.now()
   for (let i = 0; i < n; i++) await hook(events[i % events.length]!)
-  return ((performance.now() - start) * 1000) / n
+  const wall = ((performance.now() - start) * 1000) / n
+  if (cpu) {
+    const used = process.cpuUsage(cpuStart)
+    cpu.push((used.user + used.system) / n)
+  }
+  return wall
+}
+
+/** A genuine user turn: the session is busy, the assistant message is known. */
+async function startTurn(hooks: Record<string, (...args: unknown[]) => Promise<void>>): Promise<void> {
+  await hooks["chat.message"]!({ sessionID: SESSION, agent: "build", model: { providerID: "anthropic", modelID: "claude-x" } }, { message: { id: "msg_u" }, parts: [{ type: "text", text: "go" }] })
+  await hooks.event!({ event: { type: "session.status", properties: { sessionID: SESSION, status: { type: "busy" } } } })
+  await hooks.event!({ event: { type: "message.updated", properties: { info: { id: "msg_a", sessionID: SESSION, role: "assistant", tokens: { output: 1, reasoning: 0 } } } } })
 }
 
 export async function hotPath(events = EVENTS, runs = RUNS) {
   const { plugin, hooks, stop } = startPlugin({})
   const stream = streamEvents(1024)
-  // A genuine user turn: the session is busy, the assistant message is known.
-  await hooks["chat.message"]!({ sessionID: SESSION, agent: "build", model: { providerID: "anthropic", modelID: "claude-x" } }, { message: { id: "msg_u" }, parts: [{ type: "text", text: "go" }] })
-  await hooks.event!({ event: { type: "session.status", properties: { sessionID: SESSION, status: { type: "busy" } } } })
-  await hooks.event!({ event: { type: "message.updated", properties: { info: { id: "msg_a", sessionID: SESSION, role: "assistant", tokens: { output: 1, reasoning: 0 } } } } })
+  await startTurn(hooks)
 
   const empty = async (_input: { event: unknown }): Promise<void> => {}
   const floor = floorHook()
@@ -83,10 +94,12 @@ export async function hotPath(events = EVENTS, runs = RUNS) {
   const emptyUs: number[] = []
   const floorUs: number[] = []
   const realUs: number[] = []
+  const floorCpuUs: number[] = []
+  const realCpuUs: number[] = []
   for (let r = 0; r < runs; r++) {
     emptyUs.push(await drive(empty, stream, events))
-    floorUs.push(await drive(floor, stream, events))
-    realUs.push(await drive(real, stream, events))
+    floorUs.push(await drive(floor, stream, events, floorCpuUs))
+    realUs.push(await drive(real, stream, events, realCpuUs))
   }
   // Where the time goes, piece by piece (same events, same process, medians of `runs`):
   //  - one read of the production clock (realTime().now()), which the hook needs once per
@@ -132,6 +145,10 @@ export async function hotPath(events = EVENTS, runs = RUNS) {
     floorHookUsPerEvent: floorMedian,
     floorRatio: floorMedian / emptyMedian,
     ratioToFloor: realMedian / floorMedian,
+    // The same loops timed by the process's CPU time (less moved by other load on a shared machine).
+    floorCpuUsPerEvent: median(floorCpuUs),
+    realCpuUsPerEvent: median(realCpuUs),
+    ratioToFloorCpu: median(realCpuUs) / median(floorCpuUs),
     realRunsUs: realUs,
     floorRunsUs: floorUs,
     emptyRunsUs: emptyUs,
@@ -147,7 +164,8 @@ async function profile(): Promise<Array<{ fn: string; share: number }>> {
     new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err: Error | null, res: unknown) => (err ? reject(err) : resolve(res))))
   const { hooks, stop } = startPlugin({})
   const stream = streamEvents(1024)
-  await hooks.event!({ event: { type: "session.status", properties: { sessionID: SESSION, status: { type: "busy" } } } })
+  // The same turn as the timed runs: text parts of a known assistant message.
+  await startTurn(hooks)
   await post("Profiler.enable")
   await post("Profiler.start")
   await drive(hooks.event as (input: { event: unknown }) => Promise<void>, stream, 300_000)

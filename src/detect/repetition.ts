@@ -32,8 +32,10 @@ export type Repetition = {
 }
 
 function isSentenceEnd(code: number): boolean {
-  // . ! ? newline 。 ！ ？
-  return code === 46 || code === 33 || code === 63 || code === 10 || code === 0x3002 || code === 0xff01 || code === 0xff1f
+  // . ! ? newline, then 。 ！ ？; most characters are letters, which the first test sends past
+  // the ASCII ones at once (every character of a stream of bare tokens is tested).
+  if (code < 64) return code === 46 || code === 33 || code === 63 || code === 10
+  return code >= 0x3002 && (code === 0x3002 || code === 0xff01 || code === 0xff1f)
 }
 
 function isSpace(code: number): boolean {
@@ -104,8 +106,8 @@ function isProse(unit: string): boolean {
   return words.length >= MIN_WORDS && new Set(words).size >= MIN_DISTINCT_WORDS
 }
 
-function anySentenceEnd(pieces: readonly string[]): boolean {
-  for (const piece of pieces) for (let i = 0; i < piece.length; i++) if (isSentenceEnd(piece.charCodeAt(i))) return true
+function hasSentenceEnd(piece: string): boolean {
+  for (let i = 0; i < piece.length; i++) if (isSentenceEnd(piece.charCodeAt(i))) return true
   return false
 }
 
@@ -114,7 +116,13 @@ export const CHECK_EVERY = 1024
 /** Parts followed per session (a message streams a reasoning part and a text part at a time). */
 export const MAX_PARTS = 4
 
-type PartTail = { id: string; tail: string; pending: string[]; pendingChars: number; length: number; sinceCheck: number }
+/**
+ * `length`: characters of the part so far; `lookAt`: the length at which the next look is due;
+ * `pendingFrom`: the length when `pending` was last emptied (what it holds is the rest);
+ * `ended`: a delta since the last look held a sentence end (each delta is scanned until one does).
+ * One counter moves per delta, the others are compared with it.
+ */
+type PartTail = { id: string; tail: string; pending: string[]; pendingFrom: number; length: number; lookAt: number; ended: boolean }
 
 /**
  * The streamed parts of ONE session: each part's newest text (at most REPETITION_TAIL plus the
@@ -125,36 +133,37 @@ type PartTail = { id: string; tail: string; pending: string[]; pendingChars: num
  */
 export class StreamedParts {
   private parts: PartTail[] = []
+  private last?: PartTail
 
   /** Feeds one piece of output; returns a repetition when this piece completed a look that found one. */
   feed(partID: string, delta: string | undefined, text: string | undefined): Repetition | undefined {
     const part = this.part(partID)
     if (text !== undefined) {
       if (text.length <= part.length) return undefined
-      part.sinceCheck += text.length - part.length
       part.length = text.length
       part.tail = text
-      part.pending.length = 0
-      part.pendingChars = 0
+      if (part.pending.length > 0) part.pending.length = 0
+      part.pendingFrom = part.length
+      part.ended = false
     } else if (delta) {
       part.length += delta.length
-      part.sinceCheck += delta.length
       part.pending.push(delta)
-      part.pendingChars += delta.length
+      if (!part.ended) part.ended = hasSentenceEnd(delta)
       // A delta of megabytes is still only its tail.
-      if (part.pendingChars > 2 * REPETITION_TAIL) this.settle(part)
+      if (part.length - part.pendingFrom > 2 * REPETITION_TAIL) this.settle(part)
     } else return undefined
-    if (part.sinceCheck < CHECK_EVERY) return undefined
-    part.sinceCheck = 0
-    if (text === undefined && !anySentenceEnd(part.pending)) {
+    if (part.length < part.lookAt) return undefined
+    part.lookAt = part.length + CHECK_EVERY
+    if (text === undefined && !part.ended) {
       // A KB with no sentence end holds no whole unit (a unit is at most MAX_UNIT characters and
       // ends in one), so nothing before it can be part of a later repetition: drop it all,
       // without building the string (a stream of bare tokens costs a scan per KB, no copy).
       part.tail = ""
       part.pending.length = 0
-      part.pendingChars = 0
+      part.pendingFrom = part.length
       return undefined
     }
+    part.ended = false
     this.settle(part)
     return findRepetition(part.tail)
   }
@@ -163,11 +172,12 @@ export class StreamedParts {
     const joined = part.pending.length > 0 ? part.tail + part.pending.join("") : part.tail
     part.tail = joined.length > REPETITION_TAIL ? joined.slice(-REPETITION_TAIL) : joined
     part.pending.length = 0
-    part.pendingChars = 0
+    part.pendingFrom = part.length
   }
 
   reset(): void {
     this.parts = []
+    this.last = undefined
   }
 
   get size(): number {
@@ -175,10 +185,14 @@ export class StreamedParts {
   }
 
   private part(id: string): PartTail {
-    for (const p of this.parts) if (p.id === id) return p
-    const fresh: PartTail = { id, tail: "", pending: [], pendingChars: 0, length: 0, sinceCheck: 0 }
-    this.parts.push(fresh)
-    if (this.parts.length > MAX_PARTS) this.parts.shift()
-    return fresh
+    // A part streams in a run of deltas: the last one fed is the likeliest.
+    const last = this.last
+    if (last !== undefined && last.id === id) return last
+    const parts = this.parts
+    for (let i = 0; i < parts.length; i++) if (parts[i]!.id === id) return (this.last = parts[i]!)
+    const fresh: PartTail = { id, tail: "", pending: [], pendingFrom: 0, length: 0, lookAt: CHECK_EVERY, ended: false }
+    parts.push(fresh)
+    if (parts.length > MAX_PARTS) parts.shift()
+    return (this.last = fresh)
   }
 }
