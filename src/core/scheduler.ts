@@ -51,7 +51,8 @@ export class WakeScheduler {
 
   /** When `owner` (or, without one, anything) next wakes for this session. */
   next(state: SessionState, owner?: string): number | undefined {
-    const timers = this.timersOf(state)
+    // timersOf(), written out: the stall deadline asks this on every streamed event.
+    const timers = state === this.lastState ? this.lastTimers : this.timersOf(state)
     if (!timers) return undefined
     if (owner === undefined) return timers.entries.size > 0 ? timers.at : undefined
     if (owner !== timers.seenOwner) {

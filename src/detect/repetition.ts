@@ -137,7 +137,8 @@ export class StreamedParts {
 
   /** Feeds one piece of output; returns a repetition when this piece completed a look that found one. */
   feed(partID: string, delta: string | undefined, text: string | undefined): Repetition | undefined {
-    const part = this.part(partID)
+    // A part streams in a run of deltas: the last one fed is the likeliest.
+    const part = this.last !== undefined && this.last.id === partID ? this.last : this.part(partID)
     if (text !== undefined) {
       if (text.length <= part.length) return undefined
       part.length = text.length
@@ -185,9 +186,6 @@ export class StreamedParts {
   }
 
   private part(id: string): PartTail {
-    // A part streams in a run of deltas: the last one fed is the likeliest.
-    const last = this.last
-    if (last !== undefined && last.id === id) return last
     const parts = this.parts
     for (let i = 0; i < parts.length; i++) if (parts[i]!.id === id) return (this.last = parts[i]!)
     const fresh: PartTail = { id, tail: "", pending: [], pendingFrom: 0, length: 0, lookAt: CHECK_EVERY, ended: false }
