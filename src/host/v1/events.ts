@@ -98,7 +98,8 @@ export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal |
   // Not asObj(): its array check is measurable per event, and an array's fields read as undefined anyway.
   if (typeof props !== "object" || props === null) return undefined
   if (type === "message.part.delta") {
-    const sessionID = str((props as { sessionID?: unknown }).sessionID) ?? eventSessionID(props)
+    const named = (props as { sessionID?: unknown }).sessionID
+    const sessionID = typeof named === "string" && named !== "" ? named : eventSessionID(props)
     if (!sessionID) return null
     const { partID, delta, field } = props as { partID?: unknown; delta?: unknown; field?: unknown }
     // The new text of a streamed part, for the repetition detector (both streamed shapes are
