@@ -21,15 +21,39 @@ const EVENTS = argNumber("events", 100_000)
 const RUNS = argNumber("runs", 11)
 const SESSION = "ses_hot"
 
-/** A realistic stream: every other event a delta, the others a growing text part update. */
+/**
+ * Prose tokens: words of a seeded sequence with a sentence end every 8 to 15 words, so the
+ * repetition detector does its whole look at each KB (a stream with no sentence end is the
+ * cheap case it drops unread). Never the same sentence twice in a row: the detector stays quiet.
+ */
+function proseTokens(count: number): string[] {
+  const words = "the model reads a file and checks which line of the table changed before it writes the answer back to every open session".split(" ")
+  let x = 7
+  const next = () => {
+    x = (x * 1103515245 + 12345) % 2147483648
+    return x / 2147483648
+  }
+  const out: string[] = []
+  let left = 8
+  for (let i = 0; i < count; i++) {
+    const word = words[Math.floor(next() * words.length)]!
+    left--
+    out.push(left === 0 ? `${word}. ` : `${word} `)
+    if (left === 0) left = 8 + Math.floor(next() * 8)
+  }
+  return out
+}
+
+/** A realistic stream: every other event a delta of prose, the others a growing text part update. */
 function streamEvents(count: number): Array<{ event: unknown }> {
   const out: Array<{ event: unknown }> = []
+  const tokens = proseTokens(count)
   let text = ""
   for (let i = 0; i < count; i++) {
     if (i % 2 === 0) {
-      out.push({ event: { type: "message.part.delta", properties: { sessionID: SESSION, messageID: "msg_a", partID: "prt_1", field: "text", delta: "token " } } })
+      out.push({ event: { type: "message.part.delta", properties: { sessionID: SESSION, messageID: "msg_a", partID: "prt_1", field: "text", delta: tokens[i]! } } })
     } else {
-      text += "token token "
+      text += tokens[i - 1]! + tokens[i]!
       if (text.length > 4000) text = ""
       out.push({ event: { type: "message.part.updated", properties: { part: { id: "prt_1", type: "text", text, sessionID: SESSION, messageID: "msg_a" } } } })
     }

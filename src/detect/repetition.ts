@@ -55,6 +55,7 @@ export function findRepetition(text: string): Repetition | undefined {
   if (end === floor && end > start && !isSentenceEnd(text.charCodeAt(end - 1))) return undefined
   const n = end - start
   if (n < MIN_PERIOD * MIN_COPIES) return undefined
+  if (!lastSentenceRecurs(text, start, end)) return undefined
   const z = reversedZ(text, start, end)
   // p is a candidate when the unit [end - p, end) starts right after a sentence end.
   for (let p = MIN_PERIOD; p * MIN_COPIES <= n; p++) {
@@ -67,6 +68,28 @@ export function findRepetition(text: string): Repetition | undefined {
     return { period: p, copies: Math.floor(covered / p), unit: unit.trim().slice(0, 200) }
   }
   return undefined
+}
+
+/**
+ * A quick test that can only rule a repetition out, so ordinary prose (most looks) is spared
+ * the Z-function. Every candidate unit ends at `end`, starts right after a sentence end, and is
+ * at least MIN_PERIOD and at most n / MIN_COPIES long: so the tail's last sentence, or its last
+ * MIN_PERIOD characters if that is longer, ends every copy of it, and must be found MIN_COPIES
+ * times in the tail (without overlap: the copies are a unit apart). A few native scans.
+ */
+function lastSentenceRecurs(text: string, start: number, end: number): boolean {
+  const longest = Math.floor((end - start) / MIN_COPIES)
+  const limit = end - longest
+  let from = end - 1
+  while (from > limit && !isSentenceEnd(text.charCodeAt(from - 1))) from--
+  // The last sentence starts before any unit could: then no unit holds it whole.
+  if (from === limit && from > start && !isSentenceEnd(text.charCodeAt(from - 1))) return false
+  const suffix = text.slice(Math.min(from, end - MIN_PERIOD), end)
+  let copies = 0
+  for (let at = text.indexOf(suffix, start); at !== -1 && at + suffix.length <= end; at = text.indexOf(suffix, at + suffix.length)) {
+    if (++copies >= MIN_COPIES) return true
+  }
+  return false
 }
 
 /**
@@ -122,12 +145,13 @@ export const MAX_PARTS = 4
  * `ended`: a delta since the last look held a sentence end (each delta is scanned until one does).
  * One counter moves per delta, the others are compared with it.
  */
-type PartTail = { id: string; tail: string; pending: string[]; pendingFrom: number; length: number; lookAt: number; ended: boolean }
+type PartTail = { id: string; tail: string; pending: string; pendingFrom: number; length: number; lookAt: number; ended: boolean }
 
 /**
  * The streamed parts of ONE session: each part's newest text (at most REPETITION_TAIL plus the
  * deltas of one look, CHECK_EVERY) and how much arrived since the last look. Deltas are queued
- * and joined only at a look (a push per delta, no string built); `text` (a part's whole text
+ * as a rope (a concatenation per delta copies nothing; the look flattens it once, cheaper than
+ * joining an array of them) and read only at a look; `text` (a part's whole text
  * so far, as 1.x part updates carry it) replaces, and counts only what is new, so a host that
  * sends both is not counted twice.
  */
@@ -143,12 +167,12 @@ export class StreamedParts {
       if (text.length <= part.length) return undefined
       part.length = text.length
       part.tail = text
-      if (part.pending.length > 0) part.pending.length = 0
+      if (part.pending.length > 0) part.pending = ""
       part.pendingFrom = part.length
       part.ended = false
     } else if (delta) {
       part.length += delta.length
-      part.pending.push(delta)
+      part.pending += delta
       if (!part.ended) part.ended = hasSentenceEnd(delta)
       // A delta of megabytes is still only its tail.
       if (part.length - part.pendingFrom > 2 * REPETITION_TAIL) this.settle(part)
@@ -160,7 +184,7 @@ export class StreamedParts {
       // ends in one), so nothing before it can be part of a later repetition: drop it all,
       // without building the string (a stream of bare tokens costs a scan per KB, no copy).
       part.tail = ""
-      part.pending.length = 0
+      part.pending = ""
       part.pendingFrom = part.length
       return undefined
     }
@@ -170,9 +194,9 @@ export class StreamedParts {
   }
 
   private settle(part: PartTail): void {
-    const joined = part.pending.length > 0 ? part.tail + part.pending.join("") : part.tail
+    const joined = part.pending.length > 0 ? part.tail + part.pending : part.tail
     part.tail = joined.length > REPETITION_TAIL ? joined.slice(-REPETITION_TAIL) : joined
-    part.pending.length = 0
+    part.pending = ""
     part.pendingFrom = part.length
   }
 
@@ -188,7 +212,7 @@ export class StreamedParts {
   private part(id: string): PartTail {
     const parts = this.parts
     for (let i = 0; i < parts.length; i++) if (parts[i]!.id === id) return (this.last = parts[i]!)
-    const fresh: PartTail = { id, tail: "", pending: [], pendingFrom: 0, length: 0, lookAt: CHECK_EVERY, ended: false }
+    const fresh: PartTail = { id, tail: "", pending: "", pendingFrom: 0, length: 0, lookAt: CHECK_EVERY, ended: false }
     parts.push(fresh)
     if (parts.length > MAX_PARTS) parts.shift()
     return (this.last = fresh)
