@@ -22,6 +22,8 @@ const MOVED_ON = { type: "runMovedOn" } as const
 export type Liveness = "live" | "ended" | undefined
 
 export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Signal, now: number): Liveness {
+  // Most signals by far: one compare instead of the switch's string dispatch.
+  if (signal.type === "modelOutput") return noteModelOutput(state, now)
   switch (signal.type) {
     case "activity":
       if (signal.progress === true) state.lastProgressAt = now
@@ -37,8 +39,6 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       note(state.intervention, MOVED_ON, now)
       noteQuietEvent(state, "error")
       return touch(state, now)
-    case "modelOutput":
-      return noteModelOutput(state, now)
     case "usage":
       return noteUsage(state, signal.tokens, signal.messageID, now)
     case "busy":
@@ -100,10 +100,12 @@ function touch(state: SessionState, now: number): "live" {
   return "live"
 }
 
-function noteModelOutput(state: SessionState, now: number): "live" {
+/** New model output: every stamp moves, and the stall episode is over. */
+export function noteModelOutput(state: SessionState, now: number): "live" {
   state.lastModelOutputAt = now
   state.lastProgressAt = now
-  note(state.intervention, MOVED_ON, now)
+  // The run moving on only ends an answered abort: with none on record there is nothing to note.
+  if (state.intervention.abort !== undefined) note(state.intervention, MOVED_ON, now)
   // The model is producing again: the current stall episode is over.
   state.episodeRetries = 0
   state.lastHeldReason = undefined

@@ -20,7 +20,7 @@ import { runTaskComplete, type TaskCompleteResult } from "./task-complete-flow.t
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
 import type { SessionState } from "./session-state.ts"
-import { applySignal } from "./apply-signal.ts"
+import { applySignal, noteModelOutput } from "./apply-signal.ts"
 import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
 import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { stallBudgetMs } from "./watchdog.ts"
@@ -135,15 +135,16 @@ export class RecoveryEngine {
   handle(signal: Signal, now?: number): void {
     if (this.disposed) return
     let state: SessionState | undefined
+    // Model output, most of the traffic: its own short path, its text only to the hook that reads
+    // it, and to modules only for sessions they asked about.
+    const output = signal?.type === "modelOutput"
     try {
-      state = this.route(signal, now ?? this.ctx.time.now())
+      state = output ? this.modelOutput(signal, now ?? this.ctx.time.now()) : this.route(signal, now ?? this.ctx.time.now())
     } catch (error) {
       this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
     }
     if (!state) return
-    // Model output is most of the traffic: modules hear it only for sessions they asked about,
-    // and its streamed text only through the one hook that reads it.
-    if (signal.type === "modelOutput") {
+    if (output) {
       if (signal.part !== undefined) this.readStreamedText(state, signal)
       if (!state.outputWatched) return
     }
@@ -152,11 +153,18 @@ export class RecoveryEngine {
     everyModule(modules, this.ctx.logger, `failed on ${signal.type}`, (module) => runIntent(this.ctx, state, module.onSignal?.(state, signal)))
   }
 
+  /** Its own loop, not everyModule: no closure per delta. */
   private readStreamedText(state: SessionState, signal: Extract<Signal, { type: "modelOutput" }>): void {
-    everyModule(this.streamReaders, this.ctx.logger, "failed on streamed text", (module) => {
-      const intent = module.onStreamedText!(state, signal.part!, signal.delta, signal.text)
-      if (intent) runIntent(this.ctx, state, intent)
-    })
+    const readers = this.streamReaders
+    for (let i = 0; i < readers.length; i++) {
+      const module = readers[i]!
+      try {
+        const intent = module.onStreamedText!(state, signal.part!, signal.delta, signal.text)
+        if (intent) runIntent(this.ctx, state, intent)
+      } catch (error) {
+        this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on streamed text: ${errorText(error)}`)
+      }
+    }
   }
 
   private moduleHold(state: SessionState): string | undefined {
@@ -283,7 +291,17 @@ export class RecoveryEngine {
     state.lastSeenAt = now
 
     const liveness = applySignal(this.ctx, this.idle, state, signal, now)
-    if (liveness) for (const module of this.liveness) module.onLiveness?.(state, liveness)
+    if (liveness) for (let i = 0; i < this.liveness.length; i++) this.liveness[i]!.onLiveness!(state, liveness)
+    return state
+  }
+
+  /** route() for a modelOutput signal, without its dispatch: stamps, then the liveness modules. */
+  private modelOutput(signal: Extract<Signal, { type: "modelOutput" }>, now: number): SessionState | undefined {
+    if (typeof signal.sessionID !== "string" || signal.sessionID === "") return undefined
+    const state = this.sessions.touch(signal.sessionID, now)
+    state.lastSeenAt = now
+    noteModelOutput(state, now)
+    for (let i = 0; i < this.liveness.length; i++) this.liveness[i]!.onLiveness!(state, "live")
     return state
   }
 

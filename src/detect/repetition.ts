@@ -32,8 +32,10 @@ export type Repetition = {
 }
 
 function isSentenceEnd(code: number): boolean {
-  // . ! ? newline 。 ！ ？
-  return code === 46 || code === 33 || code === 63 || code === 10 || code === 0x3002 || code === 0xff01 || code === 0xff1f
+  // . ! ? newline, then 。 ！ ？; most characters are letters, which the first test sends past
+  // the ASCII ones at once (every character of a stream of bare tokens is tested).
+  if (code < 64) return code === 46 || code === 33 || code === 63 || code === 10
+  return code >= 0x3002 && (code === 0x3002 || code === 0xff01 || code === 0xff1f)
 }
 
 function isSpace(code: number): boolean {
@@ -53,6 +55,7 @@ export function findRepetition(text: string): Repetition | undefined {
   if (end === floor && end > start && !isSentenceEnd(text.charCodeAt(end - 1))) return undefined
   const n = end - start
   if (n < MIN_PERIOD * MIN_COPIES) return undefined
+  if (!lastSentenceRecurs(text, start, end)) return undefined
   const z = reversedZ(text, start, end)
   // p is a candidate when the unit [end - p, end) starts right after a sentence end.
   for (let p = MIN_PERIOD; p * MIN_COPIES <= n; p++) {
@@ -65,6 +68,28 @@ export function findRepetition(text: string): Repetition | undefined {
     return { period: p, copies: Math.floor(covered / p), unit: unit.trim().slice(0, 200) }
   }
   return undefined
+}
+
+/**
+ * A quick test that can only rule a repetition out, so ordinary prose (most looks) is spared
+ * the Z-function. Every candidate unit ends at `end`, starts right after a sentence end, and is
+ * at least MIN_PERIOD and at most n / MIN_COPIES long: so the tail's last sentence, or its last
+ * MIN_PERIOD characters if that is longer, ends every copy of it, and must be found MIN_COPIES
+ * times in the tail (without overlap: the copies are a unit apart). A few native scans.
+ */
+function lastSentenceRecurs(text: string, start: number, end: number): boolean {
+  const longest = Math.floor((end - start) / MIN_COPIES)
+  const limit = end - longest
+  let from = end - 1
+  while (from > limit && !isSentenceEnd(text.charCodeAt(from - 1))) from--
+  // The last sentence starts before any unit could: then no unit holds it whole.
+  if (from === limit && from > start && !isSentenceEnd(text.charCodeAt(from - 1))) return false
+  const suffix = text.slice(Math.min(from, end - MIN_PERIOD), end)
+  let copies = 0
+  for (let at = text.indexOf(suffix, start); at !== -1 && at + suffix.length <= end; at = text.indexOf(suffix, at + suffix.length)) {
+    if (++copies >= MIN_COPIES) return true
+  }
+  return false
 }
 
 /**
@@ -104,8 +129,8 @@ function isProse(unit: string): boolean {
   return words.length >= MIN_WORDS && new Set(words).size >= MIN_DISTINCT_WORDS
 }
 
-function anySentenceEnd(pieces: readonly string[]): boolean {
-  for (const piece of pieces) for (let i = 0; i < piece.length; i++) if (isSentenceEnd(piece.charCodeAt(i))) return true
+function hasSentenceEnd(piece: string): boolean {
+  for (let i = 0; i < piece.length; i++) if (isSentenceEnd(piece.charCodeAt(i))) return true
   return false
 }
 
@@ -114,60 +139,70 @@ export const CHECK_EVERY = 1024
 /** Parts followed per session (a message streams a reasoning part and a text part at a time). */
 export const MAX_PARTS = 4
 
-type PartTail = { id: string; tail: string; pending: string[]; pendingChars: number; length: number; sinceCheck: number }
+/**
+ * `length`: characters of the part so far; `lookAt`: the length at which the next look is due;
+ * `pendingFrom`: the length when `pending` was last emptied (what it holds is the rest);
+ * `ended`: a delta since the last look held a sentence end (each delta is scanned until one does).
+ * One counter moves per delta, the others are compared with it.
+ */
+type PartTail = { id: string; tail: string; pending: string; pendingFrom: number; length: number; lookAt: number; ended: boolean }
 
 /**
  * The streamed parts of ONE session: each part's newest text (at most REPETITION_TAIL plus the
  * deltas of one look, CHECK_EVERY) and how much arrived since the last look. Deltas are queued
- * and joined only at a look (a push per delta, no string built); `text` (a part's whole text
+ * as a rope (a concatenation per delta copies nothing; the look flattens it once, cheaper than
+ * joining an array of them) and read only at a look; `text` (a part's whole text
  * so far, as 1.x part updates carry it) replaces, and counts only what is new, so a host that
  * sends both is not counted twice.
  */
 export class StreamedParts {
   private parts: PartTail[] = []
+  private last?: PartTail
 
   /** Feeds one piece of output; returns a repetition when this piece completed a look that found one. */
   feed(partID: string, delta: string | undefined, text: string | undefined): Repetition | undefined {
-    const part = this.part(partID)
+    // A part streams in a run of deltas: the last one fed is the likeliest.
+    const part = this.last !== undefined && this.last.id === partID ? this.last : this.part(partID)
     if (text !== undefined) {
       if (text.length <= part.length) return undefined
-      part.sinceCheck += text.length - part.length
       part.length = text.length
       part.tail = text
-      part.pending.length = 0
-      part.pendingChars = 0
+      if (part.pending.length > 0) part.pending = ""
+      part.pendingFrom = part.length
+      part.ended = false
     } else if (delta) {
       part.length += delta.length
-      part.sinceCheck += delta.length
-      part.pending.push(delta)
-      part.pendingChars += delta.length
+      part.pending += delta
+      if (!part.ended) part.ended = hasSentenceEnd(delta)
       // A delta of megabytes is still only its tail.
-      if (part.pendingChars > 2 * REPETITION_TAIL) this.settle(part)
+      if (part.length - part.pendingFrom > 2 * REPETITION_TAIL) this.settle(part)
     } else return undefined
-    if (part.sinceCheck < CHECK_EVERY) return undefined
-    part.sinceCheck = 0
-    if (text === undefined && !anySentenceEnd(part.pending)) {
+    if (part.length < part.lookAt) return undefined
+    part.lookAt = part.length + CHECK_EVERY
+    if (text === undefined && !part.ended) {
       // A KB with no sentence end holds no whole unit (a unit is at most MAX_UNIT characters and
       // ends in one), so nothing before it can be part of a later repetition: drop it all,
       // without building the string (a stream of bare tokens costs a scan per KB, no copy).
       part.tail = ""
-      part.pending.length = 0
-      part.pendingChars = 0
+      part.pending = ""
+      part.pendingFrom = part.length
       return undefined
     }
+    part.ended = false
     this.settle(part)
     return findRepetition(part.tail)
   }
 
   private settle(part: PartTail): void {
-    const joined = part.pending.length > 0 ? part.tail + part.pending.join("") : part.tail
+    const joined = part.pending.length > 0 ? part.tail + part.pending : part.tail
     part.tail = joined.length > REPETITION_TAIL ? joined.slice(-REPETITION_TAIL) : joined
-    part.pending.length = 0
-    part.pendingChars = 0
+    part.pending = ""
+    part.pendingFrom = part.length
   }
 
   reset(): void {
     this.parts = []
+    this.last = undefined
   }
 
   get size(): number {
@@ -175,10 +210,11 @@ export class StreamedParts {
   }
 
   private part(id: string): PartTail {
-    for (const p of this.parts) if (p.id === id) return p
-    const fresh: PartTail = { id, tail: "", pending: [], pendingChars: 0, length: 0, sinceCheck: 0 }
-    this.parts.push(fresh)
-    if (this.parts.length > MAX_PARTS) this.parts.shift()
-    return fresh
+    const parts = this.parts
+    for (let i = 0; i < parts.length; i++) if (parts[i]!.id === id) return (this.last = parts[i]!)
+    const fresh: PartTail = { id, tail: "", pending: "", pendingFrom: 0, length: 0, lookAt: CHECK_EVERY, ended: false }
+    parts.push(fresh)
+    if (parts.length > MAX_PARTS) parts.shift()
+    return (this.last = fresh)
   }
 }

@@ -72,10 +72,13 @@ export function repetitionModule({ ctx }: ModuleEnv): EngineModule {
     },
     onStreamedText(state, part, delta, text) {
       // Deltas come in runs for one session: the last one's parts are at hand without a lookup.
-      let tails = state === last ? lastTails : parts.get(state.id)
-      if (!tails) parts.set(state.id, (tails = new StreamedParts()))
-      last = state
-      lastTails = tails
+      let tails = state === last ? lastTails : undefined
+      if (tails === undefined) {
+        tails = parts.get(state.id)
+        if (!tails) parts.set(state.id, (tails = new StreamedParts()))
+        last = state
+        lastTails = tails
+      }
       const found = tails.feed(part, delta, text)
       if (!found) return
       // Once answered, the repetition must form again from new text.

@@ -35,8 +35,9 @@ export function silentStreamModule({ ctx }: ModuleEnv): EngineModule {
   return {
     name: "silent-stream",
     onLiveness(state, liveness) {
-      if (liveness === "live") ensureWatchdog(ctx, state)
-      else cancelWatchdog(ctx, state)
+      if (liveness !== "live") cancelWatchdog(ctx, state)
+      // ensureWatchdog's check written out: this runs on every streamed event.
+      else if (state.busy && !state.dropped && ctx.nextWake(state, DEADLINE) === undefined) ensureWatchdog(ctx, state)
     },
   }
 }

@@ -24,15 +24,32 @@ export class MessageRoles {
 
   set(messageID: string, role: "user" | "assistant", sessionID: string): void {
     if (this.roles.has(messageID)) return
+    // Room made for it may have evicted the message `get` keeps at hand.
+    this.lastID = this.lastRole = undefined
     this.roles.set(messageID, role)
     const ids = this.bySession.getOrCreate(sessionID, () => [])
     ids.push(messageID)
-    if (ids.length > MAX_MESSAGES_PER_SESSION) this.roles.delete(ids.shift()!)
+    if (ids.length > MAX_MESSAGES_PER_SESSION) {
+      this.roles.delete(ids.shift()!)
+      this.lastID = this.lastRole = undefined
+    }
   }
 
   get(messageID: string | undefined): "user" | "assistant" | undefined {
-    return messageID === undefined ? undefined : this.roles.get(messageID)
+    if (messageID === undefined) return undefined
+    // Part updates come in runs for one message: its role is at hand without a lookup. A role,
+    // once set, never changes; a forgotten message resets this.
+    if (messageID === this.lastID) return this.lastRole
+    const role = this.roles.get(messageID)
+    if (role !== undefined) {
+      this.lastID = messageID
+      this.lastRole = role
+    }
+    return role
   }
+
+  private lastID?: string
+  private lastRole?: "user" | "assistant"
 
   /** The session left the engine's table: its messages' roles go with it. */
   forgetSession(sessionID: string): void {
@@ -42,6 +59,7 @@ export class MessageRoles {
 
   private forgetMessages(ids: readonly string[]): void {
     for (const id of ids) this.roles.delete(id)
+    this.lastID = this.lastRole = undefined
   }
 
   get size(): number {
@@ -80,7 +98,8 @@ export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal |
   // Not asObj(): its array check is measurable per event, and an array's fields read as undefined anyway.
   if (typeof props !== "object" || props === null) return undefined
   if (type === "message.part.delta") {
-    const sessionID = str((props as { sessionID?: unknown }).sessionID) ?? eventSessionID(props)
+    const named = (props as { sessionID?: unknown }).sessionID
+    const sessionID = typeof named === "string" && named !== "" ? named : eventSessionID(props)
     if (!sessionID) return null
     const { partID, delta, field } = props as { partID?: unknown; delta?: unknown; field?: unknown }
     // The new text of a streamed part, for the repetition detector (both streamed shapes are
@@ -178,15 +197,17 @@ function retrySignal(sessionID: string, status: unknown, now: number): Signal {
 function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal {
   if (typeof part !== "object" || part === null) return { type: "activity", sessionID }
   // Direct reads: text part updates are half the streaming traffic.
-  const kind = str((part as { type?: unknown }).type)
-  if (kind === "text" || kind === "reasoning") {
-    const role = roles.get(str((part as { messageID?: unknown }).messageID))
+  const type = (part as { type?: unknown }).type
+  if (type === "text" || type === "reasoning") {
+    const messageID = (part as { messageID?: unknown }).messageID
+    const role = typeof messageID === "string" ? roles.get(messageID) : undefined
     if (role !== "assistant") return { type: "activity", sessionID }
     // The part's whole text so far, for the repetition detector (a reference, not a copy).
     const { id, text } = part as { id?: unknown; text?: unknown }
     if (typeof id === "string" && typeof text === "string") return { type: "modelOutput", sessionID, part: id, delta: undefined, text }
     return { type: "modelOutput", sessionID }
   }
+  const kind = str(type)
   if (kind === "tool") {
     const callID = str(get(part, "callID")) ?? str(get(part, "id"))
     const tool = str(get(part, "tool")) ?? "unknown"

@@ -66,6 +66,8 @@ function formSession(data: Obj, memory: RunMemory | undefined): string | undefin
 }
 
 function sameDirectory(a: string, b: string): boolean {
+  // Every streamed event names the directory, nearly always exactly the host's: no regex then.
+  if (a === b) return true
   const trim = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, "") : p)
   return trim(a) === trim(b)
 }

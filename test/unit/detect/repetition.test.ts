@@ -67,6 +67,14 @@ describe("StreamedParts", () => {
     expect(parts.feed("p", undefined, text + SENTENCE.repeat(4))).toBeDefined()
   })
 
+  test("one delta larger than the queue's bound is still looked at: its sentence ends count", () => {
+    // Over 2 * REPETITION_TAIL in one piece, so the queue is settled before the look.
+    const big = SENTENCE.repeat(Math.ceil((2 * REPETITION_TAIL + 1) / SENTENCE.length))
+    expect(new StreamedParts().feed("p", big, undefined)).toBeDefined()
+    // Control: as large, no sentence end in it, so no unit to repeat.
+    expect(new StreamedParts().feed("p", "word ".repeat(big.length / 5), undefined)).toBeUndefined()
+  })
+
   test("parts are kept apart: two parts each under a KB are not summed", () => {
     const parts = new StreamedParts()
     expect(parts.feed("a", SENTENCE.repeat(10), undefined)).toBeUndefined()
@@ -79,7 +87,7 @@ describe("StreamedParts", () => {
     expect(parts.size).toBe(MAX_PARTS)
     for (let i = 0; i < 2000; i++) parts.feed("p49", "word and more words ", undefined)
     for (let i = 0; i < 2000; i++) parts.feed("p48", "x", undefined)
-    const kept = (parts as unknown as { parts: { tail: string; pending: string[] }[] }).parts.map((p) => p.tail.length + p.pending.join("").length)
+    const kept = (parts as unknown as { parts: { tail: string; pending: string }[] }).parts.map((p) => p.tail.length + p.pending.length)
     for (const length of kept) expect(length).toBeLessThanOrEqual(3 * REPETITION_TAIL)
   })
 })
