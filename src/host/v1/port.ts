@@ -72,6 +72,10 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
   const resolved = deps.resolved ?? resolveOptions(undefined, {})
   const time = deps.time ?? realTime()
   const sendLog = deps.sendLog ?? new SendLog()
+  const providers = async (): Promise<unknown[] | undefined> => {
+    const list = get(await unwrap(client.config?.providers?.(), "providers"), "providers")
+    return Array.isArray(list) ? list : undefined
+  }
 
   return {
     subagentTools: V1_SUBAGENT_TOOLS,
@@ -105,9 +109,7 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
       }
     },
     async readMessages(sessionID, limit) {
-      const data = await unwrap(session.messages?.({ ...path(sessionID), query: { limit } }), "messages")
-      const all = normalizeV1Messages(data)
-      return all.slice(-limit)
+      return normalizeV1Messages(await unwrap(session.messages?.({ ...path(sessionID), query: { limit } }), "messages")).slice(-limit)
     },
     async readTodos(sessionID) {
       return normalizeTodos(await unwrap(session.todo?.(path(sessionID)), "todo"))
@@ -132,22 +134,16 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
       return plugins.map((p) => (Array.isArray(p) ? p[0] : p)).filter((x): x is string => typeof x === "string")
     },
     async listModels() {
-      const providers = get(await unwrap(client.config?.providers?.(), "providers"), "providers")
-      if (!Array.isArray(providers)) return []
-      const out: ModelRef[] = []
-      for (const provider of providers) {
+      return ((await providers()) ?? []).flatMap((provider): ModelRef[] => {
         const providerID = str(get(provider, "id"))
         const models = asObj(get(provider, "models"))
-        if (!providerID || !models) continue
-        for (const modelID of Object.keys(models)) out.push({ providerID, modelID })
-      }
-      return out
+        return providerID && models ? Object.keys(models).map((modelID) => ({ providerID, modelID })) : []
+      })
     },
     async modelLimits(model: ModelRef) {
-      const providers = get(await unwrap(client.config?.providers?.(), "providers"), "providers")
-      if (!Array.isArray(providers)) return undefined
-      const provider = providers.find((p) => get(p, "id") === model.providerID)
-      const limit = get(provider, "models", model.modelID, "limit")
+      const list = await providers()
+      if (!list) return undefined
+      const limit = get(list.find((p) => get(p, "id") === model.providerID), "models", model.modelID, "limit")
       const context = num(get(limit, "context"))
       const output = num(get(limit, "output"))
       return context && output !== undefined ? { context, output } : undefined
