@@ -27,6 +27,23 @@ export async function callCtx(ctx: unknown, area: string, name: string, ...args:
   return await (fn as (...a: unknown[]) => unknown).apply(owner, args)
 }
 
+/**
+ * A registration's disposer (`ctx.tool.transform`, `ctx.command.transform`) that never throws
+ * nor leaves a rejection behind: the host is probably tearing us down anyway.
+ */
+export function safeDisposer(registration: unknown): { dispose(): void } {
+  const dispose = get(registration, "dispose")
+  return {
+    dispose() {
+      try {
+        if (typeof dispose === "function") void Promise.resolve(dispose.call(registration)).catch(() => undefined)
+      } catch {
+        // Already gone.
+      }
+    },
+  }
+}
+
 /** `{ location, data }` envelopes (model.list, plugin.list) or a bare value. */
 export function unwrapData(value: unknown): unknown {
   const o = asObj(value)
