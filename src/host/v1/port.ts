@@ -6,10 +6,10 @@
  * gets it). Every part carries `metadata.autoResume`, which is how the plugin knows its own prompts.
  */
 import type { TimeSource } from "../../core/clock.ts"
-import { effectiveOptions, resolveOptions, type ResolvedOptions } from "../../options/index.ts"
+import { resolveOptions, type ResolvedOptions } from "../../options/index.ts"
 import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../../core/port.ts"
 import { realTime } from "../real-time.ts"
-import { isHiddenSend, reserveSend, SendLog } from "../send-log.ts"
+import { bookSend, isHiddenSend, SendLog } from "../send-log.ts"
 import { asObj, get, num, str } from "../shape.ts"
 import { runningSessions } from "../signals.ts"
 import { normalizeTodos, normalizeV1Messages } from "./messages.ts"
@@ -81,9 +81,8 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
     subagentTools: V1_SUBAGENT_TOOLS,
 
     async send(request: SendRequest) {
-      const options = effectiveOptions(resolved, request.setup?.model?.providerID)
       // Booked before the call is made, so an instance racing this one is refused.
-      reserveSend(sendLog, request.sessionID, time.now(), options.injectIntervalMs)
+      const options = bookSend(sendLog, resolved, request, time.now())
       const part: Record<string, unknown> = { type: "text", text: request.text, metadata: { ...OWN_PROMPT_METADATA, kind: request.kind } }
       if (isHiddenSend(request.kind, options)) part.synthetic = true
       const body: Record<string, unknown> = { parts: [part] }

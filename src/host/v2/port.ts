@@ -10,7 +10,7 @@
  * last messages before each send (an identical own message with no answer and no idle marker
  * after it means this recovery is already on its way).
  */
-import { effectiveOptions, type ResolvedOptions } from "../../options/index.ts"
+import type { ResolvedOptions } from "../../options/index.ts"
 import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
 import type { HostPort, LogLevel, ModelRef, SendRequest } from "../../core/port.ts"
@@ -22,7 +22,7 @@ import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
 import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from "./messages.ts"
 import type { OwnSends } from "./user-turns.ts"
 import { runningSessions } from "../signals.ts"
-import { isHiddenSend, reserveSend, type SendLog } from "../send-log.ts"
+import { bookSend, isHiddenSend, type SendLog } from "../send-log.ts"
 import { createModelSwitch } from "./model-switch.ts"
 
 const MAX_SEND_LOG_SESSIONS = 1000
@@ -77,7 +77,6 @@ const V2_SUBAGENT_TOOLS: readonly string[] = ["subagent"]
 export function createV2Port(deps: V2PortDeps): V2Port {
   const { ctx, time, shared } = deps
   const http = new HostHttp(ctx, deps.fetch, time, () => deps.resolved.options.sendTimeoutMs)
-  const optionsFor = (request?: SendRequest) => effectiveOptions(deps.resolved, request?.setup?.model?.providerID)
   const models = createModelSwitch(ctx)
 
   async function readRaw(sessionID: string, limit: number): Promise<unknown[]> {
@@ -144,7 +143,8 @@ export function createV2Port(deps: V2PortDeps): V2Port {
         return remember(await callCtx(ctx, "session", "synthetic", { sessionID, text, description: "auto-resume", metadata, resume: true, ...extra }))
       } catch (error) {
         if (shared.syntheticRefused.size < MAX_SEND_LOG_SESSIONS) shared.syntheticRefused.add(sessionID)
-        deps.writeLog("warn", `session ${sessionID}: synthetic message refused (${describe(error)}); sending a visible prompt instead`)
+        const why = (error instanceof Error ? error.message : String(error)).slice(0, 200)
+        deps.writeLog("warn", `session ${sessionID}: synthetic message refused (${why}); sending a visible prompt instead`)
         checkDeadline(request, deadline)
       }
     }
@@ -156,11 +156,10 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     subagentTools: V2_SUBAGENT_TOOLS,
 
     async send(request) {
-      const options = optionsFor(request)
       const now = time.now()
-      const deadline = now + options.sendTimeoutMs
       // Reserved before anything is awaited, so a second instance racing us is refused.
-      reserveSend(shared.sendLog, request.sessionID, now, options.injectIntervalMs)
+      const options = bookSend(shared.sendLog, deps.resolved, request, now)
+      const deadline = now + options.sendTimeoutMs
       shared.own.rememberText(request.sessionID, request.text, now)
       if (await alreadyPending(request, options.sendTimeoutMs)) {
         deps.writeLog("info", `session ${request.sessionID}: ${request.kind} not sent: the same message is already waiting in the session`)
@@ -269,9 +268,4 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       return input && input > 0 ? { context, output, input } : { context, output }
     },
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message.slice(0, 200)
-  return String(error).slice(0, 200)
 }
