@@ -98,13 +98,7 @@ export function classifyInboxItem(own: OwnSends, seen: SeenMessages, sessionID: 
 }
 
 /** The strongest verdict among user messages after the newest idle marker not seen before. */
-export function classifyHistory(
-  own: OwnSends,
-  seen: SeenMessages,
-  sessionID: string,
-  history: readonly unknown[],
-  now: number,
-): TurnOrigin {
+export function classifyHistory(own: OwnSends, seen: SeenMessages, sessionID: string, history: readonly unknown[], now: number): TurnOrigin {
   let lastIdle = -1
   history.forEach((entry, i) => {
     if (str(get(entry, "type")) === "idle") lastIdle = i
