@@ -5,7 +5,8 @@
  */
 
 import { BoundedMap } from "../core/bounded.ts"
-import type { SendKind } from "../core/port.ts"
+import type { SendKind, SendRequest } from "../core/port.ts"
+import { effectiveOptions, type Options, type ResolvedOptions } from "../options/index.ts"
 
 const MAX_SEND_LOG_SESSIONS = 1000
 
@@ -44,6 +45,13 @@ export function reserveSend(log: SendLog, sessionID: string, now: number, interv
     throw new SendRefusedError(`send refused: ${gap}ms after the previous one to this session (injectIntervalMs=${intervalMs})`)
   }
   log.record(sessionID, now)
+}
+
+/** Books `request` (reserveSend) and returns the options it goes out under: its provider's. */
+export function bookSend(log: SendLog, resolved: ResolvedOptions, request: SendRequest, now: number): Options {
+  const options = effectiveOptions(resolved, request.setup?.model?.providerID)
+  reserveSend(log, request.sessionID, now, options.injectIntervalMs)
+  return options
 }
 
 /**

@@ -25,7 +25,8 @@ import {
   registerReplyProvider,
 } from "./command-model.ts"
 import { OWN_PROMPT_METADATA } from "./port.ts"
-import { isStandIn, modelRef, newestRealModel, REAL_MODEL_HISTORY_LIMIT, RealModels, type ModelRef } from "./stand-in-model.ts"
+import type { ModelRef } from "../../core/port.ts"
+import { isStandIn, modelRef, newestRealModel, REAL_MODEL_HISTORY_LIMIT, RealModels } from "./stand-in-model.ts"
 
 /** Bound on the host calls made while handling the command (busy check, toast). */
 const HOST_CALL_TIMEOUT_MS = 1_500
@@ -74,12 +75,7 @@ export function createV1CommandHooks(deps: V1CommandHooksDeps): V1CommandHooks {
 
       const reply = await answerPauseCommand(deps, sessionID, args)
 
-      let busy = false
-      try {
-        busy = await isBusy(sessionID)
-      } catch {
-        busy = false
-      }
+      const busy = await isBusy(sessionID).catch(() => false)
       if (replyModelReady && !busy) {
         const part = { type: "text", text: commandPromptText(args, reply), synthetic: true, metadata: { ...OWN_PROMPT_METADATA, kind: COMMAND_PART_KIND } }
         parts.splice(0, parts.length, part)
@@ -124,30 +120,26 @@ export function createV1CommandHooks(deps: V1CommandHooksDeps): V1CommandHooks {
     },
   } as V1CommandHooks
 
+  /** `client.<area>.<name>(...args)` with its receiver, bounded: undefined when absent, failed or late. A synchronous throw rejects. */
+  async function callClient(area: string, name: string, ...args: unknown[]): Promise<unknown> {
+    const owner = get(deps.client, area)
+    const fn = get(owner, name)
+    return typeof fn === "function" ? bounded(Promise.resolve(fn.apply(owner, args))) : undefined
+  }
+
   async function storedRealModel(sessionID: string): Promise<ModelRef | undefined> {
-    const messages = get(deps.client, "session", "messages")
-    if (typeof messages !== "function") return undefined
-    const result = await bounded(Promise.resolve(messages.call(get(deps.client, "session"), { path: { id: sessionID }, query: { limit: REAL_MODEL_HISTORY_LIMIT } })))
-    return newestRealModel(get(result, "data"))
+    return newestRealModel(get(await callClient("session", "messages", { path: { id: sessionID }, query: { limit: REAL_MODEL_HISTORY_LIMIT } }), "data"))
   }
 
   async function isBusy(sessionID: string): Promise<boolean> {
     if (deps.engine.status(sessionID)?.busy) return true
-    const status = get(deps.client, "session", "status")
-    if (typeof status !== "function") return false
-    const result = await bounded(Promise.resolve(status.call(get(deps.client, "session"))))
-    const entry = get(result, "data", sessionID)
-    const type = str(get(entry, "type"))
+    const type = str(get(await callClient("session", "status"), "data", sessionID, "type"))
     return type !== undefined && type !== "idle"
   }
 
   async function toast(message: string): Promise<void> {
-    const show = get(deps.client, "tui", "showToast")
-    if (typeof show !== "function") return
     try {
-      await bounded(
-        Promise.resolve(show.call(get(deps.client, "tui"), { body: { title: "auto-resume", message, variant: "info", duration: TOAST_DURATION_MS } })),
-      )
+      await callClient("tui", "showToast", { body: { title: "auto-resume", message, variant: "info", duration: TOAST_DURATION_MS } })
     } catch {
       // No TUI attached, or it failed: the log line above still has the reply.
     }

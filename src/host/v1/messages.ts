@@ -36,20 +36,12 @@ export function normalizeV1Message(entry: unknown): TranscriptMessage | undefine
   const role = str(info?.role)
   if (!info || !id || (role !== "user" && role !== "assistant")) return undefined
   const rawParts = get(entry, "parts")
-  const parts: TranscriptPart[] = []
-  let own = false
-  if (Array.isArray(rawParts)) {
-    for (const p of rawParts) {
-      if (get(p, "metadata", "autoResume") === true) own = true
-      const n = normalizePart(p)
-      if (n) parts.push(n)
-    }
-  }
+  const list: unknown[] = Array.isArray(rawParts) ? rawParts : []
   return {
     id,
     role,
-    parts,
-    own: own || undefined,
+    parts: list.flatMap((p) => normalizePart(p) ?? []),
+    own: list.some((p) => get(p, "metadata", "autoResume") === true) || undefined,
     finish: str(info.finish),
     errorName: str(get(info, "error", "name")),
     ...messageStats(info),
@@ -59,22 +51,14 @@ export function normalizeV1Message(entry: unknown): TranscriptMessage | undefine
 }
 
 export function normalizeV1Messages(list: unknown): TranscriptMessage[] {
-  if (!Array.isArray(list)) return []
-  const out: TranscriptMessage[] = []
-  for (const entry of list) {
-    const m = normalizeV1Message(entry)
-    if (m) out.push(m)
-  }
-  return out
+  return Array.isArray(list) ? list.flatMap((entry) => normalizeV1Message(entry) ?? []) : []
 }
 
 export function normalizeTodos(list: unknown): TodoItem[] | undefined {
   if (!Array.isArray(list)) return undefined
-  const out: TodoItem[] = []
-  for (const t of list) {
+  return list.flatMap((t): TodoItem[] => {
     const content = str(get(t, "content"))
     const status = str(get(t, "status"))
-    if (content !== undefined && status !== undefined) out.push({ content: content.slice(0, 500), status, priority: str(get(t, "priority")) })
-  }
-  return out
+    return content !== undefined && status !== undefined ? [{ content: content.slice(0, 500), status, priority: str(get(t, "priority")) }] : []
+  })
 }

@@ -6,10 +6,10 @@
  * gets it). Every part carries `metadata.autoResume`, which is how the plugin knows its own prompts.
  */
 import type { TimeSource } from "../../core/clock.ts"
-import { effectiveOptions, resolveOptions, type ResolvedOptions } from "../../options/index.ts"
+import { resolveOptions, type ResolvedOptions } from "../../options/index.ts"
 import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../../core/port.ts"
 import { realTime } from "../real-time.ts"
-import { isHiddenSend, reserveSend, SendLog } from "../send-log.ts"
+import { bookSend, isHiddenSend, SendLog } from "../send-log.ts"
 import { asObj, get, num, str } from "../shape.ts"
 import { runningSessions } from "../signals.ts"
 import { normalizeTodos, normalizeV1Messages } from "./messages.ts"
@@ -72,14 +72,17 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
   const resolved = deps.resolved ?? resolveOptions(undefined, {})
   const time = deps.time ?? realTime()
   const sendLog = deps.sendLog ?? new SendLog()
+  const providers = async (): Promise<unknown[] | undefined> => {
+    const list = get(await unwrap(client.config?.providers?.(), "providers"), "providers")
+    return Array.isArray(list) ? list : undefined
+  }
 
   return {
     subagentTools: V1_SUBAGENT_TOOLS,
 
     async send(request: SendRequest) {
-      const options = effectiveOptions(resolved, request.setup?.model?.providerID)
       // Booked before the call is made, so an instance racing this one is refused.
-      reserveSend(sendLog, request.sessionID, time.now(), options.injectIntervalMs)
+      const options = bookSend(sendLog, resolved, request, time.now())
       const part: Record<string, unknown> = { type: "text", text: request.text, metadata: { ...OWN_PROMPT_METADATA, kind: request.kind } }
       if (isHiddenSend(request.kind, options)) part.synthetic = true
       const body: Record<string, unknown> = { parts: [part] }
@@ -105,9 +108,7 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
       }
     },
     async readMessages(sessionID, limit) {
-      const data = await unwrap(session.messages?.({ ...path(sessionID), query: { limit } }), "messages")
-      const all = normalizeV1Messages(data)
-      return all.slice(-limit)
+      return normalizeV1Messages(await unwrap(session.messages?.({ ...path(sessionID), query: { limit } }), "messages")).slice(-limit)
     },
     async readTodos(sessionID) {
       return normalizeTodos(await unwrap(session.todo?.(path(sessionID)), "todo"))
@@ -132,22 +133,16 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
       return plugins.map((p) => (Array.isArray(p) ? p[0] : p)).filter((x): x is string => typeof x === "string")
     },
     async listModels() {
-      const providers = get(await unwrap(client.config?.providers?.(), "providers"), "providers")
-      if (!Array.isArray(providers)) return []
-      const out: ModelRef[] = []
-      for (const provider of providers) {
+      return ((await providers()) ?? []).flatMap((provider): ModelRef[] => {
         const providerID = str(get(provider, "id"))
         const models = asObj(get(provider, "models"))
-        if (!providerID || !models) continue
-        for (const modelID of Object.keys(models)) out.push({ providerID, modelID })
-      }
-      return out
+        return providerID && models ? Object.keys(models).map((modelID) => ({ providerID, modelID })) : []
+      })
     },
     async modelLimits(model: ModelRef) {
-      const providers = get(await unwrap(client.config?.providers?.(), "providers"), "providers")
-      if (!Array.isArray(providers)) return undefined
-      const provider = providers.find((p) => get(p, "id") === model.providerID)
-      const limit = get(provider, "models", model.modelID, "limit")
+      const list = await providers()
+      if (!list) return undefined
+      const limit = get(list.find((p) => get(p, "id") === model.providerID), "models", model.modelID, "limit")
       const context = num(get(limit, "context"))
       const output = num(get(limit, "output"))
       return context && output !== undefined ? { context, output } : undefined

@@ -6,11 +6,10 @@
  * stored history).
  */
 import { BoundedMap } from "../../core/bounded.ts"
+import type { ModelRef } from "../../core/port.ts"
 import { asObj, get, str } from "../shape.ts"
 import { modelOf } from "../normalize.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
-
-export type ModelRef = { providerID: string; modelID: string }
 
 const MAX_REMEMBERED_SESSIONS = 1000
 /** How many stored messages are searched for a real model after a restart. */

@@ -12,6 +12,7 @@ import { withTimeout } from "../../core/host-calls.ts"
 import { PAUSE_COMMAND_DESCRIPTION, PAUSE_COMMAND_NAME } from "../../pause/command.ts"
 import { answerPauseCommand, quietLog, type PauseCommandHost } from "../pause-command.ts"
 import { get, str } from "../shape.ts"
+import { safeDisposer } from "./context.ts"
 
 /** The slice of the 2.x command API this needs. */
 export type V2CommandInvocation = { sessionID?: string; prompt?: { text?: string }; messageID?: string; delivery?: unknown }
@@ -78,16 +79,7 @@ export async function registerV2PauseCommand(ctx: unknown, deps: V2PauseCommandD
         editor.add({ name: PAUSE_COMMAND_NAME, description: PAUSE_COMMAND_DESCRIPTION, execute })
       }),
     )
-    const dispose = get(registration, "dispose")
-    return {
-      dispose: () => {
-        try {
-          if (typeof dispose === "function") dispose.call(registration)
-        } catch {
-          // Already gone.
-        }
-      },
-    }
+    return safeDisposer(registration)
   } catch (error) {
     log("warn", `/auto-resume could not be registered: ${error instanceof Error ? error.message : String(error)}`)
     return undefined

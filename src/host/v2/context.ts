@@ -27,6 +27,23 @@ export async function callCtx(ctx: unknown, area: string, name: string, ...args:
   return await (fn as (...a: unknown[]) => unknown).apply(owner, args)
 }
 
+/**
+ * A registration's disposer (`ctx.tool.transform`, `ctx.command.transform`) that never throws
+ * nor leaves a rejection behind: the host is probably tearing us down anyway.
+ */
+export function safeDisposer(registration: unknown): { dispose(): void } {
+  const dispose = get(registration, "dispose")
+  return {
+    dispose() {
+      try {
+        if (typeof dispose === "function") void Promise.resolve(dispose.call(registration)).catch(() => undefined)
+      } catch {
+        // Already gone.
+      }
+    },
+  }
+}
+
 /** `{ location, data }` envelopes (model.list, plugin.list) or a bare value. */
 export function unwrapData(value: unknown): unknown {
   const o = asObj(value)
@@ -38,11 +55,11 @@ export function hostDirectory(ctx: unknown): string | undefined {
   return str(get(ctx, "location", "directory")) ?? str(get(ctx, "location"))
 }
 
-/**
- * Where this instance runs (`ctx.location`: directory, and workspace where there is one), the
- * key of its registry slot; undefined when the host names neither.
- */
-export function hostLocation(ctx: unknown): { directory?: string; workspaceID?: string } | undefined {
+/** Where a 2.x instance runs: `ctx.location`'s directory and workspace, when the host gives them. */
+export type V2Location = { directory?: string; workspaceID?: string }
+
+/** This instance's location, the key of its registry slot; undefined when the host names neither. */
+export function hostLocation(ctx: unknown): V2Location | undefined {
   const directory = hostDirectory(ctx)
   const workspaceID = str(get(ctx, "location", "workspaceID"))
   return directory === undefined && workspaceID === undefined ? undefined : { directory, workspaceID }

@@ -89,12 +89,8 @@ export function normalizeV2Message(entry: unknown): TranscriptMessage | undefine
     }
   }
   if (type !== "assistant") return undefined
-  const parts: TranscriptPart[] = []
-  const content = Array.isArray(o.content) ? o.content : Array.isArray(o.parts) ? o.parts : []
-  for (const p of content) {
-    const n = normalizePart(p)
-    if (n) parts.push(n)
-  }
+  const content: unknown[] = Array.isArray(o.content) ? o.content : Array.isArray(o.parts) ? o.parts : []
+  const parts = content.flatMap((p) => normalizePart(p) ?? [])
   const error = o.error
   return {
     id,

@@ -10,6 +10,7 @@
  * The restore leaves a session alone whose model is no longer the one switched to: the user
  * picked another model meanwhile, and their choice wins.
  */
+import { BoundedMap } from "../../core/bounded.ts"
 import type { ModelRef, SendRequest } from "../../core/port.ts"
 import { get, str } from "../shape.ts"
 import { callCtx, hasMethod, unwrapData } from "./context.ts"
@@ -21,7 +22,7 @@ const wire = (model: ModelRef) => ({ providerID: model.providerID, id: model.mod
 
 export function createModelSwitch(ctx: unknown) {
   /** Sessions this port switched, and the model each was switched to. */
-  const switched = new Map<string, ReturnType<typeof wire>>()
+  const switched = new BoundedMap<string, ReturnType<typeof wire>>(MAX_SWITCHED_SESSIONS)
 
   /** Whether the host says the session now runs on another model than `ours` (unknown: no). */
   async function movedOn(sessionID: string, ours: ReturnType<typeof wire>): Promise<boolean> {
@@ -43,7 +44,6 @@ export function createModelSwitch(ctx: unknown) {
       if (!request.onFallback || !model) return {}
       if (!hasMethod(ctx, "session", "switchModel")) throw new Error("this host has no session.switchModel: the continue cannot go out on another model")
       await callCtx(ctx, "session", "switchModel", { sessionID: request.sessionID, model: wire(model) })
-      if (!switched.has(request.sessionID) && switched.size >= MAX_SWITCHED_SESSIONS) switched.delete(switched.keys().next().value!)
       switched.set(request.sessionID, wire(model))
       return {}
     },

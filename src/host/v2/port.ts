@@ -10,18 +10,19 @@
  * last messages before each send (an identical own message with no answer and no idle marker
  * after it means this recovery is already on its way).
  */
-import { effectiveOptions, type ResolvedOptions } from "../../options/index.ts"
+import type { ResolvedOptions } from "../../options/index.ts"
 import type { TimeSource } from "../../core/clock.ts"
 import { withTimeout } from "../../core/host-calls.ts"
 import type { HostPort, LogLevel, ModelRef, SendRequest } from "../../core/port.ts"
 import { get, num, str } from "../shape.ts"
+import { modelOf } from "../normalize.ts"
 import { callCtx, hasMethod, MissingMethodError, unwrapData } from "./context.ts"
 import { HostHttp, MESSAGE_ROUTE_CAP, type FetchLike } from "./http.ts"
 import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
 import { hasOwnMarker, messageText, normalizeV2Messages, OWN_METADATA_KEY } from "./messages.ts"
 import type { OwnSends } from "./user-turns.ts"
 import { runningSessions } from "../signals.ts"
-import { isHiddenSend, reserveSend, type SendLog } from "../send-log.ts"
+import { bookSend, isHiddenSend, type SendLog } from "../send-log.ts"
 import { createModelSwitch } from "./model-switch.ts"
 
 const MAX_SEND_LOG_SESSIONS = 1000
@@ -64,13 +65,18 @@ function itemID(value: unknown): string | undefined {
   return str(get(value, "id")) ?? str(get(value, "item", "id"))
 }
 
+/** A `Model.Info` as 2.x lists it (the provider under any of its spellings). */
+function modelRefOf(info: unknown): ModelRef | undefined {
+  const providerID = str(get(info, "providerID")) ?? str(get(info, "provider", "id")) ?? str(get(info, "provider"))
+  return modelOf(providerID, str(get(info, "id")) ?? str(get(info, "modelID")))
+}
+
 /** OpenCode 2.x names its subagent tool `subagent` (1.x: `task`). */
 const V2_SUBAGENT_TOOLS: readonly string[] = ["subagent"]
 
 export function createV2Port(deps: V2PortDeps): V2Port {
   const { ctx, time, shared } = deps
   const http = new HostHttp(ctx, deps.fetch, time, () => deps.resolved.options.sendTimeoutMs)
-  const optionsFor = (request?: SendRequest) => effectiveOptions(deps.resolved, request?.setup?.model?.providerID)
   const models = createModelSwitch(ctx)
 
   async function readRaw(sessionID: string, limit: number): Promise<unknown[]> {
@@ -128,21 +134,21 @@ export function createV2Port(deps: V2PortDeps): V2Port {
   async function deliver(request: SendRequest, hidden: boolean, deadline: number, extra: Record<string, unknown>): Promise<void> {
     const metadata = { [OWN_METADATA_KEY]: true, kind: request.kind }
     const { sessionID, text } = request
+    const remember = (item: unknown) => {
+      const id = itemID(item)
+      if (id) shared.own.rememberID(sessionID, id)
+    }
     if (hidden && hasMethod(ctx, "session", "synthetic") && !shared.syntheticRefused.has(sessionID)) {
       try {
-        const item = await callCtx(ctx, "session", "synthetic", { sessionID, text, description: "auto-resume", metadata, resume: true, ...extra })
-        const id = itemID(item)
-        if (id) shared.own.rememberID(sessionID, id)
-        return
+        return remember(await callCtx(ctx, "session", "synthetic", { sessionID, text, description: "auto-resume", metadata, resume: true, ...extra }))
       } catch (error) {
         if (shared.syntheticRefused.size < MAX_SEND_LOG_SESSIONS) shared.syntheticRefused.add(sessionID)
-        deps.writeLog("warn", `session ${sessionID}: synthetic message refused (${describe(error)}); sending a visible prompt instead`)
+        const why = (error instanceof Error ? error.message : String(error)).slice(0, 200)
+        deps.writeLog("warn", `session ${sessionID}: synthetic message refused (${why}); sending a visible prompt instead`)
         checkDeadline(request, deadline)
       }
     }
-    const item = await callCtx(ctx, "session", "prompt", { sessionID, text, metadata, ...extra })
-    const id = itemID(item)
-    if (id) shared.own.rememberID(sessionID, id)
+    remember(await callCtx(ctx, "session", "prompt", { sessionID, text, metadata, ...extra }))
   }
 
   return {
@@ -150,11 +156,10 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     subagentTools: V2_SUBAGENT_TOOLS,
 
     async send(request) {
-      const options = optionsFor(request)
       const now = time.now()
-      const deadline = now + options.sendTimeoutMs
       // Reserved before anything is awaited, so a second instance racing us is refused.
-      reserveSend(shared.sendLog, request.sessionID, now, options.injectIntervalMs)
+      const options = bookSend(shared.sendLog, deps.resolved, request, now)
+      const deadline = now + options.sendTimeoutMs
       shared.own.rememberText(request.sessionID, request.text, now)
       if (await alreadyPending(request, options.sendTimeoutMs)) {
         deps.writeLog("info", `session ${request.sessionID}: ${request.kind} not sent: the same message is already waiting in the session`)
@@ -171,15 +176,8 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     async listModels() {
       const list = unwrapData(await callCtx(ctx, "model", "list"))
       if (!Array.isArray(list)) return []
-      const out: ModelRef[] = []
-      for (const info of list) {
-        // Model.Info `enabled: false`: listed, but the host will not run it.
-        if (get(info, "enabled") === false) continue
-        const providerID = str(get(info, "providerID")) ?? str(get(info, "provider", "id")) ?? str(get(info, "provider"))
-        const modelID = str(get(info, "id")) ?? str(get(info, "modelID"))
-        if (providerID && modelID) out.push({ providerID, modelID })
-      }
-      return out
+      // Model.Info `enabled: false`: listed, but the host will not run it.
+      return list.filter((info) => get(info, "enabled") !== false).flatMap((info) => modelRefOf(info) ?? [])
     },
 
     async abort(sessionID) {
@@ -253,9 +251,8 @@ export function createV2Port(deps: V2PortDeps): V2Port {
 
     async modelLimits(model: ModelRef) {
       const isModel = (m: unknown) => {
-        const provider = str(get(m, "providerID")) ?? str(get(m, "provider", "id")) ?? str(get(m, "provider"))
-        const id = str(get(m, "id")) ?? str(get(m, "modelID"))
-        return provider === model.providerID && id === model.modelID
+        const ref = modelRefOf(m)
+        return ref?.providerID === model.providerID && ref.modelID === model.modelID
       }
       const list = unwrapData(await callCtx(ctx, "model", "list"))
       let info = Array.isArray(list) ? list.find(isModel) : undefined
@@ -271,9 +268,4 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       return input && input > 0 ? { context, output, input } : { context, output }
     },
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message.slice(0, 200)
-  return String(error).slice(0, 200)
 }

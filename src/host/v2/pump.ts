@@ -34,10 +34,6 @@ export class EventPump {
     this.done = this.run()
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal
-  }
-
   stop(): void {
     if (this.stopped) return
     this.stopped = true

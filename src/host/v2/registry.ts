@@ -15,6 +15,7 @@ import { OwnSends, SeenMessages } from "./user-turns.ts"
 import type { InstanceSlot } from "../instance.ts"
 import type { TurnSetup } from "../../core/port.ts"
 import type { FileLog } from "./file-log.ts"
+import type { V2Location } from "./context.ts"
 
 const MAX_STEP_SETUPS = 1000
 
@@ -32,9 +33,6 @@ type ScopeShared = Pick<Slot, "own" | "sendLog" | "syntheticRefused" | "seen" | 
 
 const slots = () => processTable<Slot>("v2-slots")
 const scopes = () => processTable<ScopeShared>("v2-scopes")
-
-/** Where a 2.x instance runs: `ctx.location`'s directory and workspace, when the host gives them. */
-export type V2Location = { directory?: string; workspaceID?: string }
 
 /** A trailing separator does not make another directory (the event filter agrees). */
 function trimDirectory(directory: string): string {

@@ -8,7 +8,7 @@
 import { errorText } from "../../core/logger.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
 import { get, str } from "../shape.ts"
-import { callCtx, hasMethod } from "./context.ts"
+import { callCtx, hasMethod, safeDisposer } from "./context.ts"
 
 export { TASK_COMPLETE_TOOL }
 
@@ -77,16 +77,7 @@ export async function registerTaskComplete(ctx: unknown, deps: TaskCompleteDeps)
         refused = error
       }
     })
-    const dispose = get(registration, "dispose")
-    const handle = {
-      dispose() {
-        try {
-          if (typeof dispose === "function") void Promise.resolve(dispose.call(registration)).catch(() => undefined)
-        } catch {
-          // Disposing is best effort: the host is probably tearing us down anyway.
-        }
-      },
-    }
+    const handle = safeDisposer(registration)
     if (refused !== undefined) {
       handle.dispose()
       throw refused

@@ -26,55 +26,40 @@ const OWN_TEXT_TTL_MS = 10 * 60_000
 /** Messages read per history scan: a run start is always near the end of the history. */
 export const USER_SCAN_LIMIT = 20
 
-/** A value per session, made on first use; the least recently used session is forgotten first. */
-class RecentSessions<V> {
-  private readonly rows = new BoundedMap<string, V>(MAX_SESSIONS, { refresh: true })
-  constructor(private readonly make: () => V) {}
-
-  get(sessionID: string): V {
-    return this.rows.getOrCreate(sessionID, this.make)
-  }
-
-  peek(sessionID: string): V | undefined {
-    return this.rows.get(sessionID)
-  }
-
-  get size(): number {
-    return this.rows.size
-  }
-}
+/** A value per session (getOrCreate makes it); the least recently used session is forgotten first. */
+const recentSessions = <V>() => new BoundedMap<string, V>(MAX_SESSIONS, { refresh: true })
 
 /**
  * What the plugin itself sent, per session. Process-wide: it outlives a reload. Callers pass
  * the time, because instances sharing it may run on different clocks (tests do).
  */
 export class OwnSends {
-  private readonly ids = new RecentSessions(() => new Set<string>())
-  private readonly texts = new RecentSessions<{ text: string; at: number }[]>(() => [])
+  private readonly ids = recentSessions<Set<string>>()
+  private readonly texts = recentSessions<{ text: string; at: number }[]>()
 
   rememberText(sessionID: string, text: string, now: number): void {
-    const list = this.texts.get(sessionID)
+    const list = this.texts.getOrCreate(sessionID, () => [])
     list.push({ text, at: now })
     if (list.length > MAX_TEXTS_PER_SESSION) list.splice(0, list.length - MAX_TEXTS_PER_SESSION)
   }
 
   rememberID(sessionID: string, id: string): void {
-    addNewest(this.ids.get(sessionID), id, MAX_IDS_PER_SESSION)
+    addNewest(this.ids.getOrCreate(sessionID, () => new Set()), id, MAX_IDS_PER_SESSION)
   }
 
   isOwn(sessionID: string, id: string | undefined, text: string, now: number): boolean {
-    if (id !== undefined && this.ids.peek(sessionID)?.has(id)) return true
-    return (this.texts.peek(sessionID) ?? []).some((t) => t.text === text && Math.abs(now - t.at) <= OWN_TEXT_TTL_MS)
+    if (id !== undefined && this.ids.get(sessionID)?.has(id)) return true
+    return (this.texts.get(sessionID) ?? []).some((t) => t.text === text && Math.abs(now - t.at) <= OWN_TEXT_TTL_MS)
   }
 }
 
 /** User message ids already classified, per session. Shared across reloads with the watch state. */
 export class SeenMessages {
-  private readonly table = new RecentSessions(() => new Set<string>())
+  private readonly table = recentSessions<Set<string>>()
 
   /** Marks `id` seen; true when it was new. */
   add(sessionID: string, id: string): boolean {
-    const set = this.table.get(sessionID)
+    const set = this.table.getOrCreate(sessionID, () => new Set())
     const fresh = !set.has(id)
     addNewest(set, id, MAX_IDS_PER_SESSION)
     return fresh
@@ -113,13 +98,7 @@ export function classifyInboxItem(own: OwnSends, seen: SeenMessages, sessionID: 
 }
 
 /** The strongest verdict among user messages after the newest idle marker not seen before. */
-export function classifyHistory(
-  own: OwnSends,
-  seen: SeenMessages,
-  sessionID: string,
-  history: readonly unknown[],
-  now: number,
-): TurnOrigin {
+export function classifyHistory(own: OwnSends, seen: SeenMessages, sessionID: string, history: readonly unknown[], now: number): TurnOrigin {
   let lastIdle = -1
   history.forEach((entry, i) => {
     if (str(get(entry, "type")) === "idle") lastIdle = i
@@ -163,7 +142,7 @@ export type HistoryWatcherDeps = {
 
 /** Runs history scans: one at a time per session, a trigger during a scan runs one more. */
 export class HistoryWatcher {
-  private readonly interruptions = new RecentSessions(() => ({ count: 0 }))
+  private readonly interruptions = recentSessions<{ count: number }>()
   private readonly running = new Set<string>()
   private readonly again = new Set<string>()
   private stopped = false
@@ -176,7 +155,11 @@ export class HistoryWatcher {
 
   /** A run was interrupted: a scan still in flight must not report what it finds. */
   interrupted(sessionID: string): void {
-    this.interruptions.get(sessionID).count++
+    this.interruptionsOf(sessionID).count++
+  }
+
+  private interruptionsOf(sessionID: string): { count: number } {
+    return this.interruptions.getOrCreate(sessionID, () => ({ count: 0 }))
   }
 
   inboxItem(sessionID: string, data: unknown): void {
@@ -198,7 +181,7 @@ export class HistoryWatcher {
   }
 
   private async runScan(sessionID: string): Promise<void> {
-    const before = this.interruptions.get(sessionID).count
+    const before = this.interruptionsOf(sessionID).count
     let history: unknown[]
     try {
       history = await withTimeout(this.deps.time, this.deps.timeoutMs(), "history read", () => this.deps.readRaw(sessionID, USER_SCAN_LIMIT))
@@ -208,7 +191,7 @@ export class HistoryWatcher {
     }
     if (this.stopped || !Array.isArray(history)) return
     const verdict = classifyHistory(this.deps.own, this.deps.seen, sessionID, history, this.deps.time.now())
-    if (!verdict || this.interruptions.get(sessionID).count !== before) return
+    if (!verdict || this.interruptionsOf(sessionID).count !== before) return
     this.report(sessionID, verdict, setupFromHistory(history))
   }
 
