@@ -134,6 +134,8 @@ type OracleSession = {
   rediscoveredSeq: number
   /** Sessions the host created with this one as parent. */
   children: Set<string>
+  /** The parent the host first named for this session; a session's parent never changes. */
+  parent?: string
   /** Ever reported busy (a run started). */
   ran: boolean
   /** Last model or user progress (see Facts.turn), for "silent past subagentDeadMs". */
@@ -352,8 +354,13 @@ export class Oracle {
       s.lastProgressAt = this.now()
       this.deletedSessions.delete(id)
     }
-    if (e.t === "created" && e.parent !== undefined) {
-      const parent = this.session(sessionName(e.parent))
+    // A session's parent never changes on the host: a second `created` naming another parent
+    // (a session id reused without a delete between) is malformed, and the plugin keeps the
+    // first parent (apply-signal.ts, sessionCreated). So does the host's account here. A deleted
+    // session's record is gone, so one created again under that id gets its parent afresh.
+    if (e.t === "created" && e.parent !== undefined && s.parent === undefined && sessionName(e.parent) !== id) {
+      s.parent = sessionName(e.parent)
+      const parent = this.session(s.parent)
       if (parent.children.size < 64) parent.children.add(id)
     }
     if (f.turn === "ifTokensGrow" && e.t === "usage") {
