@@ -33,6 +33,8 @@
  *     run (idle, a session error) or a genuine user message.
  *  6. No exception reaches the caller; tracked sessions and per-session collections stay
  *     within their caps (checked by the runner through `checkBounds`).
+ *  runs-for-ever: a scenario fired more timers than any finite one should (the runner's cap,
+ *     MAX_TIMERS_PER_SCENARIO): the run is cut there, so a chain of timers cannot hang a soak.
  */
 import type { RecoveryEngine } from "../../src/core/engine.ts"
 import { MAX_TRACKED_SESSIONS } from "../../src/core/engine.ts"
@@ -42,7 +44,7 @@ import { sessionName, spec, type Facts, type HostEvent } from "./events.ts"
 import { delivered, type CallScript } from "./model.ts"
 import { classify } from "./known-bugs.ts"
 
-export type Invariant = "1-tool-open" | "2-after-esc" | "3a-one-in-flight" | "3b-duplicate" | "4-lifetime" | "5-paused" | "5-awaiting" | "6-exception" | "6-bounds"
+export type Invariant = "1-tool-open" | "2-after-esc" | "3a-one-in-flight" | "3b-duplicate" | "4-lifetime" | "5-paused" | "5-awaiting" | "6-exception" | "6-bounds" | "runs-for-ever"
 
 /** Structured facts about a violation, for the known-bug classifier (known-bugs.ts). */
 export type ViolationFacts = {
