@@ -149,3 +149,23 @@ describe("invariant 1: a session's parent is the first one the host named", () =
     expect(toolOpen(reparented(true))).toBe(1)
   })
 })
+
+describe("invariant 1: a parent deleted and seen again", () => {
+  test("hears of a child announced again under it (its first parent): the running child holds the call open", () => {
+    let now = T0
+    const oracle = new Oracle({ subagentDeadMs: 1_800_000 }, () => now)
+    oracle.event({ t: "created", s: 2, parent: 1 }, "ses_2")
+    oracle.event({ t: "deleted", s: 1 }, "ses_1")
+    oracle.event({ t: "busy", s: 1 }, "ses_1")
+    oracle.event({ t: "toolStart", s: 1, call: 1, tool: "task" }, "ses_1")
+    oracle.event({ t: "created", s: 3, parent: 1 }, "ses_3")
+    oracle.event({ t: "busy", s: 3 }, "ses_3")
+    oracle.event({ t: "idle", s: 3 }, "ses_3")
+    oracle.event({ t: "created", s: 2, parent: 1 }, "ses_2")
+    oracle.event({ t: "busy", s: 2 }, "ses_2")
+    now += 60_000
+    oracle.event({ t: "output", s: 2 }, "ses_2")
+    oracle.call("abort", "ses_1", OK_CALL)
+    expect(oracle.violations.filter((v) => v.invariant === "1-tool-open").length).toBe(1)
+  })
+})

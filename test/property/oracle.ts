@@ -359,11 +359,12 @@ export class Oracle {
     // A session's parent never changes on the host: a second `created` naming another parent
     // (a session id reused without a delete between) is malformed, and the plugin keeps the
     // first parent (apply-signal.ts, sessionCreated). So does the host's account here. A deleted
-    // session's record is gone, so one created again under that id gets its parent afresh.
-    if (e.t === "created" && e.parent !== undefined && s.parent === undefined && sessionName(e.parent) !== id) {
-      s.parent = sessionName(e.parent)
+    // session's record is gone, so one created again under that id gets its parent afresh; a
+    // parent deleted and seen again hears of its children again when they are announced again.
+    if (e.t === "created" && e.parent !== undefined && sessionName(e.parent) !== id) {
+      s.parent ??= sessionName(e.parent)
       const parent = this.session(s.parent)
-      if (parent.children.size < 64) parent.children.add(id)
+      if (s.parent === sessionName(e.parent) && parent.children.size < 64) parent.children.add(id)
     }
     if (f.turn === "ifTokensGrow" && e.t === "usage") {
       const high = s.tokenHigh.get(`${e.msg}`)
