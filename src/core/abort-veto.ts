@@ -24,6 +24,9 @@ function untrackedOpenTool(messages: readonly TranscriptMessage[], tracked: Read
   return undefined
 }
 
+/** How a veto for an unreadable history begins (the stall's next look backs off on it). */
+export const UNREAD_HISTORY_VETO = "the newest assistant message could not be read"
+
 /** An unreadable history vetoes too: a late recovery costs less than a killed tool. */
 export async function abortVeto(ctx: EngineContext, state: SessionState): Promise<string | undefined> {
   let messages: unknown
@@ -31,9 +34,9 @@ export async function abortVeto(ctx: EngineContext, state: SessionState): Promis
     const timeoutMs = ctx.effective(state).sendTimeoutMs
     messages = await withTimeout(ctx.time, timeoutMs, "read newest assistant message", () => ctx.port.readMessages(state.id, VETO_LOOKBACK_MESSAGES))
   } catch (error) {
-    return `the newest assistant message could not be read (${errorText(error)}), so a tool may still be running`
+    return `${UNREAD_HISTORY_VETO} (${errorText(error)}), so a tool may still be running`
   }
-  if (!Array.isArray(messages)) return "the newest assistant message could not be read (not a message list), so a tool may still be running"
+  if (!Array.isArray(messages)) return `${UNREAD_HISTORY_VETO} (not a message list), so a tool may still be running`
   const open = untrackedOpenTool(messages as TranscriptMessage[], new Set(state.openTools.keys()))
   return open ? `tool "${open.tool}" (${open.callID}) is still ${open.status} in the newest assistant message` : undefined
 }

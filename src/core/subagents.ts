@@ -133,6 +133,14 @@ function withNudged(state: OrphanState, child: ChildFacts): Pick<OrphanState, "n
   }
 }
 
+/**
+ * The nudge reached the child: its turns are counted from here. A turn the child took while the
+ * prompt was still on its way (the host slow to accept it) was no answer to it.
+ */
+export function nudgeDelivered(state: OrphanState, childID: string, turns: number): OrphanState {
+  return { ...state, unanswered: capped([...state.unanswered.filter((n) => n.id !== childID), { id: childID, turns }]) }
+}
+
 /** A child nudged this busy period, or nudged earlier and silent (no turn of its own) since. */
 function alreadyNudged(state: OrphanState, child: ChildFacts): boolean {
   return state.nudged.includes(child.id) || state.unanswered.some((n) => n.id === child.id && n.turns === child.turns)

@@ -23,3 +23,10 @@ export const TOOL_WEDGED_CEILING_MS = 1_800_000
 export const UNKNOWN_TOOL_THRESHOLD = 2
 
 export const TOOL_IDS_CACHE_MS = 300_000
+
+/**
+ * The longest wait between two looks at a stall whose history the host cannot show (or one
+ * stall budget, if longer): the looks back off up to here, so a failing host is not asked every
+ * check, and a healed one is seen again within this.
+ */
+export const UNREAD_HISTORY_MAX_LOOK_GAP_MS = 300_000

@@ -115,3 +115,57 @@ describe("invariant 1: a deleted child is over", () => {
     expect(toolOpen(oracle)).toBe(0)
   })
 })
+
+describe("invariant 1: a session's parent is the first one the host named", () => {
+  /**
+   * ses_2 is created under ses_0, then (malformed, no delete between) under ses_1, which holds its
+   * task call open over its one finished child ses_3; ses_2 is running. `deletedFirst`: ses_2 was
+   * deleted before it was created again, so the second creation is a new session under ses_1.
+   */
+  function reparented(deletedFirst: boolean): Oracle {
+    let now = T0
+    const oracle = new Oracle({ subagentDeadMs: 1_800_000 }, () => now)
+    oracle.event({ t: "created", s: 2, parent: 0 }, "ses_2")
+    if (deletedFirst) oracle.event({ t: "deleted", s: 2 }, "ses_2")
+    oracle.event({ t: "busy", s: 1 }, "ses_1")
+    oracle.event({ t: "toolStart", s: 1, call: 1, tool: "task" }, "ses_1")
+    oracle.event({ t: "created", s: 3, parent: 1 }, "ses_3")
+    oracle.event({ t: "busy", s: 3 }, "ses_3")
+    oracle.event({ t: "idle", s: 3 }, "ses_3")
+    oracle.event({ t: "created", s: 2, parent: 1 }, "ses_2")
+    oracle.event({ t: "busy", s: 2 }, "ses_2")
+    now += 60_000
+    oracle.event({ t: "output", s: 2 }, "ses_2")
+    oracle.call("abort", "ses_1", OK_CALL)
+    return oracle
+  }
+  const toolOpen = (o: Oracle) => o.violations.filter((v) => v.invariant === "1-tool-open").length
+
+  test("a re-parenting without a delete is ignored, as the plugin ignores it: ses_1's only child finished, the abort is allowed", () => {
+    expect(toolOpen(reparented(false))).toBe(0)
+  })
+
+  test("control: created again after a delete, it is ses_1's child, running: the call is held open", () => {
+    expect(toolOpen(reparented(true))).toBe(1)
+  })
+})
+
+describe("invariant 1: a parent deleted and seen again", () => {
+  test("hears of a child announced again under it (its first parent): the running child holds the call open", () => {
+    let now = T0
+    const oracle = new Oracle({ subagentDeadMs: 1_800_000 }, () => now)
+    oracle.event({ t: "created", s: 2, parent: 1 }, "ses_2")
+    oracle.event({ t: "deleted", s: 1 }, "ses_1")
+    oracle.event({ t: "busy", s: 1 }, "ses_1")
+    oracle.event({ t: "toolStart", s: 1, call: 1, tool: "task" }, "ses_1")
+    oracle.event({ t: "created", s: 3, parent: 1 }, "ses_3")
+    oracle.event({ t: "busy", s: 3 }, "ses_3")
+    oracle.event({ t: "idle", s: 3 }, "ses_3")
+    oracle.event({ t: "created", s: 2, parent: 1 }, "ses_2")
+    oracle.event({ t: "busy", s: 2 }, "ses_2")
+    now += 60_000
+    oracle.event({ t: "output", s: 2 }, "ses_2")
+    oracle.call("abort", "ses_1", OK_CALL)
+    expect(oracle.violations.filter((v) => v.invariant === "1-tool-open").length).toBe(1)
+  })
+})

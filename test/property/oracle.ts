@@ -33,6 +33,8 @@
  *     run (idle, a session error) or a genuine user message.
  *  6. No exception reaches the caller; tracked sessions and per-session collections stay
  *     within their caps (checked by the runner through `checkBounds`).
+ *  runs-for-ever: a scenario fired more timers than any finite one should (the runner's cap,
+ *     MAX_TIMERS_PER_SCENARIO): the run is cut there, so a chain of timers cannot hang a soak.
  */
 import type { RecoveryEngine } from "../../src/core/engine.ts"
 import { MAX_TRACKED_SESSIONS } from "../../src/core/engine.ts"
@@ -42,7 +44,7 @@ import { sessionName, spec, type Facts, type HostEvent } from "./events.ts"
 import { delivered, type CallScript } from "./model.ts"
 import { classify } from "./known-bugs.ts"
 
-export type Invariant = "1-tool-open" | "2-after-esc" | "3a-one-in-flight" | "3b-duplicate" | "4-lifetime" | "5-paused" | "5-awaiting" | "6-exception" | "6-bounds"
+export type Invariant = "1-tool-open" | "2-after-esc" | "3a-one-in-flight" | "3b-duplicate" | "4-lifetime" | "5-paused" | "5-awaiting" | "6-exception" | "6-bounds" | "runs-for-ever"
 
 /** Structured facts about a violation, for the known-bug classifier (known-bugs.ts). */
 export type ViolationFacts = {
@@ -134,6 +136,8 @@ type OracleSession = {
   rediscoveredSeq: number
   /** Sessions the host created with this one as parent. */
   children: Set<string>
+  /** The parent the host first named for this session; a session's parent never changes. */
+  parent?: string
   /** Ever reported busy (a run started). */
   ran: boolean
   /** Last model or user progress (see Facts.turn), for "silent past subagentDeadMs". */
@@ -352,9 +356,15 @@ export class Oracle {
       s.lastProgressAt = this.now()
       this.deletedSessions.delete(id)
     }
-    if (e.t === "created" && e.parent !== undefined) {
-      const parent = this.session(sessionName(e.parent))
-      if (parent.children.size < 64) parent.children.add(id)
+    // A session's parent never changes on the host: a second `created` naming another parent
+    // (a session id reused without a delete between) is malformed, and the plugin keeps the
+    // first parent (apply-signal.ts, sessionCreated). So does the host's account here. A deleted
+    // session's record is gone, so one created again under that id gets its parent afresh; a
+    // parent deleted and seen again hears of its children again when they are announced again.
+    if (e.t === "created" && e.parent !== undefined && sessionName(e.parent) !== id) {
+      s.parent ??= sessionName(e.parent)
+      const parent = this.session(s.parent)
+      if (s.parent === sessionName(e.parent) && parent.children.size < 64) parent.children.add(id)
     }
     if (f.turn === "ifTokensGrow" && e.t === "usage") {
       const high = s.tokenHigh.get(`${e.msg}`)

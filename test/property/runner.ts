@@ -18,6 +18,16 @@ import { v2Facts } from "./v2-wire.ts"
 
 export type DriverKind = "core" | "v1" | "v2"
 
+/**
+ * Timers one scenario may fire before it is cut with a `runs-for-ever` violation. The busiest
+ * generated scenarios (hundreds of flooded sessions checked every 500 ms for hours) fire about
+ * 400,000; a chain of timers of the plugin's own never ends, and without a cap it hangs the soak.
+ */
+export const MAX_TIMERS_PER_SCENARIO = 1_000_000
+
+/** Thrown out of the clock's loop when the cap is reached; the runner stops the scenario. */
+class RunsForEver extends Error {}
+
 
 export type RunStats = Oracle["stats"] & { steps: number; timers: number; maxTracked: number; v2: V2FaultStats }
 
@@ -48,6 +58,8 @@ export type RunOptions = {
   faults?: FaultPlan
   /** After the timeline: heal the host, then prove the plugin still recovers a fresh stall. */
   healCheck?: boolean
+  /** Timers the scenario may fire before it is cut (`runs-for-ever`); MAX_TIMERS_PER_SCENARIO unless given. */
+  maxTimers?: number
 }
 
 function errorText(error: unknown): string {
@@ -56,6 +68,7 @@ function errorText(error: unknown): string {
 
 export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOptions = {}): Promise<RunResult> {
   const stopAtFirst = run.stopAtFirst ?? true
+  const maxTimers = run.maxTimers ?? MAX_TIMERS_PER_SCENARIO
   const fullEvery = run.fullBoundsEvery ?? 25
   const pool = Array.from({ length: run.poolSize ?? 6 }, (_, i) => sessionName(i))
   const time = new EventLoopTime(T0)
@@ -148,7 +161,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
     if (timers > 4 * tracked + 8) oracle.violate("6-bounds", `${timers} engine timers pending for ${tracked} tracked sessions`)
   }
   const afterTimer = () => {
-    stats.timers++
+    if (++stats.timers > maxTimers) throw new RunsForEver()
     checkCheap()
   }
 
@@ -200,6 +213,8 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
   }
 
   let healed: RunResult["healed"]
+  /** The timer cap cut the scenario: nothing more is played. */
+  let cut = false
   /**
    * The host recovers; a brand-new session then stalls. The plugin must notice and act within
    * sendTimeoutMs (a call it may still be waiting on) + the stall budget + the longest backoff.
@@ -228,7 +243,14 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
     for (let i = 0; i < sc.steps.length; i++) {
       oracle.step = i
       stats.steps++
-      await apply(sc.steps[i]!)
+      try {
+        await apply(sc.steps[i]!)
+      } catch (error) {
+        if (!(error instanceof RunsForEver)) throw error
+        oracle.violate("runs-for-ever", `${maxTimers} timers fired by step ${i} (t+${time.now() - T0} ms, ${time.pending()} pending): a chain of timers that does not end`)
+        cut = true
+        break
+      }
       afterStep(i)
       await drainMicrotasks()
       checkCheap()
@@ -238,7 +260,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
       if (stopAtFirst && oracle.violations.length > 0) break
     }
     oracle.checkBounds(engine, undefined)
-    if (run.healCheck) healed = await healCheck()
+    if (run.healCheck && !cut) healed = await healCheck()
   } finally {
     try {
       stop()

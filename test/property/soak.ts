@@ -14,11 +14,10 @@
  * skips; a plausible lie (an empty session list, twice in a row, while a tool runs) still makes
  * discovery mark the session idle and drop its open tools, which the tool invariant then flags.
  */
-import fc from "fast-check"
 import { cpus } from "node:os"
-import { v2ScenarioArb } from "./arbitraries.ts"
 import { checkInvariants } from "./check.ts"
 import { showViolation, runScenario, type DriverKind } from "./runner.ts"
+import { SCENARIOS_PER_BATCH, soakBatch } from "./soak-batches.ts"
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`)
@@ -40,14 +39,6 @@ const strict = flag("strict")
 const junkReads = flag("junk-reads")
 const noShrink = flag("no-shrink")
 
-/**
- * The 2.x faults are drawn after each timeline (v2ScenarioArb), so the timelines, and what a
- * seed means for core and v1, are the same with or without them.
- */
-const shapes = [
-  { name: "timelines", arb: v2ScenarioArb({ overdue: true }), weight: 9 },
-  { name: "floods", arb: v2ScenarioArb({ overdue: true, floods: true, maxChunks: 12, size: "small" }), weight: 1 },
-]
 
 type Count = { runs: number; events: number; timers: number; sends: number; aborts: number; escs: number; maxTracked: number }
 const counts = new Map<DriverKind, Count>()
@@ -62,9 +53,7 @@ let batch = 0
 console.log(`soak: ${budget.toLocaleString()} events, seed ${seed}, adapters ${adapters.join("+")}${junkReads ? ", junk reads" : ""}; ${cpus()[0]?.model ?? "?"} x${cpus().length}, Bun ${Bun.version}`)
 
 outer: while (events < budget) {
-  const shape = batch % 10 < shapes[0]!.weight ? shapes[0]! : shapes[1]!
-  const batchSeed = seed * 100_003 + batch
-  const scenarios = fc.sample(shape.arb, { seed: batchSeed, numRuns: 20 })
+  const { shape, batchSeed, scenarios } = soakBatch(seed, batch)
   for (const [index, sc] of scenarios.entries()) {
     for (const kind of adapters) {
       const r = await runScenario(sc, kind, { stopAtFirst: false, junkReads })
@@ -83,11 +72,11 @@ outer: while (events < budget) {
         violations.set(v.invariant, (violations.get(v.invariant) ?? 0) + 1)
         if (!firstNew.has(v.invariant) && firstNew.size < 6) {
           if (noShrink) {
-            firstNew.set(v.invariant, `invariant property failed on the ${kind} adapter (unshrunk: --no-shrink; ${shape.name} batch seed ${batchSeed}, scenario ${index} of 20)\n${showViolation(v)}`)
+            firstNew.set(v.invariant, `invariant property failed on the ${kind} adapter (unshrunk: --no-shrink; ${shape.name} batch seed ${batchSeed}, scenario ${index} of ${SCENARIOS_PER_BATCH})\n${showViolation(v)}`)
             continue
           }
           // fast-check replays this very scenario (its index in the batch) and shrinks it.
-          const shrunk = await checkInvariants(kind, batchSeed, 20, shape.arb, String(index), junkReads)
+          const shrunk = await checkInvariants(kind, batchSeed, SCENARIOS_PER_BATCH, shape.arb, String(index), junkReads)
           firstNew.set(v.invariant, shrunk.ok ? showViolation(v) : shrunk.report)
         }
       }

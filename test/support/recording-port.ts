@@ -59,7 +59,14 @@ export class RecordingPort implements HostPort {
     return this.behave(this.readBehaviour).then(value)
   }
 
+  /** The history read alone (the listing keeps readBehaviour): a host whose message route fails. */
+  messagesBehaviour: CallBehaviour = "ok"
+
   readMessages(sessionID: string, limit: number): Promise<TranscriptMessage[]> {
+    if (this.messagesBehaviour !== "ok") {
+      this.reads++
+      return this.behave(this.messagesBehaviour).then(() => [])
+    }
     return this.read(() => (this.history.get(sessionID) ?? []).slice(-limit))
   }
 

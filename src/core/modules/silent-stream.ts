@@ -12,6 +12,8 @@ import { formatDuration } from "../../prompts/format.ts"
 import type { Wake } from "../scheduler.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { holdReason, type EngineContext } from "../context.ts"
+import { UNREAD_HISTORY_MAX_LOOK_GAP_MS } from "../../options/index.ts"
+import { UNREAD_HISTORY_VETO } from "../abort-veto.ts"
 import { askHostRun } from "../host-run.ts"
 import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "../ladder.ts"
 import { endRecovery, holdRecovery, mayIntervene } from "../intervention.ts"
@@ -226,10 +228,33 @@ async function runRecovery(ctx: EngineContext, state: SessionState, rung: StallR
       onVetoed: (why) => {
         // Not counted as an attempt: the stall is looked at again on the next check.
         logHeld(ctx, state, `not aborting: ${why}`)
-        ensureWatchdog(ctx, state, ctx.effective(state).checkIntervalMs)
+        ensureWatchdog(ctx, state, vetoedLookAgainMs(ctx.effective(state), state, why, ctx.time.now()))
       },
     },
   })
+}
+
+/** Per session: since when the looks at one stall (one progress baseline) keep finding its history unreadable. */
+const unreadStreaks = new WeakMap<SessionState, { baseline: number; since: number }>()
+
+/**
+ * When to look again at a stall whose abort was vetoed. Each look asks the host twice (is it
+ * running, its newest message): a host that cannot show its history must not be asked that every
+ * check for as long as it fails, so then the wait grows with how long the looks at this stall have
+ * been failing (about doubling each time), from checkIntervalMs up to UNREAD_HISTORY_MAX_LOOK_GAP_MS
+ * (or one stall budget, if longer). Progress, or a recovery going out, starts a new stall. A history
+ * that reads (a tool still running in it) is looked at every check, as checkIntervalMs says.
+ */
+function vetoedLookAgainMs(options: ReturnType<EngineContext["effective"]>, state: SessionState, why: string, now: number): number {
+  if (!why.startsWith(UNREAD_HISTORY_VETO)) {
+    unreadStreaks.delete(state)
+    return options.checkIntervalMs
+  }
+  const baseline = progressBaseline(state)
+  let streak = unreadStreaks.get(state)
+  if (!streak || streak.baseline !== baseline) unreadStreaks.set(state, (streak = { baseline, since: now }))
+  const longest = Math.max(stallBudgetMs(options), UNREAD_HISTORY_MAX_LOOK_GAP_MS)
+  return Math.max(options.checkIntervalMs, Math.min(now - streak.since, longest))
 }
 
 function afterContinue(ctx: EngineContext, state: SessionState): void {

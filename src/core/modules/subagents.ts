@@ -10,7 +10,7 @@ import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { planned, type Intent, type Planned } from "../run-effect.ts"
 import type { SessionState } from "../session-state.ts"
-import { INITIAL_ORPHAN_STATE, childSettled, nextOrphanStep, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
+import { INITIAL_ORPHAN_STATE, childSettled, nextOrphanStep, nudgeDelivered, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
 
 /**
  * Signals that can change a parent's verdict, plus the user message that counts as a child's
@@ -120,6 +120,12 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
         target: child,
         budget: { what: "subagent nudge" },
         announce: `session ${parentID}: subagent ${action.sessionID}: ${action.reason}; nudging the subagent`,
+        onSent: () => {
+          const track = parents.get(parentID)
+          if (!track || sessions.get(child.id) !== child) return
+          countTurn(child)
+          track.state = nudgeDelivered(track.state, child.id, turnTrack(child).turns)
+        },
       })
     }
     if (action.kind !== "abort-continue") return undefined

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
-import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
+import { ABORT_CONTINUE_DELAY_MS, UNREAD_HISTORY_MAX_LOOK_GAP_MS } from "../../../src/options/constants.ts"
 import { makeHarness, SESSION, userTurn, type Harness } from "../../support/harness.ts"
 
 const BUDGET = 183_000 // chunkTimeoutMs + gracePeriodMs (fast profile defaults)
@@ -166,6 +166,37 @@ describe("the look before any abort", () => {
     h.port.readBehaviour = "ok"
     await h.advance(10_000, 500)
     expect(h.port.actions).toEqual(["send", "abort"])
+  })
+
+  test("a history that never reads back: the stall's looks back off, so the host is not asked twice every check for as long as it fails", async () => {
+    const h = harness({ checkIntervalMs: 500, sendTimeoutMs: 100 })
+    h.port.busySessions = [SESSION]
+    h.port.messagesBehaviour = "hang"
+    await stalled(h)
+    expect(h.port.logged(/not aborting: the newest assistant message could not be read/)).toBe(true)
+    const before = h.port.reads
+    await h.advance(60 * 60_000, 500)
+    expect(h.port.actions).toEqual([])
+    // A look is two reads (the listing, the history). One look per check and backoff (1.5 s) is
+    // thousands in the hour; backing off towards one look per 5 minutes leaves a few dozen.
+    expect(h.port.reads - before).toBeLessThan(2 * 40)
+    // Once the history reads again the stall is still looked at, within the longest gap.
+    h.port.messagesBehaviour = "ok"
+    await h.advance(UNREAD_HISTORY_MAX_LOOK_GAP_MS + 1_000, 500)
+    expect(h.port.actions[0]).toBe("abort")
+  })
+
+  test("negative control: a history that reads (a tool still running) is looked at every check, as checkIntervalMs says", async () => {
+    const h = harness({ checkIntervalMs: 500, sendTimeoutMs: 100 })
+    h.port.busySessions = [SESSION]
+    h.port.history.set(SESSION, assistantWithTool("running"))
+    await stalled(h)
+    const before = h.port.reads
+    await h.advance(60_000, 500)
+    expect(h.port.reads - before).toBeGreaterThan(2 * 30)
+    h.port.history.set(SESSION, assistantWithTool("completed"))
+    await h.advance(1_000, 500)
+    expect(h.port.actions).toEqual(["abort"])
   })
 
   test("a tool the plugin tracks past the wedged ceiling is left to its own guard: no veto", async () => {

@@ -58,6 +58,38 @@ describe("stuck subagent nudge across the parent's busy periods", () => {
   })
 })
 
+describe("a nudge counts the child's turns from when it reached the child", () => {
+  /** A busy parent and a child that goes quiet; the host takes 10 s to accept each prompt. */
+  async function slowNudge(): Promise<Harness> {
+    const h = makeHarness()
+    const send = h.port.send.bind(h.port)
+    h.port.send = (request) => send(request).then(() => new Promise<void>((resolve) => h.time.schedule(10_000, resolve)))
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" })
+    on(h, "parent", genuine, { type: "busy" })
+    await h.advance(61_000, 1000)
+    expect(nudges(h)).toBe(1)
+    return h
+  }
+
+  test("output of the child while the nudge was still on its way is no answer to it: no second nudge", async () => {
+    const h = await slowNudge()
+    on(h, "child", { type: "modelOutput" })
+    await h.advance(10_000, 1000)
+    parentNewBusyPeriod(h)
+    await h.advance(120_000, 1000)
+    expect(nudges(h)).toBe(1)
+  })
+
+  test("negative control: output after the nudge was accepted answers it: the child quiet again is nudged again", async () => {
+    const h = await slowNudge()
+    await h.advance(10_000, 1000)
+    on(h, "child", { type: "modelOutput" })
+    parentNewBusyPeriod(h)
+    await h.advance(120_000, 1000)
+    expect(nudges(h)).toBe(2)
+  })
+})
+
 describe("malformed parent links", () => {
   test("a child named under a second parent keeps its first: one nudge, not one per parent", async () => {
     const h = makeHarness()
