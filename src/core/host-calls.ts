@@ -8,6 +8,7 @@ import type { EngineContext } from "./context.ts"
 import type { CallOutcome } from "./intervention.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
+import type { TodoSnapshot } from "../todos/open.ts"
 
 export class TimeoutError extends Error {
   constructor(label: string, ms: number) {
@@ -80,4 +81,12 @@ export function reporter(ctx: EngineContext, state: SessionState): CallReporter 
     if (outcome === "ok") return
     ctx.logger.fault(`${label}:${outcome}`, `session ${state.id}: ${label} ${outcome}${error ? `: ${errorText(error)}` : ""}`)
   }
+}
+
+/** The session's todo list from the host's API, bounded; "unreadable" when the read failed. */
+export function readTodosBounded(ctx: EngineContext, sessionID: string, timeoutMs: number): Promise<TodoSnapshot> {
+  return withTimeout(ctx.time, timeoutMs, "read todos", () => ctx.port.readTodos(sessionID)).then(
+    (read): TodoSnapshot => (Array.isArray(read) ? read : "none"),
+    (): TodoSnapshot => "unreadable",
+  )
 }

@@ -21,7 +21,7 @@
 import type { Options } from "../../options/index.ts"
 import { holdReason, type EngineContext } from "../context.ts"
 import type { EffectOf } from "../effect.ts"
-import { reporter, TimeoutError, withTimeout } from "../host-calls.ts"
+import { readTodosBounded, reporter, TimeoutError, withTimeout } from "../host-calls.ts"
 import { judgeFirstPass, judgeSecondPass, type Judgement, type JudgeInput, type NudgeBudgets } from "../judge.ts"
 import { errorText } from "../logger.ts"
 import { runEffect } from "../run-effect.ts"
@@ -168,7 +168,7 @@ export class FinishedTurn {
       await this.execute(state, action, rule.name)
       return
     }
-    if (pass === "first") this.scheduleSecondPass(state, epoch, options)
+    if (pass === "first") this.schedulePass(state, epoch, "second", options.toolTextCheckDelayMs)
     else if (heldByWindow && !again && this.stillCurrent(state, epoch)) this.judgeAgainLater(state, epoch, heldByWindow)
   }
 
@@ -182,10 +182,6 @@ export class FinishedTurn {
     this.schedulePass(state, epoch, "second", delay, { userAt: state.lastGenuineUserAt })
   }
 
-  private scheduleSecondPass(state: SessionState, epoch: number, options: Options): void {
-    this.schedulePass(state, epoch, "second", options.toolTextCheckDelayMs)
-  }
-
   private async gatherFacts(state: SessionState, options: Options, pass: Pass): Promise<TurnFacts | undefined> {
     // Reads are bounded but do not take the session's one-call slot: that slot serialises
     // effects (sends, aborts), and a read must never make a recovery prompt lose its turn.
@@ -197,19 +193,11 @@ export class FinishedTurn {
       })
     const history = await read("read history", () => this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT))
     if (history === undefined) return undefined
-    let messages: TranscriptMessage[] = history
-    if (!Array.isArray(messages)) messages = []
+    const messages: TranscriptMessage[] = Array.isArray(history) ? history : []
     // Where the list comes from, best first: the host's own todo events (v1), the newest
     // todowrite call in the history just read (v2, and v1 too), the host's todo API (v1).
     let todos: TodoSnapshot = state.todos ?? readTodosFromTranscript(messages)
-    if (todos === "none") {
-      let failed = false
-      const fetched = await withTimeout(this.ctx.time, timeout, "read todos", () => this.ctx.port.readTodos(state.id)).catch(() => {
-        failed = true
-        return undefined
-      })
-      todos = failed ? "unreadable" : Array.isArray(fetched) ? fetched : "none"
-    }
+    if (todos === "none") todos = await readTodosBounded(this.ctx, state.id, timeout)
     return { state, options, now: this.ctx.time.now(), pass, messages, todos }
   }
 
