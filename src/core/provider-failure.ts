@@ -39,28 +39,13 @@ const DETERMINISTIC_TYPES = new Set(["provider.content-filter", "provider.auth",
  * Checked before everything but aborts: a 429 arrives as APIError, which is also a streaming
  * name, and must wait out its window instead of being retried.
  */
-const RATE_LIMIT_PATTERNS = [
-  /too many requests/i,
-  /rate[\s_-]?limit/i,
-  /rate exceeded/i,
-  /quota/i,
-  /resource[\s_-]?exhausted/i,
-  /usage limit/i,
-  /throttl/i,
-]
+const RATE_LIMIT_PATTERNS = [/too many requests/i, /rate[\s_-]?limit/i, /rate exceeded/i, /quota/i, /resource[\s_-]?exhausted/i, /usage limit/i, /throttl/i]
 
 /**
  * `MessageOutputLengthError` is NOT an overflow: the answer hit its own output cap, and taking
  * it for one would lock a healthy session. "tokens per minute" stays a rate limit (checked first).
  */
-const OVERFLOW_PATTERNS = [
-  /context[\s_-]?length/i,
-  /maximum context/i,
-  /context[\s_-]?window/i,
-  /prompt is too long/i,
-  /input is too long/i,
-  /too many tokens/i,
-]
+const OVERFLOW_PATTERNS = [/context[\s_-]?length/i, /maximum context/i, /context[\s_-]?window/i, /prompt is too long/i, /input is too long/i, /too many tokens/i]
 const OVERFLOW_NAME = /context.?(overflow|length|window)/i
 
 /** 4xx statuses that say "try again later" rather than "this request is wrong". */
