@@ -19,7 +19,7 @@ export type FailureClass = "streaming" | "rate-limit" | "context-overflow" | "ab
 export type FailureClassifierOptions = Pick<Options, "streamingFailureErrorNames" | "streamingFailureMessagePatterns">
 
 /** Characters of an error message that are looked at (the head: that is where providers put the reason). */
-export const ERROR_MESSAGE_CAP = 4_096
+const ERROR_MESSAGE_CAP = 4_096
 
 /** 1.x error names, and the 2.x `type` of an interrupted step. */
 const ABORT_NAMES = new Set(["MessageAbortedError", "AbortError", "aborted"])
@@ -125,9 +125,9 @@ export function isStreamingFailure(signal: Pick<ErrorSignal, "name" | "message">
   return message !== "" && c.matchers.some((m) => m(message))
 }
 
-function capMessage(message: unknown): string {
-  if (typeof message !== "string") return ""
-  return message.length > ERROR_MESSAGE_CAP ? message.slice(0, ERROR_MESSAGE_CAP) : message
+/** The head of an error message that is looked at ("" for anything but a string). */
+export function capMessage(message: unknown): string {
+  return typeof message === "string" ? message.slice(0, ERROR_MESSAGE_CAP) : ""
 }
 
 export type FailureVerdict = { kind: FailureClass; why: string }
