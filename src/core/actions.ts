@@ -231,17 +231,10 @@ export function continueRequest(
     label: c.label,
     text: () => {
       const options = ctx.effective(state)
-      return buildContinuePrompt(
-        {
-          reason: c.reason,
-          attempt: c.attempt?.() ?? 1,
-          maxAttempts: c.maxAttempts ?? options.stallEpisodeMaxContinues,
-          episodeContinue: state.lifetimeContinues,
-          silentMs: c.silentMs ?? 0,
-          now: ctx.time.now(),
-        },
-        options,
-      )
+      const attempt = c.attempt?.() ?? 1
+      const maxAttempts = c.maxAttempts ?? options.stallEpisodeMaxContinues
+      const facts = { reason: c.reason, attempt, maxAttempts, episodeContinue: state.lifetimeContinues, silentMs: c.silentMs ?? 0, now: ctx.time.now() }
+      return buildContinuePrompt(facts, options)
     },
   }
 }
