@@ -141,10 +141,7 @@ export class FinishedTurn {
       this.schedulePass(state, epoch, pass, Math.min(gap, gap - quietFor), again)
       return
     }
-    if (held) {
-      this.ctx.logger.log("debug", `session ${state.id}: idle judgement skipped: ${held}`)
-      return
-    }
+    if (held) return this.ctx.logger.log("debug", `session ${state.id}: idle judgement skipped: ${held}`)
     const options = this.ctx.effective(state)
     const facts = await this.gatherFacts(state, options, pass)
     if (!facts || !this.stillCurrent(state, epoch)) return
@@ -186,12 +183,11 @@ export class FinishedTurn {
     // Reads are bounded but do not take the session's one-call slot: that slot serialises
     // effects (sends, aborts), and a read must never make a recovery prompt lose its turn.
     const timeout = options.sendTimeoutMs
-    const read = <T>(label: string, call: () => Promise<T>): Promise<T | undefined> =>
-      withTimeout(this.ctx.time, timeout, label, call).catch((error: unknown) => {
-        reporter(this.ctx, state)(label, error instanceof TimeoutError ? "timeout" : "failed", error)
-        return undefined
-      })
-    const history = await read("read history", () => this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT))
+    const label = "read history"
+    const history = await withTimeout(this.ctx.time, timeout, label, () => this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT)).catch((error: unknown) => {
+      reporter(this.ctx, state)(label, error instanceof TimeoutError ? "timeout" : "failed", error)
+      return undefined
+    })
     if (history === undefined) return undefined
     const messages: TranscriptMessage[] = Array.isArray(history) ? history : []
     // Where the list comes from, best first: the host's own todo events (v1), the newest
@@ -203,10 +199,7 @@ export class FinishedTurn {
 
   private async execute(state: SessionState, action: Acting, rule: string): Promise<void> {
     const log = this.ctx.logger
-    if (action.kind === "stand-down") {
-      log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)
-      return
-    }
+    if (action.kind === "stand-down") return log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)
     if (action.kind === "charge") {
       bump(state.featureCounts, action.feature)
       log.log("debug", `session ${state.id}: ${action.feature}: ${action.reason}`)
@@ -218,17 +211,11 @@ export class FinishedTurn {
       return
     }
     // The session left the table while its history was read (deleted, swept): nothing goes out.
-    if (state.dropped) {
-      log.log("debug", `session ${state.id}: ${action.feature} not sent: the session is no longer tracked`)
-      return
-    }
+    if (state.dropped) return log.log("debug", `session ${state.id}: ${action.feature} not sent: the session is no longer tracked`)
     const held = holdReason(this.ctx, state)
     if (held) return this.ctx.journal?.refused(state, { trigger: action.feature, evidence: action.reason }, action.kind === "nudge" ? "prompt" : action.kind, "held", held)
-    if (state.intervention.sentThisTurn.has(action.feature)) {
-      // Never deliver the same recovery twice without a turn in between (doubled idle events).
-      log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)
-      return
-    }
+    // Never deliver the same recovery twice without a turn in between (doubled idle events).
+    if (state.intervention.sentThisTurn.has(action.feature)) return log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)
     // Counted, charged and marked sent before it goes out; only a nudge that reached the
     // session counts against lifetimeMaxContinues.
     await runEffect(this.ctx, state, {
