@@ -97,10 +97,6 @@ export function finishedTurnRules(knownTools: KnownTools, moduleRules: readonly 
 /** The name the judgement's wake goes by on the session's one timer. */
 const OWNER = "finished-turn"
 
-export function bump(map: Map<string, number>, key: string): void {
-  map.set(key, (map.get(key) ?? 0) + 1)
-}
-
 export class FinishedTurn {
   constructor(
     private readonly ctx: EngineContext,
@@ -201,7 +197,7 @@ export class FinishedTurn {
     const log = this.ctx.logger
     if (action.kind === "stand-down") return log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)
     if (action.kind === "charge") {
-      bump(state.featureCounts, action.feature)
+      state.featureCounts.set(action.feature, (state.featureCounts.get(action.feature) ?? 0) + 1)
       log.log("debug", `session ${state.id}: ${action.feature}: ${action.reason}`)
       return
     }

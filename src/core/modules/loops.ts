@@ -10,7 +10,7 @@ import { holdReason } from "../context.ts"
 import { mayIntervene } from "../intervention.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { planned } from "../run-effect.ts"
-import { JUDGE_PRIORITY, bump } from "./finished-turn.ts"
+import { JUDGE_PRIORITY } from "./finished-turn.ts"
 
 /** After the judge: its guards (the user's turn, an open question) have had their say. */
 export const TOOL_RULES_PRIORITY = JUDGE_PRIORITY + 10
