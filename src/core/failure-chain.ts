@@ -99,15 +99,6 @@ function awaitsEffect(phase: FailurePhase): boolean {
   return phase === "prompted" || phase === "abort-resumed"
 }
 
-function loopLimit(budgets: FailureBudgets): number {
-  return budgets.failureLoopLimit ?? DEFAULT_FAILURE_LOOP_LIMIT
-}
-
-/** Armed for `next.notBefore`: woken then, unless a run is live (its idle evaluates the chain). */
-function armedStep(next: FailureState): FailureStep {
-  return next.busy ? { state: next, effect: NONE } : { state: next, effect: NONE, wakeAt: next.notBefore }
-}
-
 function giveUp(state: FailureState, reason: string, consecutive = state.consecutive): FailureStep {
   return {
     state: { ...state, phase: "gave-up", reason, consecutive, sending: false },
@@ -174,10 +165,12 @@ function onFailure(state: FailureState, name: string, now: number, budgets: Fail
     const fresh = state.phase === "clear"
     const attempts = fresh ? 0 : state.attempts
     const notBefore = fresh ? now + backoffDelay(0, budgets.baseBackoffMs, budgets.maxBackoffMs) : state.notBefore
-    return armedStep({ ...state, phase: "armed", reason: name, attempts, aborted: false, notBefore, sentAt: 0, sending: false })
+    const next: FailureState = { ...state, phase: "armed", reason: name, attempts, aborted: false, notBefore, sentAt: 0, sending: false }
+    return state.busy ? { state: next, effect: NONE } : { state: next, effect: NONE, wakeAt: notBefore }
   }
   const consecutive = state.consecutive + 1
-  if (consecutive >= loopLimit(budgets)) {
+  const limit = budgets.failureLoopLimit ?? DEFAULT_FAILURE_LOOP_LIMIT
+  if (consecutive >= limit) {
     return {
       state: { ...state, phase: "loop-latched", reason: name, consecutive, sending: false },
       effect: { kind: "stand-down", reason: `failure loop: ${consecutive} recoveries in a row brought no model output (${name})` },
@@ -185,12 +178,14 @@ function onFailure(state: FailureState, name: string, now: number, budgets: Fail
   }
   if (state.aborted) return giveUp(state, name, consecutive)
   const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)
-  return armedStep({ ...state, phase: "armed", reason: name, consecutive, notBefore, sentAt: 0, sending: false })
+  const next: FailureState = { ...state, phase: "armed", reason: name, consecutive, notBefore, sentAt: 0, sending: false }
+  return state.busy ? { state: next, effect: NONE } : { state: next, effect: NONE, wakeAt: notBefore }
 }
 
 /** The first recovery of an incident is always a plain prompt. */
 function abortIsNext(state: FailureState, maxAttempts: number, budgets: FailureBudgets): boolean {
-  return state.attempts >= maxAttempts || (state.consecutive >= 1 && state.consecutive + 1 >= loopLimit(budgets))
+  const limit = budgets.failureLoopLimit ?? DEFAULT_FAILURE_LOOP_LIMIT
+  return state.attempts >= maxAttempts || (state.consecutive >= 1 && state.consecutive + 1 >= limit)
 }
 
 function abortResume(state: FailureState, now: number, maxAttempts: number, why: string): FailureStep {
@@ -225,7 +220,6 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
       if (state.busy || state.sending) return { state, effect: NONE }
       const due = promptVerdictAt(state, budgets)
       if (now < due) return { state, effect: NONE, wakeAt: due }
-      // Not sending (checked above): giving up changes nothing but the phase.
       if (state.phase === "abort-resumed") return giveUp(state, state.reason)
       if (state.attempts < maxAttempts) {
         const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)
