@@ -19,21 +19,17 @@ export type { OpenCallException }
 /** The pause between an abort and its prompt, as the session's timer names it. */
 const ABORT_PAUSE = "abort-pause"
 
-/** False (and one log line) when the user episode's continue budget is spent. */
-function withinLifetimeCap(ctx: EngineContext, state: SessionState, what: string): boolean {
-  const cap = ctx.effective(state).lifetimeMaxContinues
-  if (state.lifetimeContinues < cap) return true
-  ctx.logger.log("info", `session ${state.id}: ${what} not sent: lifetime cap reached (${state.lifetimeContinues}/${cap}); waiting for the user`)
-  return false
-}
-
 /**
  * Starts one recovery of any path: refused (one log line) at the lifetime cap, otherwise
  * counted against it and, with `record`, remembered as the session's last recovery, the one
  * the stall ladder escalates from.
  */
 export function beginRecovery(ctx: EngineContext, state: SessionState, what: string, record?: { kind: RecoveryKind; reason: string }): boolean {
-  if (!withinLifetimeCap(ctx, state, what)) return false
+  const cap = ctx.effective(state).lifetimeMaxContinues
+  if (state.lifetimeContinues >= cap) {
+    ctx.logger.log("info", `session ${state.id}: ${what} not sent: lifetime cap reached (${state.lifetimeContinues}/${cap}); waiting for the user`)
+    return false
+  }
   state.lifetimeContinues++
   if (record) state.lastRecovery = recoveryRecord(state, record.kind, record.reason, ctx.time.now())
   return true
@@ -140,11 +136,11 @@ export async function abortThenPrompt(
 ): Promise<CallOutcome | "held" | undefined> {
   const rec = state.intervention
   const refusal = () => actionHold(ctx, state, exception) ?? mayIntervene(rec, ctx.time.now(), "abort")?.reason
-  const held = refusal()
-  if (held) {
-    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${held}`)
-    return undefined
+  const notDone = (why: string): undefined => {
+    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${why}`)
   }
+  const held = refusal()
+  if (held) return notDone(held)
   // The host's record of the newest turn, read once: a tool call our events missed vetoes the
   // abort (abort-veto.ts). The read takes time: meanwhile the action counts as under way (a user
   // turn or ESC cancels it like the pause below), and the holds are asked again after it.
@@ -154,13 +150,12 @@ export async function abortThenPrompt(
   const veto = await abortVeto(ctx, state)
   if (reading.cancelled || (wasBusy && !state.busy)) {
     if (!reading.cancelled) endRecovery(rec)
-    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: the session moved on while its history was read`)
-    return undefined
+    return notDone("the session moved on while its history was read")
   }
   const blocked = veto ?? refusal()
   if (blocked) {
     endRecovery(rec)
-    ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${blocked}`)
+    notDone(blocked)
     hooks.vetoed?.(blocked)
     return undefined
   }
@@ -236,17 +231,10 @@ export function continueRequest(
     label: c.label,
     text: () => {
       const options = ctx.effective(state)
-      return buildContinuePrompt(
-        {
-          reason: c.reason,
-          attempt: c.attempt?.() ?? 1,
-          maxAttempts: c.maxAttempts ?? options.stallEpisodeMaxContinues,
-          episodeContinue: state.lifetimeContinues,
-          silentMs: c.silentMs ?? 0,
-          now: ctx.time.now(),
-        },
-        options,
-      )
+      const attempt = c.attempt?.() ?? 1
+      const maxAttempts = c.maxAttempts ?? options.stallEpisodeMaxContinues
+      const facts = { reason: c.reason, attempt, maxAttempts, episodeContinue: state.lifetimeContinues, silentMs: c.silentMs ?? 0, now: ctx.time.now() }
+      return buildContinuePrompt(facts, options)
     },
   }
 }

@@ -77,13 +77,9 @@ export class SessionDiscovery {
     try {
       listed = await withTimeout(this.ctx.time, this.settings.sendTimeoutMs, "list sessions", () => this.ctx.port.listBusySessions())
     } catch (error) {
-      this.ctx.logger.fault("discovery", `session discovery failed: ${errorText(error)}`)
-      return
+      return this.ctx.logger.fault("discovery", `session discovery failed: ${errorText(error)}`)
     }
-    if (!Array.isArray(listed)) {
-      this.ctx.logger.fault("discovery-shape", "session discovery returned something that is not a list")
-      return
-    }
+    if (!Array.isArray(listed)) return this.ctx.logger.fault("discovery-shape", "session discovery returned something that is not a list")
     const running = new Set(listed.filter((id): id is string => typeof id === "string" && id !== "").slice(0, MAX_LISTED_SESSIONS))
     for (const id of this.target.believedBusy()) if (!running.has(id)) this.target.stopped(id)
     for (const id of running) this.target.running(id)

@@ -99,6 +99,13 @@ function awaitsEffect(phase: FailurePhase): boolean {
   return phase === "prompted" || phase === "abort-resumed"
 }
 
+function giveUp(state: FailureState, reason: string, consecutive = state.consecutive): FailureStep {
+  return {
+    state: { ...state, phase: "gave-up", reason, consecutive, sending: false },
+    effect: { kind: "stand-down", reason: `abort + resume did not restart the session (${reason})` },
+  }
+}
+
 function watchdogMs(budgets: FailureBudgets): number {
   return Math.max(budgets.streamingFailureWatchdogMs, FAILURE_WATCHDOG_MIN_MS)
 }
@@ -123,7 +130,7 @@ export function nextFailureStep(state: FailureState, event: FailureEvent, now: n
       return { state: { ...state, phase: "clear", attempts: 0, aborted: false, consecutive: 0 }, effect: NONE }
     case "busy":
       // After a recovery of ours the incident stays open until the model says something.
-      if (state.phase === "armed" || state.phase === "prompted" || state.phase === "abort-resumed") {
+      if (chainPending(state)) {
         const open = state.attempts > 0 || state.aborted
         return { state: { ...state, busy: true, phase: open ? "running" : "clear", attempts: open ? state.attempts : 0 }, effect: NONE }
       }
@@ -169,12 +176,7 @@ function onFailure(state: FailureState, name: string, now: number, budgets: Fail
       effect: { kind: "stand-down", reason: `failure loop: ${consecutive} recoveries in a row brought no model output (${name})` },
     }
   }
-  if (state.aborted) {
-    return {
-      state: { ...state, phase: "gave-up", reason: name, consecutive, sending: false },
-      effect: { kind: "stand-down", reason: `abort + resume did not restart the session (${name})` },
-    }
-  }
+  if (state.aborted) return giveUp(state, name, consecutive)
   const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)
   const next: FailureState = { ...state, phase: "armed", reason: name, consecutive, notBefore, sentAt: 0, sending: false }
   return state.busy ? { state: next, effect: NONE } : { state: next, effect: NONE, wakeAt: notBefore }
@@ -218,12 +220,7 @@ function evaluate(state: FailureState, now: number, budgets: FailureBudgets): Fa
       if (state.busy || state.sending) return { state, effect: NONE }
       const due = promptVerdictAt(state, budgets)
       if (now < due) return { state, effect: NONE, wakeAt: due }
-      if (state.phase === "abort-resumed") {
-        return {
-          state: { ...state, phase: "gave-up" },
-          effect: { kind: "stand-down", reason: `abort + resume did not restart the session (${state.reason})` },
-        }
-      }
+      if (state.phase === "abort-resumed") return giveUp(state, state.reason)
       if (state.attempts < maxAttempts) {
         const notBefore = now + backoffDelay(state.attempts, budgets.baseBackoffMs, budgets.maxBackoffMs)
         return evaluate({ ...state, phase: "armed", notBefore }, now, budgets)

@@ -8,6 +8,7 @@ import type { EngineContext } from "./context.ts"
 import type { CallOutcome } from "./intervention.ts"
 import { errorText } from "./logger.ts"
 import type { SessionState } from "./session-state.ts"
+import type { TodoSnapshot } from "../todos/open.ts"
 
 export class TimeoutError extends Error {
   constructor(label: string, ms: number) {
@@ -19,29 +20,17 @@ export class TimeoutError extends Error {
 /** Races a promise-returning call against a timer; a synchronous throw becomes a rejection. */
 export function withTimeout<T>(time: TimeSource, ms: number, label: string, call: () => Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    let settled = false
-    const cancel = time.schedule(ms, () => {
-      if (settled) return
-      settled = true
-      reject(new TimeoutError(label, ms))
-    })
-    const finish = (fn: () => void) => {
-      if (settled) return
-      settled = true
+    // A promise settles once: whichever of the call and the timer comes second changes nothing.
+    const cancel = time.schedule(ms, () => reject(new TimeoutError(label, ms)))
+    const settle = <A>(fn: (value: A) => void) => (value: A) => {
       cancel()
-      fn()
+      fn(value)
     }
-    let pending: Promise<T>
     try {
-      pending = Promise.resolve(call())
+      Promise.resolve(call()).then(settle(resolve), settle(reject))
     } catch (error) {
-      finish(() => reject(error))
-      return
+      settle(reject)(error)
     }
-    pending.then(
-      (value) => finish(() => resolve(value)),
-      (error) => finish(() => reject(error)),
-    )
   })
 }
 
@@ -80,4 +69,12 @@ export function reporter(ctx: EngineContext, state: SessionState): CallReporter 
     if (outcome === "ok") return
     ctx.logger.fault(`${label}:${outcome}`, `session ${state.id}: ${label} ${outcome}${error ? `: ${errorText(error)}` : ""}`)
   }
+}
+
+/** The session's todo list from the host's API, bounded; "unreadable" when the read failed. */
+export function readTodosBounded(ctx: EngineContext, sessionID: string, timeoutMs: number): Promise<TodoSnapshot> {
+  return withTimeout(ctx.time, timeoutMs, "read todos", () => ctx.port.readTodos(sessionID)).then(
+    (read): TodoSnapshot => (Array.isArray(read) ? read : "none"),
+    (): TodoSnapshot => "unreadable",
+  )
 }

@@ -44,12 +44,8 @@ export function recoveryKindOf(rung: StallRung["kind"]): RecoveryKind {
   return rung === "continue" ? "continue" : "abort+continue"
 }
 
-function rung(kind: StallRung["kind"], reason: string, delayMs: number): LadderStep {
+function step(kind: LadderStep["effect"]["kind"], reason: string, delayMs = 0): LadderStep {
   return { effect: { kind, reason }, delayMs }
-}
-
-function stop(kind: "stand-down" | "none", reason: string): LadderStep {
-  return { effect: { kind, reason }, delayMs: 0 }
 }
 
 /** Exponential backoff: base, 2*base, 4*base ... capped at max. `attempt` counts from 0. */
@@ -65,29 +61,25 @@ export function continuesInWindow(times: readonly number[], now: number, windowM
 }
 
 export function decideStallRecovery(input: LadderInput, budgets: LadderBudgets): LadderStep {
-  if (budgets.busyStallStrategy === "off") return stop("none", "busyStallStrategy is off")
+  if (budgets.busyStallStrategy === "off") return step("none", "busyStallStrategy is off")
   if (input.lifetimeContinues >= budgets.lifetimeMaxContinues) {
-    return stop("stand-down", `lifetime cap reached (${input.lifetimeContinues}/${budgets.lifetimeMaxContinues}); waiting for the user`)
+    return step("stand-down", `lifetime cap reached (${input.lifetimeContinues}/${budgets.lifetimeMaxContinues}); waiting for the user`)
   }
   if (input.episodeRetries >= budgets.stallEpisodeMaxContinues) {
-    return stop("stand-down", `retries exhausted (${input.episodeRetries}/${budgets.stallEpisodeMaxContinues}) with no model output since`)
+    return step("stand-down", `retries exhausted (${input.episodeRetries}/${budgets.stallEpisodeMaxContinues}) with no model output since`)
   }
   const delayMs = backoffDelay(input.episodeRetries, budgets.baseBackoffMs, budgets.maxBackoffMs)
   const inWindow = continuesInWindow(input.recentContinues, input.now, budgets.loopWindowMs)
-  if (inWindow >= budgets.loopMaxContinues) {
-    return rung("abort-continue", `hallucination loop (${inWindow} continues in window)`, delayMs)
-  }
-  if (budgets.busyStallStrategy === "abort") {
-    return rung("abort-continue", "abort-first strategy", delayMs)
-  }
+  if (inWindow >= budgets.loopMaxContinues) return step("abort-continue", `hallucination loop (${inWindow} continues in window)`, delayMs)
+  if (budgets.busyStallStrategy === "abort") return step("abort-continue", "abort-first strategy", delayMs)
   // A continue into a live runner only joins its inbox: after one that brought no output, abort
   // first. Judged by identity (epoch, output stamp), not clock order: a clock stepped back must
   // not make the same continue look new.
   const last = input.lastRecovery
   if (last && last.epoch === input.busyEpoch && last.outputAt === input.lastModelOutputAt) {
-    return rung("abort-continue", "previous continue did not revive the run", delayMs)
+    return step("abort-continue", "previous continue did not revive the run", delayMs)
   }
-  return rung("continue", "stream stalled", delayMs)
+  return step("continue", "stream stalled", delayMs)
 }
 
 export type HostRunState = "live" | "stopped" | "unknown"

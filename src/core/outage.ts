@@ -7,7 +7,7 @@
  * Used to name the reason a fallback model took over; whether a session waits at all is still
  * decided by provider-failure.ts (rate limits) and the failure chain (everything else).
  */
-import { ERROR_MESSAGE_CAP } from "./provider-failure.ts"
+import { capMessage } from "./provider-failure.ts"
 
 export type OutageKind = "rate-limit" | "quota" | "overloaded"
 
@@ -41,7 +41,7 @@ function first(patterns: readonly RegExp[], text: string): string | undefined {
 
 export function classifyOutage(input: OutageInput): Outage | undefined {
   const name = typeof input.name === "string" ? input.name : ""
-  const message = typeof input.message === "string" ? input.message.slice(0, ERROR_MESSAGE_CAP) : ""
+  const message = capMessage(input.message)
   const status = typeof input.status === "number" && Number.isFinite(input.status) ? input.status : undefined
   const typed = OUTAGE_TYPES[name]
   if (typed) return { kind: typed, why: `error type ${name}` }

@@ -19,7 +19,7 @@ export type FailureClass = "streaming" | "rate-limit" | "context-overflow" | "ab
 export type FailureClassifierOptions = Pick<Options, "streamingFailureErrorNames" | "streamingFailureMessagePatterns">
 
 /** Characters of an error message that are looked at (the head: that is where providers put the reason). */
-export const ERROR_MESSAGE_CAP = 4_096
+const ERROR_MESSAGE_CAP = 4_096
 
 /** 1.x error names, and the 2.x `type` of an interrupted step. */
 const ABORT_NAMES = new Set(["MessageAbortedError", "AbortError", "aborted"])
@@ -39,28 +39,13 @@ const DETERMINISTIC_TYPES = new Set(["provider.content-filter", "provider.auth",
  * Checked before everything but aborts: a 429 arrives as APIError, which is also a streaming
  * name, and must wait out its window instead of being retried.
  */
-const RATE_LIMIT_PATTERNS = [
-  /too many requests/i,
-  /rate[\s_-]?limit/i,
-  /rate exceeded/i,
-  /quota/i,
-  /resource[\s_-]?exhausted/i,
-  /usage limit/i,
-  /throttl/i,
-]
+const RATE_LIMIT_PATTERNS = [/too many requests/i, /rate[\s_-]?limit/i, /rate exceeded/i, /quota/i, /resource[\s_-]?exhausted/i, /usage limit/i, /throttl/i]
 
 /**
  * `MessageOutputLengthError` is NOT an overflow: the answer hit its own output cap, and taking
  * it for one would lock a healthy session. "tokens per minute" stays a rate limit (checked first).
  */
-const OVERFLOW_PATTERNS = [
-  /context[\s_-]?length/i,
-  /maximum context/i,
-  /context[\s_-]?window/i,
-  /prompt is too long/i,
-  /input is too long/i,
-  /too many tokens/i,
-]
+const OVERFLOW_PATTERNS = [/context[\s_-]?length/i, /maximum context/i, /context[\s_-]?window/i, /prompt is too long/i, /input is too long/i, /too many tokens/i]
 const OVERFLOW_NAME = /context.?(overflow|length|window)/i
 
 /** 4xx statuses that say "try again later" rather than "this request is wrong". */
@@ -140,9 +125,9 @@ export function isStreamingFailure(signal: Pick<ErrorSignal, "name" | "message">
   return message !== "" && c.matchers.some((m) => m(message))
 }
 
-function capMessage(message: unknown): string {
-  if (typeof message !== "string") return ""
-  return message.length > ERROR_MESSAGE_CAP ? message.slice(0, ERROR_MESSAGE_CAP) : message
+/** The head of an error message that is looked at ("" for anything but a string). */
+export function capMessage(message: unknown): string {
+  return typeof message === "string" ? message.slice(0, ERROR_MESSAGE_CAP) : ""
 }
 
 export type FailureVerdict = { kind: FailureClass; why: string }

@@ -16,9 +16,8 @@ export type ModelLimit = { context: number; output?: number; input?: number }
 
 export function usableContext(limit: ModelLimit | undefined): number | undefined {
   if (!limit || !Number.isFinite(limit.context) || limit.context <= 0) return undefined
-  const output = typeof limit.output === "number" && Number.isFinite(limit.output) && limit.output > 0 ? limit.output : OUTPUT_RESERVE_CAP
-  let usable = limit.context - Math.min(OUTPUT_RESERVE_CAP, output)
-  if (typeof limit.input === "number" && Number.isFinite(limit.input) && limit.input > 0) usable = Math.min(usable, limit.input)
+  let usable = limit.context - Math.min(OUTPUT_RESERVE_CAP, n(limit.output) || OUTPUT_RESERVE_CAP)
+  if (n(limit.input) > 0) usable = Math.min(usable, n(limit.input))
   return usable > 0 ? usable : undefined
 }
 
@@ -31,6 +30,7 @@ export type TokenUsage = {
   cacheWrite?: number
 }
 
+/** A positive finite count, or 0 for anything else. */
 function n(value: number | undefined): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0
 }

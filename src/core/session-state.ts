@@ -1,5 +1,4 @@
 import type { TurnSetup } from "./port.ts"
-import type { CancelTimer } from "./clock.ts"
 import { newIntervention, type Intervention } from "./intervention.ts"
 import type { TodoItem } from "./transcript.ts"
 import type { FallbackEpisode } from "./fallback.ts"

@@ -3,7 +3,7 @@
  * decision (task-complete.ts), keep its counters, and latch completion when it says so.
  */
 import type { EngineContext } from "./context.ts"
-import { withTimeout } from "./host-calls.ts"
+import { readTodosBounded } from "./host-calls.ts"
 import type { SessionState } from "./session-state.ts"
 import { decideTaskComplete } from "./task-complete.ts"
 import type { TodoSnapshot } from "../todos/open.ts"
@@ -12,15 +12,8 @@ export type TaskCompleteResult = { ok: boolean; text: string }
 
 export async function runTaskComplete(ctx: EngineContext, state: SessionState, onLatch: (s: SessionState) => void): Promise<TaskCompleteResult> {
   const options = ctx.effective(state)
-  let todos: TodoSnapshot = state.todos ?? "none"
-  if (!state.todos && !state.parentID) {
-    try {
-      const read = await withTimeout(ctx.time, options.sendTimeoutMs, "read todos", () => ctx.port.readTodos(state.id))
-      todos = Array.isArray(read) ? read : "none"
-    } catch {
-      todos = "unreadable"
-    }
-  }
+  // A subagent skips the open-todos gate (task-complete.ts): its list is not worth a read.
+  const todos: TodoSnapshot = state.todos ?? (state.parentID ? "none" : await readTodosBounded(ctx, state.id, options.sendTimeoutMs))
   const step = decideTaskComplete({
     todos,
     isSubagent: state.parentID !== undefined,

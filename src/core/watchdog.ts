@@ -11,7 +11,7 @@
  * without any progress for `progressCeilingMs` are a stall too ("no-progress").
  */
 import { TOOL_WEDGED_CEILING_MS, type Options } from "../options/index.ts"
-import type { OpenTool, SessionState } from "./session-state.ts"
+import type { SessionState } from "./session-state.ts"
 import { assessProgress } from "./progress-ceiling.ts"
 
 export type WatchdogBudgets = Pick<
@@ -39,17 +39,13 @@ function isNeverInterrupt(tool: string, names: readonly string[]): boolean {
   return names.some((n) => n.toLowerCase() === lower)
 }
 
-export function describeTool(callID: string, open: OpenTool, now: number, b: WatchdogBudgets): InFlightTool {
-  const ageMs = Math.max(0, now - open.startedAt)
-  const stuckAfter = isNeverInterrupt(open.tool, b.neverInterruptTools) ? TOOL_WEDGED_CEILING_MS : b.stuckToolAgeMs
-  return { callID, tool: open.tool, ageMs, stuck: ageMs >= stuckAfter }
-}
-
 export function oldestOpenTool(state: SessionState, now: number, b: WatchdogBudgets): InFlightTool | undefined {
   let oldest: InFlightTool | undefined
   for (const [callID, open] of state.openTools) {
-    const info = describeTool(callID, open, now, b)
-    if (!oldest || info.ageMs > oldest.ageMs) oldest = info
+    const ageMs = Math.max(0, now - open.startedAt)
+    if (oldest && ageMs <= oldest.ageMs) continue
+    const stuckAfter = isNeverInterrupt(open.tool, b.neverInterruptTools) ? TOOL_WEDGED_CEILING_MS : b.stuckToolAgeMs
+    oldest = { callID, tool: open.tool, ageMs, stuck: ageMs >= stuckAfter }
   }
   return oldest
 }

@@ -5,6 +5,7 @@
  * `subagentNativeCompactionEnabled`). Unknown limits or failed look-ups mean no intervention.
  */
 import type { ModelRef } from "../port.ts"
+import { modelKey } from "../fallback.ts"
 import { withTimeout } from "../host-calls.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { JUDGE_PRIORITY } from "./finished-turn.ts"
@@ -21,14 +22,14 @@ export function contextSaturationModule({ ctx }: ModuleEnv): EngineModule {
   let plugins: { at: number; magic: boolean } | undefined
 
   function noteUnknownLimit(model: ModelRef): void {
-    const key = `${model.providerID}/${model.modelID}`
+    const key = modelKey(model)
     if (unknownLimits.has(key) || unknownLimits.size >= MAX_CACHED_MODELS) return
     unknownLimits.add(key)
     ctx.logger.log("info", `context saturation: the host gives no context limit for model ${key}; saturation routing stays off for it`)
   }
 
   async function limitFor(model: ModelRef, timeoutMs: number) {
-    const key = `${model.providerID}/${model.modelID}`
+    const key = modelKey(model)
     const cached = limits.get(key)
     if (cached && ctx.time.now() - cached.at < LOOKUP_CACHE_MS) return cached.value
     const value = await withTimeout(ctx.time, timeoutMs, "model limits", () => ctx.port.modelLimits(model))

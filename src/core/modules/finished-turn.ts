@@ -21,7 +21,7 @@
 import type { Options } from "../../options/index.ts"
 import { holdReason, type EngineContext } from "../context.ts"
 import type { EffectOf } from "../effect.ts"
-import { reporter, TimeoutError, withTimeout } from "../host-calls.ts"
+import { readTodosBounded, reporter, TimeoutError, withTimeout } from "../host-calls.ts"
 import { judgeFirstPass, judgeSecondPass, type Judgement, type JudgeInput, type NudgeBudgets } from "../judge.ts"
 import { errorText } from "../logger.ts"
 import { runEffect } from "../run-effect.ts"
@@ -97,10 +97,6 @@ export function finishedTurnRules(knownTools: KnownTools, moduleRules: readonly 
 /** The name the judgement's wake goes by on the session's one timer. */
 const OWNER = "finished-turn"
 
-export function bump(map: Map<string, number>, key: string): void {
-  map.set(key, (map.get(key) ?? 0) + 1)
-}
-
 export class FinishedTurn {
   constructor(
     private readonly ctx: EngineContext,
@@ -141,10 +137,7 @@ export class FinishedTurn {
       this.schedulePass(state, epoch, pass, Math.min(gap, gap - quietFor), again)
       return
     }
-    if (held) {
-      this.ctx.logger.log("debug", `session ${state.id}: idle judgement skipped: ${held}`)
-      return
-    }
+    if (held) return this.ctx.logger.log("debug", `session ${state.id}: idle judgement skipped: ${held}`)
     const options = this.ctx.effective(state)
     const facts = await this.gatherFacts(state, options, pass)
     if (!facts || !this.stillCurrent(state, epoch)) return
@@ -168,7 +161,7 @@ export class FinishedTurn {
       await this.execute(state, action, rule.name)
       return
     }
-    if (pass === "first") this.scheduleSecondPass(state, epoch, options)
+    if (pass === "first") this.schedulePass(state, epoch, "second", options.toolTextCheckDelayMs)
     else if (heldByWindow && !again && this.stillCurrent(state, epoch)) this.judgeAgainLater(state, epoch, heldByWindow)
   }
 
@@ -182,45 +175,29 @@ export class FinishedTurn {
     this.schedulePass(state, epoch, "second", delay, { userAt: state.lastGenuineUserAt })
   }
 
-  private scheduleSecondPass(state: SessionState, epoch: number, options: Options): void {
-    this.schedulePass(state, epoch, "second", options.toolTextCheckDelayMs)
-  }
-
   private async gatherFacts(state: SessionState, options: Options, pass: Pass): Promise<TurnFacts | undefined> {
     // Reads are bounded but do not take the session's one-call slot: that slot serialises
     // effects (sends, aborts), and a read must never make a recovery prompt lose its turn.
     const timeout = options.sendTimeoutMs
-    const read = <T>(label: string, call: () => Promise<T>): Promise<T | undefined> =>
-      withTimeout(this.ctx.time, timeout, label, call).catch((error: unknown) => {
-        reporter(this.ctx, state)(label, error instanceof TimeoutError ? "timeout" : "failed", error)
-        return undefined
-      })
-    const history = await read("read history", () => this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT))
+    const label = "read history"
+    const history = await withTimeout(this.ctx.time, timeout, label, () => this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT)).catch((error: unknown) => {
+      reporter(this.ctx, state)(label, error instanceof TimeoutError ? "timeout" : "failed", error)
+      return undefined
+    })
     if (history === undefined) return undefined
-    let messages: TranscriptMessage[] = history
-    if (!Array.isArray(messages)) messages = []
+    const messages: TranscriptMessage[] = Array.isArray(history) ? history : []
     // Where the list comes from, best first: the host's own todo events (v1), the newest
     // todowrite call in the history just read (v2, and v1 too), the host's todo API (v1).
     let todos: TodoSnapshot = state.todos ?? readTodosFromTranscript(messages)
-    if (todos === "none") {
-      let failed = false
-      const fetched = await withTimeout(this.ctx.time, timeout, "read todos", () => this.ctx.port.readTodos(state.id)).catch(() => {
-        failed = true
-        return undefined
-      })
-      todos = failed ? "unreadable" : Array.isArray(fetched) ? fetched : "none"
-    }
+    if (todos === "none") todos = await readTodosBounded(this.ctx, state.id, timeout)
     return { state, options, now: this.ctx.time.now(), pass, messages, todos }
   }
 
   private async execute(state: SessionState, action: Acting, rule: string): Promise<void> {
     const log = this.ctx.logger
-    if (action.kind === "stand-down") {
-      log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)
-      return
-    }
+    if (action.kind === "stand-down") return log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)
     if (action.kind === "charge") {
-      bump(state.featureCounts, action.feature)
+      state.featureCounts.set(action.feature, (state.featureCounts.get(action.feature) ?? 0) + 1)
       log.log("debug", `session ${state.id}: ${action.feature}: ${action.reason}`)
       return
     }
@@ -230,17 +207,11 @@ export class FinishedTurn {
       return
     }
     // The session left the table while its history was read (deleted, swept): nothing goes out.
-    if (state.dropped) {
-      log.log("debug", `session ${state.id}: ${action.feature} not sent: the session is no longer tracked`)
-      return
-    }
+    if (state.dropped) return log.log("debug", `session ${state.id}: ${action.feature} not sent: the session is no longer tracked`)
     const held = holdReason(this.ctx, state)
     if (held) return this.ctx.journal?.refused(state, { trigger: action.feature, evidence: action.reason }, action.kind === "nudge" ? "prompt" : action.kind, "held", held)
-    if (state.intervention.sentThisTurn.has(action.feature)) {
-      // Never deliver the same recovery twice without a turn in between (doubled idle events).
-      log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)
-      return
-    }
+    // Never deliver the same recovery twice without a turn in between (doubled idle events).
+    if (state.intervention.sentThisTurn.has(action.feature)) return log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)
     // Counted, charged and marked sent before it goes out; only a nudge that reached the
     // session counts against lifetimeMaxContinues.
     await runEffect(this.ctx, state, {

@@ -10,7 +10,7 @@ import { holdReason } from "../context.ts"
 import { mayIntervene } from "../intervention.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { planned } from "../run-effect.ts"
-import { JUDGE_PRIORITY, bump } from "./finished-turn.ts"
+import { JUDGE_PRIORITY } from "./finished-turn.ts"
 
 /** After the judge: its guards (the user's turn, an open question) have had their say. */
 export const TOOL_RULES_PRIORITY = JUDGE_PRIORITY + 10
@@ -72,10 +72,7 @@ export function loopsModule({ ctx }: ModuleEnv): EngineModule {
       const guard = holdReason(ctx, state)
       if (guard) ctx.journal?.refused(state, journal, "abort + correction", "held", guard)
       const held = guard ?? mayIntervene(state.intervention, ctx.time.now(), "recovery")?.reason
-      if (held) {
-        ctx.logger.log("info", `session ${state.id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held}`)
-        return
-      }
+      if (held) return ctx.logger.log("info", `session ${state.id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held}`)
       // An exception to the open-tool guard (actions.ts): six repeats prove the loop, and this call has not run yet.
       return planned(
         { kind: "abort-continue", reason: "live tool loop", text: buildToolLoopPrompt({ tools: loop.tools, repeats: loop.calls }), sendKind: "correction" },
