@@ -79,6 +79,8 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       // re-parenting cannot put a child under two parents that each nudge it. A session named
       // as its own parent is no subagent: it would orphan itself.
       if (signal.parentID && !state.parentID && signal.parentID !== state.id) state.parentID = signal.parentID
+      // Announced under its parent's id again: it is the child of the session there now.
+      if (signal.parentID !== undefined && signal.parentID === state.parentID) state.parentDeleted = false
       return undefined
     case "todos":
       state.todos = signal.todos.slice(0, 200)

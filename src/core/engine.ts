@@ -283,8 +283,7 @@ export class RecoveryEngine {
   private route(signal: Signal, now: number): SessionState | undefined {
     if (!signal || typeof signal.sessionID !== "string" || signal.sessionID === "") return undefined
     if (signal.type === "sessionDeleted") {
-      const state = this.sessions.get(signal.sessionID)
-      if (state) this.sessions.drop(state, true)
+      this.sessions.deleted(signal.sessionID)
       return undefined
     }
     const state = this.sessions.touch(signal.sessionID, now)

@@ -31,6 +31,12 @@ export const MAX_AWAITING_KEYS_PER_SESSION = 32
 export type SessionState = {
   readonly id: string
   parentID?: string
+  /**
+   * The host deleted the parent: that session is over, and so is this one's link to it. The
+   * parent stays the one first named, but the session is its child again only when the host
+   * announces it under that id again (a new session there starts with no children).
+   */
+  parentDeleted: boolean
   busy: boolean
   /** When the current busy period began (0 when idle). */
   busySince: number
@@ -109,6 +115,7 @@ export function newSessionState(id: string, now: number): SessionState {
     dropped: undefined,
     lastHeldReason: undefined,
     outputWatched: false,
+    parentDeleted: false,
     fallback: undefined,
     quietEvents: undefined,
     busy: false,

@@ -12,7 +12,7 @@ import { boundedSet } from "./bounded.ts"
 export const MAX_TRACKED_SESSIONS = 1000
 
 /** What outlives a swept session, so it comes back with its latches and spent budget. */
-type Tombstone = Pick<SessionState, "cancelledByUser" | "completed" | "lifetimeContinues" | "parentID">
+type Tombstone = Pick<SessionState, "cancelledByUser" | "completed" | "lifetimeContinues" | "parentID" | "parentDeleted">
 const MAX_TOMBSTONES = 500
 /** Slots of dropped sessions whose host call had not settled yet, kept for a revival of the id. */
 export const MAX_HANDED_SLOTS = 500
@@ -83,10 +83,22 @@ export class SessionTable {
     if (state.intervention.call.busy) this.keepSlot(state.id, state.intervention.call)
     // A subagent keeps its parent link too: back from a sweep, it is still its parent's child.
     if (!forever && (state.cancelledByUser || state.completed || state.lifetimeContinues > 0 || state.parentID !== undefined)) {
-      const { cancelledByUser, completed, lifetimeContinues, parentID } = state
-      boundedSet(this.tombstones, state.id, { cancelledByUser, completed, lifetimeContinues, parentID }, MAX_TOMBSTONES)
+      const { cancelledByUser, completed, lifetimeContinues, parentID, parentDeleted } = state
+      boundedSet(this.tombstones, state.id, { cancelledByUser, completed, lifetimeContinues, parentID, parentDeleted }, MAX_TOMBSTONES)
     }
     this.onDrop(state)
+  }
+
+  /**
+   * The host deleted the session: nothing of it is kept, tracked or swept, and its children,
+   * tracked or swept, are no longer linked to it (a new session under the id has none).
+   */
+  deleted(id: string): void {
+    const state = this.sessions.get(id)
+    if (state) this.drop(state, true)
+    else this.tombstones.delete(id)
+    for (const child of this.sessions.values()) if (child.parentID === id) child.parentDeleted = true
+    for (const kept of this.tombstones.values()) if (kept.parentID === id) kept.parentDeleted = true
   }
 
   clear(): void {

@@ -31,6 +31,11 @@ describe("soak findings", () => {
     const r = await runScenario(pinned(1, 387, 5), "v2", { stopAtFirst: false })
     expect(invariants(r)).toEqual([])
   })
+
+  test("v2, seed 1, batch 557, scenario 3: a parent deleted and made anew under its id has none of the old one's children (no 1-tool-open)", async () => {
+    const r = await runScenario(pinned(1, 557, 3), "v2", { stopAtFirst: false })
+    expect(invariants(r)).toEqual([])
+  })
 })
 
 describe("the runner's timer cap", () => {

@@ -26,6 +26,8 @@ export interface NeutralHost {
   toolEnd(sessionID: string, callID: string, tool: string): void
   /** The host creates a child session under `parentID` and starts its first run. */
   childStarts(childID: string, parentID: string): void
+  /** The host deletes the session (`session.deleted`). */
+  deleteSession(sessionID: string): void
   delta(sessionID: string): void
   /** The run ends normally with some text. */
   finishRun(sessionID: string, text?: string): void
@@ -85,6 +87,7 @@ export function v1Host(options: Record<string, unknown> = {}): NeutralHost {
       // The task tool prompts the child with the parent agent's instructions.
       host.userMessage(childID, [{ type: "text", text: "do the subtask" }], { agent: "general" })
     },
+    deleteSession: (sessionID) => host.event("session.deleted", { info: { id: sessionID } }),
     delta: (sessionID) => host.delta(sessionID),
     finishRun: (sessionID, text) => host.finishRun(sessionID, { text: text ?? "subtask done: wrote the file." }),
     userEsc(sessionID) {
@@ -127,6 +130,7 @@ export function v2Host(options: Record<string, unknown> = {}): NeutralHost {
       host.emit("session.created", { sessionID: childID, parentID, title: "subtask", agent: "general" })
       host.userTurn(childID, "do the subtask")
     },
+    deleteSession: (sessionID) => host.emit("session.deleted", { sessionID }),
     delta: (sessionID) => host.textDelta(sessionID),
     finishRun(sessionID, text) {
       host.textDelta(sessionID, text ?? "subtask done: wrote the file.")

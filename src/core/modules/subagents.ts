@@ -189,8 +189,9 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
         errored.delete(state.id)
         if (state.parentID) started.add(state.id)
       }
-      // A child back from a sweep (its parent link kept by the session table) is linked again.
-      if (state.parentID && (signal.type === "sessionCreated" || !children.get(state.parentID)?.has(state.id))) {
+      // A child back from a sweep (its parent link kept by the session table) is linked again;
+      // one whose parent was deleted is not, until the host announces it under that id again.
+      if (state.parentID && !state.parentDeleted && (signal.type === "sessionCreated" || !children.get(state.parentID)?.has(state.id))) {
         let kids = children.get(state.parentID)
         if (!kids) children.set(state.parentID, (kids = new Set()))
         if (kids.size < MAX_CHILDREN_PER_PARENT) kids.add(state.id)

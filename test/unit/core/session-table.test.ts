@@ -44,3 +44,47 @@ describe("call slot across a drop", () => {
     expect(table.touch(`t${MAX_HANDED_SLOTS}`, 1).intervention.call.busy).toBe(true)
   })
 })
+
+describe("a session the host deleted", () => {
+  /** `child` (ESC'd by its user) of `parent`, both swept while idle: only tombstones are left. */
+  function sweptPair(): SessionTable {
+    const table = new SessionTable(() => {})
+    const child = table.touch("child", 0)
+    child.parentID = "parent"
+    child.cancelledByUser = true
+    const parent = table.touch("parent", 0)
+    parent.cancelledByUser = true
+    table.sweep(Number.MAX_SAFE_INTEGER)
+    expect(table.size).toBe(0)
+    return table
+  }
+
+  test("deleted after a sweep leaves nothing behind, and its swept child's link to it ends", () => {
+    const table = sweptPair()
+    table.deleted("parent")
+    expect(table.touch("parent", 1).cancelledByUser).toBe(false)
+    const child = table.touch("child", 1)
+    expect(child.parentID).toBe("parent")
+    expect(child.parentDeleted).toBe(true)
+    expect(child.cancelledByUser).toBe(true)
+  })
+
+  test("control: swept and not deleted, both come back with their latches and the link", () => {
+    const table = sweptPair()
+    expect(table.touch("parent", 1).cancelledByUser).toBe(true)
+    expect(table.touch("child", 1).parentDeleted).toBe(false)
+  })
+
+  test("a tracked child's link ends with its tracked parent; a session of another parent keeps its link", () => {
+    const table = new SessionTable(() => {})
+    table.touch("parent", 0)
+    const child = table.touch("child", 0)
+    child.parentID = "parent"
+    const other = table.touch("other", 0)
+    other.parentID = "elsewhere"
+    table.deleted("parent")
+    expect(table.get("parent")).toBeUndefined()
+    expect(child.parentDeleted).toBe(true)
+    expect(other.parentDeleted).toBe(false)
+  })
+})

@@ -95,3 +95,42 @@ for (const [name, make] of HOSTS) {
     })
   })
 }
+
+/**
+ * The parent finishes its turn while its child still runs, the host deletes the parent, the
+ * child's run goes on (a late event of it), and a new session under the parent's id holds a
+ * subagent call of its own. `deleted: false` is the same timeline minus the delete.
+ */
+async function childOutlivesItsParent(make: () => NeutralHost, deleted: boolean): Promise<NeutralHost> {
+  const h = await parentWaitingOnChild(() => make())
+  h.toolEnd(PARENT, "call_sub", h.subagentTool)
+  h.finishRun(PARENT)
+  if (deleted) h.deleteSession(PARENT)
+  h.hostRunStarts(CHILD)
+  await h.advance(1_000)
+  h.userTurn(PARENT)
+  h.toolStart(PARENT, "call_sub_2", h.subagentTool)
+  // Past subagentDeadMs: the child has been silent long enough to read as dead.
+  await h.advance(150_000, 5_000)
+  return h
+}
+
+for (const [name, make] of HOSTS) {
+  describe(`a parent deleted on ${name}: a new session under its id has no children`, () => {
+    const opts = { subagentDeadMs: 120_000 }
+
+    test("its subagent call is not aborted over the old parent's child gone silent", async () => {
+      const h = await childOutlivesItsParent(() => make(opts), true)
+      expect(h.logged(/orphan parent/)).toBe(false)
+      expect(h.logged(/subagent ses_child: subagent quiet/)).toBe(false)
+      expect(h.abortsOf(PARENT)).toBe(0)
+    })
+
+    test("negative control: without the delete the child is still its parent's, nudged, then the parent aborted as an orphan", async () => {
+      const h = await childOutlivesItsParent(() => make(opts), false)
+      expect(h.logged(/subagent ses_child: subagent quiet/)).toBe(true)
+      expect(h.logged(/orphan parent \(subagent ses_child silent for \d+s \(past subagentDeadMs\)\); abort \+ resume/)).toBe(true)
+      expect(h.abortsOf(PARENT)).toBe(1)
+    })
+  })
+}

@@ -223,3 +223,91 @@ describe("a subagent swept while idle is still its parent's child when it runs a
     expect(h.port.aborts).toBe(1)
   })
 })
+
+describe("a parent deleted by the host: its links to its children end with it", () => {
+  const DEAD_MS = 120_000
+  const orphanAbort = (h: Harness) => h.port.logged(/orphan parent \(subagent child silent/)
+  /** A new session under the deleted parent's id holds a subagent call; the old child is silent past subagentDeadMs. */
+  async function newParentCallsItsSubagent(h: Harness): Promise<void> {
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_task", tool: "task" })
+    await h.advance(DEAD_MS + 10_000, 1000)
+  }
+
+  /** `child` finished and was swept while its parent ran a tool; the parent then ends its turn. */
+  async function childSwept(): Promise<Harness> {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" }, { type: "idle" })
+    on(h, "parent", genuine, { type: "busy" }, { type: "toolStart", callID: "call_bash", tool: "bash" })
+    await h.advance(700_000, 5000)
+    h.engine.sweep()
+    expect(h.engine.exportSessions().some((s) => s.id === "child")).toBe(false)
+    on(h, "parent", { type: "toolEnd", callID: "call_bash" }, { type: "idle" })
+    return h
+  }
+
+  test("a child swept while idle, back after its parent was deleted, is not the new parent's child", async () => {
+    const h = await childSwept()
+    on(h, "parent", { type: "sessionDeleted" })
+    on(h, "child", { type: "busy" })
+    await newParentCallsItsSubagent(h)
+    expect(h.engine.exportSessions().find((s) => s.id === "child")?.parentID).toBe("parent")
+    expect(orphanAbort(h)).toBe(false)
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("negative control: the same child back without the delete is still its parent's, and dead it makes the parent an orphan", async () => {
+    const h = await childSwept()
+    on(h, "child", { type: "busy" })
+    await newParentCallsItsSubagent(h)
+    expect(orphanAbort(h)).toBe(true)
+    expect(h.port.aborts).toBe(1)
+  })
+
+  /** The parent ran and went idle while its child ran on; idle, the parent was swept. */
+  async function parentSwept(): Promise<Harness> {
+    const h = makeHarness({ subagentDeadMs: DEAD_MS, busyStallStrategy: "off" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, genuine, { type: "busy" }, { type: "modelOutput" })
+    on(h, "parent", genuine, { type: "busy" }, { type: "idle" })
+    await h.advance(700_000, 5000)
+    h.engine.sweep()
+    expect(h.engine.exportSessions().some((s) => s.id === "parent")).toBe(false)
+    return h
+  }
+  const childRunsATool = (h: Harness) => on(h, "child", { type: "toolStart", callID: "call_child", tool: "bash" }, { type: "toolEnd", callID: "call_child" })
+
+  test("a parent swept, then deleted while the plugin no longer tracked it, ends its links too", async () => {
+    const h = await parentSwept()
+    on(h, "parent", { type: "sessionDeleted" })
+    childRunsATool(h)
+    await newParentCallsItsSubagent(h)
+    expect(orphanAbort(h)).toBe(false)
+    expect(h.port.aborts).toBe(0)
+  })
+
+  test("negative control: a parent swept and not deleted is still the child's when it runs again", async () => {
+    const h = await parentSwept()
+    childRunsATool(h)
+    await newParentCallsItsSubagent(h)
+    expect(orphanAbort(h)).toBe(true)
+    expect(h.port.aborts).toBe(1)
+  })
+
+  test("a child announced again under the parent's id is the new parent's child: dead, it makes that parent an orphan", async () => {
+    const h = await childSwept()
+    on(h, "parent", { type: "sessionDeleted" })
+    on(h, "child", { type: "sessionCreated", parentID: "parent" }, { type: "busy" })
+    await newParentCallsItsSubagent(h)
+    expect(orphanAbort(h)).toBe(true)
+    expect(h.port.aborts).toBe(1)
+  })
+
+  test("a child named under another parent after its first was deleted stays unlinked: the first parent is its parent for good", async () => {
+    const h = await childSwept()
+    on(h, "parent", { type: "sessionDeleted" })
+    on(h, "child", { type: "sessionCreated", parentID: "other" }, { type: "busy" })
+    on(h, "other", genuine, { type: "busy" }, { type: "toolStart", callID: "call_task", tool: "task" })
+    await newParentCallsItsSubagent(h)
+    expect(h.engine.exportSessions().find((s) => s.id === "child")?.parentID).toBe("parent")
+    expect(h.port.aborts).toBe(0)
+  })
+})
