@@ -5,7 +5,7 @@
 import nodeFs from "node:fs"
 import path from "node:path"
 import { MAX_PAUSE_FILE_BYTES, checkedState, emptyPauseState, parsePauseFile, serializePauseState, type PauseState, type ReadResult } from "./marker-format.ts"
-import { PauseFileError, describe, errno, orElse, type MarkerFs } from "./marker-io.ts"
+import { AtomicFileWriter, PauseFileError, describe, errno, orElse, type MarkerFs } from "./marker-io.ts"
 import { MarkerLock, type LockOptions } from "./marker-lock.ts"
 
 export type MarkerFileOptions = LockOptions & { fs?: MarkerFs; now?: () => number; pid?: number }
@@ -17,7 +17,7 @@ export class PauseMarkerFile {
   private readonly now: () => number
   private readonly pid: number
   private readonly fileLock: MarkerLock
-  private seq = 0
+  private readonly writer: AtomicFileWriter
 
   constructor(filePath: string, options: MarkerFileOptions = {}) {
     this.path = filePath
@@ -25,14 +25,15 @@ export class PauseMarkerFile {
     this.fs = options.fs ?? nodeFs
     this.now = options.now ?? Date.now
     this.pid = options.pid ?? process.pid
+    this.writer = new AtomicFileWriter(this.fs, filePath, this.pid, this.now)
     this.fileLock = new MarkerLock({
       ...options,
       lockPath: this.lockPath,
       fs: this.fs,
       now: this.now,
       pid: this.pid,
-      uniqueSuffix: () => this.uniqueSuffix(),
-      ensureDir: () => this.ensureDir(),
+      uniqueSuffix: () => this.writer.uniqueSuffix(),
+      ensureDir: () => this.writer.ensureDir(),
     })
   }
 
@@ -112,42 +113,7 @@ export class PauseMarkerFile {
     const current = this.read()
     // A copy, so the caller's change may edit what it is given freely.
     const next = checkedState(change(structuredClone(current.state)))
-    this.writeAtomically(serializePauseState(next))
+    this.writer.write(serializePauseState(next))
     return { state: next, problem: current.problem }
-  }
-
-  private ensureDir(): void {
-    try {
-      this.fs.mkdirSync(path.dirname(this.path), { recursive: true, mode: 0o700 })
-    } catch (error) {
-      throw new PauseFileError(`cannot create ${path.dirname(this.path)}: ${describe(error)}`)
-    }
-  }
-
-  private uniqueSuffix(): string {
-    this.seq = (this.seq + 1) % 1_000_000
-    return `${this.pid}.${this.now().toString(36)}.${this.seq}.${Math.random().toString(36).slice(2, 8)}`
-  }
-
-  private writeAtomically(content: string): void {
-    this.ensureDir()
-    const tmp = `${this.path}.${this.uniqueSuffix()}.tmp`
-    let fd: number | undefined
-    try {
-      fd = this.fs.openSync(tmp, "wx", 0o600)
-      this.fs.fchmodSync(fd, 0o600)
-      const bytes = Buffer.from(content, "utf8")
-      let written = 0
-      while (written < bytes.length) written += this.fs.writeSync(fd, bytes, written, bytes.length - written)
-      this.fs.fsyncSync(fd)
-      this.fs.closeSync(fd)
-      fd = undefined
-      this.fs.renameSync(tmp, this.path)
-    } catch (error) {
-      // Already failing, and the temp file may never have been created: clean up what there is.
-      if (fd !== undefined) orElse(() => this.fs.closeSync(fd!), undefined)
-      orElse(() => this.fs.unlinkSync(tmp), undefined)
-      throw new PauseFileError(`cannot write ${this.path}: ${describe(error)}`)
-    }
   }
 }

@@ -10,7 +10,7 @@ import nodeFs from "node:fs"
 import path from "node:path"
 import { boundedWaits, parseWaits, type CarriedWait } from "../core/carried-waits.ts"
 import { pauseFilePath } from "./marker-format.ts"
-import { PauseFileError, describe, errno, type MarkerFs } from "./marker-io.ts"
+import { AtomicFileWriter, PauseFileError, describe, errno, type MarkerFs } from "./marker-io.ts"
 import { MarkerLock } from "./marker-lock.ts"
 
 export const RATE_WAIT_FILE_NAME = "auto-resume.rate-waits.json"
@@ -31,21 +31,22 @@ export class RateWaitFile {
   private readonly now: () => number
   private readonly pid: number
   private readonly lock: MarkerLock
-  private seq = 0
+  private readonly writer: AtomicFileWriter
 
   constructor(filePath: string, options: RateWaitFileOptions = {}) {
     this.path = filePath
     this.fs = options.fs ?? nodeFs
     this.now = options.now ?? Date.now
     this.pid = options.pid ?? process.pid
+    this.writer = new AtomicFileWriter(this.fs, filePath, this.pid, this.now)
     this.lock = new MarkerLock({
       lockPath: `${filePath}.lock`,
       fs: this.fs,
       now: this.now,
       pid: this.pid,
       ...(options.sleep ? { sleep: options.sleep } : {}),
-      uniqueSuffix: () => this.uniqueSuffix(),
-      ensureDir: () => this.ensureDir(),
+      uniqueSuffix: () => this.writer.uniqueSuffix(),
+      ensureDir: () => this.writer.ensureDir(),
     })
   }
 
@@ -97,7 +98,7 @@ export class RateWaitFile {
     const after = boundedWaits(change(before.waits), this.now())
     // Nothing to keep and nothing there: no file is created for it.
     if (after.length === 0 && before.waits.length === 0 && before.problem === undefined && !this.exists()) return { before, after }
-    this.writeAtomically(JSON.stringify({ waits: after }, null, 1) + "\n")
+    this.writer.write(JSON.stringify({ waits: after }, null, 1) + "\n")
     return { before, after }
   }
 
@@ -107,50 +108,6 @@ export class RateWaitFile {
       return true
     } catch {
       return false
-    }
-  }
-
-  private ensureDir(): void {
-    try {
-      this.fs.mkdirSync(path.dirname(this.path), { recursive: true, mode: 0o700 })
-    } catch (error) {
-      throw new PauseFileError(`cannot create ${path.dirname(this.path)}: ${describe(error)}`)
-    }
-  }
-
-  private uniqueSuffix(): string {
-    this.seq = (this.seq + 1) % 1_000_000
-    return `${this.pid}.${this.now().toString(36)}.${this.seq}.${Math.random().toString(36).slice(2, 8)}`
-  }
-
-  private writeAtomically(content: string): void {
-    this.ensureDir()
-    const tmp = `${this.path}.${this.uniqueSuffix()}.tmp`
-    let fd: number | undefined
-    try {
-      fd = this.fs.openSync(tmp, "wx", 0o600)
-      this.fs.fchmodSync(fd, 0o600)
-      const bytes = Buffer.from(content, "utf8")
-      let written = 0
-      while (written < bytes.length) written += this.fs.writeSync(fd, bytes, written, bytes.length - written)
-      this.fs.fsyncSync(fd)
-      this.fs.closeSync(fd)
-      fd = undefined
-      this.fs.renameSync(tmp, this.path)
-    } catch (error) {
-      if (fd !== undefined) {
-        try {
-          this.fs.closeSync(fd)
-        } catch {
-          // Already failing.
-        }
-      }
-      try {
-        this.fs.unlinkSync(tmp)
-      } catch {
-        // It may never have been created.
-      }
-      throw new PauseFileError(`cannot write ${this.path}: ${describe(error)}`)
     }
   }
 }
