@@ -1,13 +1,14 @@
 /**
  * Provider failures the host gave up on (OpenCode retries 429/5xx and dropped streams itself;
- * we only see the `session.error` it emits when it stops): the streaming-failure chain,
- * rate-limit gates and the out-of-context lock, fed by signals, returning what to send to the
- * engine's effect runner (run-effect.ts). Decisions live in provider-failure.ts, failure-chain.ts, rate-limit.ts and
- * context-lock.ts; this file sequences them in time.
+ * we only see the `session.error` it emits when it stops): the streaming-failure chain, the
+ * rate-limit wait (rate-limit-wait.ts) and the out-of-context lock, fed by signals, returning
+ * what to send to the engine's effect runner (run-effect.ts). Decisions live in
+ * provider-failure.ts, failure-chain.ts, rate-limit.ts and context-lock.ts; this file
+ * sequences them in time.
  */
 import type { Signal } from "../port.ts"
-import { abortResumeReason, rateLimitResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
-import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
+import { abortResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
+import { formatLocalTime } from "../../prompts/format.ts"
 import { spacingWait } from "../actions.ts"
 import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
@@ -18,19 +19,12 @@ import { mayIntervene } from "../intervention.ts"
 import { planned, type Outcome, type Planned } from "../run-effect.ts"
 import type { Wake } from "../scheduler.ts"
 import { explainFailure } from "../provider-failure.ts"
-import { classifyOutage, outageLabel } from "../outage.ts"
-import {
-  INITIAL_RATE_LIMIT_STATE,
-  clearRateLimit,
-  rateLimitGate,
-  rateLimitResumed,
-  registerRateLimitHit,
-  type RateLimitState,
-} from "../rate-limit.ts"
+import { INITIAL_RATE_LIMIT_STATE, rateLimitGate } from "../rate-limit.ts"
 import type { SessionState } from "../session-state.ts"
-import { NO_MIRROR, endMirror, mirrorWait, type WaitMirror } from "../rate-wait-mirror.ts"
+import { NO_MIRROR } from "../rate-wait-mirror.ts"
+import { rateLimitWaits, type RateTracked } from "./rate-limit-wait.ts"
 
-type Tracked = { failure: FailureState; rate: RateLimitState; rateHitAt: number; context: ContextLock; mirror: WaitMirror }
+type Tracked = RateTracked & { failure: FailureState; context: ContextLock }
 
 export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv): EngineModule {
   const tracked = new Map<string, Tracked>()
@@ -55,11 +49,13 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
    * (Re)asks for the module's wake. The chain and the rate-limit wait share it: a chain wake
    * never pushes back the end of a running rate-limit wait (tick() looks at both).
    */
-  function wakeAt(state: SessionState, t: Tracked, at: number | undefined): void {
+  function wakeAt(state: SessionState, t: RateTracked, at: number | undefined): void {
     if (at === undefined) return
     const gate = rateLimitGate(t.rate, ctx.time.now())
     wakeSessionAt(state, gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at)
   }
+
+  const waits = rateLimitWaits({ ctx, wakeAt, continueOf: (state, reason) => failureContinue(ctx, state, reason), label: FAILURE_LABEL })
 
   function tick(state: SessionState, t: Tracked, wake: Wake): Planned | undefined {
     const gate = rateLimitGate(t.rate, wake.now)
@@ -67,47 +63,14 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
       // A pause or the user's ESC ends the wait (and its entry in the wait file), not just holds it.
       const ender = ctx.pauses.isPaused(state.id) ? "a pause" : state.cancelledByUser ? "the user's ESC" : undefined
       if (ender) {
-        endRateWait(state, t, ender)
+        waits.end(state, t, ender)
         return feed(state, t, { type: "tick" }, wake.hold)
       }
       // Looked at every check interval, so a pause is seen while the wait runs.
       if (gate.kind === "wait") wakeSessionAt(state, Math.min(gate.allowedAt, wake.now + ctx.effective(state).checkIntervalMs))
     }
-    if (gate.kind === "resume") return resumeAfterRateLimit(state, t, wake.hold)
+    if (gate.kind === "resume") return waits.resume(state, t, wake.hold)
     return feed(state, t, { type: "tick" }, wake.hold)
-  }
-
-  function resumeAfterRateLimit(state: SessionState, t: Tracked, hold: string | undefined): Planned | undefined {
-    if (state.busy) return undefined
-    // Held (a question open, the task marked complete...): the wait is not spent; look again
-    // later. A pause or ESC never gets here: tick() ended the wait already.
-    if (hold) {
-      wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
-      return undefined
-    }
-    const waited = ctx.time.now() - t.rateHitAt
-    t.rate = rateLimitResumed(t.rate)
-    // Out of the file before the continue goes: a crash from here on loses it rather than sends it twice.
-    const carried = t.mirror.carriedOver
-    t.mirror = endMirror(ctx, state, t.mirror, "its continue goes out")
-    // Quota waits never spend the continue budget: the ladder itself is the bound.
-    ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}${carried ? ", carried over from a restart" : ""}); one continue`)
-    const resumed = t.rate
-    return planned(failureContinue(ctx, state, rateLimitResumeReason(resumed.hits, Math.max(0, waited))), {
-      label: FAILURE_LABEL,
-      // A wait carried over from a restart (issue 17 part 4) says so in `note`.
-      journal: { trigger: "rate limit", evidence: `hit ${resumed.hits}; waited ${formatDuration(Math.max(0, waited))}`, ...(carried ? { note: "carried over from a restart" } : {}) },
-      onSettled: (outcome) => {
-        // A send past sendTimeoutMs may still be carried out: sending it again could deliver the
-        // same continue twice, so it counts as sent.
-        if (outcome === "ok" || outcome === "held" || outcome === "timeout" || t.rate !== resumed) return
-        // Refused (another call in flight, the send spacing) or failed: the rung is not spent;
-        // try again shortly rather than leave the session waiting for nothing.
-        const retryAt = ctx.time.now() + Math.max(1000, ctx.effective(state).injectIntervalMs)
-        t.rate = { ...resumed, phase: "waiting", allowedAt: retryAt }
-        wakeAt(state, t, retryAt)
-      },
-    })
   }
 
   /**
@@ -193,48 +156,14 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     )
   }
 
-  /** The wait is over (the model answered, the user wrote, ESC, a pause): cleared, and out of the wait file. */
-  function endRateWait(state: SessionState, t: Tracked, why: string): void {
-    t.rate = clearRateLimit()
-    t.mirror = endMirror(ctx, state, t.mirror, why)
-  }
-
-  function armRateLimitWait(state: SessionState, t: Tracked, registered: ReturnType<typeof registerRateLimitHit>, now: number, why: string): void {
-    t.rate = registered.state
-    t.rateHitAt = now
-    const gate = registered.gate
-    t.mirror = mirrorWait(ctx, state, { ...t.mirror, carriedOver: false }, t.rate, now)
-    if (gate.kind === "wait") {
-      ctx.logger.log("info", `session ${state.id}: rate limited (${why}); hit ${t.rate.hits}, waiting until ${formatLocalTime(gate.allowedAt)} (${formatDuration(gate.allowedAt - now)})`)
-      wakeAt(state, t, Math.min(gate.allowedAt, now + ctx.effective(state).checkIntervalMs))
-    } else if (gate.kind === "silent-until-user") {
-      ctx.logger.log("warn", `session ${state.id}: rate limited past the cooldown ladder; silent until the user writes`)
-    }
-  }
-
   function onError(state: SessionState, t: Tracked, signal: Extract<Signal, { type: "error" }>): Planned | undefined {
     const options = ctx.effective(state)
     const verdict = explainFailure(signal, options)
     const now = ctx.time.now()
     switch (verdict.kind) {
-      case "rate-limit": {
-        const before = t.rate
-        const registered = registerRateLimitHit(t.rate, now, options.rateLimitCooldownsMs, {
-          retryAfterMs: signal.retryAfterMs,
-          paused: ctx.pauses.isPaused(state.id),
-        })
-        const gate = registered.gate
-        // A wait longer than a stall budget (or one that lasts until the user writes) may be
-        // spent on a fallback model instead; if that cannot happen after all, the wait applies.
-        const waitMs = gate.kind === "wait" ? gate.allowedAt - now : gate.kind === "silent-until-user" ? Infinity : 0
-        const waitOut = () => {
-          if (t.rate === before) armRateLimitWait(state, t, registered, now, verdict.why)
-        }
-        const why = `${outageLabel(classifyOutage(signal), `rate limited: ${verdict.why}`)}; the wait would be ${Number.isFinite(waitMs) ? formatDuration(waitMs) : "until the user writes"}`
-        if (waitMs > 0 && ctx.offerTakeOver(state, { why, waitMs, hostRetrying: false, otherwise: waitOut })) return undefined
-        armRateLimitWait(state, t, registered, now, verdict.why)
+      case "rate-limit":
+        waits.hit(state, t, signal, verdict.why)
         return undefined
-      }
       case "context-overflow":
         t.context = nextContextLock(t.context, { type: "failure", kind: "context-overflow" }, now)
         ctx.logger.log("warn", `session ${state.id}: context window full (${verdict.why}); no continues until the user writes`)
@@ -273,23 +202,23 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
           return feed(state, t, { type: "busy" })
         case "modelOutput":
         case "toolStart":
-          endRateWait(state, t, "the model answered")
+          waits.end(state, t, "the model answered")
           return feed(state, t, { type: "modelOutput" })
         case "interrupted":
           // Only the user's stop ends a wait here; the holds still refuse everything after it.
-          if (signal.byUser) endRateWait(state, t, "the user's ESC")
+          if (signal.byUser) waits.end(state, t, "the user's ESC")
           return undefined
         case "usage":
           // This very signal grew the token total (apply-signal stamped it with the time the engine was handed).
           if (state.lastModelOutputAt === state.lastSeenAt) {
-            endRateWait(state, t, "the model answered")
+            waits.end(state, t, "the model answered")
             return feed(state, t, { type: "modelOutput" })
           }
           return undefined
         case "userMessage":
           // Our own prompt showing up: the chain's watchdog waits for it (K16).
           if (!signal.genuine) return feed(state, t, { type: "ownPromptSeen" })
-          endRateWait(state, t, "the user wrote")
+          waits.end(state, t, "the user wrote")
           t.context = nextContextLock(t.context, { type: "genuineUser" }, ctx.time.now())
           return feed(state, t, { type: "genuineUser" })
       }
@@ -316,17 +245,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
       return t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
     },
     adoptWait(state, wait) {
-      const t = trackFailure(state)
-      const now = ctx.time.now()
-      // Not before one check interval: by then the pause file has been read, so a pause set
-      // while no OpenCode ran still ends the wait instead of meeting its continue.
-      const check = ctx.effective(state).checkIntervalMs
-      t.rate = { phase: "waiting", hits: Math.max(1, wait.rung), allowedAt: now + Math.max(wait.remainingMs, check) }
-      t.rateHitAt = now - (wait.elapsedMs ?? 0)
-      t.mirror = { saved: true, carriedOver: true }
-      const left = wait.remainingMs > 0 ? `until ${formatLocalTime(t.rate.allowedAt)} (${formatDuration(wait.remainingMs)} left)` : "already over: one continue once the session is idle"
-      ctx.logger.log("info", `session ${state.id}: rate-limit wait carried over from a restart (hit ${t.rate.hits}); ${left}`)
-      wakeAt(state, t, Math.min(t.rate.allowedAt, now + check))
+      waits.adopt(state, trackFailure(state), wait)
       return true
     },
     rateWait(state) {
@@ -336,7 +255,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     },
     forget(state) {
       const t = tracked.get(state.id)
-      if (t) endRateWait(state, t, "the session left the table")
+      if (t) waits.end(state, t, "the session left the table")
       tracked.delete(state.id)
     },
     dispose() {
