@@ -4,7 +4,7 @@
  * through the `HostPort`. It owns no real time, and one timer per session (scheduler.ts): every
  * module's wake and every effect's pause share it.
  */
-import { ALL_SIGNAL_TYPES, type HostPort, type ModelRef, type Signal, type SignalType } from "./port.ts"
+import { type HostPort, type ModelRef, type Signal, type SignalType } from "./port.ts"
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
@@ -22,13 +22,13 @@ import { MemoryPauses, type PauseSource } from "./pauses.ts"
 import type { SessionState } from "./session-state.ts"
 import { applySignal, noteModelOutput } from "./apply-signal.ts"
 import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
-import { restoreState, snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
-import { stallBudgetMs } from "./watchdog.ts"
-import { cancelWatchdog, ensureWatchdog, silentStreamModule } from "./modules/silent-stream.ts"
+import { snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
+import { takeOverSnapshots, takeOverWaits, type TakeOverDeps } from "./take-over.ts"
+import { cancelWatchdog, silentStreamModule } from "./modules/silent-stream.ts"
 import { cancelRecovery } from "./intervention.ts"
 import { JournalBook } from "./journal-book.ts"
 import { runIntent } from "./run-effect.ts"
-import { everyModule, firstModule } from "./module-calls.ts"
+import { everyModule, firstModule, signalListeners } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 import type { RateWaitStore, RestoredWait } from "./carried-waits.ts"
 
@@ -60,7 +60,7 @@ export class RecoveryEngine {
   private readonly modules: EngineModule[]
   private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
-  private readonly listeners = new Map<SignalType, EngineModule[]>()
+  private readonly listeners: ReadonlyMap<SignalType, EngineModule[]>
   /** The modules that hear liveness (EngineModule.onLiveness), built once. */
   private readonly liveness: EngineModule[]
   /** The modules that read streamed text (EngineModule.onStreamedText), built once. */
@@ -109,14 +109,7 @@ export class RecoveryEngine {
     })
     this.liveness = this.modules.filter((m) => m.onLiveness !== undefined)
     this.streamReaders = this.modules.filter((m) => m.onStreamedText !== undefined)
-    for (const module of this.modules) {
-      if (!module.onSignal) continue
-      for (const type of module.signals ?? ALL_SIGNAL_TYPES) {
-        const list = this.listeners.get(type)
-        if (list) list.push(module)
-        else this.listeners.set(type, [module])
-      }
-    }
+    this.listeners = signalListeners(this.modules)
     const moduleRules = this.modules.flatMap((m) => m.turnRules ?? [])
     this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, sessionsToDiscover(this.ctx, this.sessions, this.resolved.options.checkIntervalMs, (signal) => this.handle(signal)), this.resolved.options)
@@ -218,41 +211,16 @@ export class RecoveryEngine {
 
   /** Takes over sessions from a previous instance; skips ids already tracked. Returns how many. */
   importSessions(snapshots: readonly unknown[]): number {
-    const now = this.ctx.time.now()
-    let taken = 0
-    for (const snap of snapshots.slice(-MAX_TRACKED_SESSIONS)) {
-      const restored = restoreState(snap, now)
-      if (!restored || this.sessions.get(restored.id)) continue
-      const state = Object.assign(this.sessions.touch(restored.id, now), restored)
-      taken++
-      if (state.busy) {
-        const left = stallBudgetMs(this.effective(state)) - Math.max(0, now - state.lastActivityAt)
-        ensureWatchdog(this.ctx, state, Math.max(0, left))
-      }
-    }
-    return taken
+    return takeOverSnapshots(this.takeOver, snapshots)
   }
 
-  /**
-   * Rate-limit waits a previous process left behind, already claimed from the file: each
-   * session resumes its wait for the time left (none left: its continue goes out once the
-   * session is idle), with the agent and model it had. Returns how many were taken. Never throws.
-   */
+  /** Rate-limit waits a previous process left behind (take-over.ts). Never throws. */
   restoreRateWaits(waits: readonly RestoredWait[]): number {
-    let taken = 0
-    for (const wait of waits.slice(0, MAX_TRACKED_SESSIONS)) {
-      try {
-        if (this.disposed) break
-        const now = this.ctx.time.now()
-        const state = this.sessions.touch(wait.sessionID, now)
-        if (!state.setup.agent && !state.setup.model) state.setup = { ...(wait.agent ? { agent: wait.agent } : {}), ...(wait.model ? { model: wait.model } : {}) }
-        if (wait.busy && !state.busy) this.handle({ type: "busy", sessionID: wait.sessionID, inferred: true })
-        if (firstModule(this.modules, this.ctx.logger, "wait restore failed", (m) => m.adoptWait?.(state, wait))) taken++
-      } catch (error) {
-        this.ctx.logger.fault("engine", `restoring the wait of session ${wait.sessionID} failed: ${errorText(error)}`)
-      }
-    }
-    return taken
+    return takeOverWaits(this.takeOver, waits)
+  }
+
+  private get takeOver(): TakeOverDeps {
+    return { ctx: this.ctx, sessions: this.sessions, modules: this.modules, effective: (s) => this.effective(s), handle: (signal) => this.handle(signal), disposed: () => this.disposed }
   }
 
   get trackedSessions(): number {
