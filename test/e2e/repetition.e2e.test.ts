@@ -12,8 +12,8 @@ import { createSession, promptAsync, registerOpencodeCleanup, type OpencodeHost 
 import { SHORT_BUDGETS, eventually, lastAssistantText, pluginMessages, quiet, sessionLog, startTwinHost } from "./support.ts"
 
 const SENTENCE = "The build step failed again, so I will run the build step once more to be sure. "
-const COPIES = 300
-const DELAY_MS = 25 // 300 chunks x 25 ms: about 7.5 s of stream, far longer than the detector needs
+const COPIES = 160
+const DELAY_MS = 20 // 160 chunks x 20 ms: about 3 s of stream, far longer than the detector needs (about 1 KB)
 
 let provider: FakeProvider
 let host: OpencodeHost
