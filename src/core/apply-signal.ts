@@ -22,8 +22,7 @@ const MOVED_ON = { type: "runMovedOn" } as const
 export type Liveness = "live" | "ended" | undefined
 
 export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Signal, now: number): Liveness {
-  // Most signals by far: one compare instead of the switch's string dispatch.
-  if (signal.type === "modelOutput") return noteModelOutput(state, now)
+  // Model output never comes here: the engine stamps it on its own short path (noteModelOutput).
   switch (signal.type) {
     case "activity":
       if (signal.progress === true) state.lastProgressAt = now
