@@ -123,36 +123,52 @@ export class RecoveryEngine {
 
   /**
    * Feeds one normalized host signal. Never throws. `now` lets an adapter that already read
-   * the clock for this event pass it on (one clock read per event on the streaming path).
+   * the clock for this event pass it on (one clock read per event).
    */
   handle(signal: Signal, now?: number): void {
     if (this.disposed) return
+    if (signal?.type === "modelOutput") return this.output(signal.sessionID, signal.part, signal.delta, signal.text, now, signal)
     let state: SessionState | undefined
-    // Model output, most of the traffic: its own short path, its text only to the hook that reads
-    // it, and to modules only for sessions they asked about.
-    const output = signal?.type === "modelOutput"
     try {
-      state = output ? this.modelOutput(signal, now ?? this.ctx.time.now()) : this.route(signal, now ?? this.ctx.time.now())
+      state = this.route(signal, now ?? this.ctx.time.now())
     } catch (error) {
       this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
     }
-    if (!state) return
-    if (output) {
-      if (signal.part !== undefined) this.readStreamedText(state, signal)
-      if (!state.outputWatched) return
+    if (state) this.tellModules(state, signal)
+  }
+
+  /**
+   * Model output, most of the traffic, with no signal object around it (the 1.x streaming path
+   * calls this directly): the stamps, the liveness modules, the text (`part` with `delta` or its
+   * whole `text` so far) to the modules that read it, and the signal to the other modules only
+   * for sessions they asked about (`outputWatched`). Never throws.
+   */
+  output(sessionID: string, part?: string, delta?: string, text?: string, now?: number, signal?: Extract<Signal, { type: "modelOutput" }>): void {
+    if (this.disposed) return
+    let state: SessionState | undefined
+    try {
+      state = this.modelOutput(sessionID, now ?? this.ctx.time.now())
+    } catch (error) {
+      this.ctx.logger.fault("engine", `signal modelOutput failed: ${errorText(error)}`)
     }
+    if (!state) return
+    if (part !== undefined) this.readStreamedText(state, part, delta, text)
+    if (state.outputWatched) this.tellModules(state, signal ?? { type: "modelOutput", sessionID, part, delta, text })
+  }
+
+  private tellModules(state: SessionState, signal: Signal): void {
     const modules = this.listeners.get(signal.type)
     if (!modules) return
     everyModule(modules, this.ctx.logger, `failed on ${signal.type}`, (module) => runIntent(this.ctx, state, module.onSignal?.(state, signal)))
   }
 
   /** Its own loop, not everyModule: no closure per delta. */
-  private readStreamedText(state: SessionState, signal: Extract<Signal, { type: "modelOutput" }>): void {
+  private readStreamedText(state: SessionState, part: string, delta: string | undefined, text: string | undefined): void {
     const readers = this.streamReaders
     for (let i = 0; i < readers.length; i++) {
       const module = readers[i]!
       try {
-        const intent = module.onStreamedText!(state, signal.part!, signal.delta, signal.text)
+        const intent = module.onStreamedText!(state, part, delta, text)
         if (intent) runIntent(this.ctx, state, intent)
       } catch (error) {
         this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on streamed text: ${errorText(error)}`)
@@ -262,10 +278,10 @@ export class RecoveryEngine {
     return state
   }
 
-  /** route() for a modelOutput signal, without its dispatch: stamps, then the liveness modules. */
-  private modelOutput(signal: Extract<Signal, { type: "modelOutput" }>, now: number): SessionState | undefined {
-    if (typeof signal.sessionID !== "string" || signal.sessionID === "") return undefined
-    const state = this.sessions.touch(signal.sessionID, now)
+  /** route() for model output, without its dispatch: stamps, then the liveness modules. */
+  private modelOutput(sessionID: string, now: number): SessionState | undefined {
+    if (typeof sessionID !== "string" || sessionID === "") return undefined
+    const state = this.sessions.touch(sessionID, now)
     state.lastSeenAt = now
     noteModelOutput(state, now)
     for (let i = 0; i < this.liveness.length; i++) this.liveness[i]!.onLiveness!(state, "live")

@@ -10,8 +10,12 @@ import { RunMemory } from "../../src/host/v2/run-memory.ts"
 
 /** A 1.x event to its signals, as the 1.x event hook maps it. */
 export function mapV1Event(event: unknown, roles: MessageRoles, wallNow: () => number): readonly Signal[] {
-  const streamed = mapStreamingEvent(event, roles)
-  if (streamed !== undefined) return streamed === null ? [] : [streamed]
+  const out: Signal[] = []
+  // Model output reaches the engine with no signal object (engine.output); here it becomes the one its handle() takes.
+  const streamed = mapStreamingEvent(event, roles, (sessionID, part, delta, text) => {
+    out.push(part === undefined ? { type: "modelOutput", sessionID } : { type: "modelOutput", sessionID, part, delta, text })
+  })
+  if (streamed !== undefined) return streamed === null ? out : [streamed]
   return mapOtherEvent(event, roles, wallNow)
 }
 

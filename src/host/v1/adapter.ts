@@ -18,7 +18,7 @@ import { get, str } from "../shape.ts"
 import type { HostPort, TurnSetup } from "../../core/port.ts"
 import { startInstance, type Instance } from "../instance.ts"
 import { turnSetupOf } from "../normalize.ts"
-import { MessageRoles, mapOtherEvent, mapStreamingEvent } from "./events.ts"
+import { MessageRoles, mapOtherEvent, mapStreamingEvent, type OutputSink } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
@@ -86,18 +86,21 @@ export function startV1(
 
   /**
    * The streaming path, every event the host has: one plain function with no wrapper layers
-   * (it does its own stopped check and its own catch) and one clock read per event.
+   * (it does its own stopped check and its own catch) and one clock read per event (model
+   * output goes straight to the engine, which reads it).
    */
   const wallNow = wallClock(time)
+  const output: OutputSink = (sessionID, part, delta, text) => engine.output(sessionID, part, delta, text)
   function onEvent(input: { event: unknown }): Promise<void> {
     if (instance.stopped) return DONE
     try {
-      const now = time.now()
       const event = (input as { event?: unknown } | undefined)?.event
       // Streaming events first, with no array around their one signal.
-      const streamed = mapStreamingEvent(event, roles)
+      const streamed = mapStreamingEvent(event, roles, output)
+      if (streamed === null) return DONE
+      const now = time.now()
       if (streamed) engine.handle(streamed, now)
-      else if (streamed === undefined) {
+      else {
         const signals = mapOtherEvent(event, roles, wallNow)
         for (let i = 0; i < signals.length; i++) engine.handle(signals[i]!, now)
       }

@@ -87,11 +87,19 @@ export function eventSessionID(props: unknown): string | undefined {
 const NO_SIGNALS: readonly Signal[] = []
 
 /**
- * The streaming events (text deltas and part updates, most events by far) to their one signal,
- * without the array mapV1Event wraps it in: the event hook calls this first. `undefined`: not a
- * streaming event; `null`: a streaming event with nothing usable in it (no session).
+ * Where model output goes with no signal object around it (the engine's `output`): `part` with
+ * the new `delta` or the part's whole `text` so far, for the repetition detector, else only the
+ * session.
  */
-export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal | null | undefined {
+export type OutputSink = (sessionID: string, part?: string, delta?: string, text?: string) => void
+
+/**
+ * The streaming events (text deltas and part updates, most events by far). Model output goes to
+ * `output` and gives `null`, as does a streaming event with nothing usable in it (no session);
+ * any other part update gives its one signal, without the array mapV1Event wraps it in; and
+ * `undefined` says it is not a streaming event. The event hook calls this first.
+ */
+export function mapStreamingEvent(event: unknown, roles: MessageRoles, output: OutputSink): Signal | null | undefined {
   if (typeof event !== "object" || event === null) return undefined
   const type = (event as { type?: unknown }).type
   const props = (event as { properties?: unknown }).properties
@@ -102,15 +110,15 @@ export function mapStreamingEvent(event: unknown, roles: MessageRoles): Signal |
     const sessionID = typeof named === "string" && named !== "" ? named : eventSessionID(props)
     if (!sessionID) return null
     const { partID, delta, field } = props as { partID?: unknown; delta?: unknown; field?: unknown }
-    // The new text of a streamed part, for the repetition detector (both streamed shapes are
-    // the same object shape, which keeps the engine's property reads monomorphic).
-    if (typeof partID === "string" && typeof delta === "string" && (field === undefined || field === "text")) return { type: "modelOutput", sessionID, part: partID, delta, text: undefined }
-    return { type: "modelOutput", sessionID }
+    // The new text of a streamed part, for the repetition detector.
+    if (typeof partID === "string" && typeof delta === "string" && (field === undefined || field === "text")) output(sessionID, partID, delta)
+    else output(sessionID)
+    return null
   }
   if (type === "message.part.updated") {
     const part = (props as { part?: unknown }).part
     const sessionID = (typeof part === "object" && part !== null ? str((part as { sessionID?: unknown }).sessionID) : undefined) ?? eventSessionID(props)
-    return sessionID ? mapPart(part, sessionID, roles) : null
+    return sessionID ? mapPart(part, sessionID, roles, output) : null
   }
   return undefined
 }
@@ -194,7 +202,7 @@ function retrySignal(sessionID: string, status: unknown, now: number): Signal {
   return signal
 }
 
-function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal {
+function mapPart(part: unknown, sessionID: string, roles: MessageRoles, output: OutputSink): Signal | null {
   if (typeof part !== "object" || part === null) return { type: "activity", sessionID }
   // Direct reads: text part updates are half the streaming traffic.
   const type = (part as { type?: unknown }).type
@@ -204,8 +212,9 @@ function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal 
     if (role !== "assistant") return { type: "activity", sessionID }
     // The part's whole text so far, for the repetition detector (a reference, not a copy).
     const { id, text } = part as { id?: unknown; text?: unknown }
-    if (typeof id === "string" && typeof text === "string") return { type: "modelOutput", sessionID, part: id, delta: undefined, text }
-    return { type: "modelOutput", sessionID }
+    if (typeof id === "string" && typeof text === "string") output(sessionID, id, undefined, text)
+    else output(sessionID)
+    return null
   }
   const kind = str(type)
   if (kind === "tool") {
@@ -215,7 +224,8 @@ function mapPart(part: unknown, sessionID: string, roles: MessageRoles): Signal 
     if (!callID) return { type: "activity", sessionID }
     if (status === "running") return { type: "toolStart", sessionID, callID, tool }
     if (status === "completed" || status === "error") return { type: "toolEnd", sessionID, callID }
-    return { type: "modelOutput", sessionID }
+    output(sessionID)
+    return null
   }
   // A step beginning or ending is progress (the progress ceiling), though not model output.
   if (kind === "step-start" || kind === "step-finish") return { type: "activity", sessionID, progress: true }

@@ -134,24 +134,38 @@ describe("mapStreamingEvent (the event hook's first try)", () => {
   const roles = new MessageRoles()
   roles.set("a1", "assistant", "s")
 
-  test("text deltas and part updates give their one signal, as mapV1Event does", () => {
-    const delta = ev("message.part.delta", { sessionID: "s", messageID: "a1", delta: "x" })
-    const part = ev("message.part.updated", { part: { type: "text", sessionID: "s", messageID: "a1", text: "x" } })
+  test("model output goes to the sink with no signal (null); a tool part update gives its one signal; both as mapV1Event maps them", () => {
+    const delta = ev("message.part.delta", { sessionID: "s", messageID: "a1", partID: "p1", field: "text", delta: "x" })
+    const part = ev("message.part.updated", { part: { id: "p2", type: "text", sessionID: "s", messageID: "a1", text: "xy" } })
     const tool = ev("message.part.updated", { part: { type: "tool", callID: "c1", tool: "bash", sessionID: "s", state: { status: "running" } } })
-    for (const e of [delta, part, tool]) expect([mapStreamingEvent(e, roles)]).toEqual([...mapV1Event(e, roles, () => 0)])
-    expect(mapStreamingEvent(tool, roles)).toMatchObject({ type: "toolStart", callID: "c1" })
+    const sunk: unknown[][] = []
+    const sink = (...args: unknown[]) => void sunk.push(args)
+    expect(mapStreamingEvent(delta, roles, sink)).toBeNull()
+    expect(mapStreamingEvent(part, roles, sink)).toBeNull()
+    expect(sunk).toEqual([
+      ["s", "p1", "x"],
+      ["s", "p2", undefined, "xy"],
+    ])
+    expect(mapV1Event(delta, roles, () => 0)).toEqual([{ type: "modelOutput", sessionID: "s", part: "p1", delta: "x" }])
+    expect(mapStreamingEvent(tool, roles, sink)).toMatchObject({ type: "toolStart", callID: "c1" })
+    expect([mapStreamingEvent(tool, roles, sink)]).toEqual([...mapV1Event(tool, roles, () => 0)])
+    expect(sunk).toHaveLength(2)
   })
 
-  test("a streaming event with no session is null (nothing to do), and mapV1Event gives no signal for it", () => {
+  test("a streaming event with no session is null and reaches no sink, and mapV1Event gives no signal for it", () => {
     const orphan = ev("message.part.delta", { messageID: "a1", delta: "x" })
-    expect(mapStreamingEvent(orphan, roles)).toBeNull()
+    const sunk: unknown[] = []
+    expect(mapStreamingEvent(orphan, roles, (...args) => void sunk.push(args))).toBeNull()
+    expect(sunk).toEqual([])
     expect(mapV1Event(orphan, roles, () => 0)).toEqual([])
   })
 
   test("every other event is undefined: the hook hands it to mapV1Event", () => {
+    const sunk: unknown[] = []
     for (const e of [ev("session.status", { sessionID: "s", status: { type: "busy" } }), ev("session.idle", { sessionID: "s" }), { type: "message.part.delta" }, null, "x"]) {
-      expect(mapStreamingEvent(e, roles)).toBeUndefined()
+      expect(mapStreamingEvent(e, roles, (...args) => void sunk.push(args))).toBeUndefined()
     }
+    expect(sunk).toEqual([])
   })
 })
 
