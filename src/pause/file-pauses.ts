@@ -84,7 +84,7 @@ export class FilePauses implements PauseControl {
     return this.keeper.leave()
   }
 
-  /** One lease refresh and check (the scheduler runs these). Resolves when done; never rejects. */
+  /** One lease check, which refreshes the lease when due (the scheduler runs these). Resolves when done; never rejects. */
   tick(): Promise<void> {
     return this.keeper.tick()
   }

@@ -1,6 +1,8 @@
 /**
  * Keeps one plugin instance's lease in the pause file: refreshes it, claims the unclaimed pauses of
- * its sessions, and drops those whose holder is gone (rules in src/core/pause-leases.ts).
+ * its sessions, and drops those whose holder is gone (rules in src/core/pause-leases.ts). Every
+ * check reads the file; it writes only when something must change or the lease is half way to
+ * lapsing (src/core/lease-refresh.ts), not every interval just to move its stamp.
  *
  * By default the lease is the process's: one instance id per OpenCode process, shared by every
  * plugin instance in it (an instance reloaded within the process keeps the pauses it held) and kept
@@ -13,19 +15,21 @@ import fs from "node:fs"
 import os from "node:os"
 import { addNewest } from "../core/bounded.ts"
 import { leaseTtl, mayPrune, tidyPauses, type Lease, type PauseState, type TidyResult } from "../core/pause-leases.ts"
+import { leaseWriteDue } from "../core/lease-refresh.ts"
 import { droppedText } from "./hold-text.ts"
 import type { PauseMarkerFile } from "./marker-file.ts"
+import { serializePauseState } from "./marker-format.ts"
 import { errorMessage, orElse } from "./marker-io.ts"
 
 export type LeaseIdentity = { id: string; pid?: number; host?: string }
 
 export type LeaseKeeperOptions = {
   file: PauseMarkerFile
-  /** The refresh period (the watchdog's checkIntervalMs); the lease lapses a few of these after its last refresh. */
+  /** The check period (the watchdog's checkIntervalMs); the lease lapses a few of these after its last refresh. */
   refreshMs: number
   /** Wall-clock epoch milliseconds: the file is shared with other processes. */
   now: () => number
-  /** Runs the next refresh; absent, only `tick()` refreshes (tests). */
+  /** Runs the next check; absent, only `tick()` checks (tests). */
   schedule?: (delayMs: number, fn: () => void) => () => void
   /** Who we are in the file; by default this process's identity, whose lease a normal exit removes. */
   identity?: LeaseIdentity
@@ -36,7 +40,7 @@ export type LeaseKeeperOptions = {
 
 /** Sessions remembered as run by this instance (claims); the oldest is forgotten first. */
 const MAX_RUN_SESSIONS = 1000
-/** The lease is never refreshed more often than this, whatever the check interval. */
+/** The file is never checked more often than this, whatever the check interval. */
 const MIN_REFRESH_MS = 250
 
 type ProcessLeases = {
@@ -86,7 +90,8 @@ export class LeaseKeeper {
   private readonly identity: LeaseIdentity
   /** Sessions the engine asked about: the ones this instance runs, whose pauses it claims. */
   private readonly runs = new Set<string>()
-  private lastRefreshAt: number | undefined
+  /** When this instance last checked the file (read or wrote it): a long gap means it was frozen. */
+  private lastCheckAt: number | undefined
   private ticking: Promise<void> | undefined
   private cancelTimer: (() => void) | undefined
   private stopped = false
@@ -96,11 +101,16 @@ export class LeaseKeeper {
     this.identity = options.identity ?? processLeases().identity
   }
 
+  /** The time between two checks. */
+  private get intervalMs(): number {
+    return Math.max(MIN_REFRESH_MS, this.options.refreshMs)
+  }
+
   get instanceId(): string {
     return this.identity.id
   }
 
-  /** The first check, then (with a scheduler) one every refresh period. Never rejects. */
+  /** The first check, then (with a scheduler) one every check period. Never rejects. */
   start(): Promise<void> {
     if (this.stopped) return Promise.resolve()
     if (this.options.schedule && this.options.identity === undefined) leaveOnExit(this.options.file)
@@ -123,7 +133,7 @@ export class LeaseKeeper {
     await this.ticking
   }
 
-  /** One refresh and check. Resolves when done; never rejects. */
+  /** One check: a read, and the locked write when one is due. Resolves when done; never rejects. */
   tick(): Promise<void> {
     if (this.ticking) return this.ticking
     this.ticking = this.check().finally(() => {
@@ -146,7 +156,13 @@ export class LeaseKeeper {
   private async check(): Promise<void> {
     if (this.stopped) return
     const now = this.options.now()
-    const prune = mayPrune(this.lastRefreshAt, now, this.ttlMs)
+    const prune = mayPrune(this.lastCheckAt, now, this.ttlMs)
+    const unchanged = this.readUnchanged(now, prune)
+    if (unchanged) {
+      this.lastCheckAt = now
+      this.options.checked(unchanged, undefined, now)
+      return
+    }
     let result: TidyResult | undefined
     let before: Lease[] = []
     try {
@@ -155,7 +171,7 @@ export class LeaseKeeper {
         result = tidyPauses(s, { now, self: this.lease(now), runs: (id) => this.runs.has(id), prune })
         return result.state
       })
-      this.lastRefreshAt = now
+      this.lastCheckAt = now
       this.options.checked(state, problem, now)
       for (const dropped of result?.dropped ?? []) this.options.log("info", droppedText(dropped, before))
     } catch (error) {
@@ -163,10 +179,27 @@ export class LeaseKeeper {
     }
   }
 
+  /**
+   * The file as it is, when a write would leave it as it is apart from a lease stamp that need
+   * not move yet (src/core/lease-refresh.ts): no lock, no temp file, no fsync. Undefined when a
+   * write is due, and when the read failed or found a problem: the locked update then does what
+   * it always did (it reports the failure, or rewrites the bad file).
+   */
+  private readUnchanged(now: number, prune: boolean): PauseState | undefined {
+    try {
+      const { state, problem } = this.options.file.read()
+      if (problem !== undefined) return undefined
+      const due = leaseWriteDue(state, { now, self: this.lease(now), runs: (id) => this.runs.has(id), prune, intervalMs: this.intervalMs }, serializePauseState)
+      return due ? undefined : state
+    } catch {
+      return undefined
+    }
+  }
+
   private scheduleNext(): void {
     if (this.stopped || !this.options.schedule || this.cancelTimer) return
     try {
-      this.cancelTimer = this.options.schedule(Math.max(MIN_REFRESH_MS, this.options.refreshMs), () => {
+      this.cancelTimer = this.options.schedule(this.intervalMs, () => {
         this.cancelTimer = undefined
         void this.tick()
       })

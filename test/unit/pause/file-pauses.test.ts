@@ -231,8 +231,11 @@ describe("FilePauses across processes", () => {
     expect(second.holdOf("ses_a")).toMatchObject({ kind: "other", lease: { id: "iFirst", pid: 11 } })
     expect(first.holdOf("ses_a")).toMatchObject({ kind: "self" })
 
-    // The first process dies right after a refresh; the second keeps checking.
+    // The first process dies right after a refresh (its lease half way to lapsing, so the check
+    // rewrites it); the second keeps checking.
+    t.advance(1000)
     await first.tick()
+    expect(t.cli.read().state.leases?.find((l) => l.id === "iFirst")?.at).toBe(t.clock.now)
     first.stop()
     for (let i = 0; i < 3000 / 500; i++) {
       t.advance(500)
@@ -353,16 +356,23 @@ describe("FilePauses across processes", () => {
     const timers: Array<() => void> = []
     const p = new FilePauses({ file: t.filePath, recheckMs: 500, now: () => t.clock.now, log: () => {}, identity: { id: "iS" }, schedule: (_ms, fn) => (timers.push(fn), () => {}) })
     await p.start()
-    const at0 = t.cli.read().state.leases?.[0]?.at
-    t.advance(500)
-    timers.shift()?.()
-    await p.settled()
-    expect(t.cli.read().state.leases?.[0]?.at).toBe((at0 ?? 0) + 500)
+    const at0 = t.cli.read().state.leases?.[0]?.at ?? 0
+    // Checks every 500 ms; the lease (valid 3 s) is rewritten once it is half way to lapsing.
+    for (let i = 0; i < 3; i++) {
+      t.advance(500)
+      timers.shift()?.()
+      await p.settled()
+    }
+    expect(timers).toHaveLength(1)
+    expect(t.cli.read().state.leases?.[0]?.at).toBe(at0 + 1500)
     p.stop()
-    t.advance(500)
-    timers.shift()?.()
-    await p.settled()
-    expect(t.cli.read().state.leases?.[0]?.at).toBe((at0 ?? 0) + 500)
+    for (let i = 0; i < 3; i++) {
+      t.advance(500)
+      timers.shift()?.()
+      await p.settled()
+    }
+    expect(timers).toHaveLength(0)
+    expect(t.cli.read().state.leases?.[0]?.at).toBe(at0 + 1500)
   })
 })
 
