@@ -65,11 +65,14 @@ export function leaseLapsed(lease: Lease, now: number): boolean {
 }
 
 /**
- * Not if its own last refresh is older than its validity: this process was frozen too (a laptop
- * asleep), and every other lease looks old only because nobody could refresh.
+ * Not if its own last check is further back than `maxGapMs` (two check intervals, at most the
+ * validity): this process was frozen too (a laptop asleep, a paused VM), and every other lease
+ * looks old only because nobody could refresh. A live lease is refreshed only half way to
+ * lapsing (lease-refresh.ts), so even a freeze of a few intervals would otherwise make it look
+ * lapsed; one check later every live holder has had its own check back.
  */
-export function mayPrune(lastRefreshAt: number | undefined, now: number, ttlMs: number): boolean {
-  return lastRefreshAt === undefined || now - lastRefreshAt <= clampTtl(ttlMs)
+export function mayPrune(lastCheckAt: number | undefined, now: number, maxGapMs: number): boolean {
+  return lastCheckAt === undefined || now - lastCheckAt <= (Number.isFinite(maxGapMs) ? maxGapMs : MIN_LEASE_TTL_MS)
 }
 
 export type DroppedPause = {

@@ -156,7 +156,7 @@ export class LeaseKeeper {
   private async check(): Promise<void> {
     if (this.stopped) return
     const now = this.options.now()
-    const prune = mayPrune(this.lastCheckAt, now, this.ttlMs)
+    const prune = mayPrune(this.lastCheckAt, now, Math.min(this.ttlMs, 2 * this.intervalMs))
     const unchanged = this.readUnchanged(now, prune)
     if (unchanged) {
       this.lastCheckAt = now

@@ -272,6 +272,36 @@ describe("FilePauses across processes", () => {
     expect(t.cli.read().state.sessions).toEqual([])
   })
 
+  test("after a freeze of a few intervals a live holder's pause stays, though its lease, refreshed only half way, looks lapsed", async () => {
+    const t = twoProcesses()
+    const holder = t.store("iHolder", 11)
+    const other = t.store("iOther", 22)
+    await holder.start()
+    await holder.pause("ses_a")
+    await other.start()
+    // Both check every 500 ms; the holder's lease (3 s) is rewritten only from 1.5 s of age.
+    for (let i = 0; i < 2; i++) {
+      t.advance(500)
+      await holder.tick()
+      await other.tick()
+    }
+    t.advance(2_500) // the machine froze for 2 s past the next check: the lease is 3.5 s old
+    await other.tick() // back first, 2.5 s after its last check: it judges no one yet
+    expect(t.cli.read().state.sessions).toEqual(["ses_a"])
+    await holder.tick()
+    t.advance(500)
+    await other.tick()
+    expect(t.cli.read().state.sessions).toEqual(["ses_a"])
+    expect(holder.isPaused("ses_a")).toBe(true)
+    // Negative control: a holder that does not come back is dropped once the other checks on time.
+    holder.stop()
+    for (let i = 0; i < 3000 / 500; i++) {
+      t.advance(500)
+      await other.tick()
+    }
+    expect(t.cli.read().state.sessions).toEqual([])
+  })
+
   test("a restart of the process that runs the session clears its pause; its lease was removed at exit", async () => {
     const t = twoProcesses()
     const before = t.store("iRun1", 11)
