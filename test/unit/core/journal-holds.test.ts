@@ -143,3 +143,37 @@ describe("an orphan parent's abort + continue due while the parent is blocked", 
     expect(h.entries).toEqual([])
   })
 })
+
+describe("a rate-limit wait whose continue is held", () => {
+  const rateLimit: Sig = { type: "error", name: "APIError", message: "Rate limit exceeded", status: 429 }
+  const question: Sig = { type: "awaitingUser", key: "q1", open: true }
+
+  test("an open question at the end of the wait is one `held` rate-limit entry; answered, the continue goes and is recorded", async () => {
+    const h = journaled({ rateLimitCooldownsMs: [60_000] })
+    h.emit(...userTurn, rateLimit, { type: "idle" }, question)
+    await h.advance(59_000, 1000)
+    expect(h.entries).toEqual([])
+    await h.advance(3 * 60_000, 1000)
+    expect(h.port.sends).toHaveLength(0)
+    expect(of(h, "rate limit")).toHaveLength(1)
+    const [e] = of(h, "rate limit")
+    expect(e).toMatchObject({ sessionID: "s1", action: "continue", outcome: "held", note: "waiting for the user (question or permission open)" })
+    expect(e!.evidence).toMatch(/^hit 1; waited 1m \d+s$/)
+    h.emit({ type: "awaitingUser", key: "q1", open: false })
+    await h.advance(5_000, 1000)
+    expect(h.port.sends).toHaveLength(1)
+    h.emit({ type: "modelOutput" })
+    await h.advance(5_000, 1000)
+    expect(of(h, "rate limit").map((x) => x.outcome)).toEqual(["held", "revived"])
+  })
+
+  test("negative control: no question, the continue goes at the end of the wait and only its entry is recorded", async () => {
+    const h = journaled({ rateLimitCooldownsMs: [60_000] })
+    h.emit(...userTurn, rateLimit, { type: "idle" })
+    await h.advance(61_000, 1000)
+    expect(h.port.sends).toHaveLength(1)
+    h.emit({ type: "modelOutput" })
+    await h.advance(5_000, 1000)
+    expect(h.entries.map((x) => [x.trigger, x.action, x.outcome])).toEqual([["rate limit", "continue", "revived"]])
+  })
+})
