@@ -66,7 +66,8 @@ export function rateLimitWaits({ ctx, wakeAt, continueOf, label }: RateWaitDeps)
       if (t.rate === before) arm(state, t, registered, now, why)
     }
     const offer = `${outageLabel(classifyOutage(signal), `rate limited: ${why}`)}; the wait would be ${Number.isFinite(waitMs) ? formatDuration(waitMs) : "until the user writes"}`
-    if (waitMs > 0 && ctx.offerTakeOver(state, { why: offer, waitMs, hostRetrying: false, otherwise: waitOut })) return
+    // The offer says how long the wait is; the history's note need only say it still applies.
+    if (waitMs > 0 && ctx.offerTakeOver(state, { why: offer, waitMs, hostRetrying: false, otherwise: waitOut, instead: "the usual wait applies" })) return
     arm(state, t, registered, now, why)
   }
 

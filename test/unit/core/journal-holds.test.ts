@@ -177,3 +177,49 @@ describe("a rate-limit wait whose continue is held", () => {
     expect(h.entries.map((x) => [x.trigger, x.action, x.outcome])).toEqual([["rate limit", "continue", "revived"]])
   })
 })
+
+describe("a fallback switch refused at the lifetime cap", () => {
+  const HOUR = 3_600_000
+  const longRateLimit: Sig = { type: "error", name: "APIError", message: "Rate limit exceeded", status: 429, retryAfterMs: HOUR }
+  const farRetry: Sig = { type: "retryScheduled", retryInMs: HOUR, message: "Rate limit exceeded", status: 429 }
+  const ON = { fallbackModels: ["anthropic/claude-y"] }
+
+  test("is one `gave up` fallback entry that names the cap and says the usual wait applies; the wait is armed", async () => {
+    const h = journaled({ ...ON, lifetimeMaxContinues: 0 })
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(10_000, 1000)
+    expect(h.port.sends).toHaveLength(0)
+    expect(h.port.logged(/rate limited \(HTTP 429\); hit 1, waiting until/)).toBe(true)
+    expect(h.entries).toHaveLength(1)
+    const [e] = h.entries
+    expect(e).toMatchObject({ sessionID: "s1", trigger: "fallback", action: "model switch to anthropic/claude-y + continue", outcome: "gave up", note: "lifetime cap reached (0/0); the usual wait applies" })
+    expect(e!.evidence).toBe("rate limited: HTTP 429; the wait would be 1h 0m 0s")
+  })
+
+  test("the host's own far retry, reported twice: one entry, saying that retry goes on", async () => {
+    const h = journaled({ ...ON, lifetimeMaxContinues: 0 })
+    h.emit(...userTurn, farRetry)
+    await h.advance(5_000, 1000)
+    h.emit(farRetry)
+    await h.advance(5_000, 1000)
+    expect(h.port.calls).toHaveLength(0)
+    expect(h.entries.map((e) => [e.trigger, e.outcome, e.note])).toEqual([["fallback", "gave up", "lifetime cap reached (0/0); the host's own retry goes on"]])
+  })
+
+  test("negative control: under the cap the switch is made and its entry is the real one", async () => {
+    const h = journaled(ON)
+    h.emit(...userTurn, longRateLimit, { type: "idle" })
+    await h.advance(2_000, 1000)
+    expect(h.port.sends).toHaveLength(1)
+    h.emit({ type: "modelOutput" })
+    await h.advance(5_000, 1000)
+    expect(h.entries.map((e) => [e.trigger, e.action, e.outcome])).toEqual([["fallback", "model switch to anthropic/claude-y + continue", "revived"]])
+  })
+
+  test("negative control: at the cap, a wait short enough to be waited out is no fallback matter: nothing recorded", async () => {
+    const h = journaled({ ...ON, lifetimeMaxContinues: 0, rateLimitCooldownsMs: [10_000] })
+    h.emit(...userTurn, { ...longRateLimit, retryAfterMs: undefined }, { type: "idle" })
+    await h.advance(5_000, 1000)
+    expect(of(h, "fallback")).toEqual([])
+  })
+})
