@@ -41,13 +41,16 @@ export type EngineContext = {
 /**
  * What a path that would wait or give up hands over: why, how long it would wait (Infinity:
  * until the user writes), whether the host still holds a retry of its own that must be ended
- * first, and what to do after all when the switch cannot happen (the wait or give-up it skipped).
+ * first, and what to do after all when the switch cannot happen (the wait or give-up it skipped),
+ * and what that is, as the history names it.
  */
 export type FallbackOffer = {
   why: string
   waitMs: number
   hostRetrying: boolean
   otherwise?: () => void
+  /** What the session gets when no model takes over, in a few words, for the history ("the usual wait applies"). */
+  instead: string
 }
 
 /**

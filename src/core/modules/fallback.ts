@@ -82,7 +82,13 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
     }
     const from = state.fallback?.active ?? state.setup.model
     const kind = offer.hostRetrying ? "abort+continue" : "continue"
-    if (!beginRecovery(ctx, state, "fallback continue", { kind, reason: `fallback to ${modelKey(choice.model)} (${offer.why})` })) return false
+    if (!beginRecovery(ctx, state, "fallback continue", { kind, reason: `fallback to ${modelKey(choice.model)} (${offer.why})` })) {
+      // The only refusal there is: the lifetime cap, which no switch may pass. What the offering
+      // path does instead still happens (the caller goes on as though no module took over).
+      const cap = `lifetime cap reached (${state.lifetimeContinues}/${options.lifetimeMaxContinues}); ${offer.instead}`
+      ctx.journal?.refused(state, { trigger: "fallback", evidence: offer.why }, `model switch to ${modelKey(choice.model)} + continue`, "gave up", cap)
+      return false
+    }
     const previous = state.fallback
     state.fallback = choice.episode
     ctx.logger.log(
@@ -158,7 +164,7 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
     if (signal.retryInMs === undefined || ctx.effective(state).fallbackModels.length === 0) return
     const outage = classifyOutage(signal)
     const why = `${outageLabel(outage, "the host retries")}; its retry is ${formatDuration(Math.max(0, signal.retryInMs))} away`
-    takeOver(state, { why, waitMs: signal.retryInMs, hostRetrying: true })
+    takeOver(state, { why, waitMs: signal.retryInMs, hostRetrying: true, instead: "the host's own retry goes on" })
   }
 
   return {

@@ -113,7 +113,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
         gaveUp()
       }
       // A fallback model may take over instead; the next model's failures get a chain of their own.
-      if (ctx.offerTakeOver(state, { why: `the endpoint keeps failing: ${action.reason}`, waitMs: Infinity, hostRetrying: false, otherwise: stillGaveUp })) {
+      if (ctx.offerTakeOver(state, { why: `the endpoint keeps failing: ${action.reason}`, waitMs: Infinity, hostRetrying: false, otherwise: stillGaveUp, instead: "the failure recovery gives up as usual" })) {
         t.failure = { ...INITIAL_FAILURE_STATE, busy: t.failure.busy }
         return undefined
       }

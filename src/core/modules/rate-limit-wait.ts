@@ -11,6 +11,7 @@ import { formatDuration, formatLocalTime } from "../../prompts/format.ts"
 import type { RestoredWait } from "../carried-waits.ts"
 import type { EngineContext } from "../context.ts"
 import type { EffectOf } from "../effect.ts"
+import type { JournalTag } from "../journal.ts"
 import { classifyOutage, outageLabel } from "../outage.ts"
 import { rateLimitResumed, registerRateLimitHit, clearRateLimit, type RateLimitState } from "../rate-limit.ts"
 import { endMirror, mirrorWait, type WaitMirror } from "../rate-wait-mirror.ts"
@@ -65,7 +66,8 @@ export function rateLimitWaits({ ctx, wakeAt, continueOf, label }: RateWaitDeps)
       if (t.rate === before) arm(state, t, registered, now, why)
     }
     const offer = `${outageLabel(classifyOutage(signal), `rate limited: ${why}`)}; the wait would be ${Number.isFinite(waitMs) ? formatDuration(waitMs) : "until the user writes"}`
-    if (waitMs > 0 && ctx.offerTakeOver(state, { why: offer, waitMs, hostRetrying: false, otherwise: waitOut })) return
+    // The offer says how long the wait is; the history's note need only say it still applies.
+    if (waitMs > 0 && ctx.offerTakeOver(state, { why: offer, waitMs, hostRetrying: false, otherwise: waitOut, instead: "the usual wait applies" })) return
     arm(state, t, registered, now, why)
   }
 
@@ -73,21 +75,24 @@ export function rateLimitWaits({ ctx, wakeAt, continueOf, label }: RateWaitDeps)
     if (state.busy) return undefined
     // Held (a question open, the task marked complete...): the wait is not spent; look again
     // later. A pause or ESC never gets here: the wake ended the wait already.
+    const waited = Math.max(0, ctx.time.now() - t.rateHitAt)
     if (hold) {
+      // In the history once per run and reason (the book's rule), not once per look.
+      ctx.journal?.refused(state, journalOf(t, waited), "continue", "held", hold)
       wakeAt(state, t, ctx.time.now() + ctx.effective(state).checkIntervalMs)
       return undefined
     }
-    const waited = ctx.time.now() - t.rateHitAt
     t.rate = rateLimitResumed(t.rate)
     // Out of the file before the continue goes: a crash from here on loses it rather than sends it twice.
     const carried = t.mirror.carriedOver
+    const journal = journalOf(t, waited)
     t.mirror = endMirror(ctx, state, t.mirror, "its continue goes out")
     // Quota waits never spend the continue budget: the ladder itself is the bound.
     ctx.logger.log("info", `session ${state.id}: rate-limit wait over (hit ${t.rate.hits}${carried ? ", carried over from a restart" : ""}); one continue`)
     const resumed = t.rate
-    return planned(continueOf(state, rateLimitResumeReason(resumed.hits, Math.max(0, waited))), {
+    return planned(continueOf(state, rateLimitResumeReason(resumed.hits, waited)), {
       label,
-      journal: { trigger: "rate limit", evidence: `hit ${resumed.hits}; waited ${formatDuration(Math.max(0, waited))}`, ...(carried ? { note: "carried over from a restart" } : {}) },
+      journal,
       onSettled: (outcome) => {
         // A send past sendTimeoutMs may still be carried out: sending it again could deliver the
         // same continue twice, so it counts as sent.
@@ -99,6 +104,11 @@ export function rateLimitWaits({ ctx, wakeAt, continueOf, label }: RateWaitDeps)
         wakeAt(state, t, retryAt)
       },
     })
+  }
+
+  /** How the wait's continue reads in the history, sent or held: its rung, how long it waited, whether it came over a restart. */
+  function journalOf(t: RateTracked, waitedMs: number): JournalTag {
+    return { trigger: "rate limit", evidence: `hit ${t.rate.hits}; waited ${formatDuration(waitedMs)}`, ...(t.mirror.carriedOver ? { note: "carried over from a restart" } : {}) }
   }
 
   /** A wait carried over from a process that did not exit cleanly, resumed with its remaining time. */

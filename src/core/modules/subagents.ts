@@ -10,7 +10,8 @@ import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { planned, type Intent, type Planned } from "../run-effect.ts"
 import type { SessionState } from "../session-state.ts"
-import { INITIAL_ORPHAN_STATE, childSettled, nextOrphanStep, nudgeDelivered, type ChildFacts, type OrphanState, type ParentFacts } from "../subagents.ts"
+import { journalHeld } from "../journal-effects.ts"
+import { INITIAL_ORPHAN_STATE, childSettled, nextOrphanStep, nudgeDelivered, type ChildFacts, type OrphanBudgets, type OrphanEffect, type OrphanState, type ParentFacts } from "../subagents.ts"
 
 /**
  * Signals that can change a parent's verdict, plus the user message that counts as a child's
@@ -22,7 +23,8 @@ const MAX_CHILDREN_PER_PARENT = 64
 /** Levels of subagents below a parent that are looked through for one waiting on the user. */
 const MAX_NESTING = 4
 
-type ParentTrack = { state: OrphanState }
+/** `unblocked`: the machine as though the parent were free, kept only while it is blocked (heldStep). */
+type ParentTrack = { state: OrphanState; unblocked?: OrphanState }
 /** What a child's turn count is computed from: the count, and the stamps that move on a turn. */
 type TurnTrack = { turns: number; epoch: number; outputAt: number }
 
@@ -91,6 +93,7 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
     const parent = sessions.get(parentID)
     const kids = children.get(parentID)
     if (!parent || !kids) return undefined
+    const held = hold ? hold.reason : holdReason(ctx, parent)
     const facts: ParentFacts = {
       busy: parent.busy,
       lastActivityAt: parent.lastActivityAt,
@@ -99,7 +102,7 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
       awaitingUser: parent.awaiting.size > 0,
       // A child waiting on the user holds the parent too (holdReason below); the machine reads
       // that from the child's facts, so it does not count as the parent being blocked.
-      blocked: (hold ? hold.reason : holdReason(ctx, parent)) !== undefined && parent.awaiting.size === 0 && childAwaitingUser(parentID) === undefined,
+      blocked: held !== undefined && parent.awaiting.size === 0 && childAwaitingUser(parentID) === undefined,
       children: [...kids].flatMap((id) => {
         const child = sessions.get(id)
         return child ? [childFacts(child)] : []
@@ -108,10 +111,38 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
     let track = parents.get(parentID)
     if (!track) parents.set(parentID, (track = { state: INITIAL_ORPHAN_STATE }))
     const budgets = { ...ctx.effective(parent), subagentToolNames: ctx.port.subagentTools }
-    const step = nextOrphanStep(track.state, facts, ctx.time.now(), budgets)
+    const now = ctx.time.now()
+    const before = track.state
+    const step = nextOrphanStep(before, facts, now, budgets)
     track.state = step.state
+    if (facts.blocked && facts.busy) return heldStep(parent, track, track.unblocked ?? before, facts, now, budgets, held ?? "held")
+    track.unblocked = undefined
     wakeAt(parent, step.wakeAt)
-    const action = step.effect
+    return plan(parent, step.effect, budgets)
+  }
+
+  /**
+   * The parent is blocked: the machine itself starts over on every look (its transitions are
+   * unchanged), and a second run of it, as though the parent were free, says what would be due
+   * meanwhile. Such an action is recorded as held, never planned. That run keeps its own state
+   * through the block (so a wait begun before or during it can still run out, once per action)
+   * and is dropped when the block ends; its wakes are the only ones asked while blocked.
+   */
+  function heldStep(parent: SessionState, track: ParentTrack, from: OrphanState, facts: ParentFacts, now: number, budgets: OrphanBudgets, why: string): undefined {
+    const would = nextOrphanStep(from, { ...facts, blocked: false }, now, budgets)
+    track.unblocked = would.state
+    wakeAt(parent, would.wakeAt)
+    const due = plan(parent, would.effect, budgets)
+    if (!due) return undefined
+    // A nudge's entry is the child's, as a nudge sent would be: its note names whose guard held it.
+    const target = due.via.target ?? parent
+    journalHeld(ctx, parent, due.effect, due.via, target === parent ? why : `parent ${parent.id}: ${why}`)
+    return undefined
+  }
+
+  /** What the machine's effect is sent as, or undefined for none (or a child no longer tracked). */
+  function plan(parent: SessionState, action: OrphanEffect, budgets: OrphanBudgets): Planned | undefined {
+    const parentID = parent.id
     if (action.kind === "nudge") {
       const child = sessions.get(action.sessionID)
       if (!child) return undefined

@@ -2,7 +2,8 @@
  * The history through the default export of src/index.ts on both hosts (the matrix's drivers,
  * fake timers, a temporary XDG_CONFIG_HOME): a stall the plugin recovers ends up in the journal
  * file as one `revived` entry, and `/auto-resume history` in the session shows it. Negative
- * control: the same time with a live stream leaves no entry.
+ * control: the same time with a live stream leaves no entry. A rate-limit wait whose continue an
+ * open question holds is one `held` entry; without the question it is the continue's own.
  */
 import { describe, expect, test } from "bun:test"
 import { existsSync, readFileSync, statSync } from "node:fs"
@@ -18,11 +19,11 @@ const HOSTS: [string, HostFactory][] = [
   ["v2", startV2Host],
 ]
 
-async function played(factory: HostFactory, steps: Step[], look: (driver: MatrixHost, file: string) => Promise<void>): Promise<void> {
+async function played(factory: HostFactory, steps: Step[], look: (driver: MatrixHost, file: string) => Promise<void>, options: Record<string, unknown> = {}): Promise<void> {
   const sandbox = new Sandbox()
   let driver: MatrixHost | undefined
   try {
-    driver = await factory({})
+    driver = await factory(options)
     for (const step of steps) await driver.play(step)
     await look(driver, journalFilePath(process.env))
   } finally {
@@ -81,4 +82,43 @@ describe.each(HOSTS)("history on %s", (_name, factory) => {
       expect(lines(file)).toEqual([])
     })
   }, 30_000)
+
+  describe("a rate-limit wait that runs out while a question is open", () => {
+    const waitOut = (asks: boolean): Step[] => [
+      { do: "user" },
+      { do: "text", text: "Working " },
+      { do: "fail", error: "rateLimit" },
+      ...(asks ? [{ do: "ask", kind: "question", id: "q1" } as Step] : []),
+      { do: "wait", ms: 70_000 },
+    ]
+
+    test("is one `held` rate-limit entry naming the open question; nothing goes out", async () => {
+      await played(
+        factory,
+        waitOut(true),
+        async (driver, file) => {
+          expect(driver.acts.filter((a) => a.act === "send" || a.act === "abort")).toEqual([])
+          expect(await until(() => lines(file).length > 0)).toBe(true)
+          const entries = lines(file)
+          expect(entries).toHaveLength(1)
+          expect(entries[0]).toMatchObject({ sessionID: "ses_matrix_main", trigger: "rate limit", action: "continue", outcome: "held", note: "waiting for the user (question or permission open)" })
+          expect(entries[0].evidence).toMatch(/^hit 1; waited 1m/)
+        },
+        { rateLimitCooldownsMs: [60_000] },
+      )
+    }, 30_000)
+
+    test("negative control: without the question the continue goes out, and the entry is that continue's", async () => {
+      await played(
+        factory,
+        [...waitOut(false), { do: "wait", ms: 20_000 }],
+        async (driver, file) => {
+          expect(driver.acts.filter((a) => a.act === "send").length).toBe(1)
+          expect(await until(() => lines(file).length > 0)).toBe(true)
+          expect(lines(file).map((e) => [e.trigger, e.action, e.outcome === "held"])).toEqual([["rate limit", "continue", false]])
+        },
+        { rateLimitCooldownsMs: [60_000] },
+      )
+    }, 30_000)
+  })
 })
