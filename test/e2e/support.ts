@@ -54,6 +54,13 @@ export const SHOW_MS = 1_000
  * then every path has looked at the session and decided.
  */
 export const CONTROL_WAIT_MS = Math.max(STALL_ACT_MS, DEFAULT_JUDGE_DELAY_MS + SHORT_BUDGETS.checkIntervalMs) + SHOW_MS
+/**
+ * After the watchdog held a stall (a pause, say: its "held" log line is the look that would
+ * have acted), three more of its looks and the time an action taken at any of them would need
+ * to show at the provider.
+ */
+export const AFTER_HOLD_MS = 3 * SHORT_BUDGETS.checkIntervalMs + SHOW_MS
+
 /** Requests whose newest user turn is one of the plugin's own prompts. */
 export function pluginPromptRequests(provider: FakeProvider, since = 0): RecordedRequest[] {
   return provider.requests.slice(since).filter((r) => r.lastUserText.includes("auto-resume"))
