@@ -142,10 +142,12 @@ export function sessionLog(host: OpencodeHost, sessionID: string): string[] {
  * Runs one throwaway turn so the scenarios do not pay the instance's lazy start (the first
  * prompt of a fresh server takes ~3 s or more before its request, longer than SHORT_BUDGETS'
  * stall budget, so the stall watchdog may answer it with a continue). Returns once the
- * provider has seen no request for `quietMs`, so nothing of the warm-up is left to consume a
- * later scenario's script.
+ * provider has seen no request for `quietMs` and the session is deleted, so nothing of the
+ * warm-up is left to consume a later scenario's script: the turn is over at its idle (measured:
+ * no request of its own after that), and once the session is gone nothing can prompt it, so
+ * the quiet only has to cover a request already on its way.
  */
-export async function warmUp(host: OpencodeHost, provider: FakeProvider, quietMs = 1500): Promise<void> {
+export async function warmUp(host: OpencodeHost, provider: FakeProvider, quietMs = 500): Promise<void> {
   provider.setFallback({ kind: "text", content: "warm." })
   const sessionID = await createHostSession(host)
   await promptHost(host, sessionID, "warm up")
