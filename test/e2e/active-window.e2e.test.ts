@@ -10,12 +10,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, type OpencodeHost } from "./harness/opencode-host.ts"
-import { SHORT_BUDGETS, eventually, lastAssistantText, pluginMessages, quiet, requestsWithUserText, sessionLog, sleep, startTwinHost } from "./support.ts"
+import { SHORT_BUDGETS, eventually, lastAssistantText, pluginMessages, quiet, requestsWithUserText, sessionLog, startTwinHost } from "./support.ts"
 
 const WINDOWED = "fakewindow"
 const MODEL = { providerID: WINDOWED, modelID: "fake-model" }
-/** The active-user window on the twin provider: long enough to see the hold, short for a test. */
-const WINDOW_MS = 6_000
+/**
+ * The active-user window on the twin provider: long enough to see the hold, short for a test.
+ * The control's second prompt must land inside the first window: it goes out as soon as the
+ * judge has held the 🎉 turn (about 1.5 s after the prompt here), which leaves 3 s to spare.
+ */
+const WINDOW_MS = 4_500
 const REMINDER = "Your todo list still has 2 open items"
 const OPEN_TODOS = toolCall("todowrite", {
   todos: [
@@ -50,12 +54,16 @@ describe("a nudge held by the active-user window on OpenCode 1.18.33", () => {
       await promptAsync(host, sessionID, "plan the release", { model: MODEL })
       const celebrated = await eventually(async () => (await lastAssistantText(host, sessionID)) === "All done! 🎉", 20_000, 100)
       expect(celebrated).toBe(true)
-      await sleep(1_500)
+      // The user writes once the judge has held the 🎉 turn's reminder for the window.
+      const heldForWindow = await eventually(() => logOf(sessionID).some((l) => /judging the turn again in \d+s/.test(l)), 15_000, 50)
+      expect(heldForWindow).toBe(true)
       const secondAt = Date.now()
       await promptAsync(host, sessionID, "thanks, hold on a moment", { model: MODEL })
 
-      // Past the first window's end, and the second turn's too.
-      await sleep(WINDOW_MS + 3_000)
+      // Past the first window's end, and the second turn's too: the second turn's reminder comes
+      // after its own window, by which time the first window (which ended earlier) has been
+      // judged again; then no further request for 2 s.
+      await eventually(() => requestsWithUserText(provider, REMINDER, before).length > 0, WINDOW_MS + 15_000, 100)
       await quiet(provider, 2_000, 15_000)
       // The 🎉 turn's held reminder was voided by the user's message. "Sure, I will wait." stops
       // with the todos still open: the open-todo reminder, held for the second window only.
@@ -79,7 +87,7 @@ describe("a nudge held by the active-user window on OpenCode 1.18.33", () => {
       const promptedAt = Date.now()
       await promptAsync(host, sessionID, "plan the release", { model: MODEL })
 
-      const answered = await eventually(async () => (await lastAssistantText(host, sessionID)) === "Working on the open items now.", WINDOW_MS + 30_000, 250)
+      const answered = await eventually(async () => (await lastAssistantText(host, sessionID)) === "Working on the open items now.", WINDOW_MS + 30_000, 100)
       expect(answered).toBe(true)
       await quiet(provider, 2_000, 15_000)
 

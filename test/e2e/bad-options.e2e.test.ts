@@ -32,7 +32,7 @@ test(
     provider.enqueue(hangAfter("Partial"))
     provider.setFallback(text("Recovered after bad options."))
     await promptAsync(host, sessionID, "go")
-    expect(await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered"), 30_000, 250)).toBe(true)
+    expect(await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered"), 30_000, 100)).toBe(true)
     expect(pluginPromptRequests(provider).length).toBeGreaterThanOrEqual(1)
 
     const log = autoResumeLog(host)

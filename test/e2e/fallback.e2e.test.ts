@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { httpError, startFakeProvider, text, type FakeProvider, type RecordedRequest } from "./harness/fake-provider.ts"
 import { buildConfig, createSession, messages, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
-import { PLUGIN_URL, SHORT_BUDGETS, eventually, pluginMessages, quiet, sessionLog, sleep, warmUp } from "./support.ts"
+import { PLUGIN_URL, SHORT_BUDGETS, SHOW_MS, eventually, pluginMessages, pluginPromptRequests, quiet, sessionLog, warmUp } from "./support.ts"
 
 const PRIMARY = "fake-model"
 const BACKUP = "fake-backup"
@@ -204,8 +204,12 @@ describe("fallback models on OpenCode 1.18.33", () => {
       try {
         await promptAsync(host, sessionID, "hello on the primary, no fallback", { model: { providerID: OFF, modelID: PRIMARY } })
         await eventually(() => provider.requests.length > before, 20_000, 50)
-        // A stall budget and the abort pause, with room to spare: long enough for a switch to show.
-        await sleep(STALL_BUDGET_MS + 8_000)
+        // A switch could show at two moments: right after the 429 (the first test's path, about
+        // 5 s) or with the stall recovery's continue, a stall budget and the abort pause later
+        // (about 14.5 s). So: until that continue reached the provider, bounded by a stall budget
+        // and the abort pause with room to spare, and then a second for anything it set off.
+        await eventually(() => pluginPromptRequests(provider, before).length > 0, STALL_BUDGET_MS + 8_000, 100)
+        await quiet(provider, SHOW_MS, 10_000)
         const during = provider.requests.slice(before)
         expect(during.filter((r) => modelOf(r) === BACKUP)).toHaveLength(0)
         expect(during.length).toBeGreaterThanOrEqual(1)

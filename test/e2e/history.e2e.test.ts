@@ -55,10 +55,10 @@ describe("the history on OpenCode 1.18.33", () => {
       provider.enqueue(hangAfter("Let me look into"))
       provider.setFallback(text("Recovered: the answer is 42."))
       await promptAsync(host, sessionID, "what is the answer?")
-      expect(await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered"), 30_000, 250)).toBe(true)
+      expect(await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered"), 30_000, 100)).toBe(true)
       await waitForIdle(host, sessionID, 15_000, 0)
 
-      expect(await eventually(async () => entriesOf(sessionID).length > 0, 15_000, 250)).toBe(true)
+      expect(await eventually(async () => entriesOf(sessionID).length > 0, 15_000, 100)).toBe(true)
       const entries = entriesOf(sessionID)
       expect(entries).toHaveLength(1)
       expect(entries[0]).toMatchObject({ sessionID, trigger: "stall", outcome: "revived" })

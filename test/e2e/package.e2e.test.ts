@@ -139,7 +139,7 @@ describe("the published package", () => {
       provider.setFallback(text("Recovered: the answer is 42."))
       await promptAsync(host, sessionID, "what is the answer?")
 
-      const recovered = await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered"), 30_000, 250)
+      const recovered = await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered"), 30_000, 100)
       expect(recovered).toBe(true)
       expect(autoResumeLog(host).some((l) => l.includes(sessionID) && /stall detected phase=idle/.test(l))).toBe(true)
       expect(pluginPromptRequests(provider).length).toBeGreaterThanOrEqual(1)

@@ -17,9 +17,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
-import { PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, pluginPromptRequests, sleep } from "./support.ts"
-
-const STALL_MS = SHORT_BUDGETS.chunkTimeoutMs + SHORT_BUDGETS.gracePeriodMs
+import { AFTER_HOLD_MS, PLUGIN_URL, SHORT_BUDGETS, STALL_ACT_MS, autoResumeLog, eventually, pluginPromptRequests, sleep } from "./support.ts"
 const REPO = path.resolve(import.meta.dir, "..", "..")
 const BIN = path.join(REPO, "bin", "auto-resume-toggle.mjs")
 
@@ -95,14 +93,20 @@ describe("one pause file shared by several OpenCode 1.18.33 servers", () => {
       expect(autoResumeLog(second).some((l) => l.includes(sessionID))).toBe(false)
 
       // The paused session's stream hangs: nothing is sent to it while the second server runs.
+      // Judged once the first server's watchdog held the stall (past its budget) and looked
+      // again a few times (AFTER_HOLD_MS), with the hung request still open: not aborted either.
+      const heldLines = () => autoResumeLog(first).filter((l) => l.includes(sessionID) && /stall recovery held: paused/.test(l)).length
+      const heldBefore = heldLines()
       const before = provider.requests.length
       provider.enqueue(hangAfter("Working on it"))
       provider.setFallback(text("Recovered."))
       await promptAsync(first, sessionID, "do the long thing")
       await provider.waitForRequests(before + 1, 15_000)
-      await sleep(3 * STALL_MS)
+      await eventually(() => heldLines() > heldBefore, STALL_ACT_MS + 15_000, 100)
+      await sleep(AFTER_HOLD_MS)
       expect(provider.requests.length).toBe(before + 1)
       expect(pluginPromptRequests(provider, before)).toHaveLength(0)
+      expect(provider.requests[before]!.outcome).toBe("pending")
       expect(autoResumeLog(first).some((l) => l.includes(sessionID) && /stall recovery held: paused/.test(l))).toBe(true)
       expect(readFile(config).sessions).toEqual([sessionID])
 

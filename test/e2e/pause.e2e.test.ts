@@ -4,7 +4,8 @@
  * `auto-resume-toggle` CLI run as a separate process (plain Node) against the same marker file.
  *
  * One server for the file, a new session per scenario. No timing assertions: the waits are
- * generous bounds, and "nothing happened" is judged after three full stall budgets.
+ * generous bounds, and "nothing happened" is judged once the watchdog has held the paused stall
+ * (past the stall budget) and looked again several times, with the hung request still open.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
@@ -13,9 +14,7 @@ import path from "node:path"
 import { REPLY_PROVIDER_ID } from "../../src/host/v1/command-model.ts"
 import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
-import { PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginPromptRequests, sleep } from "./support.ts"
-
-const STALL_MS = SHORT_BUDGETS.chunkTimeoutMs + SHORT_BUDGETS.gracePeriodMs
+import { AFTER_HOLD_MS, PLUGIN_URL, SHORT_BUDGETS, STALL_ACT_MS, autoResumeLog, eventually, lastAssistantText, pluginPromptRequests, sleep } from "./support.ts"
 const REPO = path.resolve(import.meta.dir, "..", "..")
 const BIN = path.join(REPO, "bin", "auto-resume-toggle.mjs")
 
@@ -59,7 +58,8 @@ function toggle(...args: string[]) {
   })
 }
 
-const held = (sessionID: string) => autoResumeLog(host).some((l) => l.includes(sessionID) && /stall recovery held: paused/.test(l))
+const heldLines = (sessionID: string) => autoResumeLog(host).filter((l) => l.includes(sessionID) && /stall recovery held: paused/.test(l)).length
+const held = (sessionID: string) => heldLines(sessionID) > 0
 
 describe("pausing on OpenCode 1.18.33", () => {
   test("the plugin wrote its lease into the pause file when it started", () => {
@@ -87,6 +87,7 @@ describe("pausing on OpenCode 1.18.33", () => {
       expect(JSON.parse(fs.readFileSync(pauseFile, "utf8")).sessions).toContain(sessionID)
 
       // A hung stream while paused: no continue.
+      const heldBefore = heldLines(sessionID)
       provider.enqueue(hangAfter("Working on it"))
       provider.setFallback(text("Recovered after the resume."))
       await promptAsync(host, sessionID, "do the long thing")
@@ -94,9 +95,13 @@ describe("pausing on OpenCode 1.18.33", () => {
       // The command exchange is not part of what the real model is sent.
       const sent = JSON.stringify(provider.requests[before]!.body.messages)
       expect(sent).not.toContain("is paused for this session")
-      await sleep(3 * STALL_MS)
+      // The stall is due after STALL_ACT_MS; the held line is the look that would have acted.
+      await eventually(() => heldLines(sessionID) > heldBefore, STALL_ACT_MS + 15_000, 100)
+      await sleep(AFTER_HOLD_MS)
       expect(provider.requests.length).toBe(before + 1)
       expect(pluginPromptRequests(provider, before)).toHaveLength(0)
+      // Not aborted either (an abort's continue would only come 5 s later).
+      expect(provider.requests[before]!.outcome).toBe("pending")
       expect(held(sessionID)).toBe(true)
 
       // on, while the turn is still hung (busy): applied at once, shown as a toast, no message queued.
@@ -106,7 +111,7 @@ describe("pausing on OpenCode 1.18.33", () => {
       const toast = await host.events.waitForEvent((e) => e?.type === "tui.toast.show", 5_000, toastMark)
       expect(toast.properties.message).toContain("auto-resume is active again")
       // The stall that is still going on is now recovered.
-      const recovered = await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered after the resume"), 30_000, 250)
+      const recovered = await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered after the resume"), 30_000, 100)
       expect(recovered).toBe(true)
       expect(pluginPromptRequests(provider, before).length).toBeGreaterThanOrEqual(1)
       await eventually(async () => !(await host.client.session.status()).data?.[sessionID], 15_000, 200)
@@ -146,18 +151,21 @@ describe("pausing on OpenCode 1.18.33", () => {
       expect(off.stdout.trim()).toBe(`${sessionID}: paused`)
 
       const before = provider.requests.length
+      const heldBefore = heldLines(sessionID)
       provider.enqueue(hangAfter("Thinking hard"))
       provider.setFallback(text("Recovered once the CLI resumed."))
       await promptAsync(host, sessionID, "now the long part")
       await provider.waitForRequests(before + 1, 15_000)
-      await sleep(3 * STALL_MS)
+      await eventually(() => heldLines(sessionID) > heldBefore, STALL_ACT_MS + 15_000, 100)
+      await sleep(AFTER_HOLD_MS)
       expect(provider.requests.length).toBe(before + 1)
+      expect(provider.requests[before]!.outcome).toBe("pending")
       expect(held(sessionID)).toBe(true)
 
       const on = toggle(sessionID, "on")
       expect(on.status).toBe(0)
       expect(on.stdout.trim()).toBe(`${sessionID}: not paused`)
-      const recovered = await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered once the CLI resumed"), 30_000, 250)
+      const recovered = await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered once the CLI resumed"), 30_000, 100)
       expect(recovered).toBe(true)
       expect(pluginPromptRequests(provider, before).length).toBeGreaterThanOrEqual(1)
 

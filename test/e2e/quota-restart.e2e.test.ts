@@ -18,9 +18,20 @@ import path from "node:path"
 import { httpError, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, type OpencodeHost } from "./harness/opencode-host.ts"
 import { JOURNAL_FILE_NAME } from "../../src/history/journal-path.ts"
-import { PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, pluginPromptRequests, sleep } from "./support.ts"
+import { PLUGIN_URL, SHORT_BUDGETS, SHOW_MS, autoResumeLog, eventually, pluginPromptRequests, sleep, warmUp } from "./support.ts"
 
-const COOLDOWN_MS = 10_000
+/**
+ * The wait must outlast a restart (stop, boot, plugin load: about 3 s, more under load), so
+ * the restarted server takes it over before it ends; 8 s leaves more than twice that.
+ */
+const COOLDOWN_MS = 8_000
+/**
+ * A due wait's continue goes out at the next check and, on a warmed-up server, reaches the
+ * provider a few hundred ms later: two checks and SHOW_MS bound when a continue (or a second
+ * one) would show. (On a cold server the instance's first prompt takes up to about 3.5 s, so
+ * the restarted servers are warmed up while the wait runs; see warmDuringWait.)
+ */
+const CONTINUE_SHOWS_MS = 2 * SHORT_BUDGETS.checkIntervalMs + SHOW_MS
 
 let provider: FakeProvider
 registerOpencodeCleanup(afterAll, () => provider?.stop())
@@ -58,6 +69,16 @@ async function rateLimitedSession(host: OpencodeHost): Promise<{ sessionID: stri
   return { sessionID, until: entry.until }
 }
 
+/**
+ * One throwaway turn in a session of its own on the restarted server, during the wait (which
+ * has to be sat out anyway), so that a continue at the wait's end is not slowed by the
+ * instance's lazy first prompt. The provider then answers as before.
+ */
+async function warmDuringWait(host: OpencodeHost): Promise<void> {
+  await warmUp(host, provider)
+  provider.setFallback(text("resumed fine."))
+}
+
 describe("a quota wait across a restart of OpenCode 1.18.33", () => {
   test(
     "killed with SIGKILL during the wait: the restarted server takes it over and sends exactly one continue after it ends",
@@ -73,13 +94,15 @@ describe("a quota wait across a restart of OpenCode 1.18.33", () => {
       expect(await eventually(() => autoResumeLog(second).some((l) => l.includes(`session ${sessionID}: rate-limit wait carried over from a restart`)), 15_000, 100)).toBe(true)
       // Not before the wait's end; then once.
       expect(pluginPromptRequests(provider, since)).toHaveLength(0)
+      await warmDuringWait(second)
       const continuedAtAll = await eventually(() => pluginPromptRequests(provider, since).length > 0, until - Date.now() + 15_000, 100)
       if (!continuedAtAll) console.log(`[quota-restart] no continue; requests since the restart: ${provider.requests.slice(since).map((r) => JSON.stringify(r.lastUserText.slice(0, 80))).join(", ")}\nplugin log:\n${autoResumeLog(second).slice(-30).join("\n")}`)
       expect(continuedAtAll).toBe(true)
       const continued = pluginPromptRequests(provider, since)
       expect(continued[0]!.at).toBeGreaterThanOrEqual(until)
       expect(continued[0]!.lastUserText).toContain("rate limit was hit once")
-      await sleep(3000)
+      // A second continue (the same wait fired twice) would come at a later check.
+      await sleep(CONTINUE_SHOWS_MS)
       expect(pluginPromptRequests(provider, since)).toHaveLength(1)
       expect(autoResumeLog(second).filter((l) => l.includes(`session ${sessionID}: rate-limit wait over (hit 1, carried over from a restart); one continue`))).toHaveLength(1)
       // The wait is over: out of the file, so a third start would not send it again.
@@ -114,8 +137,10 @@ describe("a quota wait across a restart of OpenCode 1.18.33", () => {
       const since = provider.requests.length
 
       const second = await start(first.root)
-      // Well past the wait's end: nothing of ours reached the provider.
-      await sleep(Math.max(0, until - Date.now()) + 5000)
+      await warmDuringWait(second)
+      // Past the wait's end by the time a continue for it would take to show: nothing of ours
+      // reached the provider.
+      await sleep(Math.max(0, until - Date.now()) + CONTINUE_SHOWS_MS)
       expect(pluginPromptRequests(provider, since)).toHaveLength(0)
       expect(autoResumeLog(second).some((l) => l.includes("carried over"))).toBe(false)
       await second.stop()

@@ -31,6 +31,36 @@ export const SHORT_BUDGETS = {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/**
+ * Under SHORT_BUDGETS, the latest a stall is acted on: silence past chunkTimeoutMs +
+ * gracePeriodMs, seen at the next check, and the first retry's backoff (3.2 s).
+ */
+export const STALL_ACT_MS = SHORT_BUDGETS.chunkTimeoutMs + SHORT_BUDGETS.gracePeriodMs + SHORT_BUDGETS.checkIntervalMs + SHORT_BUDGETS.baseBackoffMs
+/**
+ * The finished-turn judge's second pass after a turn ends, with the defaults: it first waits for
+ * minActivityGapMs (1 s) of quiet, then toolTextCheckDelayMs (3 s).
+ */
+export const DEFAULT_JUDGE_DELAY_MS = 1_000 + 3_000
+/**
+ * From the moment an action goes out to the moment the provider shows it (a prompt's request, an
+ * abort's hang-up): a few hundred ms measured; a second, for a loaded machine.
+ */
+export const SHOW_MS = 1_000
+/**
+ * How long a negative control under SHORT_BUDGETS watches a session for a plugin action that must
+ * not come: the later of the two ways one could come (a stall acted on, STALL_ACT_MS; the judge's
+ * second pass over a finished turn, DEFAULT_JUDGE_DELAY_MS and a check's worth for its history
+ * read), plus SHOW_MS for it to reach the provider: 5.5 s. Waiting longer proves nothing more: by
+ * then every path has looked at the session and decided.
+ */
+export const CONTROL_WAIT_MS = Math.max(STALL_ACT_MS, DEFAULT_JUDGE_DELAY_MS + SHORT_BUDGETS.checkIntervalMs) + SHOW_MS
+/**
+ * After the watchdog held a stall (a pause, say: its "held" log line is the look that would
+ * have acted), three more of its looks and the time an action taken at any of them would need
+ * to show at the provider.
+ */
+export const AFTER_HOLD_MS = 3 * SHORT_BUDGETS.checkIntervalMs + SHOW_MS
+
 /** Requests whose newest user turn is one of the plugin's own prompts. */
 export function pluginPromptRequests(provider: FakeProvider, since = 0): RecordedRequest[] {
   return provider.requests.slice(since).filter((r) => r.lastUserText.includes("auto-resume"))
@@ -112,10 +142,12 @@ export function sessionLog(host: OpencodeHost, sessionID: string): string[] {
  * Runs one throwaway turn so the scenarios do not pay the instance's lazy start (the first
  * prompt of a fresh server takes ~3 s or more before its request, longer than SHORT_BUDGETS'
  * stall budget, so the stall watchdog may answer it with a continue). Returns once the
- * provider has seen no request for `quietMs`, so nothing of the warm-up is left to consume a
- * later scenario's script.
+ * provider has seen no request for `quietMs` and the session is deleted, so nothing of the
+ * warm-up is left to consume a later scenario's script: the turn is over at its idle (measured:
+ * no request of its own after that), and once the session is gone nothing can prompt it, so
+ * the quiet only has to cover a request already on its way.
  */
-export async function warmUp(host: OpencodeHost, provider: FakeProvider, quietMs = 1500): Promise<void> {
+export async function warmUp(host: OpencodeHost, provider: FakeProvider, quietMs = 500): Promise<void> {
   provider.setFallback({ kind: "text", content: "warm." })
   const sessionID = await createHostSession(host)
   await promptHost(host, sessionID, "warm up")

@@ -34,7 +34,7 @@ describe("visible continues on OpenCode 1.18.33", () => {
       provider.enqueue(hangAfter("Let me look into"))
       provider.setFallback(text("Recovered after a visible continue."))
       await promptAsync(host, sessionID, "what is the answer?")
-      expect(await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered"), 30_000, 250)).toBe(true)
+      expect(await eventually(async () => (await lastAssistantText(host, sessionID)).includes("Recovered"), 30_000, 100)).toBe(true)
 
       // The fake provider received the continue's text as the newest user turn.
       const continues = pluginPromptRequests(provider, before)
