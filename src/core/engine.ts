@@ -28,7 +28,7 @@ import { cancelWatchdog, silentStreamModule } from "./modules/silent-stream.ts"
 import { cancelRecovery } from "./intervention.ts"
 import { JournalBook } from "./journal-book.ts"
 import { runIntent } from "./run-effect.ts"
-import { everyModule, firstModule, signalListeners } from "./module-calls.ts"
+import { everyModule, firstModule, readStreamedText, signalListeners } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 import type { RateWaitStore, RestoredWait } from "./carried-waits.ts"
 
@@ -152,28 +152,12 @@ export class RecoveryEngine {
       this.ctx.logger.fault("engine", `signal modelOutput failed: ${errorText(error)}`)
     }
     if (!state) return
-    if (part !== undefined) this.readStreamedText(state, part, delta, text)
+    if (part !== undefined) readStreamedText(this.streamReaders, this.ctx, state, part, delta, text)
     if (state.outputWatched) this.tellModules(state, signal ?? { type: "modelOutput", sessionID, part, delta, text })
   }
 
   private tellModules(state: SessionState, signal: Signal): void {
-    const modules = this.listeners.get(signal.type)
-    if (!modules) return
-    everyModule(modules, this.ctx.logger, `failed on ${signal.type}`, (module) => runIntent(this.ctx, state, module.onSignal?.(state, signal)))
-  }
-
-  /** Its own loop, not everyModule: no closure per delta. */
-  private readStreamedText(state: SessionState, part: string, delta: string | undefined, text: string | undefined): void {
-    const readers = this.streamReaders
-    for (let i = 0; i < readers.length; i++) {
-      const module = readers[i]!
-      try {
-        const intent = module.onStreamedText!(state, part, delta, text)
-        if (intent) runIntent(this.ctx, state, intent)
-      } catch (error) {
-        this.ctx.logger.fault(`module:${module.name}`, `${module.name} failed on streamed text: ${errorText(error)}`)
-      }
-    }
+    everyModule(this.listeners.get(signal.type) ?? [], this.ctx.logger, `failed on ${signal.type}`, (module) => runIntent(this.ctx, state, module.onSignal?.(state, signal)))
   }
 
   private moduleHold(state: SessionState): string | undefined {
