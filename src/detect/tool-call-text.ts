@@ -18,6 +18,9 @@ export type ToolCallForm = "xml-tag" | "tool-tag" | "truncated-tag" | "json" | "
 
 export type ToolCallHit = { form: ToolCallForm; detail: string }
 
+/** A hit and where it starts in the prose, for the checks that tell a call from prose about one. */
+type Located = ToolCallHit & { at: number }
+
 /** Markup tags that only ever appear in tool-call syntax. */
 const CALL_TAGS: ReadonlySet<string> = new Set("function function_calls tool_call tool_calls tool_use tool_name invoke parameter parameters arg_key arg_value".split(" "))
 
@@ -53,6 +56,9 @@ const JSON_FORMS: readonly RegExp[] = [
   /"tool_calls"\s*:\s*\[/i,
   /"function"\s*:\s*\{\s*"name"\s*:/i,
 ]
+
+/** How far past a JSON call's start the schema check looks. */
+const MAX_SCHEMA_LOOK = 600
 
 /** A JSON call object cut off at the end, after whitespace was removed from it. */
 const TRUNCATED_JSON = /^\{"(?:type|name|tool|tool_name|function)"(?::(?:"[^",]*(?:",?(?:"[^"]*"?:?)?)?)?)?$/i
@@ -103,8 +109,9 @@ function tagCloses(text: string, from: number): "closed" | "open-at-end" | "no" 
   return limit === text.length ? "open-at-end" : "no"
 }
 
-function scanTags(text: string, known: ReadonlySet<string>): ToolCallHit | undefined {
+function scanTags(text: string, known: ReadonlySet<string>, accept: (hit: Located) => boolean): ToolCallHit | undefined {
   const n = text.length
+  const take = (hit: Located): ToolCallHit | undefined => (accept(hit) ? { form: hit.form, detail: hit.detail } : undefined)
   for (let i = text.indexOf("<"); i >= 0; i = text.indexOf("<", i + 1)) {
     let j = i + 1
     const closing = text.charCodeAt(j) === 47 // /
@@ -118,32 +125,37 @@ function scanTags(text: string, known: ReadonlySet<string>): ToolCallHit | undef
     const atEnd = j === n
     const next = atEnd ? -1 : text.charCodeAt(j)
 
+    let hit: Located | undefined
     if (CALL_TAGS.has(name)) {
-      if (atEnd) return { form: "truncated-tag", detail: `<${raw}` }
-      if (next === 62 || (!closing && (next === 61 || next === 47 || isSpace(next)))) {
-        return { form: "xml-tag", detail: `<${closing ? "/" : ""}${raw}` }
-      }
-      continue
-    }
-    if (known.has(name)) {
-      if (atEnd) return { form: "truncated-tag", detail: `<${raw}` }
-      if (next === 62) return { form: "tool-tag", detail: `<${closing ? "/" : ""}${raw}>` }
-      if (!closing && (isSpace(next) || next === 47)) {
+      if (atEnd) hit = { form: "truncated-tag", detail: `<${raw}`, at: i }
+      else if (next === 62 || (!closing && (next === 61 || next === 47 || isSpace(next)))) hit = { form: "xml-tag", detail: `<${closing ? "/" : ""}${raw}`, at: i }
+    } else if (known.has(name)) {
+      if (atEnd) hit = { form: "truncated-tag", detail: `<${raw}`, at: i }
+      else if (next === 62) hit = { form: "tool-tag", detail: `<${closing ? "/" : ""}${raw}>`, at: i }
+      else if (!closing && (isSpace(next) || next === 47)) {
         const closes = tagCloses(text, j)
-        if (closes === "closed") return { form: "tool-tag", detail: `<${raw} …>` }
-        if (closes === "open-at-end") return { form: "truncated-tag", detail: `<${raw} …` }
+        if (closes === "closed") hit = { form: "tool-tag", detail: `<${raw} …>`, at: i }
+        else if (closes === "open-at-end") hit = { form: "truncated-tag", detail: `<${raw} …`, at: i }
       }
-      continue
+    } else if (atEnd && !closing && name.length >= MIN_TRUNCATED_NAME && [...CALL_TAGS].some((tag) => tag.startsWith(name))) {
+      hit = { form: "truncated-tag", detail: `<${raw}`, at: i }
     }
-    if (atEnd && !closing && name.length >= MIN_TRUNCATED_NAME && [...CALL_TAGS].some((tag) => tag.startsWith(name))) return { form: "truncated-tag", detail: `<${raw}` }
+    const taken = hit && take(hit)
+    if (taken) return taken
   }
   return undefined
 }
 
-function scanJson(text: string): ToolCallHit | undefined {
+/** Keys of a JSON Schema: an object that declares a tool's parameters describes the tool, it does not call it. */
+const SCHEMA_KEYS = /"(?:properties|\$schema|required)"\s*:|"type"\s*:\s*"object"/
+
+function scanJson(text: string, accept: (hit: Located) => boolean): ToolCallHit | undefined {
   for (const form of JSON_FORMS) {
     const m = form.exec(text)
-    if (m) return { form: "json", detail: m[0].slice(0, 60) }
+    if (!m) continue
+    if (SCHEMA_KEYS.test(text.slice(m.index, m.index + MAX_SCHEMA_LOOK))) continue
+    const hit: Located = { form: "json", detail: m[0].slice(0, 60), at: m.index }
+    if (accept(hit)) return { form: hit.form, detail: hit.detail }
   }
   const open = text.lastIndexOf("{")
   if (open >= 0 && text.length - open <= TRUNCATED_JSON_WINDOW) {
@@ -184,6 +196,53 @@ function scanMarkers(text: string): ToolCallHit | undefined {
 }
 
 /**
+ * Words just before a tag that make it the subject of a sentence, not a call: "like <invoke>",
+ * "the <Read> component", "a <read_file> block".
+ */
+const MENTION_WORDS: ReadonlySet<string> = new Set(
+  "like as e.g eg i.e ie the a an such called named using use uses with via emit emits print prints printed write writes wrap wraps format syntax example tag tags element component".split(" "),
+)
+/** A call is the end of a reply: this many words of prose after it make it prose about a call. */
+const MAX_WORDS_AFTER = 5
+
+function wordsAfter(prose: string, from: number, closer: string): number {
+  const end = prose.lastIndexOf(closer)
+  const tail = prose.slice(Math.max(from, end + 1))
+  let count = 0
+  for (const word of tail.split(/[^\p{L}]+/u)) if (word.length >= 2) count++
+  return count
+}
+
+function lastWordBefore(prose: string, at: number): { word: string; lineStart: boolean; afterColon: boolean } {
+  let k = at - 1
+  while (k >= 0 && (prose[k] === " " || prose[k] === "\t")) k--
+  if (k < 0 || prose[k] === "\n") return { word: "", lineStart: true, afterColon: false }
+  const ch = prose[k]!
+  if (":：>".includes(ch)) return { word: "", lineStart: false, afterColon: true }
+  let start = k
+  while (start > 0 && /[\p{L}.]/u.test(prose[start - 1]!)) start--
+  return { word: prose.slice(start, k + 1).toLowerCase().replace(/\.$/, ""), lineStart: false, afterColon: false }
+}
+
+/**
+ * Is this hit a call the model printed, or prose about one? A printed call ends the reply (the
+ * model stops right after it); prose that explains a tag format, names a JSX component or quotes
+ * a call goes on after it, or names it as the object of a sentence. A bare tool tag (`<bash>`)
+ * must also open its line or follow a colon, and a JSX attribute (`={`) makes it a component.
+ */
+function isPrintedCall(prose: string, hit: Located): boolean {
+  if (hit.form === "truncated-tag") return true
+  const before = lastWordBefore(prose, hit.at)
+  if (MENTION_WORDS.has(before.word)) return false
+  if (hit.form === "tool-tag") {
+    if (!before.lineStart && !before.afterColon) return false
+    const close = prose.indexOf(">", hit.at)
+    if (close > 0 && prose.slice(hit.at, close).includes("={")) return false
+  }
+  return wordsAfter(prose, hit.at, hit.form === "json" ? "}" : ">") <= MAX_WORDS_AFTER
+}
+
+/**
  * Finds a tool call written as text in `text` (model prose or reasoning). Looks only at the
  * last MAX_SCANNED_TEXT characters, with fenced and inline code blanked out.
  */
@@ -198,7 +257,8 @@ export function findToolCallText(text: string, knownTools?: readonly string[]): 
   const prose = proseTail(text, MAX_SCANNED_TEXT).trimEnd()
   if (prose.length === 0) return undefined
   const known = toolNameSet(knownTools)
-  return scanMarkers(prose) ?? scanTags(prose, known) ?? scanJson(prose) ?? scanPythonic(prose, known) ?? scanReact(prose)
+  const accept = (hit: Located) => isPrintedCall(prose, hit)
+  return scanMarkers(prose) ?? scanTags(prose, known, accept) ?? scanJson(prose, accept) ?? scanPythonic(prose, known) ?? scanReact(prose)
 }
 
 /** Reads enough before the scanned tail to know whether the tail starts inside a fence. */

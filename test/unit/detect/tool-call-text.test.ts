@@ -118,6 +118,38 @@ describe("tool call printed as text", () => {
   })
 })
 
+describe("prose about calls is not a printed call", () => {
+  // Each prose sample has a control: the same markup as a reply that ends with it.
+  const cases: Array<[string, string, string]> = [
+    [
+      "a sentence explaining the invoke tag",
+      "Anthropic-style templates wrap each call in an <invoke name=\"bash\"> element with one <parameter> per argument, and the harness parses that before it runs anything.",
+      '<invoke name="bash">\n<parameter name="command">ls</parameter>\n</invoke>',
+    ],
+    [
+      "Cline's read_file with a nested path, explained",
+      "Cline asks for a file with a tag like <read_file><path>src/a.ts</path></read_file>, which its extension turns into a real read before the next turn.",
+      "Let me read it.\n<read_file>\n<path>src/a.ts</path>\n</read_file>",
+    ],
+    ["a JSX component named Read", "I added a <Read> component that renders the file preview, and the sidebar now uses it for every open tab.", "I'll look at the file:\n<read>src/a.ts</read>"],
+    ["a JSX element with props", "The page now renders\n<Read file={path} onClose={close} />", "<read path=\"src/a.ts\"/>"],
+    [
+      "a quoted JSON tool schema",
+      'The tool is declared as {"name": "read_file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}} in the registry.',
+      '{"name": "read_file", "arguments": {"path": "src/a.ts"}}',
+    ],
+  ]
+  test.each(cases)("%s", (_name, prose, call) => {
+    expect(findToolCallText(prose)).toBeUndefined()
+    expect(findToolCallText(call)).toBeDefined()
+  })
+
+  test("a mention earlier in the reply does not hide the call that ends it", () => {
+    const text = "Models like <invoke> users see in the logs are printed, not run; I'll make the call properly now.\n<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call>"
+    expect(findToolCallText(text)?.form).toBe("xml-tag")
+  })
+})
+
 describe("tool call in a message", () => {
   test("reads the text parts, newest last, and skips host-injected ones", () => {
     expect(toolCallInText(said("<tool_call>"))?.form).toBe("xml-tag")
