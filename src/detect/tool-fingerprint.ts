@@ -1,6 +1,6 @@
 /**
  * Fingerprints of a tool call's arguments, so that two calls can be compared cheaply and
- * safely: an exact identity, and a loose shape (whitespace-normalized strings, numbers taken
+ * safely: an exact identity, the same with whitespace inside strings collapsed, and a loose shape (whitespace-normalized strings, numbers taken
  * out) that the live tracker's near-identical comparison works on. Object keys are sorted so
  * argument order never matters. Bounded work and never throws, because the arguments come
  * straight from the model and may be huge, cyclic or hostile proxies.
@@ -16,6 +16,8 @@ const MAX_NUMBERS = 64
 export type ArgsFingerprint = {
   /** Exact identity: canonical head + hash + length of the whole canonical text. */
   exact: string
+  /** The same with every string's whitespace collapsed: `ls  -la` and `ls -la` are one call. */
+  spaced: string
   /** Structure with strings whitespace-normalized and every number replaced by `#`. */
   shape: string
   /** The numbers the shape left out, in walk order (at most 64). */
@@ -39,13 +41,15 @@ function hash32(text: string): string {
  */
 export function fingerprintArgs(args: unknown): ArgsFingerprint {
   const exact: string[] = []
+  const spaced: string[] = []
   const shape: string[] = []
   const numbers: number[] = []
   const path = new Set<object>()
   let used = 0
-  const emit = (e: string, s: string = e) => {
+  const emit = (e: string, s: string = e, w: string = e) => {
     exact.push(e)
     shape.push(s)
+    spaced.push(w)
     used += e.length
   }
   const walk = (value: unknown, depth: number): void => {
@@ -53,12 +57,13 @@ export function fingerprintArgs(args: unknown): ArgsFingerprint {
     switch (typeof value) {
       case "string": {
         const clipped = value.length > FINGERPRINT_MAX_CHARS ? value.slice(0, FINGERPRINT_MAX_CHARS) : value
-        return emit(JSON.stringify(clipped), JSON.stringify(clipped.trim().replace(/\s+/g, " ")))
+        const collapsed = JSON.stringify(clipped.trim().replace(/\s+/g, " "))
+        return emit(JSON.stringify(clipped), collapsed, collapsed)
       }
       case "number":
         if (Number.isFinite(value) && numbers.length < MAX_NUMBERS) {
           numbers.push(value)
-          return emit(String(value), "#")
+          return emit(String(value), "#", String(value))
         }
         return emit(String(value))
       case "bigint":
@@ -100,11 +105,11 @@ export function fingerprintArgs(args: unknown): ArgsFingerprint {
     walk(args, 0)
   } catch {
     // A Proxy whose traps throw, or anything else unexpected: one fixed fingerprint.
-    return { exact: "[unserializable]", shape: "[unserializable]", numbers: [] }
+    return { exact: "[unserializable]", spaced: "[unserializable]", shape: "[unserializable]", numbers: [] }
   }
   const print = (parts: string[]) => {
     const full = parts.join("")
     return `${full.slice(0, FINGERPRINT_HEAD_CHARS)}|${full.length}|${hash32(full)}`
   }
-  return { exact: print(exact), shape: print(shape), numbers }
+  return { exact: print(exact), spaced: print(spaced), shape: print(shape), numbers }
 }

@@ -1,9 +1,11 @@
 /**
  * Tool-call loops found by the idle scan: the tool calls of the current user episode, checked at
- * the tail for the same call three or more times in a row, or a cycle of 2 to 5 calls repeated at
+ * the tail for the same call three or more times in a row, or a cycle of 2 to 6 calls repeated at
  * least three times (the live tracker is tool-loop-live.ts). "The same call" is the tool name plus
- * its input fingerprint: names alone would call `read, read, read` over three different files a
- * loop, which is how most ordinary turns look.
+ * its input with whitespace inside strings collapsed (`ls  -la` is `ls -la`): names alone would
+ * call `read, read, read` over three different files a loop, which is how most ordinary turns
+ * look. The judge's one history read holds enough messages for the longest cycle made one call
+ * per step (IDLE_LOOP_MESSAGES).
  */
 import type { TranscriptMessage } from "../core/transcript.ts"
 import { fingerprintArgs } from "./tool-fingerprint.ts"
@@ -30,7 +32,12 @@ const SAME_TOOL_MIN = 3
 /** A cycle of MIN_PERIOD..MAX_PERIOD calls repeated this many times is a loop. */
 const CYCLE_MIN_REPEATS = 3
 const MIN_PERIOD = 2
-const MAX_PERIOD = 5
+const MAX_PERIOD = 6
+/**
+ * Messages a history read needs for the longest cycle three times over when each call is its own
+ * step (an assistant message each), plus the user message before them and our own prompts between.
+ */
+export const IDLE_LOOP_MESSAGES = MAX_PERIOD * CYCLE_MIN_REPEATS * 2 + 4
 
 /**
  * Tool calls of the current user episode, oldest first, at most `maxCalls` of them.
@@ -63,7 +70,7 @@ function tailRun(keys: readonly string[], period: number): number {
 
 export function detectIdleToolLoop(messages: readonly TranscriptMessage[], options: IdleScanOptions = {}): IdleToolLoop | undefined {
   const calls = episodeToolCalls(messages, Math.max(1, Math.min(options.maxCalls ?? IDLE_SCAN_MAX_CALLS, 500)))
-  const keys = calls.map((c) => (options.compare === "name" || c.input === undefined ? c.tool : `${c.tool}\u0000${fingerprintArgs(c.input).exact}`))
+  const keys = calls.map((c) => (options.compare === "name" || c.input === undefined ? c.tool : `${c.tool}\u0000${fingerprintArgs(c.input).spaced}`))
   const n = keys.length
   if (n === 0) return undefined
   const same = tailRun(keys, 1)

@@ -18,6 +18,7 @@ export type HostSteps = {
   toolEnd(who: Who, callID: string, output: string | undefined, error: string | undefined): Maybe
   badTool(who: Who, callID: string, name: string): Maybe
   todos(who: Who, todos: Todo[]): Maybe
+  nextStep(who: Who): Maybe
   end(who: Who, finish?: string): Maybe
   esc(who: Who): Maybe
   fail(who: Who, kind: Extract<Step, { do: "fail" }>["error"]): Maybe
@@ -63,6 +64,9 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
         break
       case "todos":
         await h.todos(who, step.todos)
+        break
+      case "nextStep":
+        await h.nextStep(who)
         break
       case "end":
         await h.end(who, step.finish)

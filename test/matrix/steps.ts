@@ -24,6 +24,8 @@ export type Step =
   | { do: "badTool"; callID: string; name: string; in?: Who }
   /** A completed todowrite call with this list. */
   | { do: "todos"; todos: Todo[]; in?: Who }
+  /** The model's request ended in tool calls and the host sends the next one in the same run (a new assistant message). */
+  | { do: "nextStep"; in?: Who }
   /** The run ends normally (idle); `finish` is the model's finish reason (default "stop"; "length": cut off at the output limit). */
   | { do: "end"; finish?: string; in?: Who }
   /** The user presses ESC. */

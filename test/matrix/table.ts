@@ -354,6 +354,25 @@ export const ROWS: Row[] = [
     effect: [{ act: "send", kind: "correction", text: /This looks like a loop/ }],
   },
   {
+    id: "loop-idle-cycle",
+    why: "a cycle of six calls made one call per step, three times over (the last round with its arguments spaced differently), gets the loop prompt at idle: the judge's one history read reaches back far enough",
+    steps: [
+      user(),
+      ...[0, 1, 2].flatMap((round) =>
+        ["read", "grep", "edit", "bash", "glob", "write"].flatMap((tool, i) => {
+          const last = round === 2 && i === 5
+          const input = { arg: round === 2 ? `  step ${i}  ` : `step ${i}` }
+          const calls = [...call(`c${round}${i}`, tool, input), { do: "nextStep" } as Step]
+          return last ? [triggerOr(calls, [...call(`c${round}${i}`, tool, { arg: "something else" }), { do: "nextStep" } as Step])] : calls
+        }),
+      ),
+      say("Let me look again."),
+      end,
+      SETTLE,
+    ],
+    effect: [{ act: "send", kind: "correction", text: /This looks like a loop/ }],
+  },
+  {
     id: "loop-live",
     why: "six identical calls in a row while the run is live: aborted before the next call, then the loop prompt",
     steps: [user(), ...[1, 2, 3, 4, 5].flatMap((n) => call(`c${n}`, "bash", { command: "ls" })), trigger({ do: "toolStart", callID: "c6", tool: "bash", input: { command: "ls" } }), SETTLE],

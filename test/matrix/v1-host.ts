@@ -232,6 +232,15 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
       p.state = error ? { status: "error", input, error } : { status: "completed", input, output: output ?? "done", title: "", metadata: {} }
       event("message.part.updated", { part: p })
     },
+    nextStep: (who) => {
+      // 1.18: the message that made the calls ends with finish "tool-calls"; the next request is a new assistant message.
+      const sessionID = sessions[who]
+      const message = current.get(sessionID)
+      if (!message || !busy.has(sessionID)) return
+      message.info.finish = "tool-calls"
+      event("message.updated", { info: message.info })
+      nextAssistant(sessionID)
+    },
     badTool: (who, callID, name) => {
       const error = `Model tried to call unavailable tool '${name}'. Available tools: ${TOOLS.join(", ")}.`
       part(sessions[who], { type: "tool", callID, tool: "invalid", state: { status: "completed", input: { tool: name, error }, output: error } })

@@ -56,6 +56,7 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
       if (error) emit("session.tool.failed", { sessionID, assistantMessageID: assistant?.id, id: callID, error: { message: error }, executed: true })
       else emit("session.tool.success", { sessionID, assistantMessageID: assistant?.id, id: callID, content, executed: true })
     },
+    nextStep: (who) => w.nextStep(sessions[who]),
     badTool: (who, callID, name) => {
       const sessionID = sessions[who]
       const assistant = assistantOf(who)

@@ -269,6 +269,16 @@ export function createV2World(options: Record<string, unknown>) {
     startRun,
     endRun,
     text,
+    /** The step that made tool calls ends; the host starts the next step of the same run. */
+    nextStep(sessionID: string): void {
+      const run = runs.get(sessionID)
+      if (!run?.assistant) return
+      const assistant = run.assistant
+      assistant.finish = "tool-calls"
+      const tokens = assistant.tokens ?? { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }
+      emit("session.step.ended", { sessionID, assistantMessageID: assistant.id, finish: "tool-calls", cost: 0, tokens })
+      step(sessionID)
+    },
     assistantOf: (who: Who) => runs.get(sessions[who])?.assistant,
     /** Runs `fn` with every event withheld from the plugin (it was not loaded yet). */
     unseen(fn: () => void): void {

@@ -26,12 +26,16 @@ import { judgeFirstPass, judgeSecondPass, type Judgement, type JudgeInput, type 
 import { errorText } from "../logger.ts"
 import { runEffect } from "../run-effect.ts"
 import type { SessionState } from "../session-state.ts"
+import { IDLE_LOOP_MESSAGES } from "../../detect/tool-loop.ts"
 import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
 import type { TodoSnapshot } from "../../todos/open.ts"
 import type { TranscriptMessage } from "../transcript.ts"
 
-/** How many of the newest messages one pass reads. */
-export const JUDGE_HISTORY_LIMIT = 12
+/**
+ * How many of the newest messages one pass reads: enough for every rule of the pass (the
+ * longest tool cycle made one call per step is the most any rule needs), read once and shared.
+ */
+export const JUDGE_HISTORY_LIMIT = IDLE_LOOP_MESSAGES
 
 export type Pass = "first" | "second"
 

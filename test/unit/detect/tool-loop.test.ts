@@ -61,12 +61,13 @@ describe("idle scan: same tool in a row", () => {
   })
 })
 
-describe("idle scan: cycles of 2-5 calls", () => {
+describe("idle scan: cycles of 2-6 calls", () => {
   test.each([
     ["read edit read edit read edit", ["read", "edit"], 3],
     ["bash read edit bash read edit bash read edit", ["bash", "read", "edit"], 3],
     ["a b c d a b c d a b c d", ["a", "b", "c", "d"], 3],
     ["a b c d e a b c d e a b c d e", ["a", "b", "c", "d", "e"], 3],
+    ["a b c d e f a b c d e f a b c d e f", ["a", "b", "c", "d", "e", "f"], 3],
     ["x read edit read edit read edit read edit", ["read", "edit"], 4],
   ])("%s -> cycle", (spec, tools, repeats) => {
     expect(detectIdleToolLoop([user(), ...calls(spec)])).toEqual({ kind: "cycle", tools, repeats })
@@ -76,10 +77,22 @@ describe("idle scan: cycles of 2-5 calls", () => {
     ["read edit read edit"], // only twice
     ["a b c read edit read edit"], // only twice, with enough calls before it
     ["read edit read edit read bash"], // broken at the tail
-    ["a b c d e f a b c d e f a b c d e f"], // period 6 is out of range
+    ["a b c d e f g a b c d e f g a b c d e f g"], // period 7 is out of range
     ["a b c a b c a b"], // not complete three times
   ])("%s -> no cycle (negative control)", (spec) => {
     expect(detectIdleToolLoop([user(), ...calls(spec)])).toBeUndefined()
+  })
+})
+
+describe("idle scan: arguments compared with their whitespace collapsed", () => {
+  test("calls that differ only in spaces and line breaks are the same call", () => {
+    const spaced = ["ls -la", "ls  -la", " ls -la\n"].map((command) => assistant(tool("bash", { command })))
+    expect(detectIdleToolLoop([user(), ...spaced])).toEqual({ kind: "same-tool", tools: ["bash"], repeats: 3 })
+  })
+
+  test("negative control: calls that differ in words are not", () => {
+    const different = ["ls -la", "ls -l", "ls -la src"].map((command) => assistant(tool("bash", { command })))
+    expect(detectIdleToolLoop([user(), ...different])).toBeUndefined()
   })
 })
 
