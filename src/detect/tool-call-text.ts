@@ -34,7 +34,8 @@ export const DEFAULT_TOOL_NAMES: readonly string[] = Object.freeze(
     "bash shell edit multiedit write read grep glob list patch apply_patch todowrite todoread webfetch websearch task " +
     "str_replace str_replace_editor read_file write_file create_file execute_command " +
     "write_to_file replace_in_file apply_diff insert_content search_and_replace list_files search_files " +
-    "list_code_definition_names codebase_search use_mcp_tool access_mcp_resource attempt_completion"
+    "list_code_definition_names codebase_search use_mcp_tool access_mcp_resource attempt_completion " +
+    "run_terminal_cmd edit_file list_dir grep_search file_search delete_file multi_edit ls"
   ).split(" "),
 )
 
@@ -43,6 +44,9 @@ const MARKERS: readonly string[] = ["<|tool_call", "<|tool_calls", "<\uff5ctool\
 
 /** A Llama 3.x pythonic call opening a line: `[name(` then `)` or `arg=`. */
 const PYTHONIC = /^[ \t]*\[([A-Za-z_][\w.]{0,60})\((?:\)|[A-Za-z_]\w{0,60}[ \t]?=)/gm
+
+/** A call written like a function call at the start of a line: `edit(filePath="a.ts", …)`, `bash({"command": …})`. */
+const BARE_CALL = /^[ \t]*([A-Za-z_][\w.]{0,60})\((?:\)|\{|[A-Za-z_]\w{0,60}[ \t]?=)/gm
 
 /** ReAct: `Action: name` with `Action Input:` on the next line. */
 const REACT = /^[ \t]*Action:[ \t]*([\w.-]{1,60})[ \t]*\r?\n[ \t]*Action[ \t]Input:/im
@@ -178,6 +182,17 @@ function scanPythonic(text: string, known: ReadonlySet<string>): ToolCallHit | u
   return undefined
 }
 
+function scanBareCall(text: string, known: ReadonlySet<string>, accept: (hit: Located) => boolean): ToolCallHit | undefined {
+  if (text.indexOf("(") < 0) return undefined
+  for (const m of text.matchAll(BARE_CALL)) {
+    const raw = m[1]!.toLowerCase()
+    if (!known.has(raw.slice(raw.lastIndexOf(".") + 1))) continue
+    const hit: Located = { form: "pythonic", detail: `${m[1]}(`, at: m.index! }
+    if (accept(hit)) return { form: hit.form, detail: hit.detail }
+  }
+  return undefined
+}
+
 function scanReact(text: string): ToolCallHit | undefined {
   const m = text.indexOf("ction") >= 0 ? REACT.exec(text) : null
   return m ? { form: "react", detail: `Action: ${m[1]}` } : undefined
@@ -239,7 +254,7 @@ function isPrintedCall(prose: string, hit: Located): boolean {
     const close = prose.indexOf(">", hit.at)
     if (close > 0 && prose.slice(hit.at, close).includes("={")) return false
   }
-  return wordsAfter(prose, hit.at, hit.form === "json" ? "}" : ">") <= MAX_WORDS_AFTER
+  return wordsAfter(prose, hit.at, hit.form === "json" ? "}" : hit.form === "pythonic" ? ")" : ">") <= MAX_WORDS_AFTER
 }
 
 /**
@@ -248,17 +263,48 @@ function isPrintedCall(prose: string, hit: Located): boolean {
  */
 export function findToolCallText(text: string, knownTools?: readonly string[]): ToolCallHit | undefined {
   if (typeof text !== "string" || text.length === 0) return undefined
-  // Every form needs a "<", "{", "[", a fence or "Action" in the window; without one,
+  // Every form needs a "<", "{", "[", "(" with "=", a fence or "Action" in the window; without one,
   // skip the code stripping.
   const window = capTail(text, MAX_SCANNED_TEXT)
   const fenced = scanToolFence(window)
   if (fenced) return fenced
-  if (window.indexOf("<") < 0 && window.indexOf("{") < 0 && window.indexOf("[") < 0 && window.indexOf("ction") < 0) return undefined
+  if (window.indexOf("<") < 0 && window.indexOf("{") < 0 && window.indexOf("[") < 0 && window.indexOf("ction") < 0 && !(window.indexOf("(") >= 0 && window.indexOf("=") >= 0)) return undefined
   const prose = proseTail(text, MAX_SCANNED_TEXT).trimEnd()
   if (prose.length === 0) return undefined
   const known = toolNameSet(knownTools)
+  return scanProse(prose, known) ?? scanFinalFence(window, known)
+}
+
+function scanProse(prose: string, known: ReadonlySet<string>): ToolCallHit | undefined {
   const accept = (hit: Located) => isPrintedCall(prose, hit)
-  return scanMarkers(prose) ?? scanTags(prose, known, accept) ?? scanJson(prose, accept) ?? scanPythonic(prose, known) ?? scanReact(prose)
+  return scanMarkers(prose) ?? scanTags(prose, known, accept) ?? scanJson(prose, accept) ?? scanPythonic(prose, known) ?? scanBareCall(prose, known, accept) ?? scanReact(prose)
+}
+
+/** The longest code block at the end of a reply that is read as a possible call. */
+const MAX_FINAL_FENCE = 4_000
+
+/**
+ * A call printed inside a code block that ends the reply: "I'll run the tests." then a fenced
+ * `{"name": "bash", "arguments": …}` or `Action: bash` block and nothing after it. Code
+ * elsewhere is an example; the block the reply stops on, when it holds one call, is the call
+ * the model meant to make.
+ */
+function scanFinalFence(window: string, known: ReadonlySet<string>): ToolCallHit | undefined {
+  const text = window.trimEnd()
+  if (!text.endsWith("```") && !text.endsWith("~~~")) return undefined
+  const marker = text.slice(-3)
+  const closeLine = text.lastIndexOf("\n") + 1
+  if (text.slice(closeLine).trim() !== marker) return undefined
+  // The opening fence: the nearest line before the closing one that starts with the marker.
+  let open = text.lastIndexOf(`\n${marker}`, closeLine - 2)
+  if (open < 0 && text.startsWith(marker)) open = -1
+  else if (open < 0) return undefined
+  const bodyStart = text.indexOf("\n", open + 1)
+  if (bodyStart < 0 || bodyStart >= closeLine) return undefined
+  const body = text.slice(bodyStart + 1, closeLine)
+  if (body.length > MAX_FINAL_FENCE) return undefined
+  const hit = scanProse(body, known)
+  return hit && { form: hit.form, detail: `in the closing code block: ${hit.detail}` }
 }
 
 /** Reads enough before the scanned tail to know whether the tail starts inside a fence. */

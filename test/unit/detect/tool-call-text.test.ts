@@ -144,6 +144,22 @@ describe("prose about calls is not a printed call", () => {
     expect(findToolCallText(call)).toBeDefined()
   })
 
+  test("a call written as a function call at the start of a line ends the reply; the same line explained is prose", () => {
+    expect(findToolCallText('Fixing the import.\n\nedit(filePath="src/a.ts", oldString="foo", newString="bar")')?.form).toBe("pythonic")
+    expect(findToolCallText('Then the tests.\n\nbash({"command": "bun test"})')?.form).toBe("pythonic")
+    expect(findToolCallText('edit(filePath="src/a.ts", oldString="foo", newString="bar")\nis how the helper is called from the plugin, with both strings taken as literal text rather than patterns.')).toBeUndefined()
+    expect(findToolCallText('render(filePath="a")')).toBeUndefined()
+  })
+
+  test("a call in the code block that ends the reply is printed; a code block followed by prose is an example", () => {
+    const block = '```json\n{"name": "bash", "arguments": {"command": "npm test"}}\n```'
+    expect(findToolCallText(`I'll run the tests.\n\n${block}`)?.detail).toMatch(/^in the closing code block/)
+    expect(findToolCallText(`The format is:\n\n${block}\n\nThe harness parses it and runs the command before the next turn.`)).toBeUndefined()
+    const react = "```\nThought: check the lint errors\nAction: bash\nAction Input: npm run lint\n```"
+    expect(findToolCallText(`Now the linter.\n\n${react}`)?.form).toBe("react")
+    expect(findToolCallText(`Now the linter.\n\n\`\`\`ts\nconst answer = compute(input)\n\`\`\``)).toBeUndefined()
+  })
+
   test("a mention earlier in the reply does not hide the call that ends it", () => {
     const text = "Models like <invoke> users see in the logs are printed, not run; I'll make the call properly now.\n<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call>"
     expect(findToolCallText(text)?.form).toBe("xml-tag")
