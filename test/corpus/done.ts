@@ -3,6 +3,8 @@ import { group, type Sample } from "./types.ts"
 
 export const DONE: Sample[] = [
   ...group("done", "en", [
+    // A bare "Done." is a claim of finished work (issue 26), not a stop statement.
+    "Done.",
     "All done.",
     "The implementation is complete.",
     "I've finished the task.",

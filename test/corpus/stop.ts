@@ -14,7 +14,6 @@ export const STOP: Sample[] = [
     "Task completed.",
     "I'll stop here for now.",
     "That's all for now.",
-    "Done.",
   ]),
   ...group("stop", "zh", [
     "到此为止。",

@@ -1,0 +1,252 @@
+/**
+ * The end of a reply as a reader sees it: its last few sentences of prose, in any script.
+ * Everything that judges how a turn ended (the hand-off check, the ending classifier) reads this
+ * one structure, so they agree on where a sentence stops and what is code.
+ *
+ * - Code is not prose: fenced blocks and inline code spans are removed first (text.ts).
+ * - Markdown around a line (headings, bullets, quotes, emphasis) is not part of its sentence.
+ * - A sentence ends at a line break, or at a terminator of any script (. ! ? 。 ！ ？ ؟ । ۔ …)
+ *   that is followed by a space or the end. A full stop inside a token ("queue.ts", "v2.1",
+ *   "e.g.x") ends nothing; the CJK full-width terminators end a sentence with no space after.
+ * - Lines with no letters (rules, emoji rows, "---") are skipped.
+ * Bounded: only the last ENDING_WINDOW characters of prose are read, and each sentence keeps at
+ * most MAX_SENTENCE_CHARS from its end (a cut sentence starts with "…", as lines do in text.ts).
+ */
+import { proseTail } from "./text.ts"
+
+/** Sentences kept, newest last. */
+export const ENDING_SENTENCES = 3
+/** Prose read from the end of the reply. */
+export const ENDING_WINDOW = 2_048
+export const MAX_SENTENCE_CHARS = 300
+
+/** Question marks of the scripts models answer in: Latin/Cyrillic/Devanagari "?", full width, Arabic, Greek, Armenian, Ethiopic, and doubled forms. */
+const QUESTION_MARKS = "?\uff1f\u061f\u037e\u055e\u1367\u2047\u2048\u2049\u203d\u2e2e\ufe56\ufe16\u2753\u2754"
+/** Terminators that end a sentence when a space or the end follows. */
+const TERMINATORS = `.!\u2026\u0964\u0965\u06d4\u203c${QUESTION_MARKS}`
+/** Terminators that end a sentence even with no space after (CJK writes none). */
+const CJK_TERMINATORS = "\u3002\uff01\uff1f\uff0e"
+
+/** What may close a sentence after its terminator without being part of it. */
+const CLOSERS = "\"'\u201d\u2019\u00bb)]\u300d\u300f\uff09*_~`"
+
+const LETTER = /\p{L}/u
+
+function isSpace(ch: string): boolean {
+  return ch === " " || ch === "\t" || ch === "\u00a0" || ch === "\u3000"
+}
+
+/** A line without its markdown frame: heading marks, list bullets, quote marks, numbering. */
+function unframe(line: string): string {
+  let s = line.trim()
+  // At most a few rounds: "> - **Note:**" is three frames.
+  for (let round = 0; round < 4; round++) {
+    const before = s
+    s = s.replace(/^(?:#{1,6}[ \t]+|>[ \t]?|[-*+•·][ \t]+|\d{1,3}[.)][ \t]+|\[[ xX]\][ \t]+)/u, "")
+    if (s === before) break
+  }
+  return s.trim()
+}
+
+/** The next word after `from` starts with a lower-case letter (in a script that has cases). */
+function continuesLower(line: string, from: number): boolean {
+  let k = from
+  while (k < line.length && isSpace(line[k]!)) k++
+  const ch = line[k]
+  return ch !== undefined && ch !== ch.toUpperCase() && ch === ch.toLowerCase()
+}
+
+/** Splits one prose line into its sentences, oldest first. Linear: one pass, no regex. */
+function splitLine(line: string): string[] {
+  const out: string[] = []
+  let start = 0
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!
+    let end = -1
+    if (CJK_TERMINATORS.includes(ch)) end = i + 1
+    else if (TERMINATORS.includes(ch)) {
+      let j = i + 1
+      while (j < line.length && TERMINATORS.includes(line[j]!)) j++
+      while (j < line.length && CLOSERS.includes(line[j]!)) j++
+      // A lower-case word after the terminator goes on with the same sentence: a quoted
+      // question that is the subject of a clause ('"Proceed?" is printed'), "e.g. this".
+      if (j >= line.length || (isSpace(line[j]!) && !continuesLower(line, j))) end = j
+      else i = j - 1
+    }
+    if (end < 0) continue
+    while (end < line.length && (CLOSERS.includes(line[end]!) || TERMINATORS.includes(line[end]!) || CJK_TERMINATORS.includes(line[end]!))) end++
+    const sentence = line.slice(start, end).trim()
+    if (sentence !== "") out.push(sentence)
+    start = end
+    i = end - 1
+  }
+  const rest = line.slice(start).trim()
+  if (rest !== "") out.push(rest)
+  return out
+}
+
+/** A sentence the window or the length cap cut: only its end is known. */
+export function isCut(sentence: string): boolean {
+  return sentence.startsWith("\u2026")
+}
+
+function cap(sentence: string): string {
+  return sentence.length > MAX_SENTENCE_CHARS ? `\u2026${sentence.slice(sentence.length - MAX_SENTENCE_CHARS)}` : sentence
+}
+
+/**
+ * The last `count` sentences of the reply's prose, oldest first. Markup-only lines are skipped;
+ * an empty array means the reply ends in code or has no prose at all.
+ */
+export function endingSentences(text: string, count: number = ENDING_SENTENCES): string[] {
+  if (typeof text !== "string" || text.length === 0) return []
+  const prose = proseTail(text)
+  const window = prose.length > ENDING_WINDOW ? prose.slice(prose.length - ENDING_WINDOW) : prose
+  const lines = window.split("\n")
+  // A line the window cut is read as cut (its sentence starts with "…"), as text.ts does.
+  if (window.length < prose.length && prose[prose.length - window.length - 1] !== "\n") lines[0] = `\u2026${lines[0]}`
+  const out: string[] = []
+  for (let l = lines.length - 1; l >= 0 && out.length < count; l--) {
+    const line = unframe(lines[l]!)
+    if (!LETTER.test(line)) continue
+    const sentences = splitLine(line)
+    for (let s = sentences.length - 1; s >= 0 && out.length < count; s--) {
+      const sentence = sentences[s]!
+      if (LETTER.test(sentence)) out.push(cap(sentence))
+    }
+  }
+  return out.reverse()
+}
+
+/** The sentence without what trails its last word: closing quotes, emphasis, emoji, spaces. */
+function trimTrail(sentence: string): string {
+  let end = sentence.length
+  while (end > 0) {
+    const code = sentence.codePointAt(end - 1)!
+    let start = end - 1
+    if (code >= 0xdc00 && code <= 0xdfff && start > 0) start -= 1
+    const ch = sentence.slice(start, end)
+    if (!(isSpace(ch) || CLOSERS.includes(ch) || /[\p{Extended_Pictographic}\u200d\ufe0f.!\u3002\uff01]/u.test(ch))) break
+    end = start
+  }
+  return sentence.slice(0, end)
+}
+
+/** Quotation marks that close somebody else's words. */
+const CLOSING_QUOTES = "\"'\u201d\u2019\u00bb\u300d\u300f"
+const OPENING_QUOTES = "\"'\u201c\u2018\u00ab\u300c\u300e\u201e"
+
+/**
+ * True when the question mark that ends `core` closes a quotation inside the sentence
+ * (`He asked "why is it slow?"`): the words are somebody else's, not a question to the reader.
+ * A sentence that is all quotation ("\"Shall I go on?\"") still asks.
+ */
+function quotedQuestion(sentence: string, core: string): boolean {
+  const after = sentence.slice(core.length)
+  if (![...after].some((ch) => CLOSING_QUOTES.includes(ch))) return false
+  for (let i = core.length - 2; i > 0; i--) if (OPENING_QUOTES.includes(core[i]!)) return true
+  return false
+}
+
+/**
+ * Question particles that end a question whose mark was left out or written as a full stop
+ * (Chinese 吗/呢, Japanese polite か forms, Korean interrogative endings).
+ */
+const QUESTION_PARTICLE = /(?:吗|嗎|呢|ですか|ますか|でしょうか|ませんか|ましょうか|까요|나요|습니까|을까|할까)$/u
+
+/**
+ * The sentence asks: it ends with a question mark of any script (outside a quotation) or a
+ * question particle, or it is a Spanish question opened with "¿" whose closing mark was dropped.
+ */
+export function isQuestion(sentence: string): boolean {
+  const core = trimTrail(sentence)
+  if (core.length === 0) return false
+  const last = core[core.length - 1]!
+  // ASCII ";" is a question mark only in Greek text (U+037E is normalised to it by NFKC).
+  if (last === ";") return /\p{Script=Greek}/u.test(core)
+  if (QUESTION_MARKS.includes(last)) return !quotedQuestion(sentence, core)
+  if (QUESTION_PARTICLE.test(core)) return true
+  const opened = core.lastIndexOf("\u00bf")
+  return opened >= 0 && core.indexOf("?", opened) < 0 && core.length - opened > 3
+}
+
+/**
+ * Words that address the reader: second-person pronouns and possessives, and the words for
+ * "please", in the seventeen languages the judge reads. A closed class of words, not phrases:
+ * it tells a question put to the user from a question the reply asks itself and answers.
+ */
+const ADDRESS_WORDS = new Set(
+  (
+    "you your yours yourself please " +
+    "du dich dir dein deine deinen deinem deiner sie ihnen euch bitte " +
+    "tu te toi tes vous votre vos stp svp " +
+    "tú ti usted ustedes tus vosotros favor " +
+    "você vocês seu sua seus suas senhor senhora " +
+    "voi tuo tua tuoi lei piacere " +
+    "je jij jou jouw u uw jullie alsjeblieft alstublieft " +
+    "ty ciebie tobie twój twoja twoje pani państwo wy wam proszę " +
+    "sen seni sana senin siz sizi sizin lütfen " +
+    "bạn quý xin " +
+    "kamu anda kau tolong silakan mohon " +
+    "ты тебя тебе твой твоя твоё твои вы вас вам ваш ваша ваше ваши пожалуйста " +
+    "आप आपको आपका आपकी आपके तुम तुम्हें तुम्हारा कृपया " +
+    "أنت أنتم لك لكم منك رجاء يرجى فضلك الرجاء"
+  ).split(" "),
+)
+
+/** Address forms written inside words, in scripts without spaces or with clitics. */
+const ADDRESS_INSIDE = /[你您]|请(?:提供|确认|告诉|回复|选择|决定|检查|把|给)|麻烦(?:提供|帮|给)|ください|下さい|ませんか|でしょうか|いただけ|あなた|주세요|주시면|주시겠|십시오|실래요|할까요|까요|당신|귀하/u
+
+/** True when the sentence speaks to the reader. */
+export function addressesUser(sentence: string): boolean {
+  if (ADDRESS_INSIDE.test(sentence)) return true
+  for (const word of sentence.toLowerCase().split(/[^\p{L}\p{M}]+/u)) if (word !== "" && ADDRESS_WORDS.has(word)) return true
+  return false
+}
+
+/** "Yes" and "no" in the seventeen languages: quoted in a sentence, they are the answer the reader is asked to give. */
+const YES_NO_WORDS = new Set(
+  "yes no y n ok go ja nein nee oui non sí si sim não nao да нет tak nie evet hayır có không ya tidak iya हाँ हां नहीं نعم لا はい いいえ 네 예 아니요 是 否 好".split(" "),
+)
+const QUOTED = /["'\u201c\u201d\u00ab\u00bb\u201e\u300c\u300d`]\s*([^"'\u201c\u201d\u00ab\u00bb\u201e\u300c\u300d`\s]{1,8})\s*["'\u201c\u201d\u00ab\u00bb\u300c\u300d`]/gu
+
+/**
+ * "The user" in the third person: a sentence that names them describes what a program asks its
+ * users ('confirmDeletion() asks the user to answer "yes"'), it does not ask the reader.
+ */
+const THIRD_PERSON_USER =
+  /(?<![\p{L}])(?:the\s+user|users?|l'utilisateur|utilisateurs?|der\s+benutzer|benutzer(?:in)?|nutzer|el\s+usuario|usuarios?|o\s+usuário|usuários?|utenti|utente|пользовател\p{L}*|użytkownik\p{L}*|kullanıcı\p{L}*|người\s+dùng|pengguna|gebruikers?|उपयोगकर्ता|المستخدمين|المستخدم|用户|用戶|ユーザー|사용자)(?![\p{L}])/iu
+
+/** The sentence asks the reader to type a yes or a no ('answer "yes" and I will go ahead', «نعم» اكتب). */
+export function asksForYesNo(sentence: string): boolean {
+  if (THIRD_PERSON_USER.test(sentence)) return false
+  for (const m of sentence.matchAll(QUOTED)) if (YES_NO_WORDS.has(m[1]!.toLowerCase().replace(/[.!,]$/u, ""))) return true
+  return false
+}
+
+/**
+ * Things only the user has: secrets, keys, tokens, credentials, certificates, access. A
+ * sentence that names one and speaks to the reader asks for it; the names are mostly English
+ * technical words in every language, and environment names (`NPM_TOKEN`, `*_API_KEY`) count.
+ */
+const CREDENTIAL = /(?<![\p{L}])(?:api[ _-]?keys?|access[ _-]?keys?|secret(?:s|\s+keys?)?|tokens?|passwords?|passphrases?|credentials?|certificates?|private[ _-]keys?|ssh[ _-]keys?|oauth|client[ _-]secret|\.env|mobileprovision|keystore|시크릿|토큰|비밀번호|密钥|密码|令牌|凭据|凭证|パスワード|トークン|シークレット|認証情報|пароль|токен|ключ|ключи|جلسة|كلمة المرور|مفتاح|टोकन|पासवर्ड|कुंजी)(?![\p{L}])|\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b/iu
+
+/**
+ * "I need" in the seventeen languages: a credential the model says it needs is asked of the
+ * reader even when the sentence does not name them ("мне нужен доступ к Sentry").
+ */
+const NEEDS =
+  /(?<![\p{L}])(?:i\s+need|i'd\s+need|i\s+would\s+need|requires?\s+your|ich\s+brauche|ich\s+benötige|j'ai\s+besoin|il\s+me\s+faut|necesito|necesitaría|preciso|precisaria|mi\s+serve|mi\s+servono|ho\s+bisogno|potrzebuję|potrzebowałbym|ihtiyacım|gerekiyor|tôi\s+cần|cần\s+có|saya\s+perlu|saya\s+butuh|saya\s+memerlukan|ik\s+heb\s+nodig|heb\s+ik\s+nodig|nodig|мне\s+нуж\p{L}*|нужен|нужна|нужны|मुझे|चाहिए|أحتاج|نحتاج|我需要|需要你|需要您|必要です|必要があります|필요합니다|필요해요|필요한데)(?![\p{L}])/iu
+
+/** Words of the languages for "password" and "access", which CREDENTIAL's technical terms miss. */
+const CREDENTIAL_WORDS =
+  /(?<![\p{L}])(?:wachtwoord|contraseña|senha|passwort|kennwort|mot\s+de\s+passe|hasło|hasła|şifre\p{L}*|parola|mật\s+khẩu|kata\s+sandi|доступ\p{L}*|zugang|zugriff|accès|acceso|acesso|accesso|dostęp\p{L}*|erişim\p{L}*|quyền\s+truy\s+cập|akses|toegang|पहुंच|पहुँच|صلاحية|صلاحيات|وصول|权限|アクセス権|접근\s*권한|권한)(?![\p{L}])/iu
+
+/**
+ * The sentence asks for something only the reader has: it names a secret, a credential or an
+ * access, and either speaks to the reader or says the model needs it.
+ */
+export function asksForCredential(sentence: string): boolean {
+  if (!CREDENTIAL.test(sentence) && !CREDENTIAL_WORDS.test(sentence)) return false
+  return addressesUser(sentence) || NEEDS.test(sentence)
+}

@@ -1,0 +1,136 @@
+/**
+ * How a finished turn ends, read once per judgement: does it hand the turn to the user, and if
+ * not, does the model say it stops, that it is done, or that it moves on? Two layers:
+ *
+ * 1. Rules of high precision: the structure of the last sentences (a question mark of any
+ *    script, a question addressed to the reader), the request phrases (asks-user.ts), and the
+ *    stop / done / ready phrase tables.
+ * 2. The ending classifier (ending-model.ts), for the phrasings and languages no table has.
+ *
+ * The hand-off is decided first and from both layers, and a doubt resolves to it: answering
+ * a question in the user's place is the worst thing a nudge can do, and a missed stop only
+ * leaves a session as it is. The user's own pattern lists replace both layers for their family
+ * (a `doneClaimPatterns` list alone decides what a done claim is).
+ */
+import { hasActionIntent } from "./action-intent.ts"
+import { asksUser } from "./asks-user.ts"
+import { DEFAULT_DONE_CLAIM_PATTERNS, hasDoneClaim } from "./done-claim.ts"
+import { addressesUser, asksForCredential, asksForYesNo, endingSentences, isCut, isQuestion } from "./ending.ts"
+import { classify, decodeModel, endingFeatures, ENDING_CLASSES, type EndingModel, type EndingWeightsFile } from "./ending-model.ts"
+import WEIGHTS from "./ending-weights.json" with { type: "json" }
+import { compilePatterns } from "./patterns.ts"
+import { proseTail } from "./text.ts"
+import { DEFAULT_READY_TO_CONTINUE_PATTERNS, hasReadyToContinue } from "./ready-to-continue.ts"
+import { stopStatement } from "./stop-statement.ts"
+
+export type EndingFamily = "stop" | "done" | "ready"
+
+export type HandOffReading = { how: "question" | "request" | "model"; detail: string }
+
+export type EndingReading = {
+  /** The turn ends by asking the user for something: nothing may answer it for them. */
+  handOff?: HandOffReading
+  /** The last line announces an action and ends with a colon (action-intent.ts); no family then. */
+  announcesAction?: true
+  /** Stop, done or ready, and which layer said so. */
+  family?: { family: EndingFamily; layer: "rule" | "model"; detail: string }
+}
+
+export type EndingPatterns = {
+  doneClaimPatterns?: readonly string[]
+  readyToContinuePatterns?: readonly string[]
+}
+
+/** How sure the classifier must be that a line ending in a colon asks the reader, not announces an action. */
+const ANNOUNCED_HAND_OFF = 0.75
+
+let model: EndingModel | undefined
+/** The shipped weights, decoded on first use (a few milliseconds, once per process). */
+export function endingModel(): EndingModel {
+  return (model ??= decodeModel(WEIGHTS as EndingWeightsFile))
+}
+
+/**
+ * A bare "Done." is a claim that the work is finished, judged as one (a report is asked for when
+ * the turn shows no work). TASK COMPLETE and "task completed" stay stops: they are the literal
+ * a system prompt asks the model to end with, and latch whatever the turn shows.
+ */
+function claimsDone(clause: string): boolean {
+  return clause === "done"
+}
+
+/** A sentence that only thanks or signs off, after which a question still stands. */
+const THANKS =
+  /^(?:thanks|thank\s+you|thx|cheers|danke|vielen\s+dank|merci|gracias|grazie|obrigad[oa]|bedankt|dank\s+je|dzięki|dziękuję|teşekkürler|teşekkür\s+ederim|cảm\s+ơn|terima\s+kasih|धन्यवाद|شكرا|شكراً|谢谢|多谢|感谢|ありがとう(?:ございます)?|감사합니다|고맙습니다|спасибо)\b/iu
+
+/**
+ * The reply with short inline code spans unwrapped: a secret is usually named as code
+ * ("send me `STRIPE_SECRET_KEY`"), and the sentences proper read code as a blank.
+ */
+function inlineCodeKept(text: string): string {
+  return text.indexOf("`") < 0 ? text : text.replace(/`([^`\s]{1,64})`/g, "$1")
+}
+
+function structuralHandOff(text: string, sentences: readonly string[]): HandOffReading | undefined {
+  const n = sentences.length
+  if (n === 0) return undefined
+  if (isQuestion(sentences[n - 1]!)) return { how: "question", detail: "the last sentence is a question" }
+  // Something only the user can give: a typed yes/no, a secret or a credential.
+  for (const sentence of sentences.slice(-2)) {
+    if (asksForYesNo(sentence)) return { how: "request", detail: "asks the reader to answer yes or no" }
+  }
+  for (const sentence of endingSentences(inlineCodeKept(text), 2)) {
+    if (asksForCredential(sentence)) return { how: "request", detail: "asks the reader for a secret or credential" }
+  }
+  for (let i = n - 2; i >= 0; i--) {
+    const sentence = sentences[i]!
+    if (!isQuestion(sentence)) continue
+    if (addressesUser(sentence)) return { how: "question", detail: "a question to the reader among the last sentences" }
+    if (i === n - 2 && THANKS.test(sentences[n - 1]!)) return { how: "question", detail: "a question, then thanks" }
+  }
+  return undefined
+}
+
+/**
+ * Whether the model may read the ending at all: the last sentence must be whole (a cut one is
+ * only the tail of something longer, as the phrase rules also refuse) and hold a word.
+ */
+function readable(sentences: readonly string[]): boolean {
+  const last = sentences[sentences.length - 1]
+  return last !== undefined && !isCut(last) && /\p{L}{2}/u.test(last)
+}
+
+/** `model`: the shipped weights unless a trainer measures its own. */
+export function readEnding(text: string, patterns: EndingPatterns = {}, model: EndingModel = endingModel()): EndingReading {
+  const sentences = endingSentences(text)
+  const structural = structuralHandOff(text, sentences)
+  if (structural) return { handOff: structural }
+  const asked = asksUser(proseTail(text))
+  if (asked) return { handOff: { how: asked.kind === "question" ? "question" : "request", detail: asked.detail } }
+  const p = readable(sentences) ? classify(model, endingFeatures(sentences)) : undefined
+  const thresholds = model.thresholds
+  const handIndex = ENDING_CLASSES.indexOf("hand-off")
+  // A last line that announces an action with a colon is that, whatever family it reads as: the
+  // classifier was never taught those endings. Only a clear request to the reader ("Before I
+  // delete anything, confirm:") outweighs it.
+  if (hasActionIntent(text)) {
+    if (p && p[handIndex]! >= ANNOUNCED_HAND_OFF) return { handOff: { how: "model", detail: `the announcement asks the reader (p=${p[handIndex]!.toFixed(2)})` } }
+    return { announcesAction: true }
+  }
+  if (p && p[handIndex]! >= thresholds["hand-off"]) return { handOff: { how: "model", detail: `the ending reads as a request to the user (p=${p[handIndex]!.toFixed(2)})` } }
+
+  const done = compilePatterns(patterns.doneClaimPatterns, "im")
+  const ready = compilePatterns(patterns.readyToContinuePatterns, "i")
+  const stop = stopStatement(text)
+  if (stop) return { family: { family: claimsDone(stop.clause) ? "done" : "stop", layer: "rule", detail: stop.clause } }
+  if (hasReadyToContinue(text, ready ?? DEFAULT_READY_TO_CONTINUE_PATTERNS)) return { family: { family: "ready", layer: "rule", detail: ready ? "your readyToContinuePatterns" : "ready to continue" } }
+  if (hasDoneClaim(text, done ?? DEFAULT_DONE_CLAIM_PATTERNS)) return { family: { family: "done", layer: "rule", detail: done ? "your doneClaimPatterns" : "done claim" } }
+  if (!p) return {}
+  let best = 0
+  for (let k = 1; k < ENDING_CLASSES.length; k++) if (k !== handIndex && p[k]! > p[best]!) best = k
+  const guess = ENDING_CLASSES[best]!
+  if (guess === "none" || guess === "hand-off" || p[best]! < thresholds[guess]) return {}
+  // A family whose patterns the user wrote is theirs alone.
+  if ((guess === "done" && done) || (guess === "ready" && ready)) return {}
+  return { family: { family: guess, layer: "model", detail: `the ending reads as ${guess} (p=${p[best]!.toFixed(2)})` } }
+}

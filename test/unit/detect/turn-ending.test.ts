@@ -1,0 +1,93 @@
+/**
+ * How a finished turn ends (src/detect/turn-ending.ts): the hand-off read first and from the
+ * structure of the last sentences, then stop / done / ready. Each positive has a control that
+ * differs only in the trigger.
+ */
+import { describe, expect, test } from "bun:test"
+import { decodeModel, FEATURE_FORMAT, type EndingWeightsFile } from "../../../src/detect/ending-model.ts"
+import { endingSentences, isQuestion } from "../../../src/detect/ending.ts"
+import { endingModel, readEnding } from "../../../src/detect/turn-ending.ts"
+
+describe("a question mark of any script ends a question", () => {
+  test.each([
+    ["Latin", "Soll ich auch die Tests anpassen?"],
+    ["full width", "要不要把旧的接口也删掉？"],
+    ["Arabic", "هل تريد أن أحذف الملف القديم؟"],
+    ["Greek", "Να συνεχίσω με τη μετάβαση;"],
+    ["Spanish without its closing mark", "¿Quieres que siga con la migración"],
+  ])("%s", (_name, sentence) => {
+    expect(isQuestion(sentence)).toBe(true)
+    expect(readEnding(`Der Parser ist fertig.\n\n${sentence}`).handOff?.how).toBe("question")
+  })
+
+  test("controls: a semicolon in Latin text and a question quoted inside a statement are not questions", () => {
+    expect(isQuestion("The loop ends here; the rest is cleanup;")).toBe(false)
+    expect(isQuestion('The prompt prints "Continue?" and waits for input.')).toBe(false)
+  })
+})
+
+describe("a request for something only the user has", () => {
+  test("a secret named as inline code is still asked for", () => {
+    const text = "The webhook is written, but I cannot test it end to end.\n\nPlease send me `STRIPE_SECRET_KEY` or put it in `.env.local`."
+    expect(readEnding(text).handOff?.detail).toBe("asks the reader for a secret or credential")
+    // Control: the same key mentioned in a statement about code asks nothing.
+    expect(readEnding("The webhook handler reads `STRIPE_SECRET_KEY` from the environment at start-up.").handOff).toBeUndefined()
+  })
+
+  test("a needed access in another language, without a second-person word", () => {
+    const text = "Ошибка воспроизводится только в проде. Чтобы увидеть полный стек, мне нужен доступ к проекту в Sentry."
+    expect(readEnding(text).handOff?.detail).toBe("asks the reader for a secret or credential")
+    expect(readEnding("Ошибка воспроизводится только в проде. Доступ к Sentry настроен через SSO.").handOff?.detail).not.toBe("asks the reader for a secret or credential")
+  })
+
+  test("a quoted yes asked of the reader is a hand-off; the same words about a program's users are not", () => {
+    expect(readEnding('This drops the legacy table. Answer "yes" and I will run the migration.').handOff?.detail).toBe("asks the reader to answer yes or no")
+    const aboutCode = "La fonction `confirmDeletion()` demande à l'utilisateur de répondre « oui » avant de supprimer l'espace de travail."
+    expect(readEnding(aboutCode).handOff?.detail).not.toBe("asks the reader to answer yes or no")
+  })
+})
+
+describe("an announced action ending in a colon", () => {
+  test("is read as an announcement, not as a family or a hand-off", () => {
+    expect(readEnding("I updated the three call sites.\n\nNow I'll run the test suite to confirm nothing else relied on it:")).toEqual({ announcesAction: true })
+    // Control: the same report without the announcement is no announcement.
+    expect(readEnding("I updated the three call sites.").announcesAction).toBeUndefined()
+  })
+})
+
+describe("stop, done and ready", () => {
+  test("the rules read the phrasings they know, and a bare Done. is a done claim", () => {
+    expect(readEnding("The migration is written. Stopping here.").family).toMatchObject({ family: "stop", layer: "rule" })
+    expect(readEnding("Done.").family).toMatchObject({ family: "done", layer: "rule" })
+    expect(readEnding("The migration is written. Ready to continue with the next step.").family).toMatchObject({ family: "ready", layer: "rule" })
+  })
+
+  test("a plain finding is none of them", () => {
+    expect(readEnding("The tokenizer drops the last quote of a line.")).toEqual({})
+  })
+
+  test("the user's own done patterns replace both layers for done", () => {
+    // With a pattern list that matches nothing here, a claim the classifier would read is not taken.
+    const text = "Alles erledigt, die Pipeline ist grün."
+    expect(readEnding(text, { doneClaimPatterns: ["^never-matches$"] }).family?.family).not.toBe("done")
+  })
+})
+
+describe("the ending sentences", () => {
+  test("code is not prose, and markdown frames are not part of a sentence", () => {
+    expect(endingSentences("Ran the suite.\n\n```\nok 12 tests\n```\n\n- All green.")).toEqual(["Ran the suite.", "All green."])
+  })
+
+  test("a sentence longer than the cap is kept from its end and marked cut", () => {
+    const [only] = endingSentences(`${"word ".repeat(200)}end.`)
+    expect(only!.startsWith("\u2026")).toBe(true)
+  })
+})
+
+describe("the shipped weights", () => {
+  test("decode, and weights of another feature format are refused", () => {
+    expect(endingModel().buckets).toBeGreaterThan(0)
+    const wrong = { format: FEATURE_FORMAT + 1, buckets: 1, classes: [], scales: [], bias: [], thresholds: {}, weights: "" } as EndingWeightsFile
+    expect(() => decodeModel(wrong)).toThrow(/train them again/)
+  })
+})
