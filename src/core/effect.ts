@@ -19,7 +19,7 @@ export type Effect =
   | { kind: "command"; name: string; args: string; feature: string; reason: string }
   | { kind: "compact"; feature: string; reason: string }
   /** Latch completion: no further nudges until the user writes. */
-  | { kind: "complete"; reason: string; signal?: "celebration" | "stop-statement" }
+  | { kind: "complete"; reason: string; signal?: "celebration" | "stop-statement" | "done-claim" }
   /** Count a use of a feature's budget without sending anything. */
   | { kind: "charge"; feature: string; reason: string }
   /** Nothing more for this turn or incident: it is in the user's hands, or the path gave up. */

@@ -12,17 +12,14 @@
  * Each feature may send at most `finishedTurnMaxNudges` times. `done-claim` and `ready-closed`
  * start over only on a genuine user message, never on a new busy cycle.
  */
-import { hasActionIntent } from "../detect/action-intent.ts"
-import { asksUser } from "../detect/asks-user.ts"
 import { cutOffAnswer } from "../detect/cut-off.ts"
 import { endsWithCelebration } from "../detect/celebration.ts"
 import { silentDeadStream } from "../detect/dead-stream.ts"
-import { doneClaimPatterns, hasDoneClaim } from "../detect/done-claim.ts"
 import { handOffOf } from "../detect/hand-off.ts"
-import { hasReadyToContinue, readyToContinuePatterns } from "../detect/ready-to-continue.ts"
-import { stopStatement } from "../detect/stop-statement.ts"
 import { messageTail } from "../detect/text.ts"
 import { toolCallInReasoning, toolCallInText } from "../detect/tool-call-text.ts"
+import { readEnding, type EndingReading } from "../detect/turn-ending.ts"
+import { TODO_WRITE_TOOL } from "../todos/transcript-reader.ts"
 import { hasWorkDescription } from "../detect/work-description.ts"
 import type { Options } from "../options/index.ts"
 import { none, type EffectOf } from "./effect.ts"
@@ -93,6 +90,8 @@ export type JudgeInput = {
   budgets: NudgeBudgets
   /** Extra tool names (e.g. the host registry) whose bare tags count as printed calls. */
   knownTools?: readonly string[]
+  /** How the newest text ends, when the caller has read it already (it is read here otherwise). */
+  ending?: EndingReading
 }
 
 /** `stand-down`: stop judging this turn (the user's, or a new turn is under way); `look-again`: at the active-user window's end. */
@@ -163,19 +162,8 @@ function deadStream(input: JudgeInput, turn: TranscriptMessage): Judgement | und
   return budgeted(input, "dead-stream", deadStreamPrompt(input.options), "continue", what)
 }
 
-/** 🎉 or a stop statement: latch when nothing is open, remind when something is. */
-function completion(input: JudgeInput, text: string): Judgement | undefined {
-  let signal: "celebration" | "stop-statement"
-  let what: string
-  if (endsWithCelebration(text)) {
-    signal = "celebration"
-    what = "ends with 🎉"
-  } else {
-    const stop = stopStatement(text)
-    if (!stop) return undefined
-    signal = "stop-statement"
-    what = `stop statement (${stop.clause})`
-  }
+/** 🎉, a stop or a done claim latched: no nudges until the user writes when nothing is open, a reminder when something is. */
+function completion(input: JudgeInput, signal: "celebration" | "stop-statement" | "done-claim", what: string): Judgement {
   if (input.todos === "unreadable") return none(`${what}, but the todo list could not be read: neither latched nor nudged`)
   const open = openTodos(input.todos)
   if (open.length === 0) return { kind: "complete", reason: what, signal }
@@ -195,14 +183,39 @@ function readyToContinue(input: JudgeInput): Judgement {
   return budgeted(input, "ready-to-continue", prompt, "continue", "announced it is ready to continue and stopped")
 }
 
-function doneClaim(input: JudgeInput, text: string): Judgement {
-  if (input.todos === "unreadable") return none("done claim, but the todo list could not be read")
+/**
+ * Did the turn (since the user's last message) run a tool? A done claim after real calls is
+ * backed by them. Writing the todo list is bookkeeping, not work.
+ */
+function turnDidWork(messages: readonly TranscriptMessage[]): boolean {
+  for (let m = messages.length - 1; m >= 0; m--) {
+    const message = messages[m]!
+    if (message.role === "user" && !message.own) return false
+    if (message.role === "assistant" && message.parts.some((p) => p.kind === "tool" && p.status === "completed" && p.tool !== TODO_WRITE_TOOL)) return true
+  }
+  return false
+}
+
+/**
+ * A done claim. With todos open it is corrected. With nothing open, a claim the rules read is
+ * believed (latched) when the reply describes the work or the turn ran tools, and asked once for
+ * a short report when the model claims work it shows no sign of (a bare "Done." after a turn with
+ * no call at all); a claim only the classifier read is left alone.
+ */
+function doneClaim(input: JudgeInput, text: string, what: string, layer: "rule" | "model"): Judgement {
+  if (input.todos === "unreadable") return none(`${what}, but the todo list could not be read`)
   const open = openTodos(input.todos)
   if (open.length > 0) {
-    return budgeted(input, "done-claim", doneWithoutWorkPromptText(input.options, open), "correction", `done claim with ${open.length} open todo(s)`)
+    return budgeted(input, "done-claim", doneWithoutWorkPromptText(input.options, open), "correction", `${what} with ${open.length} open todo(s)`)
   }
-  if (hasWorkDescription(text)) return none("done claim that describes the work")
-  return budgeted(input, "done-claim", doneWithoutDetailsPromptText(input.options), "correction", "done claim without any description of the work")
+  // A claim only the classifier read neither latches nor asks: it also reads short answers and
+  // findings ("Yes.", "The build takes 41 s now.") as done, and a latch on those would hold the
+  // session's later recoveries, a request would talk over an answer.
+  if (layer === "model") return none(`${what}, read by the classifier: nothing is open, so nothing is sent or latched`)
+  if (hasWorkDescription(text)) return { kind: "complete", reason: `${what} that describes the work`, signal: "done-claim" }
+  if (turnDidWork(input.messages)) return { kind: "complete", reason: `${what} after a turn that ran tools`, signal: "done-claim" }
+  const asked = budgeted(input, "done-claim", doneWithoutDetailsPromptText(input.options), "correction", `${what} without any description of the work`)
+  return asked.kind === "nudge" ? asked : { kind: "complete", reason: `${what}; report already asked for`, signal: "done-claim" }
 }
 
 /** The last rule: a turn that just stops with todos open; shares the reminder's budget with the completion signals. */
@@ -228,15 +241,16 @@ export function judgeSecondPass(input: JudgeInput): Judgement {
   if (dead) return dead
 
   const text = messageTail(turn, "text")
-  // A reply that asks the user (a question, a decision, an approval) is theirs to answer:
-  // checked before every rule that reads the text, so no nudge ever answers it for them.
-  const asked = asksUser(text)
-  if (asked) {
-    const reason = asked.kind === "question" ? "the reply ends with a question to the user" : `the reply hands the turn to the user (${asked.detail})`
-    return { kind: "stand-down", reason }
-  }
-  const done = completion(input, text)
-  if (done) return done
+  // A reply that asks the user (a question, a decision, an approval, something only they have)
+  // is theirs to answer: decided before every rule that reads the text, so no nudge ever
+  // answers it for them.
+  const ending = input.ending ?? readEnding(text, input.options)
+  if (ending.handOff) return { kind: "stand-down", reason: `hand-off: the reply waits on the user (${ending.handOff.detail})` }
+  if (endsWithCelebration(text)) return completion(input, "celebration", "ends with 🎉")
+  // A last line that announces an action with a colon is that, whatever else it reads as.
+  const announces = ending.announcesAction === true
+  const family = ending.family
+  if (family?.family === "stop") return completion(input, "stop-statement", `stop statement (${family.detail})`)
 
   const printed = toolCallInText(turn, input.knownTools)
   if (printed) return budgeted(input, "tool-text", toolTextPrompt(input.options), "correction", `tool call written as text (${printed.form}: ${printed.detail})`)
@@ -245,17 +259,15 @@ export function judgeSecondPass(input: JudgeInput): Judgement {
 
   // Malfunctions above are recovered regardless of the user window: the user's recent prompt
   // is what the broken turn was answering.
-  return afterUserWindow(input, (at) => stoppedByChoice(at, text))
+  return afterUserWindow(input, (at) => stoppedByChoice(at, text, announces, family))
 }
 
-function stoppedByChoice(input: JudgeInput, text: string): Judgement {
-  if (hasReadyToContinue(text, readyToContinuePatterns(input.options.readyToContinuePatterns))) return readyToContinue(input)
-
+function stoppedByChoice(input: JudgeInput, text: string, announces: boolean, family: EndingReading["family"]): Judgement {
   const warm = input.now - input.sessionStartedAt >= input.options.warmupMs
-  if (input.options.resumeOnActionIntent && warm && hasActionIntent(text)) {
+  if (announces && input.options.resumeOnActionIntent && warm) {
     return budgeted(input, "action-intent", actionIntentPromptText(input.options), "continue", "announced an action ending in ':' and stopped")
   }
-
-  if (hasDoneClaim(text, doneClaimPatterns(input.options.doneClaimPatterns))) return doneClaim(input, text)
+  if (family?.family === "ready") return readyToContinue(input)
+  if (family?.family === "done") return doneClaim(input, text, `done claim (${family.detail})`, family.layer)
   return openTodosLeft(input) ?? none("nothing to act on")
 }

@@ -32,7 +32,9 @@ const REQUESTS: readonly Phrase[] = [
   { name: "your go-ahead", pattern: /\byour\s+(?:go-ahead|approval|confirmation|sign-off|green\s+light|ok|okay)\b/i },
   { name: "which would you prefer", pattern: /\b(?:which|what)\s+(?:one\s+|option\s+|approach\s+)?(?:would|do|should|shall)\s+(?:you|i|we)\b|\bwould\s+you\s+(?:prefer|like)\b/i },
   { name: "your call", pattern: /\b(?:your\s+(?:call|choice)[.!]*$|up\s+to\s+you\b)/i },
-  { name: "reply with", pattern: /\b(?:reply|answer|respond)\s+with\b/i },
+  // Addressed to the reader: at the start of the line, or asked for ("please reply with");
+  // "the endpoint should reply with a 404" describes code.
+  { name: "reply with", pattern: /(?:^|\b(?:please|just|simply|then)\s+)(?:reply|answer|respond)\s+(?:with|yes|no)\b/i },
   { name: "question without a mark", pattern: /^(?:shall|should|may)\s+i\s|^(?:do|would)\s+you\s+(?:want|like|prefer)\b/i },
   // Chinese.
   { name: "请确认", pattern: /请(?:确认|批准|审批|选择|告诉我|回复|决定|指定|审核)/u },
@@ -47,7 +49,8 @@ const REQUESTS: readonly Phrase[] = [
   { name: "承認していただいたら", pattern: /(?:承認|確認)(?:して)?いただ(?:いたら|ければ|き次第)/u },
   { name: "ますか", pattern: /(?:ますか|ですか|でしょうか|ましょうか)[。.]?$/u },
   // Spanish.
-  word("confírmame", "confírmame|confírmalo|confirma|confirme|confírmeme|aprueba|apruebe|elige|elija|dime|dígame|avísame|avíseme|indícame|indíqueme"),
+  // Only forms that speak to the reader: "confirma" is also "it confirms".
+  word("confírmame", "confírmame|confírmalo|confírmeme|dime|dígame|avísame|avíseme|indícame|indíqueme"),
   word("una vez que apruebes", "(?:una\\s+vez\\s+que|cuando|en\\s+cuanto|después\\s+de\\s+que)\\s+(?:apruebes|apruebe|confirmes|confirme|decidas|decida|elijas|elija)"),
   word("a la espera de tu aprobación", "(?:espera|esperando|aguardo)\\s+(?:de\\s+)?(?:tu|su)\\s+(?:aprobación|confirmación|decisión|respuesta|visto\\s+bueno)"),
   word("si me das el visto bueno", "visto\\s+bueno|(?:si|cuando|en\\s+cuanto)\\s+(?:me\\s+)?(?:das|des|confirmas|apruebas)"),

@@ -19,8 +19,9 @@ function message(sample: Sample): TranscriptMessage {
   return { id: "a1", role: "assistant", finish: "stop", outputTokens: sample.tokens ?? 500, parts }
 }
 
-export function judgeSample(sample: Sample): Judgement {
-  const input: JudgeInput = {
+/** The quiet setting: a warm session, the user away, no todo list, nothing open, no budget used. */
+export function quietInput(sample: Sample): JudgeInput {
+  return {
     messages: [{ id: "u1", role: "user", own: false, parts: [{ kind: "text", text: "please do the thing" }] }, message(sample)],
     todos: "none",
     options: { ...OPTION_DEFAULTS },
@@ -31,12 +32,15 @@ export function judgeSample(sample: Sample): Judgement {
     toolsInFlightAtIdle: 0,
     budgets: {},
   }
-  return judgeSecondPass(input)
+}
+
+export function judgeSample(sample: Sample): Judgement {
+  return judgeSecondPass(quietInput(sample))
 }
 
 /** The family a verdict stands for. */
 export function verdictFamily(v: Judgement): Family {
-  if (v.kind === "complete") return v.signal === "celebration" ? "celebration" : "stop"
+  if (v.kind === "complete") return v.signal === "celebration" ? "celebration" : v.signal === "done-claim" ? "done" : "stop"
   if (v.kind === "nudge") {
     switch (v.feature) {
       case "tool-text":
@@ -58,7 +62,7 @@ export function verdictFamily(v: Judgement): Family {
   if (v.kind === "charge" && v.feature === "ready-closed") return "ready"
   // A done claim that describes the work is recognised, and rightly answered with nothing.
   if (v.reason.startsWith("done claim")) return "done"
-  if (v.kind === "stand-down" && /question|hands the turn|hand-off/.test(v.reason)) return "hand-off"
+  if (v.kind === "stand-down" && /^hand-off/.test(v.reason)) return "hand-off"
   return "none"
 }
 

@@ -40,7 +40,7 @@ export function faultWorkload(sessions = 12, options: Record<string, unknown> = 
     if (i % 4 === 1) steps.push(ev({ t: "usage", s, msg: 0, tokens: 300, context: 195_000 }))
     if (i % 4 === 2) steps.push(ev({ t: "todos", s, open: 2 }))
     // Every other session finishes its turn with a text the judge has an opinion about.
-    if (i % 2 === 1) steps.push(ev({ t: "say", s, text: i % 7 }), ev({ t: "idle", s }))
+    if (i % 2 === 1) steps.push(ev({ t: "say", s, text: i % 8 }), ev({ t: "idle", s }))
   }
   // A parent with a subagent that goes quiet while the parent waits on its task call.
   steps.push(
@@ -55,7 +55,7 @@ export function faultWorkload(sessions = 12, options: Record<string, unknown> = 
   // included: 1 s per call), with more finished turns arriving in between.
   for (let round = 0; round < 6; round++) {
     steps.push(wait(7_000))
-    for (let i = 0; i < sessions; i += 2) steps.push(ev({ t: "user", s: `w${i}`, provider: "cloud" }), ev({ t: "busy", s: `w${i}` }), ev({ t: "say", s: `w${i}`, text: (i + round) % 7 }), ev({ t: "idle", s: `w${i}` }))
+    for (let i = 0; i < sessions; i += 2) steps.push(ev({ t: "user", s: `w${i}`, provider: "cloud" }), ev({ t: "busy", s: `w${i}` }), ev({ t: "say", s: `w${i}`, text: (i + round) % 8 }), ev({ t: "idle", s: `w${i}` }))
   }
   steps.push(wait(65_000))
   return { options, calls: [], steps }

@@ -192,7 +192,7 @@ export const ROWS: Row[] = [
     id: "celebration-all-closed",
     why: "🎉 with every todo closed is a real stop: nothing is sent, and the latch holds a later run's hang until the user writes",
     options: ABORT_FIRST,
-    steps: [user(), todos(CLOSED), LONG_WORK, triggerOr([say("Finished! 🎉")], [say("The migration and its test are in.")]), end, SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
+    steps: [user(), todos(CLOSED), LONG_WORK, triggerOr([say("Finished! 🎉")], [say("The migration reads the old table in batches of 500.")]), end, SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
     effect: [],
     controlEffect: ABORTED_AND_CONTINUED,
     e2e: [{ file: E2E.judge, test: "control: the same 🎉 with every todo completed latches completion and sends nothing" }],
@@ -206,7 +206,7 @@ export const ROWS: Row[] = [
   {
     id: "ready-to-continue",
     why: "'ready to continue' and stopping gets a plain continue",
-    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("The migration is written. Ready to continue with the next step.")], [say("The migration is written.")]), end, SETTLE],
+    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("The migration is written. Ready to continue with the next step.")], [say("The migration reads the old table in batches of 500.")]), end, SETTLE],
     effect: [{ act: "send", kind: "continue", text: /^continue$/ }],
     // Without it the turn just stops with a todo open: the open-todo reminder instead.
     controlEffect: [{ act: "send", kind: "correction", text: REMINDER }],
@@ -215,7 +215,7 @@ export const ROWS: Row[] = [
   {
     id: "open-todos-stop",
     why: "a turn that simply stops with a todo open gets the reminder naming it",
-    steps: [user(), triggerOr([todos(OPEN)], [todos(CLOSED)]), LONG_WORK, say("I have analyzed the code and found the issue."), end, SETTLE],
+    steps: [user(), triggerOr([todos(OPEN)], [todos(CLOSED)]), LONG_WORK, say("The bug is in the tokenizer: it drops the last quote."), end, SETTLE],
     effect: [{ act: "send", kind: "correction", text: REMINDER }],
     e2e: [{ file: E2E.judge, test: "todowrite with open items, then a plain stop: the open-todo reminder names them (issue 18)" }],
   },
@@ -366,7 +366,7 @@ export const ROWS: Row[] = [
           return last ? [triggerOr(calls, [...call(`c${round}${i}`, tool, { arg: "something else" }), { do: "nextStep" } as Step])] : calls
         }),
       ),
-      say("Let me look again."),
+      say("Still looking at the parser."),
       end,
       SETTLE,
     ],

@@ -10,8 +10,8 @@
  * idle). Nothing happens after ESC, while paused, while the user is asked something, or when
  * the newest turn hands over to the user.
  */
-import { asksUser } from "../../detect/asks-user.ts"
 import { handOffOf } from "../../detect/hand-off.ts"
+import { readEnding } from "../../detect/turn-ending.ts"
 import { messageTail } from "../../detect/text.ts"
 import type { ResolvedOptions } from "../../options/index.ts"
 import { fallbackReason } from "../../prompts/fallback.ts"
@@ -141,7 +141,7 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
     if (!last) return undefined
     const handOff = handOffOf(last, ctx.effective(state).stopPatterns)
     if (handOff) return handOff.kind === "open-question" ? "the newest turn waits on the user" : "the newest turn matches a stop pattern"
-    if (asksUser(messageTail(last, "text"))) return "the newest turn asks the user"
+    if (readEnding(messageTail(last, "text")).handOff) return "the newest turn asks the user"
     return undefined
   }
 

@@ -26,7 +26,9 @@ import { judgeFirstPass, judgeSecondPass, type Judgement, type JudgeInput, type 
 import { errorText } from "../logger.ts"
 import { runEffect } from "../run-effect.ts"
 import type { SessionState } from "../session-state.ts"
+import { messageTail } from "../../detect/text.ts"
 import { IDLE_LOOP_MESSAGES } from "../../detect/tool-loop.ts"
+import { readEnding, type EndingReading } from "../../detect/turn-ending.ts"
 import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
 import type { TodoSnapshot } from "../../todos/open.ts"
 import type { TranscriptMessage } from "../transcript.ts"
@@ -47,6 +49,8 @@ export type TurnFacts = {
   messages: readonly TranscriptMessage[]
   /** "none": the session has no list; "unreadable": it could not be read (never nudge on it). */
   todos: TodoSnapshot
+  /** How the newest assistant text ends (second pass only): read once, for every rule. */
+  ending?: EndingReading
 }
 
 /**
@@ -84,6 +88,7 @@ function judgeInput(facts: TurnFacts, knownTools: KnownTools): JudgeInput {
     toolsInFlightAtIdle: state.toolsInFlightAtIdle,
     budgets: Object.fromEntries(state.featureCounts) as NudgeBudgets,
     knownTools: knownTools(),
+    ending: facts.ending,
   }
 }
 
@@ -145,6 +150,10 @@ export class FinishedTurn {
     const options = this.ctx.effective(state)
     const facts = await this.gatherFacts(state, options, pass)
     if (!facts || !this.stillCurrent(state, epoch)) return
+    // A turn that ends by asking the user holds every rule of the pass, not only the judge's:
+    // a loop prompt or a compaction answered in their place talks past them just the same.
+    const handOff = facts.ending?.handOff
+    if (handOff) return this.ctx.logger.log("debug", `session ${state.id}: idle judgement stops: hand-off: the reply waits on the user (${handOff.detail})`)
 
     let heldByWindow: LookAgain | undefined
     for (const rule of this.rules) {
@@ -194,7 +203,9 @@ export class FinishedTurn {
     // todowrite call in the history just read (v2, and v1 too), the host's todo API (v1).
     let todos: TodoSnapshot = state.todos ?? readTodosFromTranscript(messages)
     if (todos === "none") todos = await readTodosBounded(this.ctx, state.id, timeout)
-    return { state, options, now: this.ctx.time.now(), pass, messages, todos }
+    const newest = messages[messages.length - 1]
+    const ending = pass === "second" && newest?.role === "assistant" ? readEnding(messageTail(newest, "text"), options) : undefined
+    return { state, options, now: this.ctx.time.now(), pass, messages, todos, ending }
   }
 
   private async execute(state: SessionState, action: Acting, rule: string): Promise<void> {

@@ -8,7 +8,7 @@ import {
   TOOL_TEXT_RECOVERY_PROMPT,
 } from "../../../src/prompts/nudges.ts"
 import type { TodoSnapshot } from "../../../src/todos/open.ts"
-import { closedList, openList, said, thought, user } from "../../fixtures/transcript-builders.ts"
+import { assistant, closedList, openList, said, thought, tool, user } from "../../fixtures/transcript-builders.ts"
 import { NOW, WINDOW, input } from "./helpers.ts"
 
 function judge(text: string | TranscriptMessage, overrides: Partial<JudgeInput> = {}): Judgement {
@@ -42,7 +42,8 @@ describe("completion signals: 🎉 and stop statements", () => {
     ["stop with open todos: the reminder", "Stopping here.", openList, "send:todo-reminder"],
     ["stop with closed todos: latch", "No further action needed.", closedList, "latch:stop-statement"],
     ["stop with an unreadable list: neither", "Standing by.", UNREADABLE, "none"],
-    ["bare Done.: latch", "Done.", NO_LIST, "latch:stop-statement"],
+    // Bare "Done." with nothing open: believed when the turn shows work, asked once for a report when it shows none.
+    ["bare Done. after a turn with no call: one request for a report", "Done.", NO_LIST, "send:done-claim"],
     ["task completed (any case): latch", "TASK COMPLETED", NO_LIST, "latch:stop-statement"],
     // Lower-case "task complete" latches nothing; it is still a bare done claim.
     ["lower-case task complete: no latch, a report is demanded", "task complete", NO_LIST, "send:done-claim"],
@@ -205,14 +206,31 @@ describe("done claims", () => {
     expect(v.kind === "nudge" && [v.feature, v.text]).toEqual(["done-claim", DONE_WITHOUT_DETAILS_PROMPT])
   })
 
-  test("a claim that describes the work needs no report", () => {
+  test("a claim that describes the work needs no report: it is believed and latched", () => {
     for (const text of [
       "Updated src/core/judge.ts and test/unit/judge.test.ts.\nAll done!",
       "Ran `bun test`: 42 passed.\nAll done!",
       "## Summary\nRewrote the loader.\n\nAll done!",
     ]) {
-      expect(outcome(judge(text))).toBe("none")
+      expect(outcome(judge(text))).toBe("latch:done-claim")
     }
+  })
+
+  // The decision for a bare "Done." with nothing open, both ways: the turn's own calls are the
+  // report, so a turn that ran tools is believed; a turn with no call gets one request.
+  test("bare Done. after a turn that ran tools: latched, no request", () => {
+    const worked = [user("please do the thing"), assistant([tool("edit", "completed", { filePath: "a.ts" })]), said("Done.")]
+    expect(outcome(judge("Done.", { messages: worked }))).toBe("latch:done-claim")
+  })
+
+  test("negative control: bare Done. after a turn whose only call failed: one request for a report", () => {
+    const failed = [user("please do the thing"), assistant([tool("edit", "error", { filePath: "a.ts" })]), said("Done.")]
+    expect(outcome(judge("Done.", { messages: failed }))).toBe("send:done-claim")
+  })
+
+  test("bare Done. whose tools ran before the user's last message: one request (that work was another turn's)", () => {
+    const earlier = [assistant([tool("edit", "completed", {})]), user("now the docs please"), said("Done.")]
+    expect(outcome(judge("Done.", { messages: earlier }))).toBe("send:done-claim")
   })
 
   test("never on an unreadable list", () => {
@@ -221,7 +239,8 @@ describe("done claims", () => {
 
   test("budget: finishedTurnMaxNudges across busy cycles, counting both prompts", () => {
     expect(outcome(judge("All done!", { budgets: { "done-claim": 2 } }))).toBe("send:done-claim")
-    expect(outcome(judge("All done!", { budgets: { "done-claim": 3 } }))).toBe("none")
+    // Spent: the report was asked for; the claim is now believed.
+    expect(outcome(judge("All done!", { budgets: { "done-claim": 3 } }))).toBe("latch:done-claim")
     expect(outcome(judge("All done!", { todos: openList, budgets: { "done-claim": 3 } }))).toBe("none")
     expect(outcome(judge("All done!", { budgets: { "done-claim": 3 }, ...withOptions({ finishedTurnMaxNudges: 5 }) }))).toBe("send:done-claim")
   })
@@ -286,7 +305,7 @@ describe("a nudge held by the active-user window says when the window ends", () 
   test.each([
     ["🎉 with open todos", said("Finished 🎉"), { todos: openList }],
     ["a done claim", said("All done!"), {}],
-    ["ready to continue", said("Ready to continue with the next step whenever you are."), {}],
+    ["ready to continue", said("Ready to continue with the next step."), {}],
   ] as Array<[string, TranscriptMessage, Partial<JudgeInput>]>)("%s: held until the window's end", (_name, turn, extra) => {
     expect(heldUntil(judgeSecondPass(input(turn, { ...recent, ...extra })))).toBe(userAt + WINDOW)
     // Control: outside the window the same turn is nudged at once.
@@ -335,7 +354,7 @@ describe("hand-off wins: a reply that asks the user is never answered for them",
 })
 
 describe("a turn that just stops with open todos gets the open-todo reminder", () => {
-  const plain = "I have analyzed the code and found the issue."
+  const plain = "The bug is in the tokenizer: it drops the last quote."
 
   test("the reminder names the open items, as a correction", () => {
     const v = judge(plain, { todos: openList })
