@@ -91,8 +91,9 @@ describe("judging a finished turn on OpenCode 1.18.33", () => {
       expect(await pluginMessages(host, sessionID)).toHaveLength(1)
       // Held by nothing, although the user had just written (default activeUserWindowMs).
       expect(logOf(sessionID).some((l) => /tool-text: tool call written as text \(.*\) -> send/.test(l))).toBe(true)
-      // "done." after a turn that ran a tool closes the task: latched, nothing more.
-      expect(logOf(sessionID).some((l) => /task complete \(done claim \(done\) after a turn that ran tools/.test(l))).toBe(true)
+      // "done." after a turn that ran a tool asks for no report (the call is the report); right
+      // after the user's message it is not even judged before the active-user window is over.
+      expect(logOf(sessionID).some((l) => /done-claim: .* -> send/.test(l))).toBe(false)
     },
     60_000,
   )
