@@ -17,6 +17,8 @@ import type { TranscriptMessage } from "../src/core/transcript.ts"
 import { hasActionIntent } from "../src/detect/action-intent.ts"
 import { asksUser } from "../src/detect/asks-user.ts"
 import { endsWithCelebration } from "../src/detect/celebration.ts"
+import { endingSentences } from "../src/detect/ending.ts"
+import { readEnding } from "../src/detect/turn-ending.ts"
 import { silentDeadStream } from "../src/detect/dead-stream.ts"
 import { hasDoneClaim } from "../src/detect/done-claim.ts"
 import { matchedStopPattern, openUserRequest } from "../src/detect/hand-off.ts"
@@ -93,6 +95,8 @@ const DETECTORS: Detector[] = [
   { name: "ready to continue", prepare: (t) => () => hasReadyToContinue(t) },
   { name: "action intent", prepare: (t) => () => hasActionIntent(t) },
   { name: "asks the user (hand-off text)", prepare: (t) => () => asksUser(t) },
+  { name: "ending sentences", prepare: (t) => () => endingSentences(t) },
+  { name: "ending reading (rules + classifier)", prepare: (t) => () => readEnding(t) },
   { name: "hand-off: open question", prepare: (t) => { const m = assistant(t); return () => openUserRequest(m) } },
   {
     name: "hand-off: stopPatterns",

@@ -220,12 +220,35 @@ const MENTION_WORDS: ReadonlySet<string> = new Set(
 /** A call is the end of a reply: this many words of prose after it make it prose about a call. */
 const MAX_WORDS_AFTER = 5
 
-function wordsAfter(prose: string, from: number, closer: string): number {
-  const end = prose.lastIndexOf(closer)
-  const tail = prose.slice(Math.max(from, end + 1))
+/**
+ * Words of two letters or more after the last `closer` (or after `from`, if that is later),
+ * counted up to `most + 1` only: a reply full of tags asks this for every tag, so it must stay
+ * short whatever the text's length. `lastCloser` is the text's last closer, found once per scan.
+ */
+function wordsAfter(prose: string, from: number, lastCloser: number, most: number): number {
   let count = 0
-  for (const word of tail.split(/[^\p{L}]+/u)) if (word.length >= 2) count++
-  return count
+  let run = 0
+  for (let k = Math.max(from, lastCloser + 1); k < prose.length; k++) {
+    if (LETTER.test(prose[k]!)) {
+      run++
+      continue
+    }
+    if (run >= 2 && ++count > most) return count
+    run = 0
+  }
+  return run >= 2 ? count + 1 : count
+}
+
+const LETTER = /\p{L}/u
+
+/** The last index of each closer in one prose text, each looked up once however many hits ask. */
+function closerFinder(prose: string): (closer: string) => number {
+  const found = new Map<string, number>()
+  return (closer) => {
+    let at = found.get(closer)
+    if (at === undefined) found.set(closer, (at = prose.lastIndexOf(closer)))
+    return at
+  }
 }
 
 function lastWordBefore(prose: string, at: number): { word: string; lineStart: boolean; afterColon: boolean } {
@@ -245,7 +268,7 @@ function lastWordBefore(prose: string, at: number): { word: string; lineStart: b
  * a call goes on after it, or names it as the object of a sentence. A bare tool tag (`<bash>`)
  * must also open its line or follow a colon, and a JSX attribute (`={`) makes it a component.
  */
-function isPrintedCall(prose: string, hit: Located): boolean {
+function isPrintedCall(prose: string, hit: Located, lastCloser: (closer: string) => number): boolean {
   if (hit.form === "truncated-tag") return true
   const before = lastWordBefore(prose, hit.at)
   if (MENTION_WORDS.has(before.word)) return false
@@ -254,7 +277,8 @@ function isPrintedCall(prose: string, hit: Located): boolean {
     const close = prose.indexOf(">", hit.at)
     if (close > 0 && prose.slice(hit.at, close).includes("={")) return false
   }
-  return wordsAfter(prose, hit.at, hit.form === "json" ? "}" : hit.form === "pythonic" ? ")" : ">") <= MAX_WORDS_AFTER
+  const closer = hit.form === "json" ? "}" : hit.form === "pythonic" ? ")" : ">"
+  return wordsAfter(prose, hit.at, lastCloser(closer), MAX_WORDS_AFTER) <= MAX_WORDS_AFTER
 }
 
 /**
@@ -276,7 +300,8 @@ export function findToolCallText(text: string, knownTools?: readonly string[]): 
 }
 
 function scanProse(prose: string, known: ReadonlySet<string>): ToolCallHit | undefined {
-  const accept = (hit: Located) => isPrintedCall(prose, hit)
+  const lastCloser = closerFinder(prose)
+  const accept = (hit: Located) => isPrintedCall(prose, hit, lastCloser)
   return scanMarkers(prose) ?? scanTags(prose, known, accept) ?? scanJson(prose, accept) ?? scanPythonic(prose, known) ?? scanBareCall(prose, known, accept) ?? scanReact(prose)
 }
 
