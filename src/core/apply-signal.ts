@@ -85,6 +85,10 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       state.todos = signal.todos.slice(0, 200)
       noteQuietEvent(state, "todos")
       return touch(state, now)
+    case "compaction":
+      // The host writing its summary is progress, though no model output of the session's own.
+      state.lastProgressAt = now
+      return touch(state, now)
     case "awaitingUser":
       if (signal.open) {
         if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) state.awaiting.add(signal.key)

@@ -58,9 +58,17 @@ export type FallbackOffer = {
  * Checked when a stall is found and again right before anything is sent.
  */
 export function holdReason(ctx: EngineContext, state: SessionState): string | undefined {
+  return userHold(ctx, state) ?? ctx.moduleHold(state)
+}
+
+/**
+ * The holds the user (or the session's own state) puts on it, without the modules' own: what a
+ * module asks before an action its own hold would refuse (a compaction while the context is full).
+ */
+export function userHold(ctx: EngineContext, state: SessionState): string | undefined {
   if (ctx.pauses.isPaused(state.id)) return "paused"
   if (state.cancelledByUser) return "cancelled by the user (ESC)"
   if (state.completed) return "task marked complete"
   if (state.awaiting.size > 0) return "waiting for the user (question or permission open)"
-  return ctx.moduleHold(state)
+  return undefined
 }

@@ -60,6 +60,11 @@ export type Signal =
   | { type: "awaitingUser"; sessionID: string; key: string; open: boolean }
   /** The session's todo list changed (v1 `todo.updated`); v2 reads it from history instead. */
   | { type: "todos"; sessionID: string; todos: TodoItem[] }
+  /**
+   * The host compacts the session's context: it began, ended (the summary is in place), or
+   * failed. Whoever asked for it (the host after an overflow, the user, the plugin).
+   */
+  | { type: "compaction"; sessionID: string; phase: "started" | "ended" | "failed" }
 
 export type SignalType = Signal["type"]
 
@@ -81,6 +86,7 @@ const SIGNAL_TYPE_SET: Record<SignalType, true> = {
   sessionDeleted: true,
   awaitingUser: true,
   todos: true,
+  compaction: true,
 }
 export const ALL_SIGNAL_TYPES = Object.keys(SIGNAL_TYPE_SET) as SignalType[]
 

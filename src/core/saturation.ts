@@ -63,7 +63,9 @@ const FEATURE = "context-saturation"
 
 /**
  * On idle. A `command`: magic-context's `ctx-wrapup` through the command API (never as prompt
- * text). `compact`: the host's native summarize on the subagent session.
+ * text). `compact`: the host's native compaction (1.x summarize, 2.x compact): on a subagent
+ * when subagentNativeCompactionEnabled, on a parent without magic-context always (the context
+ * window module then sends one continue once it completed).
  */
 export function decideSaturation(input: SaturationInput): EffectOf<"command" | "compact" | "none"> {
   if (!input.limitsKnown) return none("model limits unknown")
@@ -80,7 +82,7 @@ export function decideSaturation(input: SaturationInput): EffectOf<"command" | "
   }
   return input.magicContextLoaded
     ? { kind: "command", name: CTX_WRAPUP_COMMAND, args: "", feature: FEATURE, reason: `context at ${pct}: magic-context wrap-up` }
-    : none(`context at ${pct}, but magic-context is not installed`)
+    : { kind: "compact", feature: FEATURE, reason: `context at ${pct} and no magic-context: native compaction, then one continue` }
 }
 
 /** v1 `config.plugin` entries are strings or `[spec, options]` tuples; a path segment must match exactly. */

@@ -22,6 +22,8 @@ export type HostSteps = {
   end(who: Who, finish?: string): Maybe
   esc(who: Who): Maybe
   fail(who: Who, kind: Extract<Step, { do: "fail" }>["error"]): Maybe
+  overflow(who: Who): Maybe
+  compacted(who: Who): Maybe
   ask(who: Who, kind: "question" | "permission", id: string): Maybe
   answer(who: Who, kind: "question" | "permission", id: string): Maybe
   spawn(): Maybe
@@ -76,6 +78,12 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
         break
       case "fail":
         await h.fail(who, step.error)
+        break
+      case "overflow":
+        await h.overflow(who)
+        break
+      case "compacted":
+        await h.compacted(who)
         break
       case "ask":
         await h.ask(who, step.kind, step.id)

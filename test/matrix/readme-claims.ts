@@ -34,14 +34,14 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "Loops.": { rows: ["loop-idle", "loop-live"] },
   "Repetition while streaming.": { rows: ["repetition", "repetition-tool-open"] },
   "Tools that do not exist.": { rows: ["unknown-tool"] },
-  "Provider failures.": { rows: ["streaming-failure", "streaming-failure-chain", "rate-limit", "rate-limit-cooldown", "full-context"] },
+  "Provider failures.": { rows: ["streaming-failure", "streaming-failure-chain", "rate-limit", "rate-limit-cooldown", "full-context", "full-context-host-compacts"] },
   "Fallback models (opt-in).": { rows: ["fallback-model"] },
   "Rate-limit waits across a restart.": {
     elsewhere:
       "a restart of the process is no timeline of one plugin: test/e2e/quota-restart.e2e.test.ts on the real 1.18.33 host (SIGKILL: one continue; a clean exit: none), test/unit/hosts/quota-restart.test.ts on both adapters; the pause that ends a wait is the rate-limit-ended-by-pause row",
   },
   "Subagents.": { rows: ["orphan-parent", "stuck-subagent", "stuck-subagent-question"] },
-  "Context saturation.": { rows: ["saturation", "saturation-subagent"] },
+  "Context saturation.": { rows: ["saturation", "saturation-native", "saturation-subagent"] },
   "Sessions missed by events": { rows: ["discovery"] },
   // Safety rails
   "ESC is final.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort"] },

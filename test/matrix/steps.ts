@@ -32,6 +32,13 @@ export type Step =
   | { do: "esc"; in?: Who }
   /** The run ends in a provider error OpenCode gave up on. */
   | { do: "fail"; error: "stream" | "rateLimit" | "contextFull" | "contentFilter"; in?: Who }
+  /**
+   * The provider refuses the prompt as too long and the host compacts the session by itself,
+   * within the same run (1.18: `ContextOverflowError`, a `compaction` part, the summary message).
+   */
+  | { do: "overflow"; in?: Who }
+  /** The host's own compaction ends and its run goes on (1.18: `session.compacted`, its synthetic continue, the next assistant message). */
+  | { do: "compacted"; in?: Who }
   /** A question (1.x question.*, 2.x form.*) or a permission opens / is answered. */
   | { do: "ask"; kind: "question" | "permission"; id: string; in?: Who }
   | { do: "answer"; kind: "question" | "permission"; id: string; in?: Who }

@@ -90,6 +90,7 @@ const E2E = {
   visibility: "test/e2e/visibility.e2e.test.ts",
   fallback: "test/e2e/fallback.e2e.test.ts",
   cutOff: "test/e2e/cut-off.e2e.test.ts",
+  context: "test/e2e/context.e2e.test.ts",
 }
 
 // ---- the rows -------------------------------------------------------------------------------
@@ -533,10 +534,23 @@ export const ROWS: Row[] = [
   },
   {
     id: "full-context",
-    why: "a full context window stops every continue until the user writes; a stream failure in its place is recovered",
+    why: "a full context window the host did not compact is compacted once, then continued once with a word on what happened; a stream failure in its place gets the stream recovery",
     steps: [user(), say("Working "), triggerOr([{ do: "fail", error: "contextFull" }], [{ do: "fail", error: "stream" }]), SETTLE],
-    effect: [],
+    effect: [{ act: "compact" }, { act: "send", kind: "continue", text: /compacted into a summary/ }],
     controlEffect: [{ act: "send", kind: "continue", text: /the provider stream failed/ }],
+  },
+  {
+    id: "full-context-host-compacts",
+    why: "after the host's own compaction of a full context the latch ends: the next turn's printed tool call is corrected; while the compaction has not ended, nothing goes out",
+    steps: [user(), say("Working "), { do: "overflow" }, trigger({ do: "compacted" }), say('<function=bash>{"command": "ls"}</function>'), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: /wrote a tool call out as text/ }],
+    // 2.x reports a step's error to the plugin only when the run fails with it: an overflow the
+    // host compacts within the run never latches, so there is nothing to hold there.
+    controlEffectOn: { v2: [{ act: "send", kind: "correction", text: /wrote a tool call out as text/ }] },
+    e2e: [
+      { file: E2E.context, test: "overflow -> the host's compaction -> the next turn's printed tool call is corrected" },
+      { file: E2E.context, test: "control: while the host's compaction has not ended, the latch holds" },
+    ],
   },
   {
     id: "saturation",
@@ -544,6 +558,12 @@ export const ROWS: Row[] = [
     options: { __magicContext: true },
     steps: [user(), say("Read the whole repository."), triggerOr([{ do: "tokens", output: 500, input: 160_000 }], [{ do: "tokens", output: 500, input: 20_000 }]), end, SETTLE],
     effect: [{ act: "command", name: "ctx-wrapup" }],
+  },
+  {
+    id: "saturation-native",
+    why: "a parent above contextSaturationThreshold at the end of a turn, without magic-context, is compacted natively, then continued once",
+    steps: [user(), say("Read the whole repository."), triggerOr([{ do: "tokens", output: 500, input: 160_000 }], [{ do: "tokens", output: 500, input: 20_000 }]), end, SETTLE],
+    effect: [{ act: "compact" }, { act: "send", kind: "continue", text: /nearly full, so the conversation was compacted/ }],
   },
   {
     id: "saturation-subagent",

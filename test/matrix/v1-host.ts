@@ -135,6 +135,36 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     event("session.idle", { sessionID })
   }
 
+  /** 1.18: a user message holding a `compaction` part, then the summary message (agent "compaction", `summary: true`). */
+  function compactionStarts(sessionID: string, overflow: boolean): void {
+    const info = { id: id("msg"), sessionID, role: "user", agent: USER_AGENT, time: { created: Date.now() } }
+    list(sessionID).push({ info, parts: [] })
+    event("message.updated", { info })
+    const compaction = { id: id("prt"), sessionID, messageID: info.id, type: "compaction", auto: true, ...(overflow ? { overflow: true } : {}) }
+    event("message.part.updated", { part: compaction })
+    if (!busy.has(sessionID)) {
+      busy.add(sessionID)
+      event("session.status", { sessionID, status: { type: "busy" } })
+    }
+    nextAssistant(sessionID)
+    const summary = current.get(sessionID)!
+    summary.info.summary = true
+    summary.info.mode = summary.info.agent = "compaction"
+    event("message.updated", { info: summary.info })
+    streamText(sessionID, "Summary of the work so far.")
+  }
+
+  /** The summary is complete: `session.compacted`. */
+  function compactionEnds(sessionID: string): void {
+    const summary = current.get(sessionID)
+    if (summary) {
+      ;(summary.info.time as Record<string, number>).completed = Date.now()
+      summary.info.finish = "stop"
+      event("message.updated", { info: summary.info })
+    }
+    event("session.compacted", { sessionID })
+  }
+
   function aborted(sessionID: string): void {
     if (!busy.has(sessionID)) return
     const error = { name: "MessageAbortedError", data: { message: "Aborted" } }
@@ -163,6 +193,14 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
       status: () => ok(Object.fromEntries([...busy].map((s) => [s, { type: "busy" }]))),
       summarize: (o: { path: { id: string } }) => {
         acts.push({ act: "compact", in: whoOf(o.path.id) })
+        // 1.18's summarize on an idle session: a compaction message, the summary, `session.compacted`, idle; no continue.
+        void Promise.resolve().then(() => {
+          const sessionID = o.path.id
+          if (busy.has(sessionID)) return
+          compactionStarts(sessionID, false)
+          compactionEnds(sessionID)
+          endRun(sessionID)
+        })
         return ok(true)
       },
       command: (o: { path: { id: string }; body: { command: string } }) => {
@@ -253,6 +291,27 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     end: (who, finish) => endRun(sessions[who], undefined, finish),
     esc: (who) => aborted(sessions[who]),
     fail: (who, kind) => endRun(sessions[who], V1_ERRORS[kind]),
+    // Measured on 1.18.33 (test/e2e/HOST-NOTES.md): the overflow is reported, then compacted within the same run.
+    overflow: (who) => {
+      const sessionID = sessions[who]
+      const message = current.get(sessionID)
+      if (message) {
+        message.info.error = V1_ERRORS.overflow
+        ;(message.info.time as Record<string, number>).completed = Date.now()
+      }
+      event("session.error", { sessionID, error: V1_ERRORS.overflow })
+      if (message) event("message.updated", { info: message.info })
+      compactionStarts(sessionID, true)
+    },
+    compacted: (who) => {
+      const sessionID = sessions[who]
+      compactionEnds(sessionID)
+      // Its continue: a synthetic user message the chat.message hook never sees, then the next step.
+      const info = { id: id("msg"), sessionID, role: "user", agent: USER_AGENT, time: { created: Date.now() } }
+      list(sessionID).push({ info, parts: [{ type: "text", text: "Continue if you have next steps.", synthetic: true, metadata: { compaction_continue: true } }] })
+      event("message.updated", { info })
+      nextAssistant(sessionID)
+    },
     ask: (who, kind, requestID) =>
       kind === "permission"
         ? event("permission.asked", { id: requestID, sessionID: sessions[who], permission: "bash", patterns: ["rm -rf build"] })
@@ -319,4 +378,5 @@ const V1_ERRORS: Record<string, Record<string, unknown>> = {
   rateLimit: { name: "APIError", data: { message: "Rate limit exceeded", statusCode: 429, isRetryable: true, responseHeaders: {} } },
   contextFull: { name: "APIError", data: { message: "This model's maximum context length is 128000 tokens; your request exceeded the context window", statusCode: 400, isRetryable: false } },
   contentFilter: { name: "APIError", data: { message: "Provider blocked the response", statusCode: 400, isRetryable: false } },
+  overflow: { name: "ContextOverflowError", data: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens." } },
 }

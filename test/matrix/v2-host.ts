@@ -79,6 +79,16 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     end: (who, finish) => endRun(sessions[who], "succeeded", undefined, finish),
     esc: (who) => endRun(sessions[who], "interrupted"),
     fail: (who, kind) => endRun(sessions[who], "failed", V2_ERRORS[kind]),
+    // A 2.x build that compacts by itself: the failed step, then its compaction, within the run.
+    overflow: (who) => {
+      const sessionID = sessions[who]
+      emit("session.step.failed", { sessionID, assistantMessageID: assistantOf(who)?.id, error: V2_ERRORS.contextFull })
+      emit("session.compaction.started", { sessionID })
+    },
+    compacted: (who) => {
+      emit("session.compaction.ended", { sessionID: sessions[who] })
+      w.nextStep(sessions[who])
+    },
     ask: (who, kind, requestID) =>
       kind === "permission"
         ? emit("permission.asked", { id: requestID, sessionID: sessions[who], permission: "bash", patterns: ["rm -rf build"] })

@@ -202,7 +202,14 @@ export function createV2World(options: Record<string, unknown>) {
         void Promise.resolve().then(() => endRun(a.sessionID, "interrupted"))
         return { interrupted: live }
       }),
-      compact: async((a: Obj) => void acts.push({ act: "compact", in: whoOf(a.sessionID) })),
+      compact: async((a: Obj) => {
+        acts.push({ act: "compact", in: whoOf(a.sessionID) })
+        // Compacted outside a run: the summary is written, no continue.
+        void Promise.resolve().then(() => {
+          emit("session.compaction.started", { sessionID: a.sessionID })
+          emit("session.compaction.ended", { sessionID: a.sessionID })
+        })
+      }),
       command: async((a: Obj) => void acts.push({ act: "command", in: whoOf(a.sessionID), name: String(a.name) })),
       context: async((a: Obj) => structuredClone(history.get(a.sessionID) ?? [])),
     },

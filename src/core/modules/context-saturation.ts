@@ -1,8 +1,9 @@
 /**
  * Context saturation: a session that keeps working until its context is full. At the end of a
  * turn above `contextSaturationThreshold`, a parent gets magic-context's `ctx-wrapup` command
- * (only when magic-context is loaded), a subagent native compaction (only when
- * `subagentNativeCompactionEnabled`). Unknown limits or failed look-ups mean no intervention.
+ * when magic-context is loaded, else native compaction and one continue (handed to the context
+ * window module, context-window.ts, which owns that episode); a subagent native compaction (only
+ * when `subagentNativeCompactionEnabled`). Unknown limits or failed look-ups mean no intervention.
  */
 import type { ModelRef } from "../port.ts"
 import { modelKey } from "../fallback.ts"
@@ -10,11 +11,12 @@ import { withTimeout } from "../host-calls.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { JUDGE_PRIORITY } from "./finished-turn.ts"
 import { decideSaturation, hasMagicContext, saturationRatio, type ModelLimit } from "../saturation.ts"
+import type { CompactionHandoff } from "./context-window.ts"
 
 const LOOKUP_CACHE_MS = 5 * 60_000
 const MAX_CACHED_MODELS = 32
 
-export function contextSaturationModule({ ctx }: ModuleEnv): EngineModule {
+export function contextSaturationModule({ ctx }: ModuleEnv, handoff?: CompactionHandoff): EngineModule {
   const contextTokens = new Map<string, number>()
   const limits = new Map<string, { at: number; value: ModelLimit | undefined }>()
   /** Models whose limits the host did not give, already named in the log (once each). */
@@ -47,7 +49,7 @@ export function contextSaturationModule({ ctx }: ModuleEnv): EngineModule {
 
   return {
     name: "context-saturation",
-    signals: ["usage"],
+    signals: ["usage", "compaction"],
     turnRules: [
       {
         name: "context-saturation",
@@ -69,7 +71,7 @@ export function contextSaturationModule({ ctx }: ModuleEnv): EngineModule {
           }
           if (limit === undefined) noteUnknownLimit(model)
           const ratio = saturationRatio(used, limit)
-          return decideSaturation({
+          const decision = decideSaturation({
             ratio,
             threshold: facts.options.contextSaturationThreshold,
             isSubagent: state.parentID !== undefined,
@@ -80,10 +82,15 @@ export function contextSaturationModule({ ctx }: ModuleEnv): EngineModule {
             completed: state.completed,
             limitsKnown: limit !== undefined,
           })
+          // A parent's compaction is followed by one continue: the context window module runs both.
+          if (decision.kind !== "compact" || state.parentID !== undefined || !handoff) return decision
+          return handoff.saturated(state, decision.reason) ? { kind: "stand-down", reason: decision.reason } : undefined
         },
       },
     ],
     onSignal(state, signal) {
+      // The window now holds the summary: the figure measured before it (or of the summary's own request) is gone.
+      if (signal.type === "compaction" && signal.phase === "ended") contextTokens.delete(state.id)
       if (signal.type === "usage" && signal.contextTokens !== undefined && Number.isFinite(signal.contextTokens)) {
         contextTokens.set(state.id, signal.contextTokens)
       }

@@ -2,6 +2,7 @@
 import type { ModuleFactory } from "../module.ts"
 import type { ToolNames } from "../tool-names.ts"
 import { contextSaturationModule } from "./context-saturation.ts"
+import { compactionHandoff, contextWindowModule } from "./context-window.ts"
 import { loopsModule } from "./loops.ts"
 import { repetitionModule } from "./repetition.ts"
 import { providerFailuresModule } from "./provider-failures.ts"
@@ -10,5 +11,16 @@ import { subagentsModule } from "./subagents.ts"
 import { unknownToolsModule } from "./unknown-tools.ts"
 
 export function defaultModules(toolNames: ToolNames): ModuleFactory[] {
-  return [providerFailuresModule, loopsModule, repetitionModule, (env) => unknownToolsModule(env, toolNames), contextSaturationModule, subagentsModule, fallbackModule]
+  // One per engine: the saturation check hands a nearly full parent to the context window module.
+  const handoff = compactionHandoff()
+  return [
+    providerFailuresModule,
+    (env) => contextWindowModule(env, handoff),
+    loopsModule,
+    repetitionModule,
+    (env) => unknownToolsModule(env, toolNames),
+    (env) => contextSaturationModule(env, handoff),
+    subagentsModule,
+    fallbackModule,
+  ]
 }

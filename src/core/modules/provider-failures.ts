@@ -1,16 +1,14 @@
 /**
  * Provider failures the host gave up on (OpenCode retries 429/5xx and dropped streams itself;
  * we only see the `session.error` it emits when it stops): the streaming-failure chain, the
- * rate-limit wait (rate-limit-wait.ts) and the out-of-context lock, fed by signals, returning
- * what to send to the engine's effect runner (run-effect.ts). Decisions live in
- * provider-failure.ts, failure-chain.ts, rate-limit.ts and context-lock.ts; this file
- * sequences them in time.
+ * rate-limit wait (rate-limit-wait.ts), fed by signals, returning what to send to the engine's
+ * effect runner (run-effect.ts). Decisions live in provider-failure.ts, failure-chain.ts and
+ * rate-limit.ts; this file sequences them in time. A context overflow is context-window.ts's.
  */
 import type { Signal } from "../port.ts"
 import { abortResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
 import { formatLocalTime } from "../../prompts/format.ts"
 import { spacingWait } from "../actions.ts"
-import { UNLOCKED_CONTEXT, nextContextLock, type ContextLock } from "../context-lock.ts"
 import { holdReason, type EngineContext } from "../context.ts"
 import { INITIAL_FAILURE_STATE, chainPending, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
 import type { EffectOf } from "../effect.ts"
@@ -24,7 +22,7 @@ import type { SessionState } from "../session-state.ts"
 import { NO_MIRROR } from "../rate-wait-mirror.ts"
 import { rateLimitWaits, type RateTracked } from "./rate-limit-wait.ts"
 
-type Tracked = RateTracked & { failure: FailureState; context: ContextLock }
+type Tracked = RateTracked & { failure: FailureState }
 
 export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv): EngineModule {
   const tracked = new Map<string, Tracked>()
@@ -37,7 +35,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
   const trackFailure = (state: SessionState): Tracked => {
     let t = tracked.get(state.id)
     if (!t) {
-      t = { failure: { ...INITIAL_FAILURE_STATE, busy: state.busy }, rate: INITIAL_RATE_LIMIT_STATE, rateHitAt: 0, context: UNLOCKED_CONTEXT, mirror: NO_MIRROR }
+      t = { failure: { ...INITIAL_FAILURE_STATE, busy: state.busy }, rate: INITIAL_RATE_LIMIT_STATE, rateHitAt: 0, mirror: NO_MIRROR }
       tracked.set(state.id, t)
       // From now on the chain hears this session's model output (it lifts a give-up, ends an incident).
       state.outputWatched = true
@@ -159,14 +157,12 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
   function onError(state: SessionState, t: Tracked, signal: Extract<Signal, { type: "error" }>): Planned | undefined {
     const options = ctx.effective(state)
     const verdict = explainFailure(signal, options)
-    const now = ctx.time.now()
     switch (verdict.kind) {
       case "rate-limit":
         waits.hit(state, t, signal, verdict.why)
         return undefined
       case "context-overflow":
-        t.context = nextContextLock(t.context, { type: "failure", kind: "context-overflow" }, now)
-        ctx.logger.log("warn", `session ${state.id}: context window full (${verdict.why}); no continues until the user writes`)
+        // context-window.ts's: held while the host compacts, compacted by us where it does not.
         return undefined
       case "streaming": {
         const before = t.failure.consecutive
@@ -187,7 +183,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     /**
      * Not `interrupted`: after the user's ESC, holdReason refuses everything on cancelledByUser
      * before it asks this module (every tick, idle and send here is gated by it), and only a
-     * genuine user message lifts that latch: the message that resets the gate, the lock and the
+     * genuine user message lifts that latch: the message that resets the gate and the
      * chain below. A wake timer left running meanwhile fires into those holds or resets: a no-op.
      */
     signals: ["error", "idle", "busy", "modelOutput", "toolStart", "usage", "userMessage", "interrupted"],
@@ -219,7 +215,6 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
           // Our own prompt showing up: the chain's watchdog waits for it (K16).
           if (!signal.genuine) return feed(state, t, { type: "ownPromptSeen" })
           waits.end(state, t, "the user wrote")
-          t.context = nextContextLock(t.context, { type: "genuineUser" }, ctx.time.now())
           return feed(state, t, { type: "genuineUser" })
       }
     },
@@ -230,19 +225,17 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     holdReason(state) {
       const t = tracked.get(state.id)
       if (!t) return undefined
-      if (t.context.locked) return "the context window is full; waiting for the user"
       const gate = rateLimitGate(t.rate, ctx.time.now())
       if (gate.kind === "wait") return `rate limited until ${formatLocalTime(gate.allowedAt)}`
       if (gate.kind === "silent-until-user") return "rate limited past the cooldown ladder; waiting for the user"
       return undefined
     },
-    // A rate-limit wait (the default first rung is 15 minutes, past the idle sweep) or a lock
-    // that waits for the user must outlive the sweep, or the continue or the hold is lost (a
-    // pending wake keeps the session anyway).
+    // A rate-limit wait (the default first rung is 15 minutes, past the idle sweep) must outlive
+    // the sweep, or the continue or the hold is lost (a pending wake keeps the session anyway).
     keepsSession(state) {
       const t = tracked.get(state.id)
       if (!t) return false
-      return t.context.locked || rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
+      return rateLimitGate(t.rate, ctx.time.now()).kind !== "none"
     },
     adoptWait(state, wait) {
       waits.adopt(state, trackFailure(state), wait)

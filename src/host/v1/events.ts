@@ -156,6 +156,9 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
     }
     case "session.idle":
       return [{ type: "idle", sessionID }]
+    // 1.18 after its compaction wrote the summary (its own after an overflow, or summarize).
+    case "session.compacted":
+      return [{ type: "compaction", sessionID, phase: "ended" }]
     case "session.error": {
       const name = str(get(props, "error", "name")) ?? "UnknownError"
       if (name === "MessageAbortedError") return [{ type: "interrupted", sessionID }]
@@ -171,7 +174,10 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
       const tokens = get(props, "info", "tokens")
       const output = (num(get(tokens, "output")) ?? 0) + (num(get(tokens, "reasoning")) ?? 0)
       const context = output + (num(get(tokens, "input")) ?? 0) + (num(get(tokens, "cache", "read")) ?? 0) + (num(get(tokens, "cache", "write")) ?? 0)
-      return [{ type: "usage", sessionID, tokens: output, messageID, contextTokens: context > 0 ? context : undefined }]
+      const usage: Signal = { type: "usage", sessionID, tokens: output, messageID, contextTokens: context > 0 ? context : undefined }
+      // The compaction's summary message (`summary: true`) ending in an error: the compaction failed.
+      if (get(props, "info", "summary") === true && get(props, "info", "error") !== undefined) return [usage, { type: "compaction", sessionID, phase: "failed" }]
+      return [usage]
     }
     case "todo.updated": {
       const todos = normalizeTodos(get(props, "todos"))
@@ -229,5 +235,7 @@ function mapPart(part: unknown, sessionID: string, roles: MessageRoles, output: 
   }
   // A step beginning or ending is progress (the progress ceiling), though not model output.
   if (kind === "step-start" || kind === "step-finish") return { type: "activity", sessionID, progress: true }
+  // The user message that starts a compaction (1.18: `{ type: "compaction", auto, overflow? }`).
+  if (kind === "compaction") return { type: "compaction", sessionID, phase: "started" }
   return { type: "activity", sessionID, event: kind ? `message.part.updated(${kind})` : "message.part.updated" }
 }

@@ -85,10 +85,10 @@ const AWAITING_KEY_FIELDS = ["id", "requestID", "permissionID", "formID", "quest
 
 /**
  * Events that are progress (the progress ceiling) though not model output: a step beginning or
- * streaming, and the host's compaction writing its summary. `session.step.ended` without
- * tokens, mapped below, is one too.
+ * streaming, and the host's compaction writing its summary (its start, end and failure are
+ * `compaction` signals, progress too). `session.step.ended` without tokens, mapped below, is one too.
  */
-const PROGRESS = new Set(["session.step.started", "session.step.streamed", "session.compaction.started", "session.compaction.delta", "session.compaction.ended"])
+const PROGRESS = new Set(["session.step.started", "session.step.streamed", "session.compaction.delta"])
 
 const MODEL_OUTPUT = new Set([
   "session.text.started",
@@ -138,6 +138,13 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesBy
       // twice would double its cooldown), and only once the host gave up on it.
       if (data.error !== undefined) memory?.noteStepError(sessionID, data.error)
       return [{ type: "activity", sessionID, event: type }]
+    // The host's compaction (its own or one we asked for): progress, and the end of a full context.
+    case "session.compaction.started":
+      return [{ type: "compaction", sessionID, phase: "started" }]
+    case "session.compaction.ended":
+      return [{ type: "compaction", sessionID, phase: "ended" }]
+    case "session.compaction.failed":
+      return [{ type: "compaction", sessionID, phase: "failed" }]
     case "session.retry.scheduled":
       return [retrySignal(sessionID, data, wallNow())]
     case "session.usage.updated":

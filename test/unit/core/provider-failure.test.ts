@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
-import { nextContextLock, UNLOCKED_CONTEXT } from "../../../src/core/context-lock.ts"
 import { ECHO_GRACE_MS as FAILURE_ECHO_GRACE_MS } from "../../../src/core/intervention.ts"
 import {
   FAILURE_WATCHDOG_MIN_MS,
@@ -582,21 +581,6 @@ describe("streaming-failure chain: abort + resume is judged from its continue", 
     const at = 4_000 + ABORT_CONTINUE_DELAY_MS
     const steps = run([...decided, [at, SENT], [at, SEEN], [at + 3_000 - 1, TICK], [at + 3_000, TICK]], INITIAL_FAILURE_STATE, b1, false)
     expect(actions(steps).slice(5)).toEqual(["none", "none", "none", "stand-down"])
-  })
-})
-
-describe("context lock", () => {
-  test("an overflow locks until a genuine user turn", () => {
-    const locked = nextContextLock(UNLOCKED_CONTEXT, { type: "failure", kind: "context-overflow" }, 5)
-    expect(locked).toEqual({ locked: true, since: 5 })
-    expect(nextContextLock(locked, { type: "failure", kind: "streaming" }, 9)).toBe(locked)
-    expect(nextContextLock(locked, { type: "failure", kind: "context-overflow" }, 9).since).toBe(5)
-    expect(nextContextLock(locked, { type: "genuineUser" }, 10)).toEqual(UNLOCKED_CONTEXT)
-  })
-  test("other failures do not lock (negative control)", () => {
-    for (const kind of ["streaming", "rate-limit", "aborted", "other"] as const) {
-      expect(nextContextLock(UNLOCKED_CONTEXT, { type: "failure", kind }, 1).locked).toBe(false)
-    }
   })
 })
 
