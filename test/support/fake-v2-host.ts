@@ -59,6 +59,8 @@ export type FakeV2Options = {
   subscribeForm?: "options" | "types" | "unfiltered"
   /** Plugin source shape in `plugin.list`: `target` (newer) or `package` (older; 2.0.16's). */
   pluginSource?: "target" | "package"
+  /** A build without `session.hook`. */
+  withoutHook?: boolean
   /** Runs host-side timers (the retry waits); defaults to setTimeout (fake timers in tests). */
   schedule?: (ms: number, fn: () => void) => void
 }
@@ -140,6 +142,8 @@ export class FakeV2Host {
   /** Models set by `session.switchModel`: in 2.x the model belongs to the session. */
   private readonly sessionModels = new Map<string, { id: string; providerID: string; variant?: string }>()
   readonly server?: { url: string; password?: string }
+  /** Every retry decision the host made after its retry hooks, in order (`providerFails`). */
+  readonly retryDecisions: RetryDecision[] = []
   /** Hooks registered through `session.hook`, disposed ones included (flagged). */
   readonly hooks: HookEntry[] = []
   /** Ids taken by `prompt`/`synthetic` sends, per session: a second send with one is a conflict. */
@@ -197,6 +201,7 @@ export class FakeV2Host {
       context: rec("session.context", (a) => [...(this.history.get(a?.sessionID) ?? [])]),
       hook: rec("session.hook", (name, cb, o) => this.hook(name, cb, o)),
     }
+    if (opts.withoutHook) delete session.hook
     if (later) {
       session.compact = rec("session.compact", noop)
       session.remove = rec("session.remove", noop)
@@ -457,6 +462,7 @@ export class FakeV2Host {
         const d = event.decision as { retry?: unknown; delay?: unknown }
         decision = d.retry === true ? { retry: true, delay: typeof d.delay === "number" && Number.isFinite(d.delay) && d.delay >= 0 ? Math.ceil(d.delay) : delay } : { retry: false }
         decisions.push(decision)
+        this.retryDecisions.push(decision)
       }
       if (!decision.retry || !this.runs.has(sessionID)) {
         if (this.runs.has(sessionID)) this.failRun(sessionID, carried)

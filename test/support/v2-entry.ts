@@ -40,7 +40,11 @@ export async function entryRig(options: Record<string, unknown> = {}, hostOption
       const cleanup = plugin.setup(ctx)
       if (cleanup) cleanups.push(cleanup)
     },
-    advance: (ms) => advance(ms),
+    async advance(ms) {
+      // What the last act set going (a host call, a hook) settles at the current instant first.
+      await flush()
+      await advance(ms)
+    },
     log() {
       try {
         return readFileSync(logFile, "utf8").split("\n")

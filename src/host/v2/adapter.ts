@@ -27,6 +27,7 @@ import { createV2Port, type V2Port } from "./port.ts"
 import { EventPump } from "./pump.ts"
 import { getSlot, sharedFileLog, type Slot } from "./registry.ts"
 import { slotKey } from "../registry.ts"
+import { registerRetryHooks } from "./retry-hook.ts"
 import { registerTaskComplete, type Registration, type TaskCompleteCall } from "./task-complete.ts"
 import { HistoryWatcher } from "./user-turns.ts"
 
@@ -173,6 +174,10 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const registered = instance.keep(
     registerTaskComplete(ctx, { log, onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID) : { ok: true, text: "Noted." }) }),
   )
+  // The host's own retries, timed by the cooldown ladder (retry-hook.ts); disposed on cleanup.
+  instance.keep(
+    registerRetryHooks(ctx, { decide: (sessionID, proposal) => engine.hostRetry(sessionID, proposal), live: () => !instance.stopped, time, wallNow, log, timeoutMs }),
+  ).catch((error: unknown) => engine.logger.log("warn", `session hooks not registered: ${errorText(error)}`))
   // `/auto-resume` writes the store the engine reads; replies are bounded like any host call.
   const control = instance.pauses.control
   const commandRegistered = instance.keep(

@@ -244,7 +244,7 @@ function isAbortedError(error: unknown): boolean {
  * (and `streamingFailureErrorNames` matches it) the same way. 1.x-style `{ name, data }` is
  * accepted too.
  */
-function hostError(error: unknown): HostError {
+export function hostError(error: unknown): HostError {
   return {
     name: str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError",
     message: str(error) ?? str(get(error, "message")) ?? str(get(error, "data", "message")) ?? "",
