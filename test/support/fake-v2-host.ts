@@ -378,7 +378,8 @@ export class FakeV2Host {
     const sessionID = args?.sessionID as string
     if (args?.id !== undefined) {
       // A caller-chosen id makes the send idempotent: the host refuses it the second time.
-      if (typeof args.id !== "string" || args.id === "") throw new TypeError(`session.${type === "user" ? "prompt" : "synthetic"}: id must be a non-empty string`)
+      // Session.Message.ID: a string starting with `msg_`, as the host's schema checks it.
+      if (typeof args.id !== "string" || !args.id.startsWith("msg_")) throw new TypeError(`session.${type === "user" ? "prompt" : "synthetic"}: id must start with msg_`)
       if (this.sentIDs.has(args.id)) throw new ConflictError(`message ${args.id} already exists`)
       this.sentIDs.add(args.id)
     }

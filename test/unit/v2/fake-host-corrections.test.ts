@@ -184,6 +184,8 @@ describe("2026-12-03 item 3: session members, idempotent sends, interrupt", () =
     // Control: another id, or none, is admitted.
     await expect(session(h).prompt!({ sessionID: SID, id: "msg_auto_2", text: "continue" })).resolves.toMatchObject({ id: "msg_auto_2" })
     await expect(session(h).prompt!({ sessionID: SID, text: "continue" })).resolves.toBeDefined()
+    // The id is a Session.Message.ID: `msg_` first, or the host's schema refuses it.
+    await expect(session(h).prompt!({ sessionID: SID, id: "auto_1", text: "continue" })).rejects.toThrow("msg_")
     expect(h.history.get(SID)!.filter((m) => m.id === "msg_auto_1")).toHaveLength(1)
   })
 
