@@ -19,7 +19,8 @@ import { startInstance, type Instance } from "../instance.ts"
 import { turnSetupOf } from "../normalize.ts"
 import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
-import { belongsHere, decodeV2Event, mapDecoded, ToolNamesByCall } from "./events.ts"
+import { belongsHere, decodeV2Event, mapDecoded, SUBSCRIBED_TYPES, ToolNamesByCall } from "./events.ts"
+import { eventSubscriber } from "./subscribe.ts"
 import { RunMemory } from "./run-memory.ts"
 import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
 import type { FetchLike } from "./http.ts"
@@ -160,7 +161,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   }
 
   const pump = new EventPump({
-    subscribe: (signal) => callCtx(ctx, "event", "subscribe", { signal }),
+    subscribe: eventSubscriber(ctx, SUBSCRIBED_TYPES, (message) => engine.logger.log("info", message)),
     onEvent,
     time,
     log: (level, message) => (level === "warn" ? engine.logger.fault("event-stream", message) : engine.logger.log(level, message)),
