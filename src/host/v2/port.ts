@@ -80,6 +80,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
   const { ctx, time, shared } = deps
   const http = new HostHttp(ctx, deps.fetch, time, () => deps.resolved.options.sendTimeoutMs)
   const models = createModelSwitch(ctx)
+  let compactMissingSaid = false
 
   async function readRaw(sessionID: string, limit: number): Promise<unknown[]> {
     const want = Math.max(1, Math.floor(limit))
@@ -94,7 +95,8 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       }
     }
     if (!http.available) throw contextError ?? new MissingMethodError("session.context")
-    const page = await http.getJson(`/api/session/${encodeURIComponent(sessionID)}/message`, { limit: Math.min(want, MESSAGE_ROUTE_CAP) })
+    // Newest first, asked for outright (the route takes order=asc|desc), within its 1-200 limit.
+    const page = await http.getJson(`/api/session/${encodeURIComponent(sessionID)}/message`, { order: "desc", limit: Math.min(want, MESSAGE_ROUTE_CAP) })
     const list = unwrapData(page)
     if (!Array.isArray(list)) throw new Error("the message route returned no message list")
     return oldestFirst(list, true).slice(-want)
@@ -248,6 +250,12 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     },
 
     async compact(sessionID) {
+      // Older 2.x builds have no session.compact: said once, then refused like any missing method.
+      if (!hasMethod(ctx, "session", "compact")) {
+        if (!compactMissingSaid) deps.writeLog("info", "session.compact is missing on this host build: native compaction is not offered")
+        compactMissingSaid = true
+        throw new MissingMethodError("session.compact")
+      }
       await callCtx(ctx, "session", "compact", { sessionID })
     },
 
@@ -260,7 +268,8 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       if (!Array.isArray(list)) return []
       const names = new Set<string>()
       for (const info of list) {
-        for (const value of [get(info, "id"), get(info, "source", "package"), get(info, "source", "name"), get(info, "source", "path")]) {
+        // Older builds name a package source `package`, newer ones `target`.
+        for (const value of [get(info, "id"), get(info, "source", "package"), get(info, "source", "target"), get(info, "source", "name"), get(info, "source", "path")]) {
           const name = str(value)
           if (name) names.add(name)
         }
