@@ -86,7 +86,7 @@ export async function sendPrompt(ctx: EngineContext, state: SessionState, reques
   const outcome = await exclusiveHostCall(state, ctx.time, options.sendTimeoutMs, request.label, () => {
     note(state.intervention, { type: "promptCalling" }, ctx.time.now())
     // While a fallback model has taken over, every prompt of ours goes on with it (fallback.ts).
-    return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: promptSetup(state.setup, state.fallback), onFallback: state.fallback !== undefined, stillWanted: stillWanted(ctx, state) })
+    return ctx.port.send({ sessionID: state.id, text, kind: request.kind, setup: promptSetup(state.setup, state.fallback), onFallback: state.fallback !== undefined, stillWanted: stillWanted(ctx, state), path: request.label, attempt: state.lifetimeContinues })
   }, reporter(ctx, state))
   const now = ctx.time.now()
   note(state.intervention, { type: "promptSettled", outcome, holdUntil: now + lateLandingHoldMs(stallBudgetMs(options)) }, now)

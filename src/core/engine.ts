@@ -31,6 +31,7 @@ import { runIntent } from "./run-effect.ts"
 import { everyModule, firstModule, readStreamedText, signalListeners } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 import type { RateWaitStore, RestoredWait } from "./carried-waits.ts"
+import type { HostRetryDecision, HostRetryProposal } from "./host-retry.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
 /** How often idle sessions are swept. */
@@ -187,6 +188,18 @@ export class RecoveryEngine {
     const status = sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
     const wait = firstModule(this.modules, this.ctx.logger, "status failed", (m) => m.rateWait?.(state))
     return wait ? { ...status, rateLimitWait: wait } : status
+  }
+
+  /** The host proposes its own retry (host-retry.ts): the decision to make instead, or undefined to let it stand. Never throws. */
+  hostRetry(sessionID: string, proposal: HostRetryProposal): HostRetryDecision | undefined {
+    if (this.disposed || typeof sessionID !== "string" || sessionID === "") return undefined
+    try {
+      const state = this.sessions.touch(sessionID, this.ctx.time.now())
+      return firstModule(this.modules, this.ctx.logger, "host retry failed", (module) => module.hostRetry?.(state, proposal))
+    } catch (error) {
+      this.ctx.logger.fault("engine", `host retry failed: ${errorText(error)}`)
+      return undefined
+    }
   }
 
   /** The task_complete tool was called in a session. Never throws. */

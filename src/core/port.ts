@@ -108,6 +108,14 @@ export type SendRequest = {
    */
   stillWanted?: () => string | undefined
   /**
+   * Which recovery path sends it (its label) and the session's recovery count when it goes
+   * out: with the session and what the session last showed, a host that takes caller-chosen
+   * message ids (2.x) derives one from them, so two live instances making the same recovery
+   * send one message between them (the host refuses the second as a conflict).
+   */
+  path?: string
+  attempt?: number
+  /**
    * `setup.model` is a fallback model, not the one the user picked: a host whose model belongs
    * to the session (2.x) switches the session to it before the prompt.
    */

@@ -130,7 +130,8 @@ export function capMessage(message: unknown): string {
   return typeof message === "string" ? message.slice(0, ERROR_MESSAGE_CAP) : ""
 }
 
-export type FailureVerdict = { kind: FailureClass; why: string }
+/** `deterministic`: the same request fails the same way again (no retry can fix it). */
+export type FailureVerdict = { kind: FailureClass; why: string; deterministic?: true }
 
 /** First match wins. A non-transient 4xx fails the same way again, even when named APIError (a streaming name). */
 export function explainFailure(signal: ErrorSignal, options: FailureClassifierOptions): FailureVerdict {
@@ -145,9 +146,9 @@ export function explainFailure(signal: ErrorSignal, options: FailureClassifierOp
   if (OVERFLOW_NAME.test(name)) return { kind: "context-overflow", why: `error name ${name}` }
   const overflow = OVERFLOW_PATTERNS.find((re) => re.test(message))
   if (overflow) return { kind: "context-overflow", why: `message matches ${overflow.source}` }
-  if (DETERMINISTIC_TYPES.has(name)) return { kind: "other", why: `error type ${name} is not fixed by a retry` }
+  if (DETERMINISTIC_TYPES.has(name)) return { kind: "other", why: `error type ${name} is not fixed by a retry`, deterministic: true }
   if (status !== undefined && status >= 400 && status < 500 && !TRANSIENT_CLIENT_STATUSES.has(status)) {
-    return { kind: "other", why: `HTTP ${status} is a deterministic client error` }
+    return { kind: "other", why: `HTTP ${status} is a deterministic client error`, deterministic: true }
   }
   if (isStreamingFailure({ name, message }, options)) return { kind: "streaming", why: `streaming failure (${name || "message"})` }
   return { kind: "other", why: `unclassified ${name || "error"}` }

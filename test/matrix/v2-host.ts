@@ -101,6 +101,11 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
       if (!tool) return
       try {
         const result = await settle(Promise.resolve(tool.execute({}, { sessionID: sessions[who], agent: USER_AGENT, messageID: "msg_x", id: id("call"), signal: new AbortController().signal, progress: () => undefined })))
+        // The host's tool runtime: `output` from a tool with no output schema kills the call.
+        if (tool.output === undefined && result && typeof result === "object" && "output" in result) {
+          acts.push({ act: "toolAnswer", ok: false, text: "defect: Tool result declared output without an output schema" })
+          return
+        }
         // The text the model sees is `content`; a failure is flagged in metadata.
         const content = typeof result?.content === "string" ? result.content : (result?.content ?? []).map((c: Obj) => c.text).join("\n")
         acts.push({ act: "toolAnswer", ok: result?.metadata?.error !== true && result?.metadata?.ok !== false, text: content })

@@ -241,8 +241,9 @@ export function createV2World(options: Record<string, unknown>) {
       list: async(() => ({
         location: { directory },
         data: [
-          { id: "opencode-auto-resume", source: { type: "package", package: "opencode-auto-resume" } },
-          ...(magic ? [{ id: "magic-context", source: { type: "package", package: "@cortexkit/opencode-magic-context" } }] : []),
+          // The newest builds' source shape (2026-12-03 item 5): the package is `target`.
+          { id: "opencode-auto-resume", source: { type: "package", target: "opencode-auto-resume", version: "0.0.0" } },
+          ...(magic ? [{ id: "magic-context", source: { type: "package", target: "@cortexkit/opencode-magic-context", version: "0.0.0" } }] : []),
         ],
       })),
     },

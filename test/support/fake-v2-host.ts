@@ -16,9 +16,23 @@
  *   ... } }` and no `durable`, its reply only `data.id`; errors are `{ type, message, status? }`;
  *   tool results carry `content`; the subagent tool is `subagent` (`background: true` returns
  *   at once); a step ends with `tokens { input, output, reasoning, cache { read, write } }`.
+ * - As the corrections of 2026-12-03 have it (each refused the way the host refuses it, see
+ *   test/unit/v2/fake-host-corrections.test.ts): a tool result carrying `output` from a tool
+ *   with no output schema kills the call (`runTool` throws a ToolDefect); `session.hook(name,
+ *   cb, { providerID? })` takes only the nine hook names and resolves to `{ dispose }`; the
+ *   `retry` hook hears each retry the host proposes (`providerFails`) and may rewrite it, and is
+ *   not called once the host's budget (4 retries) is spent; `http.response` carries the status
+ *   and headers (Retry-After), the error object only `response.body`; a second `prompt` or
+ *   `synthetic` with an id already used is refused with a ConflictError; no `summarize`,
+ *   `active` or `subscribeGlobal`; `subscribe({ signal, types })` filters by type (or the older
+ *   `subscribe(types)`, or a build that ignores the filter: `subscribeForm`);
+ *   `session.status`/`session.idle` are never emitted (`emit` refuses them); the plugin list's
+ *   source is `{ type: "package", target, version }` (older builds: `package`); the message
+ *   route takes `order=asc|desc` and answers 400 to a limit outside 1-200.
  * - Knobs: per-method behaviour (reject, throw, hang, missing), version presets (2.0.16 has no
- *   `session.compact` and no `app.server`), `inboxEvents: false` for releases without inbox
- *   events, stream end/failure, and an HTTP server reachable only at `app.server.url`.
+ *   `session.compact`, `session.remove` nor `app.server`, and lists plugins by `package`),
+ *   `inboxEvents: false` for releases without inbox events, stream end/failure, and an HTTP
+ *   server reachable only at `app.server.url`.
  */
 import type { FetchLike, FetchResponse } from "../../src/host/v2/http.ts"
 
@@ -37,7 +51,50 @@ export type FakeV2Options = {
   inboxEvents?: boolean
   /** The model every step runs on. */
   model?: { id: string; providerID: string }
+  /**
+   * How `event.subscribe` reads its argument: `options` (newest: `{ signal?, types? }`),
+   * `types` (intermediate builds: an array of types; an options object is refused), `unfiltered`
+   * (takes options, ignores `types`: every event arrives).
+   */
+  subscribeForm?: "options" | "types" | "unfiltered"
+  /** Plugin source shape in `plugin.list`: `target` (newer) or `package` (older; 2.0.16's). */
+  pluginSource?: "target" | "package"
+  /** A build without `session.hook`. */
+  withoutHook?: boolean
+  /** Runs host-side timers (the retry waits); defaults to setTimeout (fake timers in tests). */
+  schedule?: (ms: number, fn: () => void) => void
 }
+
+/** The names `session.hook` accepts (2026-12-03 item 2). */
+export const SESSION_HOOK_NAMES = new Set(["prompt", "context", "compaction", "generate", "title", "model.request", "http.request", "http.response", "retry"])
+
+/** Events 2.x declares and never sends (2026-12-01 item 7, 2026-12-03 item 4). */
+const NEVER_EMITTED = new Set(["session.status", "session.idle"])
+
+/** The host's retry budget and base delay (packages/core/src/session/runner/retry.ts). */
+export const HOST_RETRY_BUDGET = 4
+export const HOST_RETRY_BASE_MS = 2_000
+const HOST_RETRY_AFTER_MAX_MS = 15 * 60_000
+
+/** What the host throws for a second send with an id already taken. */
+export class ConflictError extends Error {
+  readonly _tag = "ConflictError"
+  constructor(message: string) {
+    super(message)
+    this.name = "ConflictError"
+  }
+}
+
+/** A tool result the host's runtime refuses as a defect: the call dies, the model reads nothing. */
+export class ToolDefect extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = "ToolDefect"
+  }
+}
+
+export type RetryDecision = { retry: false } | { retry: true; delay: number }
+type HookEntry = { name: string; cb: (event: any) => unknown; providerID?: string; disposed: boolean }
 
 const EPHEMERAL = new Set([
   "form.created",
@@ -49,6 +106,7 @@ const EPHEMERAL = new Set([
 ])
 
 type Subscription = {
+  types?: Set<string>
   queue: unknown[]
   waiting?: { resolve: (r: IteratorResult<unknown>) => void; reject: (e: unknown) => void }
   closed: boolean
@@ -71,7 +129,7 @@ export class FakeV2Host {
   readonly toolDisposals: number[] = []
   readonly httpRequests: { url: string; headers: Record<string, string> }[] = []
   toolList: unknown = { location: {}, data: [{ name: "bash" }, { name: "read" }, { name: "todowrite", options: { codemode: false } }] }
-  pluginList: unknown = { location: {}, data: [{ id: "opencode-auto-resume", source: { type: "package", package: "opencode-auto-resume" } }] }
+  pluginList: unknown
   modelList: unknown = { location: {}, data: [{ id: "gpt-x", providerID: "openai", limit: { context: 200_000, output: 32_000 } }] }
   /** Refuse the next subscriptions: "throw" from subscribe itself. */
   subscribeBehaviour: "ok" | "throw" = "ok"
@@ -84,14 +142,46 @@ export class FakeV2Host {
   /** Models set by `session.switchModel`: in 2.x the model belongs to the session. */
   private readonly sessionModels = new Map<string, { id: string; providerID: string; variant?: string }>()
   readonly server?: { url: string; password?: string }
+  /** Every retry decision the host made after its retry hooks, in order (`providerFails`). */
+  readonly retryDecisions: RetryDecision[] = []
+  /** Hooks registered through `session.hook`, disposed ones included (flagged). */
+  readonly hooks: HookEntry[] = []
+  /** Ids taken by `prompt`/`synthetic` sends, per session: a second send with one is a conflict. */
+  private readonly sentIDs = new Set<string>()
+  private readonly subscribeForm: NonNullable<FakeV2Options["subscribeForm"]>
+  private readonly schedule: (ms: number, fn: () => void) => void
+  private readonly opts: FakeV2Options
 
   constructor(opts: FakeV2Options = {}) {
+    this.opts = opts
     this.now = opts.now ?? (() => Date.now())
     this.directory = opts.directory ?? "/work/project"
     this.inboxEvents = opts.inboxEvents ?? true
     this.model = opts.model ?? MODEL
+    this.subscribeForm = opts.subscribeForm ?? "options"
+    this.schedule = opts.schedule ?? ((ms, fn) => void setTimeout(fn, ms))
     const later = (opts.version ?? "2.0.22") !== "2.0.16"
     this.server = opts.server === null || !later ? undefined : (opts.server ?? { url: "http://127.0.0.1:4123", password: "s3cret" })
+    const byTarget = (opts.pluginSource ?? (later ? "target" : "package")) === "target"
+    this.pluginList = {
+      location: {},
+      data: [{ id: "opencode-auto-resume", source: byTarget ? { type: "package", target: "opencode-auto-resume", version: "0.0.0" } : { type: "package", package: "opencode-auto-resume" } }],
+    }
+    this.ctx = this.makeCtx(opts.options ?? {})
+  }
+
+  /**
+   * Another plugin instance's view of this same host (a second location's instance, a plugin
+   * loaded twice under different scopes): its own ctx and options, the same sessions, history,
+   * ids and event bus.
+   */
+  anotherCtx(options: unknown): Record<string, unknown> {
+    return this.makeCtx(options)
+  }
+
+  private makeCtx(options: unknown): Record<string, unknown> {
+    const opts = this.opts
+    const later = (opts.version ?? "2.0.22") !== "2.0.16"
     const rec = (method: string, fn: (...args: any[]) => unknown) => (...args: unknown[]) => this.invoke(method, args, fn)
     const noop = () => undefined
 
@@ -109,16 +199,17 @@ export class FakeV2Host {
       move: rec("session.move", noop),
       wait: rec("session.wait", noop),
       context: rec("session.context", (a) => [...(this.history.get(a?.sessionID) ?? [])]),
-      hook: rec("session.hook", noop),
+      hook: rec("session.hook", (name, cb, o) => this.hook(name, cb, o)),
     }
+    if (opts.withoutHook) delete session.hook
     if (later) {
       session.compact = rec("session.compact", noop)
       session.remove = rec("session.remove", noop)
     }
-    this.ctx = {
+    return {
       app: { name: "opencode", version: opts.version ?? "2.0.22", channel: "latest", ...(this.server ? { server: this.server } : {}) },
       location: { directory: this.directory, ...(opts.workspaceID ? { workspaceID: opts.workspaceID } : {}) },
-      options: opts.options ?? {},
+      options,
       agent: {},
       aisdk: {},
       command: { transform: rec("command.transform", (cb) => this.transform(cb, "command")) },
@@ -150,9 +241,9 @@ export class FakeV2Host {
   // ---- knobs -------------------------------------------------------------------------------
 
   /** Makes `ctx.<area>.<name>` absent, as on a release that lacks it. */
-  remove(method: string): void {
+  remove(method: string, ctx: Record<string, unknown> = this.ctx): void {
     const [area, name] = method.split(".") as [string, string]
-    delete (this.ctx[area] as Record<string, unknown>)[name]
+    delete (ctx[area] as Record<string, unknown>)[name]
   }
 
   set(method: string, behaviour: Behaviour): void {
@@ -184,11 +275,12 @@ export class FakeV2Host {
     data: Record<string, unknown>,
     opts: { location?: { directory: string } | null; durable?: boolean; aggregateID?: string } = {},
   ): void {
+    if (NEVER_EMITTED.has(type)) throw new Error(`${type} is declared by 2.x but never emitted: a test must not send it`)
     const event: Record<string, unknown> = { id: this.id("evt"), created: this.now(), type, data }
     if (opts.location !== null) event.location = opts.location ?? { directory: this.directory }
     const aggregateID = opts.aggregateID ?? (data.sessionID as string | undefined)
     if ((opts.durable ?? !EPHEMERAL.has(type)) && aggregateID) event.durable = { aggregateID, seq: this.seq, version: 1 }
-    for (const sub of this.subscriptions) this.deliver(sub, event)
+    for (const sub of this.subscriptions) if (!sub.types || sub.types.has(type)) this.deliver(sub, event)
   }
 
   /** Delivers anything at all as an event (malformed-event tests). */
@@ -239,12 +331,29 @@ export class FakeV2Host {
     w?.resolve({ value: undefined, done: true })
   }
 
-  private subscribe(args: { signal?: AbortSignal } | undefined): AsyncIterable<unknown> {
+  /**
+   * The three argument forms builds have taken: `{ signal?, types? }` (newest), an array of
+   * types (intermediate; an options object is refused there), or options with the filter
+   * ignored. An unknown form of argument is refused as the host's schema would.
+   */
+  private subscribe(arg: unknown): AsyncIterable<unknown> {
     if (this.subscribeBehaviour === "throw") throw new Error("event.subscribe: bus unavailable")
-    const sub: Subscription = { queue: [], closed: false }
+    let types: unknown
+    let signal: AbortSignal | undefined
+    if (this.subscribeForm === "types") {
+      if (arg !== undefined && !Array.isArray(arg)) throw new TypeError("event.subscribe: expected an array of event types")
+      types = arg
+    } else {
+      if (arg !== undefined && (typeof arg !== "object" || arg === null || Array.isArray(arg))) throw new TypeError("event.subscribe: expected { signal?, types? }")
+      const options = arg as { signal?: AbortSignal; types?: unknown } | undefined
+      signal = options?.signal
+      if (this.subscribeForm === "options") types = options?.types
+    }
+    if (types !== undefined && (!Array.isArray(types) || types.some((t) => typeof t !== "string"))) throw new TypeError("event.subscribe: types must be event type names")
+    const sub: Subscription = { queue: [], closed: false, ...(Array.isArray(types) ? { types: new Set(types as string[]) } : {}) }
     this.subscriptions.push(sub)
-    args?.signal?.addEventListener("abort", () => this.close(sub))
-    if (args?.signal?.aborted) this.close(sub)
+    signal?.addEventListener("abort", () => this.close(sub))
+    if (signal?.aborted) this.close(sub)
     return {
       [Symbol.asyncIterator]: () => ({
         next: (): Promise<IteratorResult<unknown>> => {
@@ -267,6 +376,13 @@ export class FakeV2Host {
 
   private admit(type: "user" | "synthetic", args: Record<string, any>): Record<string, unknown> {
     const sessionID = args?.sessionID as string
+    if (args?.id !== undefined) {
+      // A caller-chosen id makes the send idempotent: the host refuses it the second time.
+      // Session.Message.ID: a string starting with `msg_`, as the host's schema checks it.
+      if (typeof args.id !== "string" || !args.id.startsWith("msg_")) throw new TypeError(`session.${type === "user" ? "prompt" : "synthetic"}: id must start with msg_`)
+      if (this.sentIDs.has(args.id)) throw new ConflictError(`message ${args.id} already exists`)
+      this.sentIDs.add(args.id)
+    }
     const payload: Record<string, unknown> = { text: args?.text }
     if (args?.metadata) payload.metadata = args.metadata
     if (args?.description) payload.description = args.description
@@ -287,6 +403,109 @@ export class FakeV2Host {
     if (!this.runs.has(sessionID)) return { interrupted: false }
     this.endRun(sessionID, "interrupted", "user")
     return { interrupted: true }
+  }
+
+  /** `session.hook(name, cb, { providerID? })`: only the documented names; resolves to `{ dispose }`. */
+  private hook(name: unknown, cb: unknown, options: unknown): Promise<{ dispose(): Promise<void> }> {
+    if (typeof name !== "string" || !SESSION_HOOK_NAMES.has(name)) throw new TypeError(`session.hook: unknown hook ${String(name)}`)
+    if (typeof cb !== "function") throw new TypeError("session.hook: callback must be a function")
+    const providerID = (options as { providerID?: unknown } | undefined)?.providerID
+    const entry: HookEntry = { name, cb: cb as HookEntry["cb"], disposed: false, ...(typeof providerID === "string" ? { providerID } : {}) }
+    this.hooks.push(entry)
+    return Promise.resolve({
+      dispose: () => {
+        entry.disposed = true
+        return Promise.resolve()
+      },
+    })
+  }
+
+  /** Live hooks of one name; a hook bound to a provider hears only that provider's sessions. */
+  liveHooks(name: string, providerID?: string): HookEntry[] {
+    return this.hooks.filter((h) => h.name === name && !h.disposed && (h.providerID === undefined || h.providerID === providerID))
+  }
+
+  /**
+   * The provider fails the current step with `error` `times` times in a row, then answers. Each
+   * failure runs the host's retry policy: `http.response` hooks hear the response (status,
+   * headers), then while the budget lasts (HOST_RETRY_BUDGET retries) the `retry` hooks hear
+   * the proposal (2 s doubling, Retry-After honoured up to 15 minutes; `retryable: false`
+   * proposes no retry) and may rewrite `decision`; a retry is announced with
+   * `session.retry.scheduled` and made after its delay. No retry: the run fails with the error.
+   * Resolves once the last failure or answer has happened.
+   */
+  async providerFails(
+    sessionID: string,
+    error: { type: string; message: string; status?: number },
+    opts: { times?: number; retryAfterMs?: number; retryable?: boolean; answer?: string } = {},
+  ): Promise<{ decisions: RetryDecision[] }> {
+    const decisions: RetryDecision[] = []
+    let left = opts.times ?? Infinity
+    let attempt = 1
+    for (;;) {
+      const status = error.status ?? 500
+      const headers = new Headers(opts.retryAfterMs !== undefined ? { "retry-after": String(Math.ceil(opts.retryAfterMs / 1000)) } : {})
+      const model = this.modelOf(sessionID)
+      for (const h of this.liveHooks("http.response", model.providerID)) {
+        await h.cb({ sessionID, agent: "build", model, kind: "primary", request: new Request("https://provider.invalid/v1/chat"), response: new Response("{}", { status, headers }) })
+      }
+      // What error objects carry: no status line, no headers; only the body.
+      const carried = { ...error, response: { body: "{}" } }
+      left--
+      const retriesDone = attempt - 1
+      let decision: RetryDecision = { retry: false }
+      if (retriesDone < HOST_RETRY_BUDGET) {
+        attempt++
+        const backoff = HOST_RETRY_BASE_MS * 2 ** retriesDone
+        const delay = Math.max(backoff, Math.min(opts.retryAfterMs ?? 0, HOST_RETRY_AFTER_MAX_MS))
+        const event = { sessionID, agent: "build", model, error: carried, attempt, decision: (opts.retryable ?? true) ? ({ retry: true, delay } as RetryDecision) : ({ retry: false } as RetryDecision) }
+        for (const h of this.liveHooks("retry", model.providerID)) await h.cb(event)
+        const d = event.decision as { retry?: unknown; delay?: unknown }
+        decision = d.retry === true ? { retry: true, delay: typeof d.delay === "number" && Number.isFinite(d.delay) && d.delay >= 0 ? Math.ceil(d.delay) : delay } : { retry: false }
+        decisions.push(decision)
+        this.retryDecisions.push(decision)
+      }
+      if (!decision.retry || !this.runs.has(sessionID)) {
+        if (this.runs.has(sessionID)) this.failRun(sessionID, carried)
+        return { decisions }
+      }
+      const msg = this.assistant(sessionID)
+      this.emit("session.step.failed", { sessionID, assistantMessageID: msg?.id, error: carried, finish: "error" })
+      this.emit("session.retry.scheduled", { sessionID, assistantMessageID: msg?.id, attempt, at: this.now() + decision.delay, error: carried })
+      await new Promise<void>((resolve) => this.schedule(decision.delay, resolve))
+      const run = this.runs.get(sessionID)
+      if (!run) return { decisions }
+      this.nextStep(sessionID, run)
+      if (left <= 0) {
+        this.textDelta(sessionID, opts.answer ?? "Back at it.")
+        this.finishRun(sessionID)
+        return { decisions }
+      }
+    }
+  }
+
+  /**
+   * The host runs a registered tool the way its tool runtime does: the input is handed over, a
+   * thrown error becomes a failure the model reads, and the result is checked: `output` without
+   * a declared output schema is a defect and the call dies (ToolDefect), a declared schema
+   * without `output` is a failure; otherwise the model reads `content` (as parts).
+   */
+  async runTool(name: string, input: unknown, context: Record<string, unknown> = {}): Promise<{ failed?: string; content: { type: string; text: string }[]; metadata?: unknown }> {
+    const tool = this.registeredTools.find((t) => t.name === name) as { execute?: (i: unknown, c: unknown) => unknown; output?: unknown } | undefined
+    if (typeof tool?.execute !== "function") throw new Error(`no tool ${name} is registered`)
+    const full = { sessionID: "ses_main", agent: "build", messageID: this.id("msg"), id: this.id("call"), signal: new AbortController().signal, progress: () => undefined, ...context }
+    let result: unknown
+    try {
+      result = await tool.execute(input, full)
+    } catch (error) {
+      return { failed: error instanceof Error ? error.message : String(error), content: [] }
+    }
+    if (typeof result !== "object" || result === null) throw new ToolDefect("Tool result is not an object")
+    const r = result as { output?: unknown; content?: unknown; metadata?: unknown }
+    if (tool.output === undefined && "output" in r) throw new ToolDefect("Tool result declared output without an output schema")
+    if (tool.output !== undefined && !("output" in r)) return { failed: "Tool did not return its declared output", content: [] }
+    const content = typeof r.content === "string" ? [{ type: "text", text: r.content }] : Array.isArray(r.content) && r.content.length > 0 ? (r.content as { type: string; text: string }[]) : [{ type: "text", text: JSON.stringify(r.output) ?? "" }]
+    return { content, ...(r.metadata === undefined ? {} : { metadata: r.metadata }) }
   }
 
   private transform(cb: (editor: unknown) => void, kind: "tool" | "command"): Promise<{ dispose(): void }> {
@@ -507,6 +726,11 @@ export class FakeV2Host {
     this.endRun(sessionID, "interrupted", "user")
   }
 
+  /** The host ends the run for a reason of its own: shutdown, a newer run superseding it, inactivity. */
+  hostInterrupts(sessionID: string, reason: "shutdown" | "superseded" | "inactivity"): void {
+    this.endRun(sessionID, "interrupted", reason)
+  }
+
   /**
    * Ends the run. Items queued in its inbox are promoted at the provider-turn boundary: on a
    * normal end they become messages and the same run carries on with a new step (no idle in
@@ -565,8 +789,13 @@ export class FakeV2Host {
     }
     const m = /^\/api\/session\/([^/]+)\/message$/.exec(path)
     if (m) {
-      const limit = Math.min(Number(u.searchParams.get("limit") ?? 50), 200)
-      const list = [...(this.history.get(decodeURIComponent(m[1]!)) ?? [])].reverse().slice(0, limit)
+      // limit 1-200 and order asc|desc, as the route's schema has them; anything else is a 400.
+      const limit = Number(u.searchParams.get("limit") ?? 50)
+      const order = u.searchParams.get("order") ?? "desc"
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) return answer(400, { error: "limit must be an integer from 1 to 200" })
+      if (order !== "asc" && order !== "desc") return answer(400, { error: "order must be asc or desc" })
+      const all = [...(this.history.get(decodeURIComponent(m[1]!)) ?? [])]
+      const list = order === "desc" ? all.reverse().slice(0, limit) : all.slice(0, limit)
       return answer(200, { data: list, cursor: null })
     }
     return answer(404, { error: "not found" })

@@ -17,6 +17,7 @@ import { mayIntervene } from "../intervention.ts"
 import { planned, type Outcome, type Planned } from "../run-effect.ts"
 import type { Wake } from "../scheduler.ts"
 import { explainFailure } from "../provider-failure.ts"
+import { isPermanent, type HostRetryDecision, type HostRetryProposal } from "../host-retry.ts"
 import { INITIAL_RATE_LIMIT_STATE, rateLimitGate } from "../rate-limit.ts"
 import type { SessionState } from "../session-state.ts"
 import { NO_MIRROR } from "../rate-wait-mirror.ts"
@@ -178,8 +179,21 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     }
   }
 
+  /**
+   * The host's own retry of a failure (host-retry.ts): a rate limit takes the ladder's rung, a
+   * permanent failure is not retried (the run fails now and onError answers it as usual).
+   */
+  function hostRetry(state: SessionState, proposal: HostRetryProposal): HostRetryDecision | undefined {
+    const verdict = explainFailure(proposal, ctx.effective(state))
+    if (verdict.kind === "rate-limit") return waits.hostRetry(state, trackFailure(state), proposal, verdict.why)
+    if (!isPermanent(verdict)) return undefined
+    ctx.logger.log("info", `session ${state.id}: the host's retry ${proposal.attempt} is cancelled: ${verdict.why}; a retry fails the same way`)
+    return { retry: false }
+  }
+
   return {
     name: "provider-failures",
+    hostRetry,
     /**
      * Not `interrupted`: after the user's ESC, holdReason refuses everything on cancelledByUser
      * before it asks this module (every tick, idle and send here is gated by it), and only a

@@ -19,7 +19,8 @@ import { startInstance, type Instance } from "../instance.ts"
 import { turnSetupOf } from "../normalize.ts"
 import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
-import { belongsHere, decodeV2Event, mapDecoded, ToolNamesByCall } from "./events.ts"
+import { belongsHere, decodeV2Event, mapDecoded, SUBSCRIBED_TYPES, ToolNamesByCall } from "./events.ts"
+import { eventSubscriber } from "./subscribe.ts"
 import { RunMemory } from "./run-memory.ts"
 import { defaultLogPath, FileLog, formatLogLine } from "./file-log.ts"
 import type { FetchLike } from "./http.ts"
@@ -27,6 +28,7 @@ import { createV2Port, type V2Port } from "./port.ts"
 import { EventPump } from "./pump.ts"
 import { getSlot, sharedFileLog, type Slot } from "./registry.ts"
 import { slotKey } from "../registry.ts"
+import { registerRetryHooks } from "./retry-hook.ts"
 import { registerTaskComplete, type Registration, type TaskCompleteCall } from "./task-complete.ts"
 import { HistoryWatcher } from "./user-turns.ts"
 
@@ -159,7 +161,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   }
 
   const pump = new EventPump({
-    subscribe: (signal) => callCtx(ctx, "event", "subscribe", { signal }),
+    subscribe: eventSubscriber(ctx, SUBSCRIBED_TYPES, (message) => engine.logger.log("info", message)),
     onEvent,
     time,
     log: (level, message) => (level === "warn" ? engine.logger.fault("event-stream", message) : engine.logger.log(level, message)),
@@ -173,6 +175,10 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const registered = instance.keep(
     registerTaskComplete(ctx, { log, onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID) : { ok: true, text: "Noted." }) }),
   )
+  // The host's own retries, timed by the cooldown ladder (retry-hook.ts); disposed on cleanup.
+  instance.keep(
+    registerRetryHooks(ctx, { decide: (sessionID, proposal) => engine.hostRetry(sessionID, proposal), live: () => !instance.stopped, time, wallNow, log, timeoutMs }),
+  ).catch((error: unknown) => engine.logger.log("warn", `session hooks not registered: ${errorText(error)}`))
   // `/auto-resume` writes the store the engine reads; replies are bounded like any host call.
   const control = instance.pauses.control
   const commandRegistered = instance.keep(

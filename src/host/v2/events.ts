@@ -101,6 +101,45 @@ const MODEL_OUTPUT = new Set([
   "session.tool.input.ended",
 ])
 
+/**
+ * Every event type this adapter reads (the subscription's filter, subscribe.ts): those mapped
+ * below, plus the liveness the ceiling counts (tool progress, inbox, shells, retries) and what
+ * the adapter itself reads (inbox admissions and deliveries, the step that names the model).
+ */
+export const SUBSCRIBED_TYPES: readonly string[] = [
+  ...MODEL_OUTPUT,
+  ...PROGRESS,
+  ...AWAITING_OPEN,
+  ...AWAITING_CLOSED,
+  "session.text.delta",
+  "session.reasoning.delta",
+  "session.execution.started",
+  "session.execution.succeeded",
+  "session.execution.failed",
+  "session.execution.interrupted",
+  "session.step.ended",
+  "session.step.failed",
+  "session.retry.scheduled",
+  "session.usage.updated",
+  "session.created",
+  "session.forked",
+  "session.deleted",
+  "session.tool.input.started",
+  "session.tool.called",
+  "session.tool.progress",
+  "session.tool.success",
+  "session.tool.failed",
+  "session.compaction.failed",
+  "session.inbox.enqueued",
+  "session.inbox.delivered",
+  "session.inbox.cancelled",
+  "session.inbox.delivery.changed",
+  "session.input.admitted",
+  "session.input.promoted",
+  "session.shell.started",
+  "session.shell.ended",
+]
+
 export function callIDOf(data: unknown): string | undefined {
   return str(get(data, "id")) ?? str(get(data, "callID"))
 }
@@ -251,7 +290,7 @@ function isAbortedError(error: unknown): boolean {
  * (and `streamingFailureErrorNames` matches it) the same way. 1.x-style `{ name, data }` is
  * accepted too.
  */
-function hostError(error: unknown): HostError {
+export function hostError(error: unknown): HostError {
   return {
     name: str(get(error, "name")) ?? str(get(error, "type")) ?? "UnknownError",
     message: str(error) ?? str(get(error, "message")) ?? str(get(error, "data", "message")) ?? "",

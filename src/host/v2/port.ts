@@ -6,9 +6,10 @@
  * fall back (it may still land, and a prompt too could deliver the recovery twice);
  * `sendTimeoutMs` bounds it.
  * v2 hot reload can leave two live instances that send the same prompt milliseconds apart, so
- * two guards span instances: the process-wide send log (`injectIntervalMs`), and a look at the
+ * three guards span instances: the process-wide send log (`injectIntervalMs`), a look at the
  * last messages before each send (an identical own message with no answer and no idle marker
- * after it means this recovery is already on its way).
+ * after it means this recovery is already on its way), and an id of our own on every send
+ * (send-id.ts), which the host refuses a second time with a conflict: read as "already sent".
  */
 import type { ResolvedOptions } from "../../options/index.ts"
 import type { TimeSource } from "../../core/clock.ts"
@@ -24,6 +25,7 @@ import type { OwnSends } from "./user-turns.ts"
 import { runningSessions } from "../signals.ts"
 import { bookSend, isHiddenSend, type SendLog } from "../send-log.ts"
 import { createModelSwitch } from "./model-switch.ts"
+import { isConflict, ownMessageID } from "./send-id.ts"
 
 const MAX_SEND_LOG_SESSIONS = 1000
 /** Messages looked at before a send to find the same recovery still pending. */
@@ -78,6 +80,7 @@ export function createV2Port(deps: V2PortDeps): V2Port {
   const { ctx, time, shared } = deps
   const http = new HostHttp(ctx, deps.fetch, time, () => deps.resolved.options.sendTimeoutMs)
   const models = createModelSwitch(ctx)
+  let compactMissingSaid = false
 
   async function readRaw(sessionID: string, limit: number): Promise<unknown[]> {
     const want = Math.max(1, Math.floor(limit))
@@ -92,32 +95,36 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       }
     }
     if (!http.available) throw contextError ?? new MissingMethodError("session.context")
-    const page = await http.getJson(`/api/session/${encodeURIComponent(sessionID)}/message`, { limit: Math.min(want, MESSAGE_ROUTE_CAP) })
+    // Newest first, asked for outright (the route takes order=asc|desc), within its 1-200 limit.
+    const page = await http.getJson(`/api/session/${encodeURIComponent(sessionID)}/message`, { order: "desc", limit: Math.min(want, MESSAGE_ROUTE_CAP) })
     const list = unwrapData(page)
     if (!Array.isArray(list)) throw new Error("the message route returned no message list")
     return oldestFirst(list, true).slice(-want)
   }
 
   /**
-   * True when the same text from us is still waiting for an answer. The read gets half the
-   * send's time budget, so a slow history never pushes the send itself past it.
+   * A look at the last messages before a send: `pending` when the same text from us is still
+   * waiting for an answer; `newestID`, the newest message's id (what the send's own id is
+   * derived from, send-id.ts). The read gets half the send's time budget, so a slow history
+   * never pushes the send itself past it.
    */
-  async function alreadyPending(request: SendRequest, budgetMs: number): Promise<boolean> {
+  async function lookBeforeSend(request: SendRequest, budgetMs: number): Promise<{ pending: boolean; newestID?: string }> {
     let recent: unknown[]
     try {
       recent = await withTimeout(time, Math.max(1, Math.floor(budgetMs / 2)), "history check before a send", () => readRaw(request.sessionID, DUPLICATE_LOOKBACK))
     } catch {
-      return false // an unreadable history must not block recovery
+      return { pending: false } // an unreadable history must not block recovery
     }
+    const newestID = str(get(recent[recent.length - 1], "id"))
     for (let i = recent.length - 1; i >= 0; i--) {
       const entry = recent[i]
       const type = str(get(entry, "type"))
-      if (type === "assistant" || type === "idle") return false
+      if (type === "assistant" || type === "idle") return { pending: false, newestID }
       if ((type === "user" || type === "synthetic") && messageText(entry) === request.text) {
-        if (hasOwnMarker(entry) || shared.own.isOwn(request.sessionID, str(get(entry, "id")), request.text, time.now())) return true
+        if (hasOwnMarker(entry) || shared.own.isOwn(request.sessionID, str(get(entry, "id")), request.text, time.now())) return { pending: true, newestID }
       }
     }
-    return false
+    return { pending: false, newestID }
   }
 
   /**
@@ -138,17 +145,29 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       const id = itemID(item)
       if (id) shared.own.rememberID(sessionID, id)
     }
+    // Another instance sent this very recovery first: it is in the session, which is all we wanted.
+    const alreadySent = (error: unknown): boolean => {
+      if (!isConflict(error)) return false
+      if (typeof extra.id === "string") shared.own.rememberID(sessionID, extra.id)
+      deps.writeLog("info", `session ${sessionID}: ${request.kind} already sent (the host has message ${String(extra.id)}: another instance sent it first)`)
+      return true
+    }
     if (hidden && hasMethod(ctx, "session", "synthetic") && !shared.syntheticRefused.has(sessionID)) {
       try {
         return remember(await callCtx(ctx, "session", "synthetic", { sessionID, text, description: "auto-resume", metadata, resume: true, ...extra }))
       } catch (error) {
+        if (alreadySent(error)) return
         if (shared.syntheticRefused.size < MAX_SEND_LOG_SESSIONS) shared.syntheticRefused.add(sessionID)
         const why = (error instanceof Error ? error.message : String(error)).slice(0, 200)
         deps.writeLog("warn", `session ${sessionID}: synthetic message refused (${why}); sending a visible prompt instead`)
         checkDeadline(request, deadline)
       }
     }
-    remember(await callCtx(ctx, "session", "prompt", { sessionID, text, metadata, ...extra }))
+    try {
+      remember(await callCtx(ctx, "session", "prompt", { sessionID, text, metadata, ...extra }))
+    } catch (error) {
+      if (!alreadySent(error)) throw error
+    }
   }
 
   return {
@@ -161,14 +180,16 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       const options = bookSend(shared.sendLog, deps.resolved, request, now)
       const deadline = now + options.sendTimeoutMs
       shared.own.rememberText(request.sessionID, request.text, now)
-      if (await alreadyPending(request, options.sendTimeoutMs)) {
+      const look = await lookBeforeSend(request, options.sendTimeoutMs)
+      if (look.pending) {
         deps.writeLog("info", `session ${request.sessionID}: ${request.kind} not sent: the same message is already waiting in the session`)
         return
       }
       checkDeadline(request, deadline)
       const extra = await models.select(request)
       checkDeadline(request, deadline)
-      await deliver(request, isHiddenSend(request.kind, options), deadline, extra)
+      const id = ownMessageID(request.sessionID, request.path, request.attempt, look.newestID)
+      await deliver(request, isHiddenSend(request.kind, options), deadline, id ? { ...extra, id } : extra)
     },
 
     restoreModel: (sessionID, model) => models.restore(sessionID, model),
@@ -229,6 +250,12 @@ export function createV2Port(deps: V2PortDeps): V2Port {
     },
 
     async compact(sessionID) {
+      // Older 2.x builds have no session.compact: said once, then refused like any missing method.
+      if (!hasMethod(ctx, "session", "compact")) {
+        if (!compactMissingSaid) deps.writeLog("info", "session.compact is missing on this host build: native compaction is not offered")
+        compactMissingSaid = true
+        throw new MissingMethodError("session.compact")
+      }
       await callCtx(ctx, "session", "compact", { sessionID })
     },
 
@@ -241,7 +268,8 @@ export function createV2Port(deps: V2PortDeps): V2Port {
       if (!Array.isArray(list)) return []
       const names = new Set<string>()
       for (const info of list) {
-        for (const value of [get(info, "id"), get(info, "source", "package"), get(info, "source", "name"), get(info, "source", "path")]) {
+        // Older builds name a package source `package`, newer ones `target`.
+        for (const value of [get(info, "id"), get(info, "source", "package"), get(info, "source", "target"), get(info, "source", "name"), get(info, "source", "path")]) {
           const name = str(value)
           if (name) names.add(name)
         }

@@ -47,15 +47,16 @@ export function taskCompleteTool(deps: TaskCompleteDeps) {
 }
 
 /**
- * The 2.x tool result: the model reads `content` (`output` is only the structured value an
- * output schema checks; it is kept for releases that showed it). A refusal of a repeated call
- * comes back the same way, as a failed call the model can read (`metadata.refused`), not as
- * a thrown exception the host may treat as a defect of the plugin.
+ * The 2.x tool result: `{ content, metadata }` and no `output` key at all. The model reads
+ * `content`; `output` is the structured value an output schema checks, and the host's tool
+ * runtime kills a call whose result has the key while the tool declares no schema (a defect,
+ * not a failure the model reads), so even `output: undefined` would break every call. A refusal
+ * of a repeated call comes back the same way, flagged in `metadata.refused`.
  */
-function taskCompleteResult(result: { ok: boolean; text: string }) {
+function taskCompleteResult(result: { ok: boolean; text: string }): { content: string; metadata: Record<string, unknown> } {
   const metadata: Record<string, unknown> = { autoResume: true }
   if (!result.ok) metadata.refused = true
-  return { content: result.text, output: result.text, metadata }
+  return { content: result.text, metadata }
 }
 
 /**

@@ -183,7 +183,8 @@ describe("reading", () => {
     const got = await r.instance.port.readMessages(SID, 4)
     expect(got.map((m) => m.id)).toEqual(["a1", "u2", "a2"])
     const [req] = r.host.httpRequests
-    expect(req?.url).toBe(`http://127.0.0.1:4123/api/session/${SID}/message?limit=4`)
+    // The order asked for outright (2026-12-03 item 6), the limit within 1-200.
+    expect(req?.url).toBe(`http://127.0.0.1:4123/api/session/${SID}/message?order=desc&limit=4`)
     expect(req?.headers.authorization).toBe(`Basic ${Buffer.from("opencode:s3cret").toString("base64")}`)
     await r.instance.port.readMessages(SID, 1000)
     expect(r.host.httpRequests[1]?.url).toEndWith("limit=200")
@@ -265,5 +266,41 @@ describe("reading", () => {
     expect(() => r.instance.port.log("info", "x")).not.toThrow()
     await flush()
     r.instance.stop()
+  })
+})
+
+describe("smaller 2.x shapes (2026-12-03 items 3, 5, 6)", () => {
+  test("plugin.list: a newer build's source.target names the package, as an older build's source.package does", async () => {
+    const r = makeV2()
+    r.host.pluginList = { location: {}, data: [{ id: "mc", source: { type: "package", target: "@cortexkit/opencode-magic-context", version: "1.2.0" } }] }
+    expect(await r.instance.port.pluginNames()).toContain("@cortexkit/opencode-magic-context")
+    r.host.pluginList = { location: {}, data: [{ id: "mc", source: { type: "package", package: "@cortexkit/opencode-magic-context" } }] }
+    expect(await r.instance.port.pluginNames()).toContain("@cortexkit/opencode-magic-context")
+    r.instance.stop()
+  })
+
+  test("the message route is asked within 1-200 whatever the caller wants, and the fake's 400 beyond it is never met", async () => {
+    const r = makeV2()
+    r.host.remove("session.context")
+    r.host.userTurn(SID)
+    await r.instance.port.readMessages(SID, 500)
+    const limits = r.host.httpRequests.map((q) => Number(new URL(q.url).searchParams.get("limit")))
+    expect(limits).toContain(200)
+    expect(limits.every((n) => n >= 1 && n <= 200)).toBe(true)
+    r.instance.stop()
+  })
+
+  test("no session.compact (older builds): compaction is refused and the log says so once", async () => {
+    const r = makeV2({ host: { version: "2.0.16" } })
+    await expect(r.instance.port.compact(SID)).rejects.toThrow("session.compact")
+    await expect(r.instance.port.compact(SID)).rejects.toThrow("session.compact")
+    expect(r.logs.filter((l) => l.message.includes("session.compact is missing"))).toHaveLength(1)
+    // Control: a build with it compacts, and says nothing of the kind.
+    const newer = makeV2()
+    await newer.instance.port.compact(SID)
+    expect(newer.host.callsTo("session.compact")).toHaveLength(1)
+    expect(newer.logs.some((l) => l.message.includes("session.compact is missing"))).toBe(false)
+    r.instance.stop()
+    newer.instance.stop()
   })
 })

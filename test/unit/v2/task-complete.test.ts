@@ -4,6 +4,8 @@
  */
 import { describe, expect, test } from "bun:test"
 import { TASK_COMPLETE_REPEAT_ERROR } from "../../../src/prompts/nudges.ts"
+import { ToolDefect } from "../../support/fake-v2-host.ts"
+import { entryRig } from "../../support/v2-entry.ts"
 import { makeV2, SID } from "./harness.ts"
 
 type Result = { content?: unknown; output?: unknown; metadata?: Record<string, unknown> }
@@ -56,5 +58,35 @@ describe("task_complete answers in content", () => {
     const result = await call()
     expect(String(result.content)).toContain("write the migration")
     r.instance.stop()
+  })
+})
+
+describe("task_complete through the default export, run the way the host's tool runtime runs it", () => {
+  test("the call lives: { content, metadata } with no `output` key (the host kills a call whose result has one)", async () => {
+    const rig = await entryRig()
+    try {
+      rig.host.userTurn(SID)
+      const answer = await rig.host.runTool("task_complete", { summary: "all done" }, { sessionID: SID })
+      expect(answer.failed).toBeUndefined()
+      expect(answer.content[0]!.text.length).toBeGreaterThan(0)
+      expect(answer.metadata).toEqual({ autoResume: true })
+      const raw = (await (rig.host.registeredTools[0] as unknown as Tool).execute({ summary: "again" }, { sessionID: SID })) as object
+      expect("output" in raw).toBe(false)
+    } finally {
+      await rig.close()
+    }
+  })
+
+  test("negative control: the same call with the old result shape (an `output` beside content) dies on this host", async () => {
+    const rig = await entryRig()
+    try {
+      const registered = rig.host.registeredTools[0] as unknown as Tool
+      const execute = registered.execute
+      registered.execute = async (input, context) => ({ ...(await execute(input, context)), output: "Noted." })
+      rig.host.userTurn(SID)
+      await expect(rig.host.runTool("task_complete", { summary: "all done" }, { sessionID: SID })).rejects.toBeInstanceOf(ToolDefect)
+    } finally {
+      await rig.close()
+    }
   })
 })
