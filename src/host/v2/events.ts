@@ -129,6 +129,8 @@ export const SUBSCRIBED_TYPES: readonly string[] = [
   "session.tool.progress",
   "session.tool.success",
   "session.tool.failed",
+  "session.compaction.started",
+  "session.compaction.ended",
   "session.compaction.failed",
   "session.inbox.enqueued",
   "session.inbox.delivered",

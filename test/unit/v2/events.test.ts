@@ -1,6 +1,6 @@
 /** OpenCode 2.x event shapes (per the host document) -> core signals, both spellings of every renamed field. */
 import { describe, expect, test } from "bun:test"
-import { belongsHere, decodeV2Event, interruptedByUser, ToolNamesByCall } from "../../../src/host/v2/events.ts"
+import { belongsHere, decodeV2Event, interruptedByUser, SUBSCRIBED_TYPES, ToolNamesByCall } from "../../../src/host/v2/events.ts"
 import { mapV2Event } from "../../support/map-events.ts"
 import { RunMemory } from "../../../src/host/v2/run-memory.ts"
 
@@ -260,5 +260,28 @@ describe("streamed text for the repetition detector", () => {
     expect(map(ev("session.text.delta", { sessionID: "s", delta: "x" }))).toEqual([{ type: "modelOutput", sessionID: "s" }])
     expect(map(ev("session.text.delta", { sessionID: "s", assistantMessageID: "m1" }))).toEqual([{ type: "modelOutput", sessionID: "s" }])
     expect(map(ev("session.tool.input.delta", { sessionID: "s", assistantMessageID: "m1", id: "c1", delta: "{" }))).toEqual([{ type: "modelOutput", sessionID: "s" }])
+  })
+})
+
+describe("the subscription's filter", () => {
+  // Every event type the 2.x host document names (2026-12-03 corrections and the list below them).
+  const DOCUMENTED = [
+    "session.execution.started", "session.execution.succeeded", "session.execution.failed", "session.execution.interrupted",
+    "session.step.started", "session.step.ended", "session.step.failed", "session.step.streamed",
+    "session.text.started", "session.text.delta", "session.text.ended", "session.reasoning.started", "session.reasoning.delta", "session.reasoning.ended",
+    "session.tool.input.started", "session.tool.input.delta", "session.tool.input.ended", "session.tool.called", "session.tool.progress", "session.tool.success", "session.tool.failed",
+    "session.usage.updated", "session.retry.scheduled",
+    "session.compaction.started", "session.compaction.delta", "session.compaction.ended", "session.compaction.failed",
+    "session.inbox.enqueued", "session.inbox.delivered", "session.inbox.cancelled", "session.inbox.delivery.changed", "session.input.admitted", "session.input.promoted",
+    "permission.asked", "permission.replied", "form.created", "form.replied", "form.cancelled",
+    "session.shell.started", "session.shell.ended", "session.created", "session.forked", "session.deleted",
+  ]
+
+  test("every documented event the adapter turns into a signal other than plain activity is asked for", () => {
+    const missing = DOCUMENTED.filter((type) => {
+      const signals = map(ev(type, { sessionID: "s", id: "c1", name: "bash", reason: "user", error: { type: "x", message: "m" }, form: { id: "f", sessionID: "s" }, info: { id: "s" } }))
+      return signals.some((s) => s.type !== "activity") && !SUBSCRIBED_TYPES.includes(type)
+    })
+    expect(missing).toEqual([])
   })
 })
