@@ -21,7 +21,8 @@ function word(name: string, body: string): Phrase {
 }
 
 const REQUESTS: readonly Phrase[] = [
-  { name: "yes/no prompt", pattern: /[([](?:y|yes|s|sí|si|sim|j|ja|o|oui|д|да)\s?\/\s?(?:n|no|não|nao|nein|non|н|нет)[)\]]/iu },
+  // Not inside a quotation: '"Proceed? (y/n)" is printed' quotes a program's prompt.
+  { name: "yes/no prompt", pattern: /[([](?:y|yes|s|sí|si|sim|j|ja|o|oui|д|да)\s?\/\s?(?:n|no|não|nao|nein|non|н|нет)[)\]](?!\s{0,2}["'\u201d\u00bb\u300d\u300f`])/iu },
   // English.
   { name: "please decide", pattern: /\bplease,?\s+(?:confirm|approve|choose|pick|decide|select|advise|review|reply|respond|let\s+me\s+know|tell\s+me)\b/i },
   { name: "confirm before", pattern: /\b(?:confirm|approve)\s+(?:before|that|whether|if)\b/i },

@@ -155,6 +155,12 @@ function quotedQuestion(sentence: string, core: string): boolean {
 const QUESTION_PARTICLE = /(?:吗|嗎|呢|ですか|ますか|でしょうか|ませんか|ましょうか|까요|나요|습니까|을까|할까)$/u
 
 /**
+ * The Turkish interrogative particle (mı, mi, mu, mü, with its person endings) as a word of its
+ * own among the last three words: "MIT mi eklensin Apache-2.0 mı" asks without a mark.
+ */
+const TURKISH_PARTICLE = /(?:^|\s)(?:mı|mi|mu|mü)(?:yım|yim|yum|yüm|sın|sin|sun|sün|yız|yiz|yuz|yüz|sınız|siniz|sunuz|sünüz|dır|dir|dur|dür)?(?:\s+\S+){0,2}$/u
+
+/**
  * The sentence asks: it ends with a question mark of any script (outside a quotation) or a
  * question particle, or it is a Spanish question opened with "¿" whose closing mark was dropped.
  */
@@ -166,6 +172,7 @@ export function isQuestion(sentence: string): boolean {
   if (last === ";") return /\p{Script=Greek}/u.test(core)
   if (QUESTION_MARKS.includes(last)) return !quotedQuestion(sentence, core)
   if (QUESTION_PARTICLE.test(core)) return true
+  if (TURKISH_PARTICLE.test(core.slice(-60))) return true
   const opened = core.lastIndexOf("\u00bf")
   return opened >= 0 && core.indexOf("?", opened) < 0 && core.length - opened > 3
 }
@@ -195,7 +202,7 @@ const ADDRESS_WORDS = new Set(
 )
 
 /** Address forms written inside words, in scripts without spaces or with clitics. */
-const ADDRESS_INSIDE = /[你您]|请(?:提供|确认|告诉|回复|选择|决定|检查|把|给)|麻烦(?:提供|帮|给)|ください|下さい|ませんか|でしょうか|いただけ|あなた|주세요|주시면|주시겠|십시오|실래요|할까요|까요|당신|귀하/u
+const ADDRESS_INSIDE = /[你您]|请(?:提供|确认|告诉|回复|选择|决定|检查|把|给)|麻烦(?:提供|帮|给|把|你|您)|发我|发给我|ください|下さい|ませんか|でしょうか|いただけ|あなた|주세요|주시면|주시겠|십시오|실래요|할까요|까요|당신|귀하/u
 
 /** True when the sentence speaks to the reader. */
 export function addressesUser(sentence: string): boolean {
@@ -206,7 +213,11 @@ export function addressesUser(sentence: string): boolean {
 
 /** "Yes" and "no" in the seventeen languages: quoted in a sentence, they are the answer the reader is asked to give. */
 const YES_NO_WORDS = new Set(
-  "yes no y n ok go ja nein nee oui non sí si sim não nao да нет tak nie evet hayır có không ya tidak iya हाँ हां नहीं نعم لا はい いいえ 네 예 아니요 是 否 好".split(" "),
+  (
+    "yes no y n ok go ja nein nee oui non sí si sim não nao да нет tak nie evet hayır có không ya tidak iya हाँ हां नहीं نعم لا はい いいえ 네 예 아니요 是 否 好 " +
+    // The word that confirms: 'reply "proceed"', 回复「确认」.
+    "confirm proceed approve continue approved 确认 确定 可以 同意 继续 確認 続行 진행 확인 승인 confirmar confirmo continuar prosseguir bestätigen weiter confirmer continuer confermo procedi procedere подтверждаю продолжай potwierdzam dalej onaylıyorum onay devam tiếp lanjut setuju doorgaan akkoord ठीक جاري موافق تابع"
+  ).split(" "),
 )
 const QUOTED = /["'\u201c\u201d\u00ab\u00bb\u201e\u300c\u300d`]\s*([^"'\u201c\u201d\u00ab\u00bb\u201e\u300c\u300d`\s]{1,8})\s*["'\u201c\u201d\u00ab\u00bb\u300c\u300d`]/gu
 
@@ -230,6 +241,34 @@ export function asksForYesNo(sentence: string): boolean {
  * technical words in every language, and environment names (`NPM_TOKEN`, `*_API_KEY`) count.
  */
 const CREDENTIAL = /(?<![\p{L}])(?:api[ _-]?keys?|access[ _-]?keys?|secret(?:s|\s+keys?)?|tokens?|passwords?|passphrases?|credentials?|certificates?|private[ _-]keys?|ssh[ _-]keys?|oauth|client[ _-]secret|\.env|mobileprovision|keystore|시크릿|토큰|비밀번호|密钥|密码|令牌|凭据|凭证|パスワード|トークン|シークレット|認証情報|пароль|токен|ключ|ключи|جلسة|كلمة المرور|مفتاح|टोकन|पासवर्ड|कुंजी)(?![\p{L}])|\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b/iu
+
+/**
+ * "Please" in the seventeen languages, and the polite request forms of the languages that write
+ * it as an ending: a last sentence that says it is a request to the reader ("कृपया बताएँ ...",
+ * "확인 부탁드립니다", "Daj znać ..."). "Please note that ..." is silenced with them: when the user is
+ * addressed, a doubt resolves to silence.
+ */
+const PLEASE =
+  /(?<![\p{L}])(?:please|pls|bitte|s'il\s+(?:te|vous)\s+pla[iî]t|svp|stp|por\s+favor|per\s+favore|proszę|daj(?:cie)?\s+znać|lütfen|vui\s+lòng|xin\s+hãy|xin\s+vui\s+lòng|tolong|mohon|silakan|alsjeblieft|alstublieft|graag\s+(?:het|de|een|uw|je|jouw)|कृपया|يرجى|الرجاء|رجاء|رجاءً|من\s+فضلك|пожалуйста|прошу)(?![\p{L}])|请(?!求)|麻烦|ください|下さい|お願いします|お願いいたします|주세요|부탁드립니다|부탁드려요|부탁합니다|바랍니다/iu
+
+/** A request to the reader by its form: a "please" word (see PLEASE). */
+export function pleadsReader(sentence: string): boolean {
+  return PLEASE.test(sentence)
+}
+
+/**
+ * Waiting on somebody's word, in the seventeen languages: with a word of approval or the reader
+ * in the same sentence it is a hand-off ("Жду отмашки", "بانتظار أن تضيف المفتاح").
+ */
+const WAITING =
+  /(?<![\p{L}])(?:wait(?:ing)?\s+(?:for|on)|await(?:ing)?|standing\s+by\s+for|warte\s+auf|warten\s+auf|j'attends|en\s+attente\s+de|attendo|in\s+attesa\s+d|espero|esperando|aguardo|aguardando|жду|ожидаю|в\s+ожидании|czekam\s+na|bekliyorum|chờ|đợi|menunggu|ik\s+wacht|wacht\s+op|प्रतीक्षा|इंतज़ार|इंतजार|بانتظار|أنتظر|ننتظر|في\s+انتظار)(?![\p{L}])|等待|等你|等您|お待ち|待っています|待ちます|기다리겠|기다립니다|기다릴게/iu
+const APPROVAL =
+  /(?<![\p{L}])(?:approval|approve|confirmation|confirm|go-ahead|green\s+light|decision|answer|reply|feedback|input|ok|okay|freigabe|bestätigung|entscheidung|antwort|validation|accord|feu\s+vert|réponse|décision|aprobación|confirmación|visto\s+bueno|respuesta|decisión|aprovação|confirmação|resposta|decisão|approvazione|conferma|via\s+libera|risposta|decisione|подтвержд\p{L}*|отмашк\p{L}*|одобрени\p{L}*|решени\p{L}*|ответ\p{L}*|zgod\p{L}*|akceptacj\p{L}*|potwierdzeni\p{L}*|decyzj\p{L}*|onay\p{L}*|karar\p{L}*|yanıt\p{L}*|cevab\p{L}*|xác\s+nhận|phê\s+duyệt|đồng\s+ý|quyết\s+định|persetujuan|konfirmasi|keputusan|jawaban|goedkeuring|akkoord|bevestiging|beslissing|antwoord|अनुमति|मंज़ूरी|मंजूरी|पुष्टि|निर्णय|जवाब|موافقت\p{L}*|تأكيد\p{L}*|قرار\p{L}*|رد\p{L}*)(?![\p{L}])|确认|批准|同意|决定|回复|答复|承認|確認|判断|回答|ご指示|승인|확인|결정|답변|지시/iu
+
+/** The sentence waits on the reader's word. */
+export function waitsOnReader(sentence: string): boolean {
+  return WAITING.test(sentence) && (APPROVAL.test(sentence) || addressesUser(sentence))
+}
 
 /**
  * "I need" in the seventeen languages: a credential the model says it needs is asked of the

@@ -15,7 +15,7 @@
 import { hasActionIntent } from "./action-intent.ts"
 import { asksUser } from "./asks-user.ts"
 import { DEFAULT_DONE_CLAIM_PATTERNS, hasDoneClaim } from "./done-claim.ts"
-import { addressesUser, asksForCredential, asksForYesNo, endingSentences, isCut, isQuestion } from "./ending.ts"
+import { addressesUser, asksForCredential, asksForYesNo, endingSentences, isCut, isQuestion, pleadsReader, waitsOnReader } from "./ending.ts"
 import { classify, decodeModel, endingFeatures, ENDING_CLASSES, type EndingModel, type EndingWeightsFile } from "./ending-model.ts"
 import WEIGHTS from "./ending-weights.json" with { type: "json" }
 import { compilePatterns } from "./patterns.ts"
@@ -75,13 +75,17 @@ function structuralHandOff(text: string, sentences: readonly string[]): HandOffR
   const n = sentences.length
   if (n === 0) return undefined
   if (isQuestion(sentences[n - 1]!)) return { how: "question", detail: "the last sentence is a question" }
-  // Something only the user can give: a typed yes/no, a secret or a credential.
+  // Something only the user can give: a typed yes/no, their word, a secret or a credential.
   for (const sentence of sentences.slice(-2)) {
     if (asksForYesNo(sentence)) return { how: "request", detail: "asks the reader to answer yes or no" }
+    if (waitsOnReader(sentence)) return { how: "request", detail: "waits on the reader's word" }
   }
   for (const sentence of endingSentences(inlineCodeKept(text), 2)) {
     if (asksForCredential(sentence)) return { how: "request", detail: "asks the reader for a secret or credential" }
   }
+  // The last sentence, or the one before a closing thanks, asks as a request ("please ...").
+  const asking = n > 1 && THANKS.test(sentences[n - 1]!) ? sentences[n - 2]! : sentences[n - 1]!
+  if (pleadsReader(asking)) return { how: "request", detail: "a request to the reader" }
   for (let i = n - 2; i >= 0; i--) {
     const sentence = sentences[i]!
     if (!isQuestion(sentence)) continue

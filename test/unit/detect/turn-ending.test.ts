@@ -91,3 +91,25 @@ describe("the shipped weights", () => {
     expect(() => decodeModel(wrong)).toThrow(/train them again/)
   })
 })
+
+describe("requests by their form, in the languages without a question mark for them", () => {
+  test.each([
+    ["Hindi please", "पहला चरण पूरा हो गया है।\nकृपया बताएँ कि TDS calculation को इसी class में रखा जाए या नहीं।"],
+    ["Korean please-confirm ending", "Redis 호스트 값이 문서와 다릅니다. 어느 쪽이 맞는 값인지 확인 부탁드립니다."],
+    ["Polish let-me-know", "Zrobiłem wstępny podział monolitu. Daj znać, czy taki podział ci odpowiada."],
+    ["Chinese quoted confirmation word", "脚本会清空 staging 库。我还没有执行。回复「确认」我就开始跑。"],
+    ["Russian waiting for the go-ahead", "terraform plan показывает 3 изменения.\nЖду отмашки, чтобы выполнить terraform apply."],
+    ["Turkish question particle without a mark", "Lisans olarak MIT mi eklensin Apache-2.0 mı"],
+  ])("%s", (_name, text) => {
+    expect(readEnding(text).handOff?.how).toMatch(/request|question/)
+  })
+
+  test.each([
+    ["a report with no request", "पहला चरण पूरा हो गया है। Salary calculation अब PayrollCalculator class में है।"],
+    ["waiting described as the program's", "The worker polls the queue and sleeps while the batch is empty."],
+    ["a program's y/n prompt quoted", 'Der Bot fragt "Wirklich löschen? (ja/nein)" und bricht nach 30 s ab.'],
+    ["Turkish statement", "Lisans olarak MIT ekledim ve README güncellendi."],
+  ])("control: %s", (_name, text) => {
+    expect(readEnding(text).handOff?.how ?? "none").not.toMatch(/request|question/)
+  })
+})
