@@ -150,9 +150,10 @@ function quotedQuestion(sentence: string, core: string): boolean {
 
 /**
  * Question particles that end a question whose mark was left out or written as a full stop
- * (Chinese 吗/呢, Japanese polite か forms, Korean interrogative endings).
+ * (Chinese 吗/呢, Japanese polite か forms, Korean interrogative endings; Korean 니까요 is
+ * "because", not a question).
  */
-const QUESTION_PARTICLE = /(?:吗|嗎|呢|ですか|ますか|でしょうか|ませんか|ましょうか|까요|나요|습니까|을까|할까)$/u
+const QUESTION_PARTICLE = /(?:吗|嗎|呢|ですか|ますか|でしょうか|ませんか|ましょうか|(?<!니)까요|나요|습니까|을까|할까)$/u
 
 /**
  * The Turkish interrogative particle (mı, mi, mu, mü, with its person endings) as a word of its
@@ -172,7 +173,8 @@ export function isQuestion(sentence: string): boolean {
   if (last === ";") return /\p{Script=Greek}/u.test(core)
   if (QUESTION_MARKS.includes(last)) return !quotedQuestion(sentence, core)
   if (QUESTION_PARTICLE.test(core)) return true
-  if (TURKISH_PARTICLE.test(core.slice(-60))) return true
+  // Only in Turkish text (a letter no other language here writes): "mi" is also Italian "me".
+  if (TURKISH_PARTICLE.test(core.slice(-60)) && /[ıİşŞğĞ]/u.test(core)) return true
   const opened = core.lastIndexOf("\u00bf")
   return opened >= 0 && core.indexOf("?", opened) < 0 && core.length - opened > 3
 }

@@ -113,3 +113,12 @@ describe("requests by their form, in the languages without a question mark for t
     expect(readEnding(text).handOff?.how ?? "none").not.toMatch(/request|question/)
   })
 })
+
+test("control: Italian 'mi' near the end is not the Turkish particle", () => {
+  expect(readEnding("Si potrebbe limare ancora, ma per il momento non mi spingo oltre.").handOff).toBeUndefined()
+})
+
+test("Korean: 까요 asks, 니까요 ('because') does not", () => {
+  expect(isQuestion("이 부분도 같이 수정할까요")).toBe(true)
+  expect(isQuestion("모든 줄이 실행됐다는 것일 뿐, 모든 입력 조합이 검증됐다는 의미는 아니니까요.")).toBe(false)
+})
