@@ -543,6 +543,24 @@ export const ROWS: Row[] = [
     ],
   },
   {
+    id: "fallback-model-permanent",
+    why: "fallbackModels: a model its provider no longer serves (404, no route) is left at once for the next listed model (2.x: the host's retry is cancelled first); a content filter in its place is not: the same content is not sent on to another provider, and nothing goes out",
+    options: { fallbackModels: ["anthropic/claude-y"] },
+    steps: [user(), say("Working "), triggerOr([{ do: "providerDown", error: "modelGone" }], [{ do: "providerDown", error: "contentFilter" }]), SETTLE],
+    effect: [{ act: "send", kind: "continue", text: /openai\/gpt-x cannot go on for now \(.*cannot serve any request here\), so anthropic\/claude-y takes over/, agent: "build", model: "anthropic/claude-y" }],
+    // 2.x: the host proposes a retry of both (this world's host retries every provider failure);
+    // the plugin cancels it, as no retry fixes either, then switches the model for the session.
+    effectOn: {
+      v2: [
+        { act: "hostRetry", retry: false },
+        { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
+        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },
+        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
+      ],
+    },
+    controlEffectOn: { v2: [{ act: "hostRetry", retry: false }] },
+  },
+  {
     id: "rate-limit-cooldown",
     why: "nothing is sent before the rate-limit cooldown is over; once it is, the continue goes out",
     options: { rateLimitCooldownsMs: [600_000] },

@@ -403,4 +403,5 @@ export const V2_ERRORS: Record<string, Obj> = {
   rateLimit: { type: "provider.rate-limit", message: "429", status: 429 },
   contextFull: { type: "provider.context-overflow", message: "prompt is too long: the context window is full", status: 400 },
   contentFilter: { type: "provider.content-filter", message: "Provider blocked the response" },
+  modelGone: { type: "provider.no-route", message: "model gpt-x not found", status: 404 },
 }
