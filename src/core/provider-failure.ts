@@ -58,7 +58,7 @@ const OVERFLOW_NAME = /context.?(overflow|length|window)/i
  * behind the user's back), and other 400s (usually the request's own shape, which the next
  * model would get unchanged).
  */
-const MODEL_BOUND_TYPES = new Set(["provider.no-route", "provider.auth", "provider.model-not-found"])
+const MODEL_BOUND_TYPES = new Set(["provider.no-route", "provider.auth"])
 const MODEL_BOUND_NAMES = new Set(["ProviderAuthError", "ProviderModelNotFoundError"])
 const MODEL_BOUND_STATUSES = new Set([401, 403, 404])
 const MODEL_GONE_PATTERNS = [/model[\w\s`'"./:-]{0,60}(?:not found|does not exist|doesn't exist)/i, /\b(?:unknown|invalid|unsupported) model\b/i, /model_not_found/i, /no such model/i]
