@@ -135,9 +135,12 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     hostRun: () => startRun(sessions.main),
     hostRunsUnseen: () => w.unseen(() => startRun(sessions.main)),
     stream: (who) => text(sessions[who], "Still working. ", "reasoning"),
-    // `session.status` is declared by 2.x (not emitted by 2.0.22): a status repeat of a live run, no progress.
+    // A keep-alive of a live run, no progress. 2.x emits no `session.status` (and the newest
+    // build would not deliver it: the adapter does not ask for it), so the keep-alive is the one
+    // 2.x has, a tool progress heartbeat, here of a call the run never reported opening.
     heartbeat: (who) => {
-      if (assistantOf(who)) emit("session.status", { sessionID: sessions[who], status: { type: "busy" } })
+      const assistant = assistantOf(who)
+      if (assistant) emit("session.tool.progress", { sessionID: sessions[who], assistantMessageID: assistant.id, id: "call_keepalive", metadata: {} })
     },
   })
 
