@@ -48,6 +48,21 @@ const RATE_LIMIT_PATTERNS = [/too many requests/i, /rate[\s_-]?limit/i, /rate ex
 const OVERFLOW_PATTERNS = [/context[\s_-]?length/i, /maximum context/i, /context[\s_-]?window/i, /prompt is too long/i, /input is too long/i, /too many tokens/i]
 const OVERFLOW_NAME = /context.?(overflow|length|window)/i
 
+/**
+ * Failures of the model or its provider rather than of the request: the model does not exist
+ * there (404, no route, an unknown model) or the provider refuses our credentials (401, 403).
+ * The same request may well be served by another model, so with `fallbackModels` configured it
+ * goes there at once. Not here, deliberately: a full context (another model's window is no
+ * larger; compaction is the answer), a content filter (a refusal of the content itself: sending
+ * it on to another provider to have it answered would be going around that provider's policy
+ * behind the user's back), and other 400s (usually the request's own shape, which the next
+ * model would get unchanged).
+ */
+const MODEL_BOUND_TYPES = new Set(["provider.no-route", "provider.auth"])
+const MODEL_BOUND_NAMES = new Set(["ProviderAuthError", "ProviderModelNotFoundError"])
+const MODEL_BOUND_STATUSES = new Set([401, 403, 404])
+const MODEL_GONE_PATTERNS = [/model[\w\s`'"./:-]{0,60}(?:not found|does not exist|doesn't exist)/i, /\b(?:unknown|invalid|unsupported) model\b/i, /model_not_found/i, /no such model/i]
+
 /** 4xx statuses that say "try again later" rather than "this request is wrong". */
 const TRANSIENT_CLIENT_STATUSES = new Set([408, 409, 425, 429])
 
@@ -130,8 +145,12 @@ export function capMessage(message: unknown): string {
   return typeof message === "string" ? message.slice(0, ERROR_MESSAGE_CAP) : ""
 }
 
-/** `deterministic`: the same request fails the same way again (no retry can fix it). */
-export type FailureVerdict = { kind: FailureClass; why: string; deterministic?: true }
+/**
+ * `deterministic`: the same request fails the same way again (no retry can fix it).
+ * `modelBound`: and the failure is the model's or its provider's, not the request's (see
+ * MODEL_BOUND_TYPES): another model may serve the same request.
+ */
+export type FailureVerdict = { kind: FailureClass; why: string; deterministic?: true; modelBound?: true }
 
 /** First match wins. A non-transient 4xx fails the same way again, even when named APIError (a streaming name). */
 export function explainFailure(signal: ErrorSignal, options: FailureClassifierOptions): FailureVerdict {
@@ -146,6 +165,11 @@ export function explainFailure(signal: ErrorSignal, options: FailureClassifierOp
   if (OVERFLOW_NAME.test(name)) return { kind: "context-overflow", why: `error name ${name}` }
   const overflow = OVERFLOW_PATTERNS.find((re) => re.test(message))
   if (overflow) return { kind: "context-overflow", why: `message matches ${overflow.source}` }
+  if (MODEL_BOUND_TYPES.has(name) || MODEL_BOUND_NAMES.has(name)) return { kind: "other", why: `${name}: the model cannot serve any request here`, deterministic: true, modelBound: true }
+  if (status !== undefined && MODEL_BOUND_STATUSES.has(status)) return { kind: "other", why: `HTTP ${status}: the model cannot serve any request here`, deterministic: true, modelBound: true }
+  // Not for a 5xx: "model ... not found" there is the provider's own trouble, and may pass.
+  const gone = status === undefined || status < 500 ? MODEL_GONE_PATTERNS.find((re) => re.test(message)) : undefined
+  if (gone) return { kind: "other", why: `the model is unknown to its provider (message matches ${gone.source})`, deterministic: true, modelBound: true }
   if (DETERMINISTIC_TYPES.has(name)) return { kind: "other", why: `error type ${name} is not fixed by a retry`, deterministic: true }
   if (status !== undefined && status >= 400 && status < 500 && !TRANSIENT_CLIENT_STATUSES.has(status)) {
     return { kind: "other", why: `HTTP ${status} is a deterministic client error`, deterministic: true }

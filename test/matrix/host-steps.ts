@@ -3,7 +3,7 @@
  * the passing of time (`wait`, `stream`) and the settling after every step are done here once.
  */
 import { advance, flush } from "./host-common.ts"
-import type { Step, Todo, Who } from "./steps.ts"
+import type { FailKind, Step, Todo, Who } from "./steps.ts"
 
 export type { Who } from "./steps.ts"
 
@@ -21,7 +21,9 @@ export type HostSteps = {
   nextStep(who: Who): Maybe
   end(who: Who, finish?: string): Maybe
   esc(who: Who): Maybe
-  fail(who: Who, kind: Extract<Step, { do: "fail" }>["error"]): Maybe
+  fail(who: Who, kind: FailKind): Maybe
+  providerDown(who: Who, kind: FailKind, ms: number | undefined): Maybe
+  hostStops(who: Who, reason: "inactivity" | "superseded"): Maybe
   overflow(who: Who): Maybe
   compacted(who: Who): Maybe
   ask(who: Who, kind: "question" | "permission", id: string): Maybe
@@ -31,6 +33,7 @@ export type HostSteps = {
   pauseCommand(arg: "off" | "on" | "status" | "history"): Maybe
   cliPause(arg: "off" | "on", all: boolean): Maybe
   secondInstance(): Maybe
+  secondProcess(): Maybe
   hostRun(): Maybe
   hostRunsUnseen(): Maybe
   /** One piece of live model output (used by `stream`). */
@@ -79,6 +82,12 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
       case "fail":
         await h.fail(who, step.error)
         break
+      case "providerDown":
+        await h.providerDown(who, step.error, step.ms)
+        break
+      case "hostStops":
+        await h.hostStops(who, step.reason)
+        break
       case "overflow":
         await h.overflow(who)
         break
@@ -105,6 +114,9 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
         break
       case "secondInstance":
         await h.secondInstance()
+        break
+      case "secondProcess":
+        await h.secondProcess()
         break
       case "hostRun":
         await h.hostRun()

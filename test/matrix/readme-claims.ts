@@ -14,7 +14,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "at the end of a turn": { rows: ["tool-text", "dead-stream", "done-claim-open-todos", "ready-to-continue", "action-intent", "loop-idle", "unknown-tool"] },
   "continue while busy": { rows: ["stall"] },
   "abort, then continue": { rows: ["stall", "stall-abort-strategy", "loop-live", "repetition", "repetition-tool-open", "orphan-parent", "own-abort"] },
-  "A stream that goes silent.": { rows: ["stall", "stall-abort-strategy", "model-agent-kept"] },
+  "A stream that goes silent.": { rows: ["stall", "stall-abort-strategy", "model-agent-kept", "subscribe-filter", "subscribe-unfiltered"] },
   stallEpisodeMaxContinues: { rows: ["retry-budget"] },
   loopMaxContinues: { elsewhere: "test/unit/core/ladder.test.ts (loopMaxContinues continues inside the window is a hallucination loop)" },
   lifetimeMaxContinues: { rows: ["lifetime-budget"] },
@@ -22,7 +22,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "OpenCode's own retry of a hung request (1.x).": {
     elsewhere: "a start-up change of the provider config, not a timeline: test/e2e/stall-live.e2e.test.ts and test/e2e/headless.e2e.test.ts on the real 1.18.33 host; 2.x has no config surface (the README says so)",
   },
-  "A tool that runs for a long time is not a stall.": { rows: ["tool-phase"] },
+  "A tool that runs for a long time is not a stall.": { rows: ["tool-phase", "tool-success-failed"] },
   "A finished turn that is not really finished.": { rows: ["tool-text", "thinking-tool", "dead-stream", "done-claim-open-todos", "celebration", "stop-statement"] },
   "a tool call printed as text": { rows: ["tool-text", "thinking-tool"] },
   "a silent dead stream": { rows: ["dead-stream"] },
@@ -34,8 +34,8 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "Loops.": { rows: ["loop-idle", "loop-live"] },
   "Repetition while streaming.": { rows: ["repetition", "repetition-tool-open"] },
   "Tools that do not exist.": { rows: ["unknown-tool"] },
-  "Provider failures.": { rows: ["streaming-failure", "streaming-failure-chain", "rate-limit", "rate-limit-cooldown", "full-context", "full-context-host-compacts"] },
-  "Fallback models (opt-in).": { rows: ["fallback-model"] },
+  "Provider failures.": { rows: ["streaming-failure", "streaming-failure-chain", "rate-limit", "rate-limit-cooldown", "retry-hook-one-wait", "retry-hook-permanent", "full-context", "full-context-host-compacts"] },
+  "Fallback models (opt-in).": { rows: ["fallback-model", "fallback-model-permanent"] },
   "Rate-limit waits across a restart.": {
     elsewhere:
       "a restart of the process is no timeline of one plugin: test/e2e/quota-restart.e2e.test.ts on the real 1.18.33 host (SIGKILL: one continue; a clean exit: none), test/unit/hosts/quota-restart.test.ts on both adapters; the pause that ends a wait is the rate-limit-ended-by-pause row",
@@ -44,12 +44,12 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "Context saturation.": { rows: ["saturation", "saturation-native", "saturation-subagent"] },
   "Sessions missed by events": { rows: ["discovery"] },
   // Safety rails
-  "ESC is final.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort"] },
+  "ESC is final.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort", "interrupted-reasons", "interrupted-superseded"] },
   "Its own prompts are not you.": { rows: ["lifetime-budget", "own-abort"] },
   "Never the same recovery twice in a row.": { elsewhere: "test/property/invariants.test.ts (the oracle's 'a turn between' invariant over generated timelines)" },
   "Questions and permissions wait for you.": { rows: ["question-hand-off", "permission-hand-off", "question-text-hand-off", "stop-patterns-hand-off", "active-user-window", "active-user-window-ends"] },
   "Paused sessions get nothing": { rows: ["pause-command", "cli-pause"] },
-  "One instance.": { rows: ["exactly-once"] },
+  "One instance.": { rows: ["exactly-once", "idempotent-sends"] },
   "Bounded everything.": { elsewhere: "test/faults/faults.test.ts and test/property (hung, failing and junk host calls)" },
   // Pausing
   "/auto-resume off": { rows: ["pause-command"] },

@@ -8,6 +8,9 @@
 /** Which session a step concerns: the one the user works in, or its subagent. */
 export type Who = "main" | "child"
 
+/** The provider errors the fake hosts know how to report. */
+export type FailKind = "stream" | "rateLimit" | "contextFull" | "contentFilter" | "modelGone"
+
 export type Todo = { content: string; status: "pending" | "in_progress" | "completed" | "cancelled" }
 
 export type Step =
@@ -31,7 +34,22 @@ export type Step =
   /** The user presses ESC. */
   | { do: "esc"; in?: Who }
   /** The run ends in a provider error OpenCode gave up on. */
-  | { do: "fail"; error: "stream" | "rateLimit" | "contextFull" | "contentFilter"; in?: Who }
+  | { do: "fail"; error: FailKind; in?: Who }
+  /**
+   * The provider refuses the run's requests with this error, for `ms` (unset: for as long as
+   * the run lasts), and the host runs its own retry policy on each refusal: 2.x retries after
+   * 2 s doubling, four times, each proposal handed to the plugin's `retry` hook first; 1.x
+   * retries a stream failure or a rate limit five times (2 s doubling, `session.status retry`)
+   * and a 400 not at all. When the host stops retrying the run fails with the error; a request
+   * made after the outage is answered and the run ends.
+   */
+  | { do: "providerDown"; error: FailKind; ms?: number; in?: Who }
+  /**
+   * The host ends the run for a reason of its own, not the user's (2.x
+   * `session.execution.interrupted` with that reason). 1.x has no such event: there the run
+   * simply ends (idle), which is what the session sees of it.
+   */
+  | { do: "hostStops"; reason: "inactivity" | "superseded"; in?: Who }
   /**
    * The provider refuses the prompt as too long and the host compacts the session by itself,
    * within the same run (1.18: `ContextOverflowError`, a `compaction` part, the summary message).
@@ -52,6 +70,11 @@ export type Step =
   | { do: "cliPause"; arg: "off" | "on"; all?: true }
   /** The plugin is loaded a second time for the same location (reload, listed twice). */
   | { do: "secondInstance" }
+  /**
+   * A second OpenCode process loads the plugin on the same sessions: both instances stay live
+   * (neither supersedes the other, they share no memory) and both hear every event.
+   */
+  | { do: "secondProcess" }
   /** The host starts a run by itself, with no user message (a queued item, a child's notice). */
   | { do: "hostRun" }
   /** The host runs the session but none of its events reached the plugin (loaded mid-run). */
@@ -90,6 +113,10 @@ export type Act =
   | { act: "toolAnswer"; ok: boolean; text: string }
   /** The answer to `/auto-resume` (a local reply turn, a toast, or the command's own result). */
   | { act: "reply"; in?: string; text: string }
+  /** The plugin changed a retry the host proposed (2.x `retry` hook): no retry, or this delay instead. */
+  | { act: "hostRetry"; in: Who; retry: boolean; delayMs?: number }
+  /** The host refused a send of ours because its message id was taken (2.x ConflictError): it did not land again. */
+  | { act: "duplicate"; in: Who; kind: string }
 
 /** One expected act; unset fields are not compared. */
 export type Expect =
@@ -101,6 +128,8 @@ export type Expect =
   /** `ok` unset: only the text the model reads is compared (1.x returns a refusal as plain output). */
   | { act: "toolAnswer"; ok?: boolean; text?: RegExp }
   | { act: "reply"; text?: RegExp }
+  | { act: "hostRetry"; in?: Who; retry?: boolean; delayMs?: number }
+  | { act: "duplicate"; in?: Who; kind?: "continue" | "correction" }
 
 export function matches(expect: Expect, act: Act): boolean {
   if (expect.act !== act.act) return false

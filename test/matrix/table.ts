@@ -25,7 +25,9 @@ export type Row = {
    * Plugin options, plus two knobs of the fake hosts (never passed to the plugin):
    * `__magicContext` lists magic-context among the loaded plugins, `__modelHangsAfterPrompt`
    * makes the model hang on the plugin's prompts as well instead of answering them,
-   * `__modelFailsAfterPrompt` makes the provider fail them (a dead endpoint).
+   * `__modelFailsAfterPrompt` makes the provider fail them (a dead endpoint), `__subscribeForm`
+   * plays a 2.x build whose `event.subscribe` takes the types array ("types") or ignores the
+   * filter ("unfiltered"; 1.x has no subscription and ignores it).
    */
   options?: Record<string, unknown>
   steps: TimelineStep[]
@@ -122,6 +124,21 @@ export const ROWS: Row[] = [
     effect: [],
     controlEffect: ABORTED_AND_CONTINUED,
     e2e: [{ file: E2E.stall, test: "(b) a bash tool running longer than the stall budget is not interrupted" }],
+  },
+  {
+    id: "tool-success-failed",
+    why: "a tool call that ended (2.x session.tool.success, session.tool.failed) is no longer open: the silence after two such calls is a stall on the ordinary budget, where two calls left open keep the long tool budget",
+    options: ABORT_FIRST,
+    steps: [
+      user(),
+      say("Building "),
+      { do: "toolStart", callID: "call_ok", tool: "bash", input: { command: "make" } },
+      { do: "toolStart", callID: "call_bad", tool: "bash", input: { command: "make test" } },
+      trigger({ do: "toolEnd", callID: "call_ok", output: "built" }, { do: "toolEnd", callID: "call_bad", error: "exit status 2" }),
+      { do: "wait", ms: STALL },
+    ],
+    effect: ABORTED_AND_CONTINUED,
+    controlEffect: [],
   },
   {
     id: "progress-ceiling",
@@ -309,6 +326,24 @@ export const ROWS: Row[] = [
       { file: E2E.stall, test: "(c) when the user aborts, no continue follows" },
       { file: E2E.failures, test: "ESC while OpenCode retries the first rung's continue: nothing at the end of the next cooldown" },
     ],
+  },
+  {
+    id: "interrupted-reasons",
+    why: "(2.x) session.execution.interrupted with reason user is the user's ESC: a later hang of a run the host starts gets nothing; reason inactivity (the host's own timeout) is not, and the later hang is recovered",
+    options: ABORT_FIRST,
+    // 1.x sends no interrupted reasons: its cell plays the host's stop as a run that just ends
+    // (the same recovery of the later hang), and ESC as 1.18's MessageAbortedError.
+    steps: [user(), say("Looking at the code "), triggerOr([{ do: "esc" }], [{ do: "hostStops", reason: "inactivity" }]), SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+  },
+  {
+    id: "interrupted-superseded",
+    why: "(2.x) reason superseded (a newer run took the session's place) is not the user's ESC either: the later hang is recovered",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), triggerOr([{ do: "esc" }], [{ do: "hostStops", reason: "superseded" }]), SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
   },
   {
     id: "esc-turn",
@@ -508,6 +543,24 @@ export const ROWS: Row[] = [
     ],
   },
   {
+    id: "fallback-model-permanent",
+    why: "fallbackModels: a model its provider no longer serves (404, no route) is left at once for the next listed model (2.x: the host's retry is cancelled first); a content filter in its place is not: the same content is not sent on to another provider, and nothing goes out",
+    options: { fallbackModels: ["anthropic/claude-y"] },
+    steps: [user(), say("Working "), triggerOr([{ do: "providerDown", error: "modelGone" }], [{ do: "providerDown", error: "contentFilter" }]), SETTLE],
+    effect: [{ act: "send", kind: "continue", text: /openai\/gpt-x cannot go on for now \(.*cannot serve any request here\), so anthropic\/claude-y takes over/, agent: "build", model: "anthropic/claude-y" }],
+    // 2.x: the host proposes a retry of both (this world's host retries every provider failure);
+    // the plugin cancels it, as no retry fixes either, then switches the model for the session.
+    effectOn: {
+      v2: [
+        { act: "hostRetry", retry: false },
+        { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
+        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },
+        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
+      ],
+    },
+    controlEffectOn: { v2: [{ act: "hostRetry", retry: false }] },
+  },
+  {
     id: "rate-limit-cooldown",
     why: "nothing is sent before the rate-limit cooldown is over; once it is, the continue goes out",
     options: { rateLimitCooldownsMs: [600_000] },
@@ -531,6 +584,28 @@ export const ROWS: Row[] = [
     ],
     effect: [{ act: "reply", text: /paused/i }, { act: "reply", text: /active again/i }],
     controlEffect: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }],
+  },
+  {
+    id: "retry-hook-one-wait",
+    why: "(2.x) a rate limit the host would retry by itself: its retry is re-timed to the ladder's rung through the session retry hook, so the retry is the resume: one wait, no continue from us; a run with no rate limit gets nothing",
+    options: { rateLimitCooldownsMs: [120_000] },
+    // The endpoint is limited for 100 s; the rung is 120 s.
+    steps: [user(), say("Working "), triggerOr([{ do: "providerDown", error: "rateLimit", ms: 100_000 }], [end]), { do: "wait", ms: 200_000 }],
+    effect: [{ act: "hostRetry", retry: true, delayMs: 120_000 }],
+    // 1.x has no retry hook: its own five retries (2 s doubling, 62 s) spend themselves against
+    // the limited endpoint, it gives up, and the ladder waits its rung after that and sends a
+    // continue: two waits, as the README says for 1.x.
+    effectOn: { v1: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }] },
+    e2e: [{ file: E2E.failures, test: "429 forever: OpenCode's retries run out, the plugin waits each rung, sends one continue per rung without spending budget, then stays silent" }],
+  },
+  {
+    id: "retry-hook-permanent",
+    why: "(2.x) a failure no retry can fix (a full context) gets { retry: false } through the retry hook and goes to its failure path at once (compaction and one continue, within 10 s, where the host's own retries would take 30 s); a transient stream failure keeps the host's retry, which answers",
+    steps: [user(), say("Working "), triggerOr([{ do: "providerDown", error: "contextFull" }], [{ do: "providerDown", error: "stream", ms: 5_000 }]), SETTLE],
+    effect: [{ act: "hostRetry", retry: false }, { act: "compact" }, { act: "send", kind: "continue", text: /compacted into a summary/ }],
+    // 1.x does not retry a 400 at all (measured on 1.18.33: an immediate session.error) and has
+    // no retry hook: the same failure path, with no retry of the host's to cancel.
+    effectOn: { v1: [{ act: "compact" }, { act: "send", kind: "continue", text: /compacted into a summary/ }] },
   },
   {
     id: "full-context",
@@ -629,11 +704,61 @@ export const ROWS: Row[] = [
   },
   // -- instances and setup
   {
+    id: "subscribe-filter",
+    why: "(2.x) on a build whose event.subscribe takes the types array itself (and refuses an options object) the adapter subscribes again in that form and a stall is still recovered; every other row runs on the newest build, which sends only the types the adapter asks for",
+    // 1.x has no subscription (its event hook hears everything): the knob means nothing there, the cell is the stall row.
+    options: { ...ABORT_FIRST, __subscribeForm: "types" },
+    steps: [user(), say("Looking at the code "), hang()],
+    effect: ABORTED_AND_CONTINUED,
+  },
+  {
+    id: "subscribe-unfiltered",
+    why: "(2.x) on a build that ignores the subscription's filter every event arrives, those the adapter does not read included, and a stall is recovered the same way",
+    options: { ...ABORT_FIRST, __subscribeForm: "unfiltered" },
+    steps: [user(), say("Looking at the code "), hang()],
+    effect: ABORTED_AND_CONTINUED,
+  },
+  {
     id: "exactly-once",
     why: "loaded twice for one location, the plugin still recovers a stall exactly once",
     options: ABORT_FIRST,
     steps: [{ do: "secondInstance" }, user(), say("Looking at the code "), hang()],
     effect: ABORTED_AND_CONTINUED,
+  },
+  {
+    id: "idempotent-sends",
+    why: "(2.x) two live instances (two processes on one host) make the same recovery with the same id of their own: the host takes the first and refuses the second (a ConflictError, read as already sent), so it lands once; a later, different recovery gets a new id and lands too",
+    steps: [
+      trigger({ do: "secondProcess" }),
+      user(),
+      say("Working "),
+      { do: "fail", error: "stream" },
+      SETTLE,
+      user({ text: "now the tests" }),
+      say("Running them "),
+      { do: "fail", error: "stream" },
+      SETTLE,
+    ],
+    effect: [
+      { act: "send", kind: "continue", text: /the provider stream failed/ },
+      { act: "duplicate", kind: "continue" },
+      { act: "send", kind: "continue", text: /the provider stream failed/ },
+      { act: "duplicate", kind: "continue" },
+    ],
+    // 1.x's prompt takes no id of the caller's: two live instances in two processes both land
+    // the recovery (one process keeps one live instance: the exactly-once row).
+    effectOn: {
+      v1: [
+        { act: "send", kind: "continue", text: /the provider stream failed/ },
+        { act: "send", kind: "continue", text: /the provider stream failed/ },
+        { act: "send", kind: "continue", text: /the provider stream failed/ },
+        { act: "send", kind: "continue", text: /the provider stream failed/ },
+      ],
+    },
+    controlEffect: [
+      { act: "send", kind: "continue", text: /the provider stream failed/ },
+      { act: "send", kind: "continue", text: /the provider stream failed/ },
+    ],
   },
   {
     id: "model-agent-kept",

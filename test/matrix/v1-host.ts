@@ -12,7 +12,11 @@
  *   assistant message, idle and a second `session.idle`;
  * - a tool call is a `tool` part (pending, running, completed) around `tool.execute.before` /
  *   `after`; a call to a missing tool is the completed `invalid` part 1.18 records;
- * - `session.status` lists only non-idle sessions; `todowrite` emits `todo.updated`.
+ * - `session.status` lists only non-idle sessions; `todowrite` emits `todo.updated`;
+ * - a provider outage (`providerDown`): a stream failure or a rate limit is retried by the host
+ *   itself five times (`session.status { type: "retry", attempt, message, next }`, 2 s doubling
+ *   here), then `session.error`; a 400 (`isRetryable: false`) fails the run at once. There is no
+ *   retry hook: the plugin hears the retries and has no say in them.
  */
 import type { Hooks } from "@opencode-ai/plugin"
 import plugin from "../../src/index.ts"
@@ -42,6 +46,9 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
   let seq = 0
   const id = (prefix: string) => `${prefix}_${String(++seq).padStart(5, "0")}`
   const instances: Hooks[] = []
+  /** Provider outages by session: until when (undefined: as long as the run lasts), with what error. */
+  const outages = new Map<string, { error: Record<string, unknown>; until?: number }>()
+  let stopped = false
   // Matrix knobs, not plugin options: magic-context loaded; the model hangs on the plugin's prompts too.
   const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, ...pluginOptions } = options
 
@@ -234,8 +241,30 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     },
   }
 
-  async function load(): Promise<void> {
-    const hooks = await plugin.server({ client, directory, worktree: directory, project: {}, serverUrl: new URL("http://127.0.0.1:4096"), $: {} } as never, pluginOptions)
+  /** 1.18's own retry policy on a refused request (measured: five retries, then `session.error`; a 400 none). */
+  function requestRefused(sessionID: string, attempt: number): void {
+    const outage = outages.get(sessionID)
+    if (!outage || !busy.has(sessionID) || stopped) return
+    const data = outage.error.data as Record<string, unknown>
+    if (data.isRetryable !== true || attempt > V1_HOST_RETRIES) {
+      outages.delete(sessionID)
+      return endRun(sessionID, outage.error)
+    }
+    const delay = 2_000 * 2 ** (attempt - 1)
+    event("session.status", { sessionID, status: { type: "retry", attempt, message: String(data.message), next: Date.now() + delay } })
+    setTimeout(() => {
+      if (!busy.has(sessionID) || stopped) return
+      const still = outages.get(sessionID)
+      if (still && (still.until === undefined || Date.now() < still.until)) return requestRefused(sessionID, attempt + 1)
+      outages.delete(sessionID)
+      event("session.status", { sessionID, status: { type: "busy" } })
+      streamText(sessionID, "Back at it.")
+      endRun(sessionID)
+    }, delay)
+  }
+
+  async function load(options = pluginOptions): Promise<void> {
+    const hooks = await plugin.server({ client, directory, worktree: directory, project: {}, serverUrl: new URL("http://127.0.0.1:4096"), $: {} } as never, options)
     instances.push(hooks)
     // The host runs every plugin's config hook at start (registers /auto-resume).
     await hooks.config?.({ command: {}, provider: {} } as never)
@@ -291,6 +320,14 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     end: (who, finish) => endRun(sessions[who], undefined, finish),
     esc: (who) => aborted(sessions[who]),
     fail: (who, kind) => endRun(sessions[who], V1_ERRORS[kind]),
+    providerDown: (who, kind, ms) => {
+      const sessionID = sessions[who]
+      if (!busy.has(sessionID)) return
+      outages.set(sessionID, ms === undefined ? { error: V1_ERRORS[kind]! } : { error: V1_ERRORS[kind]!, until: Date.now() + ms })
+      requestRefused(sessionID, 1)
+    },
+    // 1.x has no interrupted reasons: a run the host stops by itself just ends.
+    hostStops: (who) => endRun(sessions[who]),
     // Measured on 1.18.33 (test/e2e/HOST-NOTES.md): the overflow is reported, then compacted within the same run.
     overflow: (who) => {
       const sessionID = sessions[who]
@@ -345,6 +382,8 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
       await settle(toggleMain([all ? "--all" : sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
     },
     secondInstance: () => load(),
+    // Another process: a registry of its own (a scope no other instance uses), the same host and sessions.
+    secondProcess: () => load({ ...pluginOptions, registryScope: `matrix-v1-other-${directory}` }),
     hostRun: () => startRun(sessions.main),
     hostRunsUnseen: () => {
       // The host starts a run whose events the plugin never gets (it loaded after they went out).
@@ -366,11 +405,15 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     logs: () => lines,
     startupLine: async () => lines.find((l) => l.includes("accepted-but-inert=")),
     stop: async () => {
+      stopped = true
       for (const hooks of instances) await (hooks as { dispose?: () => Promise<void> }).dispose?.()
       await flush()
     },
   }
 }
+
+/** 1.18.33 retried a 429 or a broken stream five times before its `session.error` (HOST-NOTES). */
+const V1_HOST_RETRIES = 5
 
 /** Errors as 1.18 reports what it gave up on. */
 const V1_ERRORS: Record<string, Record<string, unknown>> = {
@@ -378,5 +421,6 @@ const V1_ERRORS: Record<string, Record<string, unknown>> = {
   rateLimit: { name: "APIError", data: { message: "Rate limit exceeded", statusCode: 429, isRetryable: true, responseHeaders: {} } },
   contextFull: { name: "APIError", data: { message: "This model's maximum context length is 128000 tokens; your request exceeded the context window", statusCode: 400, isRetryable: false } },
   contentFilter: { name: "APIError", data: { message: "Provider blocked the response", statusCode: 400, isRetryable: false } },
+  modelGone: { name: "APIError", data: { message: "The model `gpt-x` does not exist or you do not have access to it.", statusCode: 404, isRetryable: false } },
   overflow: { name: "ContextOverflowError", data: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens." } },
 }

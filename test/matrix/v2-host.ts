@@ -16,8 +16,8 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
   const w = createV2World(options)
   const { sessions, acts, setups, tools, commands, id, emit, userTurn, startRun, endRun, text, assistantOf } = w
   const cleanups: (() => void)[] = []
-  const load = async () => {
-    const cleanup = plugin.setup(w.ctx)
+  const load = async (ctx = w.ctx) => {
+    const cleanup = plugin.setup(ctx)
     if (cleanup) cleanups.push(cleanup)
     await flush(10)
   }
@@ -79,6 +79,8 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     end: (who, finish) => endRun(sessions[who], "succeeded", undefined, finish),
     esc: (who) => endRun(sessions[who], "interrupted"),
     fail: (who, kind) => endRun(sessions[who], "failed", V2_ERRORS[kind]),
+    providerDown: (who, kind, ms) => w.providerDown(sessions[who], V2_ERRORS[kind]!, ms),
+    hostStops: (who, reason) => endRun(sessions[who], "interrupted", undefined, "stop", reason),
     // A 2.x build that compacts by itself: the failed step, then its compaction, within the run.
     overflow: (who) => {
       const sessionID = sessions[who]
@@ -128,12 +130,17 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
       await settle(main([all ? "--all" : sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
     },
     secondInstance: () => load(),
+    // Another process: a registry of its own (a scope no other instance uses), the same host and sessions.
+    secondProcess: () => load({ ...w.ctx, options: { ...w.ctx.options, registryScope: `${String(w.ctx.options.registryScope)}-other` } }),
     hostRun: () => startRun(sessions.main),
     hostRunsUnseen: () => w.unseen(() => startRun(sessions.main)),
     stream: (who) => text(sessions[who], "Still working. ", "reasoning"),
-    // `session.status` is declared by 2.x (not emitted by 2.0.22): a status repeat of a live run, no progress.
+    // A keep-alive of a live run, no progress. 2.x emits no `session.status` (and the newest
+    // build would not deliver it: the adapter does not ask for it), so the keep-alive is the one
+    // 2.x has, a tool progress heartbeat, here of a call the run never reported opening.
     heartbeat: (who) => {
-      if (assistantOf(who)) emit("session.status", { sessionID: sessions[who], status: { type: "busy" } })
+      const assistant = assistantOf(who)
+      if (assistant) emit("session.tool.progress", { sessionID: sessions[who], assistantMessageID: assistant.id, id: "call_keepalive", metadata: {} })
     },
   })
 

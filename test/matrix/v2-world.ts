@@ -9,7 +9,14 @@
  * - a prompt into an idle session starts a run; into a live run it waits in the inbox and is
  *   promoted when that run reaches a step boundary; `interrupt` ends the run (reason "user")
  *   and drops the inbox. The fake model answers a run the plugin started with one short text;
- * - every call the plugin makes that changes something is recorded as an `Act`.
+ * - every call the plugin makes that changes something is recorded as an `Act`;
+ * - (2026-12-03) `event.subscribe({ signal, types })` sends only the types asked for (the knob
+ *   `__subscribeForm` plays an intermediate build that takes `subscribe(types)` and refuses an
+ *   options object, or one that ignores the filter); `prompt`/`synthetic` take a caller-chosen
+ *   `id` and refuse a taken one with a ConflictError (recorded as a `duplicate` act);
+ *   `session.hook(name, cb)` registers the nine documented hooks, and a provider outage
+ *   (`providerDown`) runs the host's retry policy through `http.response` and `retry`: 2 s
+ *   doubling, four retries, each proposal rewritable (a rewrite is recorded as a `hostRetry` act).
  *
  * Written against the document, not against test/support/fake-v2-host.ts, so the fake host's
  * own corrections do not move this column. HTTP reads go to `ctx.app.server.url` through a
@@ -23,6 +30,11 @@ export type Obj = Record<string, any>
 const SERVER = "http://127.0.0.1:4177"
 const PASSWORD = "matrix"
 const EPHEMERAL = /^(session\.(text|reasoning|tool\.input)\.delta|session\.usage\.updated|session\.tool\.progress|form\.)/
+/** The names `session.hook` accepts (2026-12-03 item 2). */
+const HOOK_NAMES = new Set(["prompt", "context", "compaction", "generate", "title", "model.request", "http.request", "http.response", "retry"])
+/** The host's own retry policy: 2 s doubling, at most four retries (packages/core/src/session/runner/retry.ts). */
+const HOST_RETRIES = 4
+const HOST_RETRY_BASE_MS = 2_000
 const TOOLS = [{ name: "bash" }, { name: "read" }, { name: "edit" }, { name: "todowrite", options: { codemode: false } }]
 
 let scopes = 0
@@ -36,7 +48,13 @@ export function createV2World(options: Record<string, unknown>) {
   const directory = freshDirectory()
   const history = new Map<string, Obj[]>()
   const runs = new Map<string, { assistant?: Obj; inbox: Obj[] }>()
-  const subscribers: { queue: unknown[]; wake?: () => void; closed: boolean }[] = []
+  const subscribers: { queue: unknown[]; wake?: () => void; closed: boolean; types?: ReadonlySet<string> }[] = []
+  const hooks: { name: string; cb: (event: Obj) => unknown; disposed: boolean }[] = []
+  /** Message ids the sessions hold (a second send with one of them is refused). */
+  const messageIDs = new Set<string>()
+  /** Provider outages by session: until when (undefined: as long as the run lasts), with what error. */
+  const outages = new Map<string, { error: Obj; until?: number }>()
+  let closed = false
   const tools: Obj[] = []
   const commands: Obj[] = []
   let deaf = false
@@ -44,7 +62,7 @@ export function createV2World(options: Record<string, unknown>) {
   const id = (prefix: string) => `${prefix}_${String(++seq).padStart(5, "0")}`
   const [providerID, modelID] = USER_MODEL.split("/") as [string, string]
   // Matrix knobs, not plugin options: magic-context loaded; the model hangs on the plugin's prompts too.
-  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, ...pluginOptions } = options
+  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, __subscribeForm: subscribeForm, ...pluginOptions } = options
   /** The agent and model each session runs on (2.x keeps them per session). */
   const setups = new Map<string, { agent: string; providerID: string; modelID: string }>()
   const setupOf = (sessionID: string) => setups.get(sessionID) ?? { agent: USER_AGENT, providerID, modelID }
@@ -60,16 +78,25 @@ export function createV2World(options: Record<string, unknown>) {
     const event: Obj = { id: id("evt"), created: Date.now(), type, data, location: { directory } }
     if (!EPHEMERAL.test(type) && sessionID) event.durable = { aggregateID: sessionID, seq, version: 1 }
     for (const sub of subscribers) {
-      if (sub.closed) continue
+      if (sub.closed || (sub.types && !sub.types.has(type))) continue
       sub.queue.push(event)
       sub.wake?.()
     }
   }
 
-  function subscribe(args: { signal?: AbortSignal } = {}): AsyncIterable<unknown> {
-    const sub: (typeof subscribers)[number] = { queue: [], closed: false }
+  /**
+   * The newest build: `{ signal?, types? }`, only the types asked for. An intermediate build
+   * (`__subscribeForm: "types"`) takes the array itself and refuses anything else; another
+   * (`"unfiltered"`) takes `{ signal }` and sends every event whatever the types say.
+   */
+  function subscribe(args: unknown = {}): AsyncIterable<unknown> {
+    const form = subscribeForm ?? "options"
+    if (form === "types" && !Array.isArray(args)) throw new TypeError("subscribe: expected an array of event types")
+    const types = Array.isArray(args) ? args : form === "unfiltered" ? undefined : (args as { types?: unknown }).types
+    const signal = Array.isArray(args) ? undefined : (args as { signal?: AbortSignal }).signal
+    const sub: (typeof subscribers)[number] = { queue: [], closed: false, types: Array.isArray(types) ? new Set(types.map(String)) : undefined }
     subscribers.push(sub)
-    args.signal?.addEventListener("abort", () => {
+    signal?.addEventListener("abort", () => {
       sub.closed = true
       sub.wake?.()
     })
@@ -126,9 +153,10 @@ export function createV2World(options: Record<string, unknown>) {
     emit(`session.${kind}.delta`, { sessionID, assistantMessageID: assistant?.id, delta })
   }
 
-  function endRun(sessionID: string, outcome: "succeeded" | "failed" | "interrupted", error?: Obj, finish = "stop"): void {
+  function endRun(sessionID: string, outcome: "succeeded" | "failed" | "interrupted", error?: Obj, finish = "stop", reason = "user"): void {
     const run = runs.get(sessionID)
     if (!run) return
+    outages.delete(sessionID)
     const assistant = run.assistant
     if (assistant) {
       assistant.time.completed = Date.now()
@@ -147,7 +175,7 @@ export function createV2World(options: Record<string, unknown>) {
       return
     }
     runs.delete(sessionID)
-    if (outcome === "interrupted") emit("session.execution.interrupted", { sessionID, reason: "user" })
+    if (outcome === "interrupted") emit("session.execution.interrupted", { sessionID, reason })
     else if (outcome === "failed") emit("session.execution.failed", { sessionID, error })
     else emit("session.execution.succeeded", { sessionID })
     list(sessionID).push({ id: id("idl"), type: "idle", outcome })
@@ -156,7 +184,12 @@ export function createV2World(options: Record<string, unknown>) {
 
   function own(type: "user" | "synthetic", args: Obj): Obj {
     const sessionID = args.sessionID
+    if (typeof args.id === "string" && messageIDs.has(args.id)) {
+      acts.push({ act: "duplicate", in: whoOf(sessionID), kind: String(args.metadata?.kind ?? "") })
+      throw Object.assign(new Error(`message ${args.id} already exists`), { name: "ConflictError", _tag: "ConflictError" })
+    }
     const message = { id: args.id ?? id("msg"), type, text: args.text, metadata: args.metadata, time: { created: Date.now() } }
+    messageIDs.add(message.id)
     if (type === "synthetic" && args.resume === false) {
       // A note that wakes nothing (the doc: synthetic wakes execution unless resume === false):
       // the user reads it, the model sees it with its next turn. Stored, no run started.
@@ -174,6 +207,50 @@ export function createV2World(options: Record<string, unknown>) {
     return { id: message.id, sessionID, type, payload: { text: args.text, metadata: args.metadata }, delivery: args.delivery ?? "steer" }
   }
 
+  const liveHooks = (name: string) => hooks.filter((h) => h.name === name && !h.disposed)
+
+  /**
+   * The provider refuses the run's current request. The host's retry policy: `http.response`
+   * hooks hear the response (status, headers), then while its budget lasts the `retry` hooks
+   * hear the proposal (`decision` rewritable; a rewrite is an act of the plugin's); a retry is
+   * announced (`session.step.failed`, `session.retry.scheduled`) and made after its delay as a
+   * new step; no retry fails the run with the error.
+   */
+  async function requestRefused(sessionID: string, attempt: number): Promise<void> {
+    const outage = outages.get(sessionID)
+    if (!outage || !runs.has(sessionID) || closed) return
+    const setup = setupOf(sessionID)
+    const model = { id: setup.modelID, providerID: setup.providerID }
+    const status = typeof outage.error.status === "number" ? outage.error.status : 500
+    for (const h of liveHooks("http.response")) await h.cb({ sessionID, agent: setup.agent, model, kind: "primary", response: new Response("{}", { status, headers: new Headers() }) })
+    // What error objects carry: no status line, no headers; only the body.
+    const carried = { ...outage.error, response: { body: "{}" } }
+    let decision: { retry: false } | { retry: true; delay: number } = { retry: false }
+    if (attempt <= HOST_RETRIES) {
+      const proposed = { retry: true as const, delay: HOST_RETRY_BASE_MS * 2 ** (attempt - 1) }
+      const event: Obj = { sessionID, agent: setup.agent, model, error: carried, attempt: attempt + 1, decision: proposed }
+      for (const h of liveHooks("retry")) await h.cb(event)
+      const d = event.decision as Obj | undefined
+      decision = d?.retry === true ? { retry: true, delay: typeof d.delay === "number" && Number.isFinite(d.delay) && d.delay >= 0 ? Math.ceil(d.delay) : proposed.delay } : { retry: false }
+      if (!decision.retry) acts.push({ act: "hostRetry", in: whoOf(sessionID), retry: false })
+      else if (decision.delay !== proposed.delay) acts.push({ act: "hostRetry", in: whoOf(sessionID), retry: true, delayMs: decision.delay })
+    }
+    const run = runs.get(sessionID)
+    if (!run || closed) return
+    if (!decision.retry) return endRun(sessionID, "failed", carried)
+    emit("session.step.failed", { sessionID, assistantMessageID: run.assistant?.id, error: carried, finish: "error" })
+    emit("session.retry.scheduled", { sessionID, assistantMessageID: run.assistant?.id, attempt: attempt + 1, at: Date.now() + decision.delay, error: carried })
+    setTimeout(() => {
+      if (!runs.has(sessionID) || closed) return
+      step(sessionID)
+      const still = outages.get(sessionID)
+      if (still && (still.until === undefined || Date.now() < still.until)) return void requestRefused(sessionID, attempt + 1)
+      outages.delete(sessionID)
+      text(sessionID, "Back at it.")
+      endRun(sessionID, "succeeded")
+    }, decision.delay)
+  }
+
   const async = <T>(fn: (...a: any[]) => T) => (...a: any[]) => Promise.resolve().then(() => fn(...a))
   const noop = async(() => undefined)
   const ctx: Obj = {
@@ -189,7 +266,13 @@ export function createV2World(options: Record<string, unknown>) {
       update: noop,
       move: noop,
       wait: noop,
-      hook: noop,
+      hook: async((name: unknown, cb: unknown) => {
+        if (typeof name !== "string" || !HOOK_NAMES.has(name)) throw new TypeError(`session.hook: unknown hook ${String(name)}`)
+        if (typeof cb !== "function") throw new TypeError("session.hook: callback must be a function")
+        const entry = { name, cb: cb as (event: Obj) => unknown, disposed: false }
+        hooks.push(entry)
+        return { dispose: async () => void (entry.disposed = true) }
+      }),
       generate: noop,
       remove: noop,
       switchAgent: async((a: Obj) => acts.push({ act: "send", in: whoOf(a.sessionID), kind: "switchAgent", text: String(a.agent) })),
@@ -277,6 +360,12 @@ export function createV2World(options: Record<string, unknown>) {
     startRun,
     endRun,
     text,
+    /** The provider refuses this run's requests with `error` for `ms` (unset: the whole run); the host's retry policy runs. */
+    providerDown(sessionID: string, error: Obj, ms: number | undefined): void {
+      if (!runs.has(sessionID)) return
+      outages.set(sessionID, ms === undefined ? { error } : { error, until: Date.now() + ms })
+      void requestRefused(sessionID, 1)
+    },
     /** The step that made tool calls ends; the host starts the next step of the same run. */
     nextStep(sessionID: string): void {
       const run = runs.get(sessionID)
@@ -298,6 +387,7 @@ export function createV2World(options: Record<string, unknown>) {
       }
     },
     close(): void {
+      closed = true
       for (const sub of subscribers) {
         sub.closed = true
         sub.wake?.()
@@ -313,4 +403,5 @@ export const V2_ERRORS: Record<string, Obj> = {
   rateLimit: { type: "provider.rate-limit", message: "429", status: 429 },
   contextFull: { type: "provider.context-overflow", message: "prompt is too long: the context window is full", status: 400 },
   contentFilter: { type: "provider.content-filter", message: "Provider blocked the response" },
+  modelGone: { type: "provider.no-route", message: "model gpt-x not found", status: 404 },
 }

@@ -173,9 +173,14 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
         ctx.logger.log("info", `session ${state.id}: streaming failure (${verdict.why}); ${next}`)
         return plan
       }
-      default:
-        ctx.logger.log("debug", `session ${state.id}: error not recovered (${verdict.kind}: ${verdict.why})`)
+      default: {
+        const notRecovered = () => ctx.logger.log("debug", `session ${state.id}: error not recovered (${verdict.kind}: ${verdict.why})`)
+        // The model itself cannot serve the session (it is gone, or its provider refuses us): a
+        // fallback model, where one is listed, takes over now; waiting would change nothing.
+        if (verdict.modelBound && ctx.offerTakeOver(state, { why: verdict.why, waitMs: Infinity, hostRetrying: false, otherwise: notRecovered, instead: "nothing is sent (a retry fails the same way)" })) return undefined
+        notRecovered()
         return undefined
+      }
     }
   }
 

@@ -116,6 +116,33 @@ describe("classification of 2.x error types (the adapter passes the type as the 
   })
 })
 
+describe("failures bound to the model: another model may serve the same request (fallbackModels switch at once)", () => {
+  const bound = (signal: ErrorSignal) => explainFailure(signal, defaults).modelBound === true
+  test.each<[ErrorSignal, boolean]>([
+    [sig("provider.no-route", "no route to model"), true],
+    [sig("provider.auth", "invalid key", 401), true],
+    [sig("ProviderAuthError", "invalid key"), true],
+    [sig("APIError", "The model `gpt-x` does not exist or you do not have access to it.", 404), true],
+    [sig("APIError", "forbidden", 403), true],
+    [sig("UnknownError", "model_not_found"), true],
+    [sig("UnknownError", "Unknown model: gpt-9"), true],
+    // Not the model's: a full context (compaction answers it), a content filter (a refusal of
+    // the content, not to be taken to another provider), another 400 (the request's own shape).
+    [sig("provider.transport", "prompt is too long"), false],
+    [sig("APIError", "This model's maximum context length is 128000 tokens", 400), false],
+    [sig("provider.content-filter", "Provider blocked the response"), false],
+    [sig("provider.invalid-request", "bad schema", 400), false],
+    [sig("APIError", "bad request", 400), false],
+    // Transient, whatever the words: a 5xx, a rate limit.
+    [sig("APIError", "model not found in this region, try again", 503), false],
+    [sig("provider.rate-limit", "model gpt-x does not exist in your quota tier", 429), false],
+    [sig("provider.transport", "socket closed"), false],
+  ])("%o -> %p", (signal, want) => {
+    expect(bound(signal)).toBe(want)
+    if (want) expect(explainFailure(signal, defaults).deterministic).toBe(true)
+  })
+})
+
 describe("streaming patterns", () => {
   test("an invalid regex falls back to a case-insensitive substring", () => {
     const opts: FailureClassifierOptions = { streamingFailureErrorNames: [], streamingFailureMessagePatterns: ["socket (hang"] }
