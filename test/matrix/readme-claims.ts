@@ -54,7 +54,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   },
   "The model calls the same tools over and over": { rows: ["loop-idle", "loop-idle-cycle", "loop-live"] },
   "The model streams the same passage again and again": { rows: ["repetition", "repetition-tool-open"] },
-  "The model calls a tool that does not exist": { rows: ["unknown-tool"] },
+  "The model calls a tool that does not exist, twice": { rows: ["unknown-tool"] },
   "The provider breaks the stream and OpenCode gives up": { rows: ["streaming-failure", "streaming-failure-chain"] },
   "A rate limit or spent quota": { rows: ["rate-limit", "rate-limit-cooldown", "rate-limit-ended-by-pause"] },
   "The model stays unavailable longer than a stall budget": { rows: ["fallback-model"] },
