@@ -1,15 +1,16 @@
 /**
- * `bun run docs`: writes the options reference table into README.md, between
+ * `bun run docs`: writes the options reference table into docs/options.md, between
  *
  *   <!-- options:start -->
  *   <!-- options:end -->
  *
  * The rows come from OPTION_DOCS (src/options/docs.ts), which is derived from the zod schema,
  * so the table cannot claim an option, type or default the code does not have.
- * test/unit/docs/options-table.test.ts fails when README.md and the schema have drifted apart.
+ * test/unit/docs/options-table.test.ts fails when docs/options.md and the schema have drifted
+ * apart. (The table lived in README.md until the README was cut down to a two-minute read.)
  *
- * When the markers are missing they are added at the end of the README's "## Options"
- * section; nothing else in the README is touched.
+ * When the markers are missing they are added at the end of the page's "## Every option"
+ * section; nothing else on the page is touched.
  */
 import fs from "node:fs"
 import path from "node:path"
@@ -17,7 +18,10 @@ import { OPTION_DOCS, type OptionDoc } from "../src/options/index.ts"
 
 export const START_MARKER = "<!-- options:start -->"
 export const END_MARKER = "<!-- options:end -->"
-export const README_PATH = path.resolve(import.meta.dir, "..", "README.md")
+export const OPTIONS_DOC_PATH = path.resolve(import.meta.dir, "..", "docs", "options.md")
+/** The section the table belongs to when its markers are missing. */
+export const OPTIONS_SECTION = "## Every option"
+const DOC_NAME = "docs/options.md"
 
 /** A table cell: one line, pipes escaped (GitHub needs `\|` even inside code spans). */
 function cell(text: string): string {
@@ -57,30 +61,30 @@ export function renderOptionsTable(docs: readonly Readonly<OptionDoc>[] = OPTION
 }
 
 /** The text between the markers, or undefined when they are missing or out of order. */
-export function extractOptionsTable(readme: string): string | undefined {
-  const start = readme.indexOf(START_MARKER)
-  const end = readme.indexOf(END_MARKER)
+export function extractOptionsTable(page: string): string | undefined {
+  const start = page.indexOf(START_MARKER)
+  const end = page.indexOf(END_MARKER)
   if (start < 0 || end < 0 || end < start) return undefined
-  return readme.slice(start + START_MARKER.length, end).replace(/^\r?\n/, "").replace(/\r?\n$/, "")
+  return page.slice(start + START_MARKER.length, end).replace(/^\r?\n/, "").replace(/\r?\n$/, "")
 }
 
 function block(table: string): string {
   return `${START_MARKER}\n${table}\n${END_MARKER}`
 }
 
-/** README text with the generated table in place (markers added when missing). */
-export function updateReadme(readme: string, table: string = renderOptionsTable()): string {
-  const start = readme.indexOf(START_MARKER)
-  const end = readme.indexOf(END_MARKER)
+/** The page's text with the generated table in place (markers added when missing). */
+export function updateOptionsDoc(page: string, table: string = renderOptionsTable()): string {
+  const start = page.indexOf(START_MARKER)
+  const end = page.indexOf(END_MARKER)
   if (start >= 0 && end > start) {
-    return readme.slice(0, start) + block(table) + readme.slice(end + END_MARKER.length)
+    return page.slice(0, start) + block(table) + page.slice(end + END_MARKER.length)
   }
-  if (start >= 0 || end >= 0) throw new Error(`README.md has only one of ${START_MARKER} / ${END_MARKER}, or they are out of order`)
+  if (start >= 0 || end >= 0) throw new Error(`${DOC_NAME} has only one of ${START_MARKER} / ${END_MARKER}, or they are out of order`)
 
   // The section runs from its heading to the next heading of level 1 or 2 outside a code fence.
-  const lines = readme.split("\n")
-  const headingLine = lines.findIndex((line) => /^## Options[ \t]*\r?$/.test(line))
-  if (headingLine < 0) throw new Error('README.md has no "## Options" section to put the options table in')
+  const lines = page.split("\n")
+  const headingLine = lines.findIndex((line) => line.replace(/[ \t]*\r?$/, "") === OPTIONS_SECTION)
+  if (headingLine < 0) throw new Error(`${DOC_NAME} has no "${OPTIONS_SECTION}" section to put the options table in`)
   let fenced = false
   let endLine = lines.length
   for (let i = headingLine + 1; i < lines.length; i++) {
@@ -98,13 +102,13 @@ export function updateReadme(readme: string, table: string = renderOptionsTable(
 
 if (import.meta.main) {
   try {
-    const before = fs.readFileSync(README_PATH, "utf8")
-    const after = updateReadme(before)
+    const before = fs.readFileSync(OPTIONS_DOC_PATH, "utf8")
+    const after = updateOptionsDoc(before)
     if (after === before) {
-      console.error("README.md options table is up to date")
+      console.error(`${DOC_NAME} options table is up to date`)
     } else {
-      fs.writeFileSync(README_PATH, after)
-      console.error(`README.md options table written (${OPTION_DOCS.length} options)`)
+      fs.writeFileSync(OPTIONS_DOC_PATH, after)
+      console.error(`${DOC_NAME} options table written (${OPTION_DOCS.length} options)`)
     }
   } catch (error) {
     console.error(`docs: ${error instanceof Error ? error.message : String(error)}`)

@@ -1,16 +1,84 @@
 /**
- * Which matrix rows prove each claim of the README's "What it recovers", "Safety rails" and
- * "Pausing" sections. A claim is a list item's lead-in (bold, italic or code) or a paragraph's
- * bold lead-in, found by `readmeClaims`; coverage.test.ts fails when the README names one that
- * is missing here, or when an entry here no longer matches the README.
+ * Which matrix rows prove each claim the README and docs/ make. A claim is found by `claimsOf`:
+ * a list item's lead-in (bold, italic or code), a paragraph's bold lead-in, a line that starts
+ * with a `/auto-resume` command, an `auto-resume-toggle` command line in a code block, or the
+ * first cell of a "what goes wrong" table. coverage.test.ts fails when a page names a claim that
+ * is missing here, or when an entry here no longer appears on any page.
+ *
+ * Which pages are read: the whole README and every page of docs/ listed in CLAIM_PAGES.
+ * REFERENCE_PAGES are the pages that describe no recovery (the generated options table, file
+ * formats, log lines, install and test instructions), each with where its content is checked
+ * instead; every page of docs/ must be in exactly one of the two lists.
  *
  * A claim that is not a timeline (a budget's arithmetic, a start-up configuration, a bound on
  * every call) says where it is proven instead, with `elsewhere`.
  */
 export type ClaimProof = { rows: string[] } | { elsewhere: string }
 
-export const README_CLAIMS: Record<string, ClaimProof> = {
-  // What it recovers
+/** Pages read for claims, besides README.md; paths relative to the repository root. */
+export const CLAIM_PAGES = [
+  "docs/how-it-acts.md",
+  "docs/stalls.md",
+  "docs/finished-turns.md",
+  "docs/loops.md",
+  "docs/repetition.md",
+  "docs/unknown-tools.md",
+  "docs/provider-failures.md",
+  "docs/fallback-models.md",
+  "docs/subagents.md",
+  "docs/context-saturation.md",
+  "docs/pausing-and-history.md",
+  "docs/opencode-2.md",
+]
+
+/** Pages of docs/ that make no recovery claim, and where what they say is checked. */
+export const REFERENCE_PAGES: Record<string, string> = {
+  "docs/README.md": "the index of the other pages",
+  "docs/options.md": "the generated options table: test/unit/docs/options-table.test.ts holds it to the schema",
+  "docs/state-files.md": "file locations, formats and limits: test/unit/pause (marker, leases, rate-wait file), test/unit/history, test/unit/core/carried-waits.test.ts",
+  "docs/logs-and-troubleshooting.md": "log lines and advice; the lines themselves are asserted by the e2e tests and the matrix log checks",
+  "docs/install.md": "config snippets: test/e2e/package.e2e.test.ts loads the packed package in a real 1.18.33",
+  "docs/end-to-end-tests.md": "how to run the tests; the commands are the tests themselves",
+}
+
+export const DOC_CLAIMS: Record<string, ClaimProof> = {
+  // README: what goes wrong, and what it does
+  "A stream goes silent while the session still says busy": { rows: ["stall", "stall-abort-strategy", "retry-budget"] },
+  "Events keep coming but nothing moves": { rows: ["progress-ceiling"] },
+  "OpenCode itself waits five minutes on a hung request (1.x)": {
+    elsewhere: "a start-up change of the provider config, not a timeline: test/e2e/stall-live.e2e.test.ts and test/e2e/headless.e2e.test.ts on the real 1.18.33 host",
+  },
+  "A tool runs for a long time": { rows: ["tool-phase", "tool-success-failed"] },
+  'A turn ends on a tool call printed as text, a dead stream, a cut-off answer, a false "done" or an announced step not taken': {
+    rows: ["tool-text", "dead-stream", "cut-off", "done-claim-open-todos", "action-intent"],
+  },
+  "The model calls the same tools over and over": { rows: ["loop-idle", "loop-idle-cycle", "loop-live"] },
+  "The model streams the same passage again and again": { rows: ["repetition", "repetition-tool-open"] },
+  "The model calls a tool that does not exist, twice": { rows: ["unknown-tool"] },
+  "The provider breaks the stream and OpenCode gives up": { rows: ["streaming-failure", "streaming-failure-chain"] },
+  "A rate limit or spent quota": { rows: ["rate-limit", "rate-limit-cooldown", "rate-limit-ended-by-pause"] },
+  "The model stays unavailable longer than a stall budget": { rows: ["fallback-model", "fallback-model-permanent"] },
+  "The context window fills up, or nearly": { rows: ["full-context", "full-context-host-compacts", "saturation", "saturation-native", "saturation-subagent"] },
+  "A parent session sits busy after its subagents finished": { rows: ["orphan-parent", "stuck-subagent"] },
+  "A session the plugin heard no events for": { rows: ["discovery"] },
+  // README: what it never does
+  "It does not interrupt a running tool.": { rows: ["tool-phase", "repetition-tool-open", "loop-live", "orphan-parent"] },
+  "It never overrides ESC.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort", "interrupted-reasons", "interrupted-superseded"] },
+  "It never talks over you.": { rows: ["question-hand-off", "permission-hand-off", "question-text-hand-off", "stop-patterns-hand-off", "active-user-window"] },
+  "It never loops on its own.": { rows: ["retry-budget", "lifetime-budget"] },
+  "It never sends the same prompt twice.": { rows: ["exactly-once", "idempotent-sends"] },
+  // README: pausing, status and history
+  "/auto-resume status": { rows: ["pause-command"] },
+  "/auto-resume history": { elsewhere: "test/e2e/history.e2e.test.ts on the real 1.18.33 host, test/unit/v1/command-hooks.test.ts" },
+  // docs/pausing-and-history.md: the history
+  revived: { elsewhere: "test/unit/core/journal.test.ts and test/e2e/history.e2e.test.ts (an outcome of the history, not a recovery)" },
+  "no effect": { elsewhere: "test/unit/core/journal.test.ts (an outcome of the history, not a recovery)" },
+  held: { elsewhere: "test/unit/core/journal-holds.test.ts (an outcome of the history, not a recovery)" },
+  "gave up": { elsewhere: "test/unit/core/journal.test.ts (an outcome of the history, not a recovery)" },
+  "auto-resume-toggle history": { elsewhere: "test/unit/history/cli-history.test.ts" },
+  "auto-resume-toggle history <sessionID>": { elsewhere: "test/unit/history/cli-history.test.ts" },
+  "auto-resume-toggle history --json": { elsewhere: "test/unit/history/cli-history.test.ts" },
+  // docs/: the recovery paths, rails and controls
   "at the end of a turn": { rows: ["tool-text", "dead-stream", "done-claim-open-todos", "ready-to-continue", "action-intent", "loop-idle", "unknown-tool"] },
   "continue while busy": { rows: ["stall"] },
   "abort, then continue": { rows: ["stall", "stall-abort-strategy", "loop-live", "repetition", "repetition-tool-open", "orphan-parent", "own-abort"] },
@@ -20,7 +88,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   lifetimeMaxContinues: { rows: ["lifetime-budget"] },
   "Heartbeats without progress.": { rows: ["progress-ceiling"] },
   "OpenCode's own retry of a hung request (1.x).": {
-    elsewhere: "a start-up change of the provider config, not a timeline: test/e2e/stall-live.e2e.test.ts and test/e2e/headless.e2e.test.ts on the real 1.18.33 host; 2.x has no config surface (the README says so)",
+    elsewhere: "a start-up change of the provider config, not a timeline: test/e2e/stall-live.e2e.test.ts and test/e2e/headless.e2e.test.ts on the real 1.18.33 host; 2.x has no config surface (docs/stalls.md says so)",
   },
   "A tool that runs for a long time is not a stall.": { rows: ["tool-phase", "tool-success-failed"] },
   "A finished turn that is not really finished.": { rows: ["tool-text", "thinking-tool", "dead-stream", "done-claim-open-todos", "celebration", "stop-statement"] },
@@ -43,7 +111,7 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "Subagents.": { rows: ["orphan-parent", "stuck-subagent", "stuck-subagent-question"] },
   "Context saturation.": { rows: ["saturation", "saturation-native", "saturation-subagent"] },
   "Sessions missed by events": { rows: ["discovery"] },
-  // Safety rails
+  // docs/how-it-acts.md: safety rails
   "ESC is final.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort", "interrupted-reasons", "interrupted-superseded"] },
   "Its own prompts are not you.": { rows: ["lifetime-budget", "own-abort"] },
   "Never the same recovery twice in a row.": { elsewhere: "test/property/invariants.test.ts (the oracle's 'a turn between' invariant over generated timelines)" },
@@ -51,33 +119,54 @@ export const README_CLAIMS: Record<string, ClaimProof> = {
   "Paused sessions get nothing": { rows: ["pause-command", "cli-pause"] },
   "One instance.": { rows: ["exactly-once", "idempotent-sends"] },
   "Bounded everything.": { elsewhere: "test/faults/faults.test.ts and test/property (hung, failing and junk host calls)" },
-  // Pausing
+  // docs/pausing-and-history.md: pausing
   "/auto-resume off": { rows: ["pause-command"] },
   "/auto-resume": { rows: ["pause-command-on"] },
   "auto-resume-toggle <sessionID> off|on|status": { rows: ["cli-pause"] },
   "auto-resume-toggle --all off|on": { rows: ["cli-pause-all"] },
 }
 
-const SECTIONS = ["What it recovers", "Safety rails", "Pausing"]
+/** One claim and the page that makes it. */
+export type Claim = { page: string; claim: string }
 
-/** The claims of the three sections, lead-ins without their markup, in README order. */
-export function readmeClaims(markdown: string): string[] {
+const FENCE = /^\s*(```|~~~)/
+
+/** The claims of one page, lead-ins without their markup, in page order. */
+export function claimsOf(markdown: string): string[] {
   const claims: string[] = []
-  for (const name of SECTIONS) {
-    const start = markdown.indexOf(`\n## ${name}\n`)
-    if (start < 0) throw new Error(`README has no "## ${name}" section`)
-    const next = markdown.indexOf("\n## ", start + 1)
-    const body = markdown.slice(start, next < 0 ? undefined : next)
-    for (const line of body.split("\n")) {
-      const lead =
-        /^\s*-\s+\*\*(.+?)\*\*/.exec(line) ??
-        /^\s*-\s+\*(.+?)\*/.exec(line) ??
-        /^\s*-\s+`(.+?)`/.exec(line) ??
-        /^\*\*(.+?)\*\*/.exec(line) ??
-        /^`(\/auto-resume[^`]*)`/.exec(line) ??
-        /^(auto-resume-toggle .+)$/.exec(line)
-      if (lead) claims.push(lead[1]!.trim())
+  let fenced = false
+  let inTable: "claims" | "other" | undefined
+  for (const line of markdown.split("\n")) {
+    if (FENCE.test(line)) {
+      fenced = !fenced
+      continue
     }
+    if (fenced) {
+      // A command line of the toggle CLI, without a trailing comment.
+      const command = /^(auto-resume-toggle .+?)(\s+#.*)?$/.exec(line)
+      if (command) claims.push(command[1]!.trim())
+      continue
+    }
+    if (/^\s*\|/.test(line)) {
+      const cells = line.trim().replace(/^\|/, "").replace(/\|$/, "").split(/(?<!\\)\|/).map((c) => c.trim())
+      if (inTable === undefined) inTable = /^what goes wrong$/i.test(cells[0] ?? "") ? "claims" : "other"
+      else if (inTable === "claims" && !/^:?-+:?$/.test(cells[0] ?? "")) claims.push(cells[0]!)
+      continue
+    }
+    inTable = undefined
+    if (/^#/.test(line)) continue
+    const lead =
+      /^\s*-\s+\*\*(.+?)\*\*/.exec(line) ??
+      /^\s*-\s+\*(.+?)\*/.exec(line) ??
+      /^\s*-\s+`(.+?)`/.exec(line) ??
+      /^\*\*(.+?)\*\*/.exec(line) ??
+      /^`(\/auto-resume[^`]*)`/.exec(line)
+    if (lead) claims.push(lead[1]!.trim())
   }
   return claims
+}
+
+/** The claims that have no entry in `map`: what the coverage test requires to be empty. */
+export function unmapped(claims: readonly Claim[], map: Record<string, ClaimProof> = DOC_CLAIMS): Claim[] {
+  return claims.filter((c) => !Object.hasOwn(map, c.claim))
 }
