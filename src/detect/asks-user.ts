@@ -57,7 +57,8 @@ const REQUESTS: readonly Phrase[] = [
   word("si me das el visto bueno", "visto\\s+bueno|(?:si|cuando|en\\s+cuanto)\\s+(?:me\\s+)?(?:das|des|confirmas|apruebas)"),
   word("quieres que", "(?:quieres|prefieres|deseas)\\s+que"),
   // Portuguese.
-  word("confirme", "aprove|escolha|diga-me|me\\s+diga|avise-me|me\\s+avise|me\\s+informe|informe-me|indique"),
+  // "indique" alone is also French "it indicates": only with its pronoun.
+  word("confirme", "aprove|escolha|diga-me|me\\s+diga|avise-me|me\\s+avise|me\\s+informe|informe-me|indique-me|me\\s+indique"),
   word("assim que você aprovar", "(?:assim\\s+que|depois\\s+que|quando)\\s+(?:você\\s+)?(?:aprovar|confirmar|decidir|escolher)"),
   word("aguardo sua aprovação", "(?:aguardo|aguardando|espero|esperando)\\s+(?:a\\s+)?(?:sua|tua)\\s+(?:aprovação|confirmação|decisão|resposta)"),
   word("preciso da sua aprovação", "(?:sua|tua)\\s+(?:aprovação|confirmação|decisão|autorização)"),

@@ -31,6 +31,7 @@ const CJK_TERMINATORS = "\u3002\uff01\uff1f\uff0e"
 const CLOSERS = "\"'\u201d\u2019\u00bb)]\u300d\u300f\uff09*_~`"
 
 const LETTER = /\p{L}/u
+const HEADING = /^[ \t]{0,3}#{1,6}[ \t]/
 
 function isSpace(ch: string): boolean {
   return ch === " " || ch === "\t" || ch === "\u00a0" || ch === "\u3000"
@@ -67,6 +68,8 @@ function splitLine(line: string): string[] {
     else if (TERMINATORS.includes(ch)) {
       let j = i + 1
       while (j < line.length && TERMINATORS.includes(line[j]!)) j++
+      // French sets a space before its closing guillemet: "« Pourquoi ? »" closes after the space.
+      while (j + 1 < line.length && isSpace(line[j]!) && CLOSERS.includes(line[j + 1]!)) j++
       while (j < line.length && CLOSERS.includes(line[j]!)) j++
       // A lower-case word after the terminator goes on with the same sentence: a quoted
       // question that is the subject of a clause ('"Proceed?" is printed'), "e.g. this".
@@ -107,6 +110,9 @@ export function endingSentences(text: string, count: number = ENDING_SENTENCES):
   if (window.length < prose.length && prose[prose.length - window.length - 1] !== "\n") lines[0] = `\u2026${lines[0]}`
   const out: string[] = []
   for (let l = lines.length - 1; l >= 0 && out.length < count; l--) {
+    // A heading titles what follows ("## Why does the build fail?" and then its answer): it is
+    // not a sentence of the ending, even when it is a question.
+    if (HEADING.test(lines[l]!)) continue
     const line = unframe(lines[l]!)
     if (!LETTER.test(line)) continue
     const sentences = splitLine(line)
@@ -233,16 +239,23 @@ const THIRD_PERSON_USER =
 /** The sentence asks the reader to type a yes or a no ('answer "yes" and I will go ahead', «نعم» اكتب). */
 export function asksForYesNo(sentence: string): boolean {
   if (THIRD_PERSON_USER.test(sentence)) return false
+  // A quoted word alone is often a button or a program's answer ('the „Weiter“ button'): the
+  // sentence must also speak to the reader or tell them to reply.
+  if (!addressesUser(sentence) && !REPLY_VERB.test(sentence)) return false
   for (const m of sentence.matchAll(QUOTED)) if (YES_NO_WORDS.has(m[1]!.toLowerCase().replace(/[.!,]$/u, ""))) return true
   return false
 }
+
+/** "Reply", "answer", "type", "write" as a request, in the seventeen languages. */
+const REPLY_VERB =
+  /(?<![\p{L}])(?:reply|answer|respond|type|say|write|antworte|antworten\s+sie|schreib|schreiben\s+sie|tippe|réponds|répondez|tape|tapez|écris|écrivez|responde|responda|escribe|escriba|digite|escreva|rispondi|risponda|scrivi|scriva|ответь|ответьте|напиши|напишите|odpowiedz|odpisz|napisz|yanıtla|cevap\s+ver|yaz|yazın|trả\s+lời|gõ|balas|ketik|jawab|antwoord|typ|जवाब\s+दें|लिखें|लिखिए|ردّ|رد|اكتب|أجب)(?![\p{L}])|回复|回答|输入|返信|入力|答えて|답장|입력|답해/iu
 
 /**
  * Things only the user has: secrets, keys, tokens, credentials, certificates, access. A
  * sentence that names one and speaks to the reader asks for it; the names are mostly English
  * technical words in every language, and environment names (`NPM_TOKEN`, `*_API_KEY`) count.
  */
-const CREDENTIAL = /(?<![\p{L}])(?:api[ _-]?keys?|access[ _-]?keys?|secret(?:s|\s+keys?)?|tokens?|passwords?|passphrases?|credentials?|certificates?|private[ _-]keys?|ssh[ _-]keys?|oauth|client[ _-]secret|\.env|mobileprovision|keystore|시크릿|토큰|비밀번호|密钥|密码|令牌|凭据|凭证|パスワード|トークン|シークレット|認証情報|пароль|токен|ключ|ключи|جلسة|كلمة المرور|مفتاح|टोकन|पासवर्ड|कुंजी)(?![\p{L}])|\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b/iu
+const CREDENTIAL = /(?<![\p{L}])(?:api[ _-]?keys?|access[ _-]?keys?|secret(?:s|\s+keys?)?|(?:access|api|auth|bearer|personal(?:\s+access)?|deploy|github|gitlab|npm|pypi|refresh|oauth|slack|discord|bot)[ _-]?tokens?|passwords?|passphrases?|credentials?|certificates?|private[ _-]keys?|ssh[ _-]keys?|oauth|client[ _-]secret|mobileprovision|keystore|시크릿|비밀번호|密钥|密码|凭据|凭证|パスワード|シークレット|認証情報|пароль|api-ключ\p{L}*|ключ\p{L}*\s+api|токен\p{L}*\s+доступа|كلمة المرور|مفتاح\s+api|पासवर्ड)(?![\p{L}])|\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b/iu
 
 /**
  * "Please" in the seventeen languages, and the polite request forms of the languages that write
@@ -253,9 +266,47 @@ const CREDENTIAL = /(?<![\p{L}])(?:api[ _-]?keys?|access[ _-]?keys?|secret(?:s|\
 const PLEASE =
   /(?<![\p{L}])(?:please|pls|bitte|s'il\s+(?:te|vous)\s+pla[iî]t|svp|stp|por\s+favor|per\s+favore|proszę|daj(?:cie)?\s+znać|lütfen|vui\s+lòng|xin\s+hãy|xin\s+vui\s+lòng|tolong|mohon|silakan|alsjeblieft|alstublieft|graag\s+(?:het|de|een|uw|je|jouw)|कृपया|يرجى|الرجاء|رجاء|رجاءً|من\s+فضلك|пожалуйста|прошу)(?![\p{L}])|请(?!求)|麻烦|ください|下さい|お願いします|お願いいたします|주세요|부탁드립니다|부탁드려요|부탁합니다|바랍니다/iu
 
-/** A request to the reader by its form: a "please" word (see PLEASE). */
+/**
+ * "Tell me", "let me know" as an imperative, in the seventeen languages ("Подскажи, какой часовой
+ * пояс считать эталонным"), except the English courtesy after finished work ("Let me know if you
+ * need anything else."), which asks nothing.
+ */
+const TELL_ME =
+  /(?<![\p{L}])(?:let\s+me\s+know|tell\s+me|sag\s+mir|sagen\s+sie\s+mir|gib\s+mir\s+bescheid|geben\s+sie\s+mir\s+bescheid|lass\s+mich\s+wissen|dis-moi|dites-moi|fais-moi\s+savoir|faites-moi\s+savoir|dime|dígame|avísame|avíseme|me\s+diga|me\s+avise|diga-me|dimmi|mi\s+dica|fammi\s+sapere|mi\s+faccia\s+sapere|подскажи|подскажите|скажи|скажите|дай\s+знать|дайте\s+знать|powiedz|daj\s+znać|söyle|söyleyin|haber\s+ver(?:in)?|cho\s+tôi\s+biết|báo\s+(?:cho\s+)?tôi|beri\s+tahu|kabari|laat\s+(?:me|het)\s+(?:even\s+)?weten|zeg\s+het\s+maar|बताएँ|बताएं|बताइए|बताओ|أخبرني|أخبروني|قل\s+لي|بلغني)(?![\p{L}])|告诉我|跟我说|教えて|알려\s?주/iu
+const COURTESY = /\b(?:if\s+you\s+(?:need|have|want|would\s+like)\s+(?:anything|any|more|further|help|changes)|anything\s+else|any\s+(?:other\s+|further\s+|more\s+)?questions)\b/i
+
+/**
+ * Words that open a question in the languages that write them first ("Które rozwiązanie
+ * wolisz", "تبغى أضيف ... ولا نكتفي بهذا"): a last sentence that starts with one and has no
+ * terminator at all is a question whose mark was left out.
+ */
+const QUESTION_OPENERS = new Set(
+  (
+    "which what how should shall do does would could can will is are may " +
+    "welche welcher welches welchen soll sollen wie was möchtest möchten willst wollen darf " +
+    "quel quelle quels quelles est-ce veux-tu voulez-vous dois-je faut-il préfères-tu préférez-vous " +
+    "qué cuál cuáles prefieres quieres debo " +
+    "qual quais prefere preferes quer queres devo " +
+    "quale quali preferisci vuoi devo " +
+    "какой какая какое какие как что нужно стоит хочешь хотите " +
+    "który która które którą czy jak wolisz " +
+    "hangi hangisi nasıl " +
+    "apakah mana bagaimana " +
+    "welke welk wil wilt moet zal " +
+    "क्या कौन कौनसा कौनसी " +
+    "هل أي ماذا تبغى تريد تفضل"
+  ).split(" "),
+)
+
+/** A request to the reader by its form: a "please" word, a "tell me", or a question that lost its mark. */
 export function pleadsReader(sentence: string): boolean {
-  return PLEASE.test(sentence)
+  if (PLEASE.test(sentence)) return true
+  if (TELL_ME.test(sentence) && !COURTESY.test(sentence)) return true
+  const trimmed = sentence.trim()
+  const last = trimmed[trimmed.length - 1]
+  if (last === undefined || !/[\p{L}\p{N}]/u.test(last)) return false
+  const first = trimmed.split(/[\s,]+/u, 1)[0]!.toLowerCase()
+  return QUESTION_OPENERS.has(first)
 }
 
 /**

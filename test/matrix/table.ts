@@ -160,7 +160,7 @@ export const ROWS: Row[] = [
   {
     id: "thinking-tool",
     why: "a tool call left in the reasoning gets the thinking-tool correction",
-    steps: [user(), triggerOr([{ do: "reasoning", text: '<tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>' }], [{ do: "reasoning", text: "I should list the files next." }]), say("Let me check."), end, SETTLE],
+    steps: [user(), triggerOr([{ do: "reasoning", text: '<tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>' }], [{ do: "reasoning", text: "I should list the files next." }]), say("I will look at the files."), end, SETTLE],
     effect: [{ act: "send", kind: "correction", text: /reasoning contains a tool call/ }],
   },
   {

@@ -122,3 +122,25 @@ test("Korean: 까요 asks, 니까요 ('because') does not", () => {
   expect(isQuestion("이 부분도 같이 수정할까요")).toBe(true)
   expect(isQuestion("모든 줄이 실행됐다는 것일 뿐, 모든 입력 조합이 검증됐다는 의미는 아니니까요.")).toBe(false)
 })
+
+describe("requests without a mark, and their controls", () => {
+  test.each([
+    ["Russian tell-me", "Даты хранятся вперемешку.\n\nПодскажи, какой часовой пояс считать эталонным — UTC или Europe/Moscow"],
+    ["Polish choice that lost its mark", "Mogę to naprawić na dwa sposoby. Które rozwiązanie wolisz"],
+    ["Arabic offer that lost its mark", "صفحة تسجيل الدخول صارت تدعم OTP.\n\nتبغى أضيف كمان الدخول عن طريق Apple ولا نكتفي بهذا"],
+  ])("%s", (_name, text) => {
+    expect(readEnding(text).handOff).toBeDefined()
+  })
+
+  test.each([
+    ["the English courtesy after finished work", "The parser is fixed and the suite passes. Let me know if you need anything else."],
+    ["a statement that opens with 'what'", "What changed is the order of the flags."],
+    ["a heading question answered below it", "## Why does the build fail on Windows?\n\nThe script joins paths with a slash; `path.join` fixes it."],
+    ["a quoted question of the user's, French spacing", "Tu demandais : « Pourquoi le build échoue-t-il seulement en CI ? »\n\nLa CI définit NODE_ENV=production avant npm ci."],
+    ["a button label in quotes", "Der „Weiter“-Button bleibt deaktiviert, weil die Adresse nicht validiert wird."],
+    ["tokens of a model, not a secret", "Sobre tu duda del formato: los modelos de Mistral emiten un token especial antes de la llamada."],
+  ])("control: %s", (_name, text) => {
+    // The rules do not read a request here (the classifier may still hear one: a doubt is silence).
+    expect(readEnding(text).handOff?.how ?? "none").not.toMatch(/request|question/)
+  })
+})
