@@ -16,7 +16,7 @@ import { noteQuietEvent } from "./progress-ceiling.ts"
 const MOVED_ON = { type: "runMovedOn" } as const
 
 /**
- * What a signal said about the run, for the silent-stream deadline (EngineModule.onLiveness):
+ * What a signal said about the run, for the stall deadline (the paths' liveness input, runtime/path.ts):
  * "live" when it stamped the session as active, "ended" when the run is over for the deadline.
  */
 export type Liveness = "live" | "ended" | undefined

@@ -24,9 +24,10 @@ import { applySignal, noteModelOutput } from "./apply-signal.ts"
 import { MAX_TRACKED_SESSIONS, SessionTable } from "./session-table.ts"
 import { snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { takeOverSnapshots, takeOverWaits, type TakeOverDeps } from "./take-over.ts"
-import { cancelWatchdog, silentStreamModule } from "./modules/silent-stream.ts"
 import { cancelRecovery } from "./intervention.ts"
 import { JournalBook } from "./journal-book.ts"
+import { PathRuntime } from "../runtime/paths.ts"
+import { recoveryPaths } from "../paths/index.ts"
 import { runIntent } from "./run-effect.ts"
 import { everyModule, firstModule, readStreamedText, signalListeners } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
@@ -46,7 +47,7 @@ export type EngineDeps = {
   rateWaits?: RateWaitStore
   /** Replaces the finished-turn rules entirely (tests of the judging itself). */
   turnRules?: readonly TurnRule[]
-  /** Recovery paths beyond stall recovery, each a module (see module.ts). */
+  /** Recovery paths not yet migrated to paths/, each a module (see module.ts); the paths of paths/index.ts always run. */
   modules?: readonly ModuleFactory[]
   /** A session left the table (swept, evicted, deleted): adapters drop what they keep for it. */
   onSessionDropped?: (sessionID: string) => void
@@ -59,11 +60,11 @@ export class RecoveryEngine {
   private readonly idle: FinishedTurn
   private readonly discovery: SessionDiscovery
   private readonly modules: EngineModule[]
+  /** The recovery paths migrated to the pure step (paths/index.ts), run by the runtime. */
+  private readonly paths: PathRuntime
   private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
   private readonly listeners: ReadonlyMap<SignalType, EngineModule[]>
-  /** The modules that hear liveness (EngineModule.onLiveness), built once. */
-  private readonly liveness: EngineModule[]
   /** The modules that read streamed text (EngineModule.onStreamedText), built once. */
   private readonly streamReaders: EngineModule[]
   private sweepTimer?: CancelTimer
@@ -97,7 +98,8 @@ export class RecoveryEngine {
       offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.modules = [silentStreamModule, ...(deps.modules ?? defaultModules(toolNames))].map((make) => {
+    this.paths = new PathRuntime(this.ctx, recoveryPaths)
+    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
       module = make({
@@ -108,7 +110,6 @@ export class RecoveryEngine {
       })
       return module
     })
-    this.liveness = this.modules.filter((m) => m.onLiveness !== undefined)
     this.streamReaders = this.modules.filter((m) => m.onStreamedText !== undefined)
     this.listeners = signalListeners(this.modules)
     const moduleRules = this.modules.flatMap((m) => m.turnRules ?? [])
@@ -140,7 +141,7 @@ export class RecoveryEngine {
 
   /**
    * Model output, most of the traffic, with no signal object around it (the 1.x streaming path
-   * calls this directly): the stamps, the liveness modules, the text (`part` with `delta` or its
+   * calls this directly): the stamps, liveness to the paths, the text (`part` with `delta` or its
    * whole `text` so far) to the modules that read it, and the signal to the other modules only
    * for sessions they asked about (`outputWatched`). Never throws.
    */
@@ -207,7 +208,7 @@ export class RecoveryEngine {
     try {
       const state = this.sessions.touch(sessionID, this.ctx.time.now())
       return await runTaskComplete(this.ctx, state, (s) => {
-        cancelWatchdog(this.ctx, s)
+        this.paths.standDown(s)
         cancelRecovery(s.intervention)
         this.idle.cancel(s)
       })
@@ -233,7 +234,7 @@ export class RecoveryEngine {
   }
 
   private get takeOver(): TakeOverDeps {
-    return { ctx: this.ctx, sessions: this.sessions, modules: this.modules, effective: (s) => this.effective(s), handle: (signal) => this.handle(signal), disposed: () => this.disposed }
+    return { ctx: this.ctx, sessions: this.sessions, modules: this.modules, adopted: (s) => this.paths.adopted(s), handle: (signal) => this.handle(signal), disposed: () => this.disposed }
   }
 
   get trackedSessions(): number {
@@ -271,17 +272,17 @@ export class RecoveryEngine {
     state.lastSeenAt = now
 
     const liveness = applySignal(this.ctx, this.idle, state, signal, now)
-    if (liveness) for (let i = 0; i < this.liveness.length; i++) this.liveness[i]!.onLiveness!(state, liveness)
+    if (liveness) this.paths.liveness(state, liveness, now)
     return state
   }
 
-  /** route() for model output, without its dispatch: stamps, then the liveness modules. */
+  /** route() for model output, without its dispatch: stamps, then liveness to the paths. */
   private modelOutput(sessionID: string, now: number): SessionState | undefined {
     if (typeof sessionID !== "string" || sessionID === "") return undefined
     const state = this.sessions.touch(sessionID, now)
     state.lastSeenAt = now
     noteModelOutput(state, now)
-    for (let i = 0; i < this.liveness.length; i++) this.liveness[i]!.onLiveness!(state, "live")
+    this.paths.liveness(state, "live", now)
     return state
   }
 

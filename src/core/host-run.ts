@@ -1,6 +1,6 @@
 /**
  * Whether the host still runs a session, asked once a stall is decided; the answer picks the
- * cure (ladder.ts `stallActionFor`). 1.x lists only sessions that are not idle.
+ * cure (paths/stall/ladder.ts `stallActionFor`). 1.x lists only sessions that are not idle.
  */
 import type { EngineContext } from "./context.ts"
 import { withTimeout } from "./host-calls.ts"

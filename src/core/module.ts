@@ -44,12 +44,6 @@ export interface EngineModule {
   /** What the module wants done is returned, and the engine carries it out (run-effect.ts). */
   onSignal?(state: SessionState, signal: Signal): Intent
   /**
-   * The signal just applied showed the session alive ("live": any event stamped it active, the
-   * streaming deltas included) or ended its run ("ended"). Runs on the hot path for every such
-   * signal, so it must be cheap; only the silent-stream deadline needs it.
-   */
-  onLiveness?(state: SessionState, liveness: "live" | "ended"): void
-  /**
    * New text of a streamed text or reasoning part (`delta`, or `text`: the part's whole text so
    * far). Runs on the hot path for every such delta of every session, outputWatched or not, so
    * it must be amortized O(1); only the repetition detector needs it.

@@ -10,7 +10,7 @@ import { newSessionState, type SessionState } from "./session-state.ts"
 export type SessionSnapshot = Record<string, unknown> & { id: string }
 
 /** Fields that hold timers, in-flight work or module registrations: never carried over. */
-const TRANSIENT = new Set(["intervention", "dropped", "outputWatched"])
+const TRANSIENT = new Set(["intervention", "dropped", "outputWatched", "paths"])
 
 /** Optional fields carried over, with the type each must have; anything else is left out. */
 const OPTIONAL_KINDS: Record<string, "string" | "number" | "object" | "array"> = {

@@ -100,6 +100,11 @@ export type SessionState = {
   outputWatched: boolean
   /** A fallback model took over from the user's (fallback.ts); cleared by a genuine user message. */
   fallback?: FallbackEpisode
+  /**
+   * Each recovery path's own state, under the path's name (runtime/paths.ts keeps it; only the
+   * path reads what is inside). Never carried across a reload: it holds the path's timers.
+   */
+  paths: Map<string, unknown>
 }
 
 export function newSessionState(id: string, now: number): SessionState {
@@ -118,6 +123,7 @@ export function newSessionState(id: string, now: number): SessionState {
     parentDeleted: false,
     fallback: undefined,
     quietEvents: undefined,
+    paths: new Map(),
     busy: false,
     busySince: 0,
     lastActivityAt: now,

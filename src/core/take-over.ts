@@ -3,30 +3,28 @@
  * replaced in the same process (a plugin reload), and the rate-limit waits a process that did
  * not exit cleanly left in the wait file (a restart). Both never throw for one bad entry.
  */
-import type { Options } from "../options/index.ts"
 import type { Signal } from "./port.ts"
 import type { EngineContext } from "./context.ts"
 import type { EngineModule } from "./module.ts"
 import { errorText } from "./logger.ts"
 import { firstModule } from "./module-calls.ts"
 import type { RestoredWait } from "./carried-waits.ts"
-import { ensureWatchdog } from "./modules/silent-stream.ts"
 import { restoreState } from "./session-snapshot.ts"
 import type { SessionState } from "./session-state.ts"
 import { MAX_TRACKED_SESSIONS, type SessionTable } from "./session-table.ts"
-import { stallBudgetMs } from "./watchdog.ts"
 
 export type TakeOverDeps = {
   ctx: EngineContext
   sessions: SessionTable
   modules: readonly EngineModule[]
-  effective(state: SessionState): Options
+  /** The session came from the instance replaced: the recovery paths re-arm what they keep (runtime/paths.ts). */
+  adopted(state: SessionState): void
   handle(signal: Signal): void
   disposed(): boolean
 }
 
 /** Takes over sessions from a previous instance; skips ids already tracked. Returns how many. */
-export function takeOverSnapshots({ ctx, sessions, effective }: TakeOverDeps, snapshots: readonly unknown[]): number {
+export function takeOverSnapshots({ ctx, sessions, adopted }: TakeOverDeps, snapshots: readonly unknown[]): number {
   const now = ctx.time.now()
   let taken = 0
   for (const snap of snapshots.slice(-MAX_TRACKED_SESSIONS)) {
@@ -34,10 +32,7 @@ export function takeOverSnapshots({ ctx, sessions, effective }: TakeOverDeps, sn
     if (!restored || sessions.get(restored.id)) continue
     const state = Object.assign(sessions.touch(restored.id, now), restored)
     taken++
-    if (state.busy) {
-      const left = stallBudgetMs(effective(state)) - Math.max(0, now - state.lastActivityAt)
-      ensureWatchdog(ctx, state, Math.max(0, left))
-    }
+    adopted(state)
   }
   return taken
 }

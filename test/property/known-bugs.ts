@@ -212,7 +212,7 @@ export const FIXED_BUGS: KnownBug[] = [
     id: "K1-late-tool-not-rechecked",
     summary:
       "A recovery decided before a tool call started is still carried out while that tool runs (a continue, or the abort " +
-      "of abort+continue): the backoff re-check in modules/silent-stream.ts compares lastActivityAt > detectedAt (an event in the same " +
+      "of abort+continue): the backoff re-check in paths/stall/path.ts compares lastActivityAt > detectedAt (an event in the same " +
       "millisecond passes), and the continue 2 s after our own abort checks neither activity nor open tools (a run the " +
       "host starts from its queue keeps busy, so busySince does not move).",
     matches: (v) =>
@@ -270,7 +270,7 @@ export const FIXED_BUGS: KnownBug[] = [
     id: "K8-deleted-session-call-in-flight",
     summary:
       "A dropped session state keeps acting: when a session is deleted (or evicted) while a recovery of it is in flight, " +
-      "the recovery's continuation re-arms the watchdog of the dropped state (modules/silent-stream.ts: ensureWatchdog after the send), " +
+      "the recovery's continuation re-arms the watchdog of the dropped state (paths/stall/path.ts: ensureDeadline after the send), " +
       "which goes on detecting stalls and sending beside the fresh state that later events create: two calls in flight " +
       "for one session, and a second set of budgets.",
     // Any invariant: the zombie state acts on stale facts (old tools, no ESC latch, its own slot).

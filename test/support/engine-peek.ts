@@ -13,7 +13,7 @@ import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION } from "../..
 export const KNOWN_CAPS: Record<string, number> = {
   openTools: MAX_OPEN_TOOLS_PER_SESSION,
   awaiting: MAX_AWAITING_KEYS_PER_SESSION,
-  /** MAX_RECENT_CONTINUES in src/core/modules/silent-stream.ts (not exported). */
+  /** MAX_RECENT_CONTINUES in src/runtime/episode-continue.ts. */
   recentContinues: 32,
 }
 

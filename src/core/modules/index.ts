@@ -1,4 +1,4 @@
-/** The recovery paths the engine runs by default; stall recovery (silent-stream.ts, always run) and the finished-turn judge come on top. */
+/** The recovery paths the engine runs by default as modules; the paths of paths/index.ts (stall recovery) and the finished-turn judge come on top. */
 import type { ModuleFactory } from "../module.ts"
 import type { ToolNames } from "../tool-names.ts"
 import { contextSaturationModule } from "./context-saturation.ts"

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { backoffDelay, continuesInWindow, decideStallRecovery, stallActionFor, type LadderBudgets, type LadderInput } from "../../../src/core/ladder.ts"
+import { backoffDelay, continuesInWindow } from "../../../src/core/ladder.ts"
+import { decideStallRecovery, stallActionFor, type LadderBudgets, type LadderInput } from "../../../src/paths/stall/ladder.ts"
 
 const budgets: LadderBudgets = {
   busyStallStrategy: "continue",

@@ -75,7 +75,7 @@ describe("idle-phase stall", () => {
 })
 
 describe("the deadline ends with the run", () => {
-  // The run's end reaches the deadline through EngineModule.onLiveness ("ended"): ESC stops it,
+  // The run's end reaches the deadline through the paths' liveness input ("ended", runtime/path.ts): ESC stops it,
   // so a session still reported busy is not looked at (and logged as held) every check.
   test("after ESC on a session still reported busy, the deadline is gone: no held stall is logged", async () => {
     const h = makeHarness()

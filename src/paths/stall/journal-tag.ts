@@ -1,9 +1,9 @@
 /** How a stall reads in the history (journal.ts): its kind, and how long the session said nothing. */
-import { formatDuration } from "../prompts/format.ts"
-import type { JournalTag } from "./journal.ts"
-import { describeQuietEvents } from "./progress-ceiling.ts"
-import type { SessionState } from "./session-state.ts"
-import type { Assessment } from "./watchdog.ts"
+import { formatDuration } from "../../prompts/format.ts"
+import type { JournalTag } from "../../core/journal.ts"
+import { describeQuietEvents } from "../../core/progress-ceiling.ts"
+import type { SessionState } from "../../core/session-state.ts"
+import type { Assessment } from "../../core/watchdog.ts"
 
 export function stallTag(state: SessionState, assessment: Exclude<Assessment, { kind: "quiet" | "tool-phase" }>): JournalTag {
   if (assessment.phase === "no-progress") {

@@ -1,0 +1,8 @@
+/**
+ * Every recovery path the runtime runs (runtime/path.ts): the one file that names them. The
+ * paths not migrated yet are still engine modules (core/modules/index.ts).
+ */
+import type { AnyPath } from "../runtime/path.ts"
+import { stallPath } from "./stall/path.ts"
+
+export const recoveryPaths: readonly AnyPath[] = [stallPath]

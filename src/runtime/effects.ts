@@ -1,0 +1,73 @@
+/**
+ * Carries out what a path asked for (runtime/path.ts PathEffect) and tells the path how each
+ * of its effects ended: the path names its effects as data, and the hooks the shared host
+ * actions need (run-effect.ts Delivery) are built here, never by the path.
+ */
+import type { EngineContext } from "../core/context.ts"
+import { holdReason } from "../core/context.ts"
+import { askHostRun } from "../core/host-run.ts"
+import { runEffect, type Delivery } from "../core/run-effect.ts"
+import type { SessionState } from "../core/session-state.ts"
+import type { EffectOutcome, PathEffect } from "./path.ts"
+import { countEpisodeContinue, episodeContinueSent } from "./episode-continue.ts"
+
+export type Settle = (id: number, outcome: EffectOutcome) => void
+
+/** Runs one effect; one that reaches the host settles later, through `settle`. */
+export function runPathEffect(ctx: EngineContext, state: SessionState, effect: PathEffect, settle: Settle): void {
+  switch (effect.kind) {
+    case "log":
+      ctx.logger.log(effect.level, effect.text)
+      return
+    case "note-held":
+      state.lastHeldReason = effect.key
+      return
+    case "journal-refused":
+      ctx.journal?.refused(state, effect.tag, effect.action, effect.why, effect.reason)
+      return
+    case "ask-host-run":
+      void askHostRun(ctx, state).then((run) => settle(effect.id, { kind: "host-run", run }))
+      return
+    case "episode-continue":
+      void episodeContinue(ctx, state, effect).then((outcome) => settle(effect.id, outcome))
+      return
+  }
+}
+
+/**
+ * A plain continue is counted before it goes out; an abort then continue once every check and
+ * the abort's veto passed. The attempt the prompt quotes is fixed when it is counted: output of
+ * the run being aborted (or of a prompt the host picks up meanwhile) resets the episode, and
+ * must not make the continue read "Attempt 0/3".
+ */
+async function episodeContinue(ctx: EngineContext, state: SessionState, effect: Extract<PathEffect, { kind: "episode-continue" }>): Promise<EffectOutcome> {
+  const count = () => countEpisodeContinue(state, effect.recovery, effect.effect.reason, ctx.time.now(), ctx.effective(state).loopWindowMs)
+  let attempt = state.episodeRetries + 1
+  let vetoed: string | undefined
+  let record: SessionState["lastRecovery"]
+  const via: Delivery = { label: effect.label, silentMs: effect.silentMs, attempt: () => attempt, journal: effect.tag }
+  if (effect.effect.kind === "continue") {
+    count()
+    attempt = state.episodeRetries
+    via.onSent = () => episodeContinueSent(state, ctx.time.now())
+  } else {
+    via.onCommit = () => {
+      count()
+      attempt = state.episodeRetries
+      record = state.lastRecovery
+    }
+    via.onSent = () => {
+      // The continue went out seconds after the decision: output of the run being aborted in
+      // between does not answer it, so the record takes the output stamp as of now. Its run stays
+      // the decision's: if the abort ended that run, the continue starts a fresh one.
+      if (record && state.lastRecovery === record) state.lastRecovery = { ...record, outputAt: state.lastModelOutputAt }
+      episodeContinueSent(state, ctx.time.now())
+    }
+    via.onVetoed = (why) => {
+      vetoed = why
+    }
+  }
+  const outcome = await runEffect(ctx, state, { effect: effect.effect, via })
+  const heldBy = outcome === "held" ? (holdReason(ctx, state) ?? "held") : undefined
+  return { kind: "delivered", outcome, ...(vetoed !== undefined ? { vetoed } : {}), ...(heldBy !== undefined ? { heldBy } : {}) }
+}

@@ -1,0 +1,96 @@
+/**
+ * What a recovery path is to the runtime: a pure step. The runtime hands it an input and a
+ * read-only view of the session; the path answers with its next state, the effects it wants
+ * carried out (as data), when it next wants to wake, and whether it holds the session as a
+ * recovery under way. Nothing is run inside a step, in the manner of xstate v5's `transition`
+ * (next snapshot plus actions): the runtime keeps the state in the session record under the
+ * path's name, runs the effects, and feeds their outcomes back as inputs, so no callback of the
+ * path rides on an effect.
+ *
+ * The runtime never imports a path: paths/index.ts is the one list that names them.
+ */
+import type { Options } from "../options/index.ts"
+import type { EffectOf } from "../core/effect.ts"
+import type { HostRun } from "../core/host-run.ts"
+import type { Act } from "../core/intervention.ts"
+import type { JournalTag } from "../core/journal.ts"
+import type { Outcome } from "../core/run-effect.ts"
+import type { RecoveryKind, SessionState } from "../core/session-state.ts"
+
+export type PathInput =
+  /**
+   * The signal just applied showed the session alive ("live": any event, the streaming deltas
+   * included) or ended its run ("ended"). Comes on the hot path: a step must answer it cheaply.
+   */
+  | { type: "liveness"; liveness: "live" | "ended" }
+  /** The wake the path asked for is due; `hold` is why the session must be left alone now, if it must. */
+  | { type: "wake"; hold: string | undefined }
+  /** One of the path's own effects is over (`id` as the path gave it). */
+  | { type: "effectSettled"; id: number; outcome: EffectOutcome }
+  /** The user, ESC or another recovery ended the recovery this path held under way (StepResult.hold). */
+  | { type: "holdCancelled" }
+  /** The session was taken over from an instance this one replaced (a plugin reload): its timers were not. */
+  | { type: "adopted" }
+  /** The session latched completion (task_complete): nothing more is due unless it runs again. */
+  | { type: "standDown" }
+
+/** How an effect ended, as the path hears it. */
+export type EffectOutcome =
+  /** The host's answer to "do you still run this session?". */
+  | { kind: "host-run"; run: HostRun }
+  /**
+   * A continue (or abort then continue) is over: the prompt's outcome (undefined: nothing went
+   * out); `vetoed`: the abort's last look stopped it, and why; `heldBy`: the hold that kept the
+   * prompt back at the last moment.
+   */
+  | { kind: "delivered"; outcome: Outcome; vetoed?: string; heldBy?: string }
+
+/** What a path may ask for; every kind is carried out by the runtime (runtime/effects.ts). */
+export type PathEffect =
+  | { kind: "log"; level: "info" | "debug"; text: string }
+  /** Log-once memory of a held recovery (SessionState.lastHeldReason, cleared by output and user turns). */
+  | { kind: "note-held"; key: string | undefined }
+  /** A guard refused the action, or the path gave up: one line in the user's history. */
+  | { kind: "journal-refused"; tag: JournalTag; action: string; why: "held" | "gave up"; reason: string }
+  /** Ask the host whether it still runs the session (bounded); answered as `host-run`. */
+  | { kind: "ask-host-run"; id: number }
+  /**
+   * A continue of the session's stall episode: counted against the episode, the loop window and
+   * the lifetime cap when it is committed (for an abort first: once every check and the abort's
+   * veto passed), quoting the attempt as it was counted; once sent, it restarts the silence
+   * clock. Answered as `delivered`.
+   */
+  | { kind: "episode-continue"; id: number; effect: EffectOf<"continue" | "abort-continue">; recovery: RecoveryKind; label: string; silentMs: number; tag: JournalTag }
+
+export type StepResult<S> = {
+  state: S
+  effects: readonly PathEffect[]
+  /** When the path next wants a `wake`; absent: no wake. */
+  wakeAt?: number
+  /**
+   * The path holds the session as a recovery under way (other recoveries wait). A different
+   * text is a new hold (a new phase of the recovery); absent ends the path's hold.
+   */
+  hold?: string
+}
+
+/** The session as a step sees it: read-only, valid only during the step call. */
+export interface StepContext {
+  readonly session: Readonly<SessionState>
+  readonly now: number
+  /** The options as they apply to this session right now. */
+  options(): Options
+  /** Why a recovery of ours already in flight keeps this act back (intervention.ts), or undefined. */
+  inFlight(act: Act): string | undefined
+}
+
+export interface RecoveryPath<S> {
+  readonly name: string
+  initial(): S
+  /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
+  step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined
+}
+
+/** The list of paths, whatever each keeps. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyPath = RecoveryPath<any>

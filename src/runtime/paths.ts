@@ -1,0 +1,128 @@
+/**
+ * Runs the recovery paths (runtime/path.ts) for every session: routes each input to a path's
+ * step, keeps the path's state in the session record under its name, asks the session's one
+ * timer for the wake the path wants, holds the session while the path says a recovery of its
+ * is under way, and runs the effects it names, feeding their outcomes back as inputs.
+ * It knows no path: it is handed the list (paths/index.ts).
+ */
+import type { Options } from "../options/index.ts"
+import type { EngineContext } from "../core/context.ts"
+import { endRecovery, holdRecovery, mayIntervene, type Act, type UnderWay } from "../core/intervention.ts"
+import { errorText } from "../core/logger.ts"
+import type { SessionState } from "../core/session-state.ts"
+import type { AnyPath, PathInput, StepContext } from "./path.ts"
+import { runPathEffect } from "./effects.ts"
+
+/** What the runtime keeps per session and path: the path's state, and what it asked for last. */
+type Slot = { state: unknown; wakeAt?: number; hold?: string; held?: UnderWay }
+
+const LIVE: PathInput = { type: "liveness", liveness: "live" }
+const ENDED: PathInput = { type: "liveness", liveness: "ended" }
+const HOLD_CANCELLED: PathInput = { type: "holdCancelled" }
+const ADOPTED: PathInput = { type: "adopted" }
+const STAND_DOWN: PathInput = { type: "standDown" }
+
+/**
+ * The session as a step sees it. One per runtime, re-aimed before each step: a step is
+ * synchronous and keeps nothing of it, and liveness reaches every path on every streamed event.
+ */
+class SessionView implements StepContext {
+  session!: SessionState
+  now = 0
+
+  constructor(private readonly ctx: EngineContext) {}
+
+  options(): Options {
+    return this.ctx.effective(this.session)
+  }
+
+  inFlight(act: Act): string | undefined {
+    return mayIntervene(this.session.intervention, this.now, act)?.reason
+  }
+}
+
+export class PathRuntime {
+  private readonly view: SessionView
+  /** Each path's initial state, built once: states are never changed in place. */
+  private readonly initials: unknown[]
+
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly paths: readonly AnyPath[],
+  ) {
+    this.view = new SessionView(ctx)
+    this.initials = paths.map((path) => path.initial())
+  }
+
+  /** The signal just applied showed the session alive or ended its run (the hot path). */
+  liveness(session: SessionState, liveness: "live" | "ended", now: number): void {
+    const input = liveness === "live" ? LIVE : ENDED
+    for (let i = 0; i < this.paths.length; i++) this.feed(session, i, input, now)
+  }
+
+  /** The session was taken over from an instance this one replaced. */
+  adopted(session: SessionState): void {
+    this.everyPath(session, ADOPTED)
+  }
+
+  /** The session latched completion. */
+  standDown(session: SessionState): void {
+    this.everyPath(session, STAND_DOWN)
+  }
+
+  private everyPath(session: SessionState, input: PathInput): void {
+    const now = this.ctx.time.now()
+    for (let i = 0; i < this.paths.length; i++) this.feed(session, i, input, now)
+  }
+
+  private feed(session: SessionState, index: number, input: PathInput, now: number): void {
+    const path = this.paths[index]!
+    let slot = session.paths.get(path.name) as Slot | undefined
+    const view = this.view
+    view.session = session
+    view.now = now
+    let result
+    try {
+      result = path.step(slot ? slot.state : this.initials[index], input, view)
+    } catch (error) {
+      this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on ${input.type}: ${errorText(error)}`)
+      return
+    }
+    if (!result) return
+    if (!slot) session.paths.set(path.name, (slot = { state: result.state }))
+    else slot.state = result.state
+    this.hold(session, index, slot, session.dropped ? undefined : result.hold)
+    this.wake(session, index, slot, session.dropped ? undefined : result.wakeAt)
+    for (const effect of result.effects) {
+      try {
+        runPathEffect(this.ctx, session, effect, (id, outcome) => this.feed(session, index, { type: "effectSettled", id, outcome }, this.ctx.time.now()))
+      } catch (error) {
+        this.ctx.logger.fault(`path:${path.name}`, `${path.name}: ${effect.kind} failed: ${errorText(error)}`)
+      }
+    }
+  }
+
+  /** A new hold text is a new recovery under way (intervention.ts); none ends the path's own. */
+  private hold(session: SessionState, index: number, slot: Slot, hold: string | undefined): void {
+    if (hold === slot.hold) return
+    if (slot.held) endRecovery(session.intervention, slot.held)
+    slot.hold = hold
+    slot.held = undefined
+    if (hold === undefined) return
+    const mine = holdRecovery(session.intervention, () => {
+      if (slot.held !== mine) return
+      slot.hold = slot.held = undefined
+      this.feed(session, index, HOLD_CANCELLED, this.ctx.time.now())
+    })
+    slot.held = mine
+  }
+
+  private wake(session: SessionState, index: number, slot: Slot, at: number | undefined): void {
+    if (at === slot.wakeAt) return
+    slot.wakeAt = at
+    this.ctx.wake(session, `path:${this.paths[index]!.name}`, at, (wake) => {
+      slot.wakeAt = undefined
+      this.feed(session, index, { type: "wake", hold: wake.hold }, wake.now)
+    })
+  }
+}
