@@ -195,7 +195,10 @@ export class RecoveryEngine {
   hostRetry(sessionID: string, proposal: HostRetryProposal): HostRetryDecision | undefined {
     if (this.disposed || typeof sessionID !== "string" || sessionID === "") return undefined
     try {
-      const state = this.sessions.touch(sessionID, this.ctx.time.now())
+      // Only a session this instance watches: the hook may be the whole process's, and another
+      // location's session is another instance's to shape.
+      const state = this.sessions.get(sessionID)
+      if (!state) return undefined
       return firstModule(this.modules, this.ctx.logger, "host retry failed", (module) => module.hostRetry?.(state, proposal))
     } catch (error) {
       this.ctx.logger.fault("engine", `host retry failed: ${errorText(error)}`)

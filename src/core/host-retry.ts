@@ -5,9 +5,9 @@
  * against a rate-limited endpoint, and then the cooldown ladder waits again before its continue.
  * With the hook the two become one wait:
  *
- * - a rate limit or spent quota: the retry is timed to the ladder's rung (the rung's cooldown,
- *   or the provider's Retry-After or the host's own delay when longer), so the host's retry IS
- *   the resume; past the ladder, or when a fallback model takes over, no retry at all;
+ * - a rate limit or spent quota: the host's delay is the one wait (no wait of ours beside it),
+ *   re-timed to the provider's Retry-After when that is longer; when a fallback model takes
+ *   over, no retry at all;
  * - a failure the classification knows to be permanent (a full context, a content filter, bad
  *   credentials, a malformed request, a non-transient 4xx): no retry, so the run fails at once
  *   and the failure chain (or a fallback model) answers it now rather than after four retries;
@@ -16,7 +16,6 @@
  * Once the host's budget is spent it stops asking, the run fails, and the ladder goes on from
  * the rung the retries reached, as it does without the hook.
  */
-import type { RateLimitGate } from "./rate-limit.ts"
 import type { FailureVerdict } from "./provider-failure.ts"
 
 /** A host's retry decision: `delayMs` until the retry. */
@@ -37,13 +36,6 @@ export function hostWaitFloor(proposal: HostRetryProposal): number {
   const asked = proposal.retryAfterMs !== undefined && Number.isFinite(proposal.retryAfterMs) && proposal.retryAfterMs > 0 ? proposal.retryAfterMs : 0
   const proposed = proposal.proposed.retry && Number.isFinite(proposal.proposed.delayMs) ? Math.max(0, proposal.proposed.delayMs) : 0
   return Math.max(asked, proposed)
-}
-
-/** The rung a rate-limit hit landed on, as the host's decision: wait it out and retry, or no retry. */
-export function decisionForGate(gate: RateLimitGate, now: number): HostRetryDecision {
-  if (gate.kind === "wait") return { retry: true, delayMs: Math.max(0, Math.ceil(gate.allowedAt - now)) }
-  if (gate.kind === "resume") return { retry: true, delayMs: 0 }
-  return { retry: false }
 }
 
 /** True for a failure a retry cannot fix (the verdict's own word), which the host should not retry. */

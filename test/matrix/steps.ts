@@ -9,7 +9,7 @@
 export type Who = "main" | "child"
 
 /** The provider errors the fake hosts know how to report. */
-export type FailKind = "stream" | "rateLimit" | "contextFull" | "contentFilter" | "modelGone"
+export type FailKind = "stream" | "rateLimit" | "rateLimitRetryAfter" | "contextFull" | "contentFilter" | "modelGone"
 
 export type Todo = { content: string; status: "pending" | "in_progress" | "completed" | "cancelled" }
 

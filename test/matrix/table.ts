@@ -587,14 +587,14 @@ export const ROWS: Row[] = [
   },
   {
     id: "retry-hook-one-wait",
-    why: "(2.x) a rate limit the host would retry by itself: its retry is re-timed to the ladder's rung through the session retry hook, so the retry is the resume: one wait, no continue from us; a run with no rate limit gets nothing",
+    why: "(2.x) a 429 whose Retry-After (100 s, read from http.response) is longer than the host's next retry: the host's retry is re-timed to it through the session retry hook, so it is the one wait and the resume, with no continue from us; the same 429 without Retry-After keeps the host's own 2 s doubling, which answers once the limit lifts",
     options: { rateLimitCooldownsMs: [120_000] },
-    // The endpoint is limited for 100 s; the rung is 120 s.
-    steps: [user(), say("Working "), triggerOr([{ do: "providerDown", error: "rateLimit", ms: 100_000 }], [end]), { do: "wait", ms: 200_000 }],
-    effect: [{ act: "hostRetry", retry: true, delayMs: 120_000 }],
+    steps: [user(), say("Working "), triggerOr([{ do: "providerDown", error: "rateLimitRetryAfter", ms: 100_000 }], [{ do: "providerDown", error: "rateLimit", ms: 5_000 }]), { do: "wait", ms: 200_000 }],
+    effect: [{ act: "hostRetry", retry: true, delayMs: 100_000 }],
+    controlEffect: [],
     // 1.x has no retry hook: its own five retries (2 s doubling, 62 s) spend themselves against
     // the limited endpoint, it gives up, and the ladder waits its rung after that and sends a
-    // continue: two waits, as the README says for 1.x.
+    // continue: two waits, as the docs say for 1.x.
     effectOn: { v1: [{ act: "send", kind: "continue", text: /rate limit was hit once/ }] },
     e2e: [{ file: E2E.failures, test: "429 forever: OpenCode's retries run out, the plugin waits each rung, sends one continue per rung without spending budget, then stays silent" }],
   },

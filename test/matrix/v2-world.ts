@@ -222,9 +222,11 @@ export function createV2World(options: Record<string, unknown>) {
     const setup = setupOf(sessionID)
     const model = { id: setup.modelID, providerID: setup.providerID }
     const status = typeof outage.error.status === "number" ? outage.error.status : 500
-    for (const h of liveHooks("http.response")) await h.cb({ sessionID, agent: setup.agent, model, kind: "primary", response: new Response("{}", { status, headers: new Headers() }) })
+    const { retryAfter, ...reported } = outage.error
+    const headers = new Headers(typeof retryAfter === "string" ? { "retry-after": retryAfter } : {})
+    for (const h of liveHooks("http.response")) await h.cb({ sessionID, agent: setup.agent, model, kind: "primary", response: new Response("{}", { status, headers }) })
     // What error objects carry: no status line, no headers; only the body.
-    const carried = { ...outage.error, response: { body: "{}" } }
+    const carried = { ...reported, response: { body: "{}" } }
     let decision: { retry: false } | { retry: true; delay: number } = { retry: false }
     if (attempt <= HOST_RETRIES) {
       const proposed = { retry: true as const, delay: HOST_RETRY_BASE_MS * 2 ** (attempt - 1) }
@@ -401,6 +403,8 @@ export function createV2World(options: Record<string, unknown>) {
 export const V2_ERRORS: Record<string, Obj> = {
   stream: { type: "provider.transport", message: "the response stream ended before the answer was complete" },
   rateLimit: { type: "provider.rate-limit", message: "429", status: 429 },
+  // `retryAfter` is the response's header (seconds), heard by http.response only: the error object carries none.
+  rateLimitRetryAfter: { type: "provider.rate-limit", message: "429", status: 429, retryAfter: "100" },
   contextFull: { type: "provider.context-overflow", message: "prompt is too long: the context window is full", status: 400 },
   contentFilter: { type: "provider.content-filter", message: "Provider blocked the response" },
   modelGone: { type: "provider.no-route", message: "model gpt-x not found", status: 404 },

@@ -185,12 +185,13 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
   }
 
   /**
-   * The host's own retry of a failure (host-retry.ts): a rate limit takes the ladder's rung, a
-   * permanent failure is not retried (the run fails now and onError answers it as usual).
+   * The host's own retry of a failure (host-retry.ts): a rate limit keeps the host's delay (or
+   * the provider's longer Retry-After) as its one wait, a permanent failure is not retried (the
+   * run fails now and onError answers it as usual).
    */
   function hostRetry(state: SessionState, proposal: HostRetryProposal): HostRetryDecision | undefined {
     const verdict = explainFailure(proposal, ctx.effective(state))
-    if (verdict.kind === "rate-limit") return waits.hostRetry(state, trackFailure(state), proposal, verdict.why)
+    if (verdict.kind === "rate-limit") return waits.hostRetry(state, proposal, verdict.why)
     if (!isPermanent(verdict)) return undefined
     ctx.logger.log("info", `session ${state.id}: the host's retry ${proposal.attempt} is cancelled: ${verdict.why}; a retry fails the same way`)
     return { retry: false }

@@ -12,7 +12,7 @@ import type { RestoredWait } from "../carried-waits.ts"
 import type { EngineContext } from "../context.ts"
 import type { EffectOf } from "../effect.ts"
 import type { JournalTag } from "../journal.ts"
-import { decisionForGate, hostWaitFloor, type HostRetryDecision, type HostRetryProposal } from "../host-retry.ts"
+import { hostWaitFloor, type HostRetryDecision, type HostRetryProposal } from "../host-retry.ts"
 import { classifyOutage, outageLabel } from "../outage.ts"
 import { rateLimitResumed, registerRateLimitHit, clearRateLimit, type RateLimitState } from "../rate-limit.ts"
 import { endMirror, mirrorWait, type WaitMirror } from "../rate-wait-mirror.ts"
@@ -73,30 +73,24 @@ export function rateLimitWaits({ ctx, wakeAt, continueOf, label }: RateWaitDeps)
   }
 
   /**
-   * The host proposes its own retry of a rate limit (host-retry.ts): the hit is the ladder's
-   * next rung, and the host's retry is timed to it, so it is the resume (the session stays busy
-   * meanwhile, and `resume` sends nothing into a busy session). Past the ladder, or when a
-   * fallback model takes over, the host is told not to retry: the run ends, and the silence or
-   * the switch follows its idle. While paused the host's own proposal stands.
+   * The host proposes its own retry of a rate limit (host-retry.ts). While the host still
+   * retries, its retry is the wait: the ladder does not start a wait of its own beside it and
+   * does not climb a rung per attempt (a burst 429 the host retries in 2 s stays a 2 s wait).
+   * Two things change the host's proposal: the provider's Retry-After, when longer than the
+   * host's delay (the host caps it), re-times the retry; a wait longer than a stall budget may go
+   * to a fallback model at once, and then the host does not retry. Once the host's budget is
+   * spent the run fails, and the ladder takes over from its first rung as it does without the
+   * hook. While paused the host's own proposal stands.
    */
-  function hostRetry(state: SessionState, t: RateTracked, proposal: HostRetryProposal, why: string): HostRetryDecision | undefined {
-    if (ctx.pauses.isPaused(state.id)) return undefined
-    const now = ctx.time.now()
-    const before = t.rate
-    const registered = registerRateLimitHit(t.rate, now, ctx.effective(state).rateLimitCooldownsMs, { retryAfterMs: hostWaitFloor(proposal) })
-    const decision = decisionForGate(registered.gate, now)
-    const waitMs = decision.retry ? decision.delayMs : Infinity
-    const offer = `${outageLabel(classifyOutage(proposal), `rate limited: ${why}`)}; the wait would be ${Number.isFinite(waitMs) ? formatDuration(waitMs) : "until the user writes"}`
-    // The switch goes out at the run's idle; should it not happen after all, the rung's own
-    // wait applies from then on, with our continue at its end (the host no longer retries).
-    const waitOut = () => {
-      if (t.rate === before) arm(state, t, registered, now, why)
-    }
-    if (waitMs > 0 && ctx.offerTakeOver(state, { why: offer, waitMs, hostRetrying: false, otherwise: waitOut, instead: "the usual wait applies" })) return { retry: false }
-    arm(state, t, registered, now, why)
-    if (decision.retry) ctx.logger.log("info", `session ${state.id}: the host's retry ${proposal.attempt} is timed to this wait (${formatDuration(decision.delayMs)}; it proposed ${proposal.proposed.retry ? formatDuration(proposal.proposed.delayMs) : "none"})`)
-    else ctx.logger.log("info", `session ${state.id}: the host's retry ${proposal.attempt} is cancelled: rate limited past the cooldown ladder`)
-    return decision
+  function hostRetry(state: SessionState, proposal: HostRetryProposal, why: string): HostRetryDecision | undefined {
+    if (ctx.pauses.isPaused(state.id) || !proposal.proposed.retry) return undefined
+    const waitMs = hostWaitFloor(proposal)
+    const offer = `${outageLabel(classifyOutage(proposal), `rate limited: ${why}`)}; the wait would be ${formatDuration(waitMs)}`
+    // Should the switch not happen after all, the run fails at its idle and the ladder's usual wait follows.
+    if (waitMs > 0 && ctx.offerTakeOver(state, { why: offer, waitMs, hostRetrying: false, instead: "the usual wait applies" })) return { retry: false }
+    if (waitMs <= proposal.proposed.delayMs) return undefined
+    ctx.logger.log("info", `session ${state.id}: the host's retry ${proposal.attempt} is timed to the provider's Retry-After (${formatDuration(waitMs)}; it proposed ${formatDuration(proposal.proposed.delayMs)})`)
+    return { retry: true, delayMs: waitMs }
   }
 
   function resume(state: SessionState, t: RateTracked, hold: string | undefined): Planned | undefined {

@@ -1,13 +1,15 @@
 /**
  * The 2.x session `retry` hook through the default export: the host's own retries and the
- * cooldown ladder's wait are one wait. Figures (fake time, the default ladder's first rung of
- * 15 minutes, the host's 2 s doubling over four retries):
+ * cooldown ladder's wait are one wait. Figures (fake time, the host's 2 s doubling over four
+ * retries, the default ladder's first rung of 15 minutes):
  *
- * - without the hook (as on 1.x, or a 2.x build without `session.hook`): the host retries
- *   after 2, 4, 8 and 16 s (five requests against the limited endpoint in 30 s), gives up,
- *   and the ladder waits 15 minutes more: the continue goes out at 15 min 30 s;
- * - with it: the host's first retry is timed to the rung, 15 minutes after the 429; it is the
- *   resume (no continue prompt), and the endpoint sees one request in between instead of five.
+ * - a rate limit the host retries: its retry is the wait; the plugin starts no wait of its own
+ *   beside it and climbs no rung per attempt, so a burst 429 retried after 2 s is a 2 s wait;
+ * - the provider's Retry-After (heard through `http.response`), when longer than the host's
+ *   next delay, re-times that retry: one wait of the provider's length, and it is the resume;
+ * - once the host's budget is spent the run fails and the ladder takes over from its first
+ *   rung, as without the hook (as on 1.x: five requests in 30 s, then the ladder's 15 minutes
+ *   and a continue at 15 min 30 s).
  */
 import { describe, expect, test } from "bun:test"
 import { until } from "../../matrix/host-common.ts"
@@ -46,16 +48,16 @@ describe("the session retry hook: the host's retry and the ladder's wait are one
     expect(rig.host.liveHooks("http.response")).toHaveLength(0)
   })
 
-  test("a rate limit: the host's first retry waits the ladder's rung (15 min) and is the resume; no continue is sent", async () => {
+  test("a rate limit the host retries: its retry is the wait; no wait of ours beside it and no continue", async () => {
     await withRig({}, async (rig) => {
       rig.host.userTurn(SID)
       const at = Date.now()
       const done = rig.host.providerFails(SID, RATE_LIMIT, { times: 1 })
       await rig.advance(16 * MINUTE)
       const { decisions } = await done
-      expect(decisions).toEqual([{ retry: true, delay: 15 * MINUTE }])
-      // The first request, then the retry at the end of the rung: one wait.
-      expect(requestsAfter(rig, at)).toEqual([0, 15 * MINUTE])
+      // The host's own proposal stands, and its retry answers.
+      expect(decisions).toEqual([{ retry: true, delay: 2_000 }])
+      expect(requestsAfter(rig, at)).toEqual([0, 2_000])
       expect(sendsAfter(rig, at)).toEqual([])
       expect(rig.host.isBusy(SID)).toBe(false)
     })
@@ -76,7 +78,7 @@ describe("the session retry hook: the host's retry and the ladder's wait are one
     }, { withoutHook: true })
   })
 
-  test("Retry-After read from http.response wins when longer than the rung (40 min over 15)", async () => {
+  test("Retry-After read from http.response re-times the host's retry when longer than its delay (40 min over 2 s)", async () => {
     const rig = await entryRig()
     try {
       rig.host.userTurn(SID)
@@ -88,13 +90,31 @@ describe("the session retry hook: the host's retry and the ladder's wait are one
     }
   })
 
-  test("control: the same rate limit with a short Retry-After (1 min) keeps the rung's 15 min", async () => {
+  test("control: a Retry-After shorter than the host's delay (1 s under 2 s) leaves the host's proposal", async () => {
     const rig = await entryRig()
     try {
       rig.host.userTurn(SID)
-      void rig.host.providerFails(SID, RATE_LIMIT, { times: 1, retryAfterMs: MINUTE })
-      await rig.advance(2_000)
-      expect(rig.host.retryDecisions).toEqual([{ retry: true, delay: 15 * MINUTE }])
+      void rig.host.providerFails(SID, RATE_LIMIT, { times: 1, retryAfterMs: 1_000 })
+      await rig.advance(3_000)
+      expect(rig.host.retryDecisions).toEqual([{ retry: true, delay: 2_000 }])
+    } finally {
+      await rig.close()
+    }
+  })
+
+  test("a session this instance does not watch (another location's) is left to its own: the proposal stands; control: the same proposal for a watched session is shaped", async () => {
+    const rig = await entryRig()
+    try {
+      const [hook] = rig.host.liveHooks("retry")
+      const proposal = (sessionID: string) => ({ sessionID, agent: "build", model: { id: "m", providerID: "p" }, error: { type: "provider.unknown", message: "prompt is too long: 260000 tokens > 200000 maximum" }, attempt: 2, decision: { retry: true, delay: 2_000 } as Record<string, unknown> })
+      const foreign = proposal("ses_elsewhere")
+      await hook!.cb(foreign)
+      expect(foreign.decision).toEqual({ retry: true, delay: 2_000 })
+      rig.host.userTurn(SID)
+      await rig.advance(100)
+      const watched = proposal(SID)
+      await hook!.cb(watched)
+      expect(watched.decision).toEqual({ retry: false })
     } finally {
       await rig.close()
     }
@@ -127,21 +147,21 @@ describe("the session retry hook: the host's retry and the ladder's wait are one
     }
   })
 
-  test("once the host's budget is spent, the ladder takes over from the rung the retries reached", async () => {
-    const ladder = [10_000, 20_000, 30_000, 40_000, 50_000, 60_000]
+  test("once the host's budget is spent, the ladder takes over from its first rung", async () => {
+    const ladder = [10_000, 20_000, 30_000]
     const rig = await entryRig({ rateLimitCooldownsMs: ladder })
     try {
       rig.host.userTurn(SID)
       const at = Date.now()
       const done = rig.host.providerFails(SID, RATE_LIMIT)
-      await rig.advance(100_000)
+      await rig.advance(35_000)
       const { decisions } = await done
-      // Rungs 1-4 time the host's four retries; the hook is not called after the fourth.
-      expect(decisions).toEqual(ladder.slice(0, 4).map((delay) => ({ retry: true, delay })))
-      expect(requestsAfter(rig, at)).toEqual([0, 10_000, 30_000, 60_000, 100_000])
-      await rig.advance(60_000)
-      // The run's failure is rung 5: our own wait of 50 s, then our continue.
-      expect(sendsAfter(rig, at)).toEqual([150_000])
+      // The host's four retries at its own delays; the hook is not called after the fourth.
+      expect(decisions).toEqual([2_000, 4_000, 8_000, 16_000].map((delay) => ({ retry: true, delay })))
+      expect(requestsAfter(rig, at)).toEqual([0, 2_000, 6_000, 14_000, 30_000])
+      await rig.advance(20_000)
+      // The run's failure is the ladder's first hit: its 10 s, then our continue.
+      expect(sendsAfter(rig, at)).toEqual([40_000])
     } finally {
       await rig.close()
     }
