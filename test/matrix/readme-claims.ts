@@ -109,7 +109,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
       "a restart of the process is no timeline of one plugin: test/e2e/quota-restart.e2e.test.ts on the real 1.18.33 host (SIGKILL: one continue; a clean exit: none), test/unit/hosts/quota-restart.test.ts on both adapters; the pause that ends a wait is the rate-limit-ended-by-pause row",
   },
   "Subagents.": { rows: ["orphan-parent", "stuck-subagent", "stuck-subagent-question"] },
-  "Context saturation.": { rows: ["saturation", "saturation-native", "saturation-subagent"] },
+  "Context saturation.": { rows: ["saturation", "saturation-native", "saturation-hand-off", "saturation-subagent"] },
   "Sessions missed by events": { rows: ["discovery"] },
   // docs/how-it-acts.md: safety rails
   "ESC is final.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort", "interrupted-reasons", "interrupted-superseded"] },

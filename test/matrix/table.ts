@@ -641,6 +641,13 @@ export const ROWS: Row[] = [
     effect: [{ act: "compact" }, { act: "send", kind: "continue", text: /nearly full, so the conversation was compacted/ }],
   },
   {
+    id: "saturation-hand-off",
+    why: "a saturated parent whose turn ends by asking the user is not compacted and continued: the compaction's continue would answer for them; the same turn ending in a statement is",
+    steps: [user(), triggerOr([say("Read the whole repository. Should I also read the vendored code?")], [say("Read the whole repository.")]), { do: "tokens", output: 500, input: 160_000 }, end, SETTLE],
+    effect: [],
+    controlEffect: [{ act: "compact" }, { act: "send", kind: "continue", text: /nearly full, so the conversation was compacted/ }],
+  },
+  {
     id: "saturation-subagent",
     why: "a saturated subagent gets native compaction when subagentNativeCompactionEnabled is on",
     options: { subagentNativeCompactionEnabled: true },

@@ -49,7 +49,7 @@ export type TurnFacts = {
   messages: readonly TranscriptMessage[]
   /** "none": the session has no list; "unreadable": it could not be read (never nudge on it). */
   todos: TodoSnapshot
-  /** How the newest assistant text ends (second pass only): read once, for every rule. */
+  /** How the newest assistant text ends: read once per pass, for every rule. */
   ending?: EndingReading
 }
 
@@ -64,6 +64,12 @@ type Acting = Exclude<TurnEffect, LookAgain | EffectOf<"none">>
 export type TurnRule = {
   name: string
   pass: Pass
+  /**
+   * The rule weighs a hand-off itself (the judge: a malfunction such as an answer cut off at the
+   * output limit is recovered before the text is read). Every other rule is skipped when the
+   * turn hands over to the user.
+   */
+  weighsHandOff?: true
   decide(facts: TurnFacts): TurnEffect | undefined | Promise<TurnEffect | undefined>
 }
 
@@ -97,6 +103,7 @@ export function finishedTurnRules(knownTools: KnownTools, moduleRules: readonly 
   const rule = (pass: Pass, judge: (input: JudgeInput) => Judgement): PrioritizedRule => ({
     name: `judge-${pass}`,
     pass,
+    weighsHandOff: true,
     priority: JUDGE_PRIORITY,
     decide: (facts) => judge(judgeInput(facts, knownTools)),
   })
@@ -150,14 +157,16 @@ export class FinishedTurn {
     const options = this.ctx.effective(state)
     const facts = await this.gatherFacts(state, options, pass)
     if (!facts || !this.stillCurrent(state, epoch)) return
-    // A turn that ends by asking the user holds every rule of the pass, not only the judge's:
-    // a loop prompt or a compaction answered in their place talks past them just the same.
+    // A turn that ends by asking the user holds every rule of either pass, not only the judge's:
+    // a loop prompt, or a compaction and its continue, answered in their place talks past them
+    // just the same. The judge weighs it itself, after the malfunctions it recovers regardless.
     const handOff = facts.ending?.handOff
-    if (handOff) return this.ctx.logger.log("debug", `session ${state.id}: idle judgement stops: hand-off: the reply waits on the user (${handOff.detail})`)
+    if (handOff) this.ctx.logger.log("debug", `session ${state.id}: idle judgement (${pass} pass) holds every other rule: hand-off: the reply waits on the user (${handOff.detail})`)
 
     let heldByWindow: LookAgain | undefined
     for (const rule of this.rules) {
       if (rule.pass !== pass) continue
+      if (handOff && !rule.weighsHandOff) continue
       let action: TurnEffect | undefined
       try {
         action = await rule.decide(facts)
@@ -204,7 +213,7 @@ export class FinishedTurn {
     let todos: TodoSnapshot = state.todos ?? readTodosFromTranscript(messages)
     if (todos === "none") todos = await readTodosBounded(this.ctx, state.id, timeout)
     const newest = messages[messages.length - 1]
-    const ending = pass === "second" && newest?.role === "assistant" ? readEnding(messageTail(newest, "text"), options) : undefined
+    const ending = newest?.role === "assistant" ? readEnding(messageTail(newest, "text"), options) : undefined
     return { state, options, now: this.ctx.time.now(), pass, messages, todos, ending }
   }
 
