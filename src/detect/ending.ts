@@ -298,15 +298,64 @@ const QUESTION_OPENERS = new Set(
   ).split(" "),
 )
 
-/** A request to the reader by its form: a "please" word, a "tell me", or a question that lost its mark. */
+/**
+ * Imperatives that ask the reader to choose, confirm or hand something over, in the seventeen
+ * languages: a sentence or its last clause opening with one is a request ("Pick one:",
+ * "Before I drop the table, confirm:", "Выберите вариант").
+ */
+const REQUEST_VERBS = new Set(
+  (
+    "choose pick select decide confirm approve review advise specify provide share send " +
+    "wähle wählen entscheide entscheiden bestätige bestätigen prüfe prüfen nenne nennen schick schicken " +
+    "choisis choisissez confirme confirmez décide décidez envoie envoyez précise précisez valide validez " +
+    "elige elija escoge escoja confirma decida envía envíe " +
+    "escolha escolhe confirme decida envie informe " +
+    "scegli scelga conferma confermi decidi invia inviami " +
+    "выберите выбери подтвердите подтверди решите реши укажите укажи пришлите пришли отправьте " +
+    "wybierz wybierzcie potwierdź zdecyduj podaj wyślij " +
+    "seç seçin onayla onaylayın belirtin gönderin " +
+    "chọn " +
+    "pilih konfirmasi tentukan berikan kirim " +
+    "kies bevestig beslis stuur " +
+    "चुनें चुनिए भेजें " +
+    "اختر اختاري أكد قرر حدد أرسل"
+  ).split(" "),
+)
+
+function firstWord(text: string): string {
+  return text.trim().split(/[\s,]+/u, 1)[0]!.toLowerCase()
+}
+
+/**
+ * A request to the reader by its form: a "please" word, a "tell me", an imperative that asks
+ * (at the start or opening its last clause), or a question that lost its mark. A closing colon
+ * does not change that ("Which of these should I implement first:").
+ */
 export function pleadsReader(sentence: string): boolean {
   if (PLEASE.test(sentence)) return true
   if (TELL_ME.test(sentence) && !COURTESY.test(sentence)) return true
-  const trimmed = sentence.trim()
+  const trimmed = sentence.trim().replace(/[:\uff1a]+$/u, "").trimEnd()
   const last = trimmed[trimmed.length - 1]
   if (last === undefined || !/[\p{L}\p{N}]/u.test(last)) return false
-  const first = trimmed.split(/[\s,]+/u, 1)[0]!.toLowerCase()
-  return QUESTION_OPENERS.has(first)
+  const lastClause = trimmed.slice(Math.max(trimmed.lastIndexOf(","), trimmed.lastIndexOf(";"), trimmed.lastIndexOf("\u2014")) + 1)
+  if (REQUEST_VERBS.has(firstWord(trimmed)) || REQUEST_VERBS.has(firstWord(lastClause))) return true
+  return QUESTION_OPENERS.has(firstWord(trimmed))
+}
+
+/** The reader is asked for a decision or an approval ("I need a decision from you on these points"). */
+export function asksForDecision(sentence: string): boolean {
+  return addressesUser(sentence) && APPROVAL.test(sentence)
+}
+
+/**
+ * Conditions on an announcement ("I'll continue with the next task once CI is green"): the
+ * model does not move on now, so its "ready" is no reason to tell it to go on.
+ */
+const CONDITION =
+  /(?<![\p{L}])(?:once|until|when|whenever|after|as\s+soon\s+as|if|sobald|wenn|falls|nachdem|dès\s+que|quand|lorsque|si|une\s+fois\s+que|cuando|en\s+cuanto|una\s+vez\s+que|assim\s+que|quando|depois\s+que|appena|quando|dopo\s+che|как\s+только|когда|если|после\s+того|gdy|kiedy|jeśli|jeżeli|gdy\s+tylko|zaman|sonra|khi|sau\s+khi|nếu|setelah|jika|kalau|begitu|zodra|als|wanneer|nadat|जब|जैसे\s+ही|अगर|बाद|عندما|بعد\s+أن|إذا|حالما)(?![\p{L}])|一旦|等到|之后|以后|したら|次第|후에|되면|하면/iu
+
+export function conditional(sentence: string): boolean {
+  return CONDITION.test(sentence)
 }
 
 /**

@@ -15,7 +15,7 @@
 import { hasActionIntent } from "./action-intent.ts"
 import { asksUser } from "./asks-user.ts"
 import { DEFAULT_DONE_CLAIM_PATTERNS, hasDoneClaim } from "./done-claim.ts"
-import { addressesUser, asksForCredential, asksForYesNo, endingSentences, isCut, isQuestion, pleadsReader, waitsOnReader } from "./ending.ts"
+import { addressesUser, asksForCredential, asksForDecision, asksForYesNo, conditional, endingSentences, isCut, isQuestion, pleadsReader, waitsOnReader } from "./ending.ts"
 import { classify, decodeModel, endingFeatures, ENDING_CLASSES, type EndingModel, type EndingWeightsFile } from "./ending-model.ts"
 import WEIGHTS from "./ending-weights.json" with { type: "json" }
 import { compilePatterns } from "./patterns.ts"
@@ -42,7 +42,7 @@ export type EndingPatterns = {
 }
 
 /** How sure the classifier must be that a line ending in a colon asks the reader, not announces an action. */
-const ANNOUNCED_HAND_OFF = 0.75
+const ANNOUNCED_HAND_OFF = 0.5
 
 let model: EndingModel | undefined
 /** The shipped weights, decoded on first use (a few milliseconds, once per process). */
@@ -71,9 +71,41 @@ function inlineCodeKept(text: string): string {
   return text.indexOf("`") < 0 ? text : text.replace(/`([^`\s]{1,64})`/g, "$1")
 }
 
+const LIST_ITEM = /^[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\S/
+/** Lines of a list looked through, at most, to find the line that introduces it. */
+const MAX_LIST_LINES = 40
+
+/**
+ * The line that introduces a list the reply ends on, when the list has two items or more
+ * ("Which approach do you prefer?" then "1. …", "2. …", "3. …"): each item reads as a sentence
+ * of its own, so the request before them falls out of the last sentences.
+ */
+export function listLead(text: string): string | undefined {
+  const lines = proseTail(text).split("\n")
+  let k = lines.length - 1
+  while (k >= 0 && lines[k]!.trim() === "") k--
+  let items = 0
+  const stop = Math.max(0, k - MAX_LIST_LINES)
+  for (; k >= stop; k--) {
+    const line = lines[k]!
+    if (LIST_ITEM.test(line)) items++
+    // Blank lines between items and an item's indented continuation belong to the list.
+    else if (line.trim() !== "" && !/^[ \t]{2,}\S/.test(line)) break
+  }
+  if (items < 2 || k < stop) return undefined
+  const lead = lines[k]!.trim()
+  return lead === "" ? undefined : lead
+}
+
 function structuralHandOff(text: string, sentences: readonly string[]): HandOffReading | undefined {
   const n = sentences.length
   if (n === 0) return undefined
+  const lead = listLead(text)
+  if (lead !== undefined) {
+    const [leadSentence] = endingSentences(lead, 1)
+    if (leadSentence !== undefined && (isQuestion(leadSentence) || pleadsReader(leadSentence) || asksForDecision(leadSentence)))
+      return { how: "request", detail: "a choice put to the reader before the list it ends on" }
+  }
   if (isQuestion(sentences[n - 1]!)) return { how: "question", detail: "the last sentence is a question" }
   // Something only the user can give: a typed yes/no, their word, a secret or a credential.
   for (const sentence of sentences.slice(-2)) {
@@ -128,7 +160,9 @@ export function readEnding(text: string, patterns: EndingPatterns = {}, model: E
   const stop = stopStatement(text)
   if (stop) return { family: { family: claimsDone(stop.clause) ? "done" : "stop", layer: "rule", detail: stop.clause } }
   if (hasReadyToContinue(text, ready ?? DEFAULT_READY_TO_CONTINUE_PATTERNS)) return { family: { family: "ready", layer: "rule", detail: ready ? "your readyToContinuePatterns" : "ready to continue" } }
-  if (hasDoneClaim(text, done ?? DEFAULT_DONE_CLAIM_PATTERNS)) return { family: { family: "done", layer: "rule", detail: done ? "your doneClaimPatterns" : "done claim" } }
+  // The built-in claim counts in the last two sentences only: a claim taken back after it ("All
+  // tasks are complete. Actually, the lint step failed. Fixing it now.") is no claim.
+  if (hasDoneClaim(done ? text : endingSentences(text, 2).join("\n"), done ?? DEFAULT_DONE_CLAIM_PATTERNS)) return { family: { family: "done", layer: "rule", detail: done ? "your doneClaimPatterns" : "done claim" } }
   if (!p) return {}
   let best = 0
   for (let k = 1; k < ENDING_CLASSES.length; k++) if (k !== handIndex && p[k]! > p[best]!) best = k
@@ -136,5 +170,8 @@ export function readEnding(text: string, patterns: EndingPatterns = {}, model: E
   if (guess === "none" || guess === "hand-off" || p[best]! < thresholds[guess]) return {}
   // A family whose patterns the user wrote is theirs alone.
   if ((guess === "done" && done) || (guess === "ready" && ready)) return {}
+  // A "ready" the classifier heard sends a continue: not when the move waits on a condition
+  // ("once CI is green") or when the reply ends on a list (options or follow-ups, not a step).
+  if (guess === "ready" && (conditional(sentences[sentences.length - 1]!) || listLead(text) !== undefined)) return {}
   return { family: { family: guess, layer: "model", detail: `the ending reads as ${guess} (p=${p[best]!.toFixed(2)})` } }
 }

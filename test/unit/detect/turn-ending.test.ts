@@ -144,3 +144,34 @@ describe("requests without a mark, and their controls", () => {
     expect(readEnding(text).handOff?.how ?? "none").not.toMatch(/request|question/)
   })
 })
+
+describe("found in review: requests before a list, requests ending in a colon, and what a ready is not", () => {
+  test.each([
+    ["a please before options", "Please choose one of the following:\n\n1. Keep the cache\n2. Drop the cache"],
+    ["a bare 'Should I:' before options", "Should I:\n\n- Migrate the data now\n- Migrate the data later"],
+    ["a decision asked before points", "Before continuing I need a decision from you on these points:\n\n1. The database engine\n2. The auth provider"],
+    ["a question before three options", "Which approach do you prefer?\n\n1. Cache\n2. Queue\n3. Both"],
+    ["a request clause ending in a colon", "Before I drop the table, confirm:"],
+    ["a question that ends in a colon", "Which of these should I implement first:"],
+    ["an imperative choice", "Here are the options. Pick one:"],
+  ])("%s is a hand-off, never an announced action or a ready", (_name, text) => {
+    expect(readEnding(text).handOff).toBeDefined()
+  })
+
+  test.each([
+    ["a summary list", "Summary:\n- fixed the parser\n- added two tests"],
+    ["an announced action", "Next I will update the schema:"],
+  ])("control: %s is no hand-off", (_name, text) => {
+    expect(readEnding(text).handOff).toBeUndefined()
+  })
+
+  test("a move that waits on a condition, or a list of follow-ups, is not a ready the classifier may send a continue for", () => {
+    expect(readEnding("I'll continue with the next task once CI is green.").family?.family).not.toBe("ready")
+    expect(readEnding("The fix is in place.\n\nRecommended follow-ups:\n- Add monitoring for the queue\n- Consider moving to Postgres").family?.family).not.toBe("ready")
+  })
+
+  test("a done claim taken back in the sentences after it is no claim; control: the same claim last is one", () => {
+    expect(readEnding("All tasks are complete.\n\nActually, wait: the lint step failed. Fixing it now.").family?.family).not.toBe("done")
+    expect(readEnding("The lint step passes now.\n\nAll tasks are complete.").family?.family).toBe("done")
+  })
+})
