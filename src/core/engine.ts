@@ -112,7 +112,7 @@ export class RecoveryEngine {
     })
     this.streamReaders = this.modules.filter((m) => m.onStreamedText !== undefined)
     this.listeners = signalListeners(this.modules)
-    const moduleRules = this.modules.flatMap((m) => m.turnRules ?? [])
+    const moduleRules = [...recoveryPaths.flatMap((p) => p.turnRules ?? []), ...this.modules.flatMap((m) => m.turnRules ?? [])]
     this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, sessionsToDiscover(this.ctx, this.sessions, this.resolved.options.checkIntervalMs, (signal) => this.handle(signal)), this.resolved.options)
     this.discovery.start()
@@ -131,12 +131,13 @@ export class RecoveryEngine {
     if (this.disposed) return
     if (signal?.type === "modelOutput") return this.output(signal.sessionID, signal.part, signal.delta, signal.text, now, signal)
     let state: SessionState | undefined
+    const at = now ?? this.ctx.time.now()
     try {
-      state = this.route(signal, now ?? this.ctx.time.now())
+      state = this.route(signal, at)
     } catch (error) {
       this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
     }
-    if (state) this.tellModules(state, signal)
+    if (state) this.tell(state, signal, at)
   }
 
   /**
@@ -148,18 +149,21 @@ export class RecoveryEngine {
   output(sessionID: string, part?: string, delta?: string, text?: string, now?: number, signal?: Extract<Signal, { type: "modelOutput" }>): void {
     if (this.disposed) return
     let state: SessionState | undefined
+    const at = now ?? this.ctx.time.now()
     try {
-      state = this.modelOutput(sessionID, now ?? this.ctx.time.now())
+      state = this.modelOutput(sessionID, at)
     } catch (error) {
       this.ctx.logger.fault("engine", `signal modelOutput failed: ${errorText(error)}`)
     }
     if (!state) return
     if (part !== undefined) readStreamedText(this.streamReaders, this.ctx, state, part, delta, text)
-    if (state.outputWatched) this.tellModules(state, signal ?? { type: "modelOutput", sessionID, part, delta, text })
+    if (state.outputWatched) this.tell(state, signal ?? { type: "modelOutput", sessionID, part, delta, text }, at)
   }
 
-  private tellModules(state: SessionState, signal: Signal): void {
+  /** The signal the session record took in, to the modules and then the paths that asked for its type. */
+  private tell(state: SessionState, signal: Signal, now: number): void {
     everyModule(this.listeners.get(signal.type) ?? [], this.ctx.logger, `failed on ${signal.type}`, (module) => runIntent(this.ctx, state, module.onSignal?.(state, signal)))
+    this.paths.signal(state, signal, now)
   }
 
   private moduleHold(state: SessionState): string | undefined {
