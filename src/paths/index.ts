@@ -3,6 +3,7 @@
  * paths not migrated yet are still engine modules (core/modules/index.ts).
  */
 import type { AnyPath } from "../runtime/path.ts"
+import { loopsPath } from "./loops/path.ts"
 import { stallPath } from "./stall/path.ts"
 
-export const recoveryPaths: readonly AnyPath[] = [stallPath]
+export const recoveryPaths: readonly AnyPath[] = [stallPath, loopsPath]
