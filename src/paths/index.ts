@@ -1,6 +1,7 @@
 /**
- * Every recovery path the runtime runs (runtime/path.ts): the one file that names them. The
- * paths not migrated yet are still engine modules (core/modules/index.ts).
+ * Every recovery path the runtime runs (runtime/path.ts): the one file that names them, handed
+ * to the engine by the instance that starts it (host/instance.ts). The paths not migrated yet
+ * are still engine modules (core/modules/index.ts).
  */
 import type { AnyPath } from "../runtime/path.ts"
 import { loopsPath } from "./loops/path.ts"
