@@ -27,7 +27,7 @@ import { takeOverSnapshots, takeOverWaits, type TakeOverDeps } from "./take-over
 import { cancelRecovery } from "./intervention.ts"
 import { JournalBook } from "./journal-book.ts"
 import { PathRuntime } from "../runtime/paths.ts"
-import { recoveryPaths } from "../paths/index.ts"
+import type { AnyPath } from "../runtime/path.ts"
 import { runIntent } from "./run-effect.ts"
 import { everyModule, firstModule, readStreamedText, signalListeners } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
@@ -47,7 +47,12 @@ export type EngineDeps = {
   rateWaits?: RateWaitStore
   /** Replaces the finished-turn rules entirely (tests of the judging itself). */
   turnRules?: readonly TurnRule[]
-  /** Recovery paths not yet migrated to paths/, each a module (see module.ts); the paths of paths/index.ts always run. */
+  /**
+   * The recovery paths to run (runtime/path.ts), handed in by whoever starts the engine
+   * (host/instance.ts passes paths/index.ts): the engine names none of them.
+   */
+  paths: readonly AnyPath[]
+  /** Recovery paths not yet migrated to paths/, each a module (see module.ts); they run beside `paths`. */
   modules?: readonly ModuleFactory[]
   /** A session left the table (swept, evicted, deleted): adapters drop what they keep for it. */
   onSessionDropped?: (sessionID: string) => void
@@ -60,7 +65,7 @@ export class RecoveryEngine {
   private readonly idle: FinishedTurn
   private readonly discovery: SessionDiscovery
   private readonly modules: EngineModule[]
-  /** The recovery paths migrated to the pure step (paths/index.ts), run by the runtime. */
+  /** The recovery paths migrated to the pure step (EngineDeps.paths), run by the runtime. */
   private readonly paths: PathRuntime
   private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
@@ -98,7 +103,7 @@ export class RecoveryEngine {
       offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.paths = new PathRuntime(this.ctx, recoveryPaths)
+    this.paths = new PathRuntime(this.ctx, deps.paths)
     this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
@@ -112,7 +117,7 @@ export class RecoveryEngine {
     })
     this.streamReaders = this.modules.filter((m) => m.onStreamedText !== undefined)
     this.listeners = signalListeners(this.modules)
-    const moduleRules = this.modules.flatMap((m) => m.turnRules ?? [])
+    const moduleRules = [...deps.paths.flatMap((p) => p.turnRules ?? []), ...this.modules.flatMap((m) => m.turnRules ?? [])]
     this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, sessionsToDiscover(this.ctx, this.sessions, this.resolved.options.checkIntervalMs, (signal) => this.handle(signal)), this.resolved.options)
     this.discovery.start()
@@ -131,12 +136,13 @@ export class RecoveryEngine {
     if (this.disposed) return
     if (signal?.type === "modelOutput") return this.output(signal.sessionID, signal.part, signal.delta, signal.text, now, signal)
     let state: SessionState | undefined
+    const at = now ?? this.ctx.time.now()
     try {
-      state = this.route(signal, now ?? this.ctx.time.now())
+      state = this.route(signal, at)
     } catch (error) {
       this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
     }
-    if (state) this.tellModules(state, signal)
+    if (state) this.tell(state, signal, at)
   }
 
   /**
@@ -148,18 +154,21 @@ export class RecoveryEngine {
   output(sessionID: string, part?: string, delta?: string, text?: string, now?: number, signal?: Extract<Signal, { type: "modelOutput" }>): void {
     if (this.disposed) return
     let state: SessionState | undefined
+    const at = now ?? this.ctx.time.now()
     try {
-      state = this.modelOutput(sessionID, now ?? this.ctx.time.now())
+      state = this.modelOutput(sessionID, at)
     } catch (error) {
       this.ctx.logger.fault("engine", `signal modelOutput failed: ${errorText(error)}`)
     }
     if (!state) return
     if (part !== undefined) readStreamedText(this.streamReaders, this.ctx, state, part, delta, text)
-    if (state.outputWatched) this.tellModules(state, signal ?? { type: "modelOutput", sessionID, part, delta, text })
+    if (state.outputWatched) this.tell(state, signal ?? { type: "modelOutput", sessionID, part, delta, text }, at)
   }
 
-  private tellModules(state: SessionState, signal: Signal): void {
+  /** The signal the session record took in, to the modules and then the paths that asked for its type. */
+  private tell(state: SessionState, signal: Signal, now: number): void {
     everyModule(this.listeners.get(signal.type) ?? [], this.ctx.logger, `failed on ${signal.type}`, (module) => runIntent(this.ctx, state, module.onSignal?.(state, signal)))
+    this.paths.signal(state, signal, now)
   }
 
   private moduleHold(state: SessionState): string | undefined {

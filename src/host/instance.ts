@@ -8,6 +8,7 @@
  */
 import type { TimeSource } from "../core/clock.ts"
 import { RecoveryEngine } from "../core/engine.ts"
+import { recoveryPaths } from "../paths/index.ts"
 import { errorText } from "../core/logger.ts"
 import type { PauseSource } from "../core/pauses.ts"
 import type { HostPort, LogLevel } from "../core/port.ts"
@@ -71,7 +72,7 @@ export function startInstance(deps: InstanceDeps): Instance {
   // Beside the marker; with injected pauses (tests) only when asked for.
   const waits = deps.pauses && !deps.rateWaitFile ? undefined : hostRateWaits({ env: deps.env, directory: deps.directory, time, log })
   const history = deps.history ?? (deps.pauses ? undefined : historyStore(deps.env, log))
-  const engine = new RecoveryEngine({ port: withHistory(port, history), time, options: resolved, pauses: pauses.source, rateWaits: waits?.store, onSessionDropped: deps.onSessionDropped })
+  const engine = new RecoveryEngine({ port: withHistory(port, history), time, options: resolved, paths: recoveryPaths, pauses: pauses.source, rateWaits: waits?.store, onSessionDropped: deps.onSessionDropped })
   log("info", `${startupLine(deps.host, resolved)}; instance #${serial}`)
   for (const warning of resolved.warnings) log("warn", warning)
 

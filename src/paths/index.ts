@@ -1,8 +1,10 @@
 /**
- * Every recovery path the runtime runs (runtime/path.ts): the one file that names them. The
- * paths not migrated yet are still engine modules (core/modules/index.ts).
+ * Every recovery path the runtime runs (runtime/path.ts): the one file that names them, handed
+ * to the engine by the instance that starts it (host/instance.ts). The paths not migrated yet
+ * are still engine modules (core/modules/index.ts).
  */
 import type { AnyPath } from "../runtime/path.ts"
+import { loopsPath } from "./loops/path.ts"
 import { stallPath } from "./stall/path.ts"
 
-export const recoveryPaths: readonly AnyPath[] = [stallPath]
+export const recoveryPaths: readonly AnyPath[] = [stallPath, loopsPath]

@@ -5,6 +5,13 @@ export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
+const MAX_NAME_CHARS = 60
+
+/** A tool name safe to quote: one line, no backticks, bounded. */
+export function quoteToolName(name: string): string {
+  return clip(name.replace(/[\r\n\t`]+/g, " ").trim(), MAX_NAME_CHARS) || "(unnamed)"
+}
+
 /** 186000 -> "3m 6s"; 4000 -> "4s"; 250 -> "250ms"; 3723000 -> "1h 2m 3s". */
 export function formatDuration(ms: number): string {
   if (Number.isFinite(ms) && ms > 0 && ms < 1000) return `${Math.round(ms)}ms`

@@ -14,10 +14,18 @@ import type { EffectOf } from "../core/effect.ts"
 import type { HostRun } from "../core/host-run.ts"
 import type { Act } from "../core/intervention.ts"
 import type { JournalTag } from "../core/journal.ts"
-import type { Outcome } from "../core/run-effect.ts"
+import type { PrioritizedRule } from "../core/modules/finished-turn.ts"
+import type { Signal, SignalType } from "../core/port.ts"
+import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
 
 export type PathInput =
+  /**
+   * A host signal of a type the path declared (RecoveryPath.signals), after the session record
+   * took it in. Model output comes only for sessions whose `outputWatched` is set, as it does to
+   * the engine modules.
+   */
+  | { type: "signal"; signal: Signal }
   /**
    * The signal just applied showed the session alive ("live": any event, the streaming deltas
    * included) or ended its run ("ended"). Comes on the hot path: a step must answer it cheaply.
@@ -61,6 +69,15 @@ export type PathEffect =
    * clock. Answered as `delivered`.
    */
   | { kind: "episode-continue"; id: number; effect: EffectOf<"continue" | "abort-continue">; recovery: RecoveryKind; label: string; silentMs: number; tag: JournalTag }
+  /**
+   * An action of the path sent as it is (core/run-effect.ts): counted against the budget it
+   * names, announced, journaled. With an `id` it is answered as `delivered`; without one the
+   * path does not wait to hear how it ended.
+   */
+  | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery }
+
+/** What an `act` effect says of itself: the data part of a Delivery, never a callback. */
+export type ActDelivery = Pick<Delivery, "label" | "budget" | "announce" | "exception" | "journal">
 
 export type StepResult<S> = {
   state: S
@@ -82,10 +99,25 @@ export interface StepContext {
   options(): Options
   /** Why a recovery of ours already in flight keeps this act back (intervention.ts), or undefined. */
   inFlight(act: Act): string | undefined
+  /**
+   * Why the session must be left alone now (ESC, a pause, an open question, a hold of an engine
+   * module: core/context.ts holdReason), or undefined. The `wake` input carries it already.
+   */
+  held(): string | undefined
 }
 
 export interface RecoveryPath<S> {
   readonly name: string
+  /**
+   * The signal types the path hears as `signal` inputs; absent: none. The runtime routes by it,
+   * so a signal never visits a path that did not ask for its type.
+   */
+  readonly signals?: readonly SignalType[]
+  /**
+   * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
+   * until the judge is a path itself. A rule reads the turn, not the path's state.
+   */
+  readonly turnRules?: readonly PrioritizedRule[]
   initial(): S
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
   step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined

@@ -7,8 +7,10 @@
  */
 import type { Options } from "../options/index.ts"
 import type { EngineContext } from "../core/context.ts"
+import { holdReason } from "../core/context.ts"
 import { endRecovery, holdRecovery, mayIntervene, type Act, type UnderWay } from "../core/intervention.ts"
 import { errorText } from "../core/logger.ts"
+import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { AnyPath, PathInput, StepContext } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
@@ -39,12 +41,18 @@ class SessionView implements StepContext {
   inFlight(act: Act): string | undefined {
     return mayIntervene(this.session.intervention, this.now, act)?.reason
   }
+
+  held(): string | undefined {
+    return holdReason(this.ctx, this.session)
+  }
 }
 
 export class PathRuntime {
   private readonly view: SessionView
   /** Each path's initial state, built once: states are never changed in place. */
   private readonly initials: unknown[]
+  /** Per signal type, the paths (by index) that declared it (RecoveryPath.signals), built once. */
+  private readonly listeners = new Map<SignalType, number[]>()
 
   constructor(
     private readonly ctx: EngineContext,
@@ -52,6 +60,21 @@ export class PathRuntime {
   ) {
     this.view = new SessionView(ctx)
     this.initials = paths.map((path) => path.initial())
+    paths.forEach((path, index) => {
+      for (const type of path.signals ?? []) {
+        const list = this.listeners.get(type)
+        if (list) list.push(index)
+        else this.listeners.set(type, [index])
+      }
+    })
+  }
+
+  /** A signal the session record took in, to the paths that declared its type. */
+  signal(session: SessionState, signal: Signal, now: number): void {
+    const listeners = this.listeners.get(signal.type)
+    if (!listeners) return
+    const input: PathInput = { type: "signal", signal }
+    for (const index of listeners) this.feed(session, index, input, now)
   }
 
   /** The signal just applied showed the session alive or ended its run (the hot path). */

@@ -4,6 +4,7 @@
  * the moment of the call (oracle.ts); state bounds after every step and every timer.
  */
 import { RecoveryEngine } from "../../src/core/engine.ts"
+import { recoveryPaths } from "../../src/paths/index.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import { startV1 } from "../../src/host/v1/adapter.ts"
 import { resolveOptions } from "../../src/options/index.ts"
@@ -108,7 +109,7 @@ export async function runScenario(sc: Scenario, kind: DriverKind, run: RunOption
     afterStep = driver.afterStep
     v2Stats = driver.stats
   } else if (kind === "core") {
-    engine = new RecoveryEngine({ port: host.corePort(), time, options: resolveOptions(sc.options, {}), pauses })
+    engine = new RecoveryEngine({ paths: recoveryPaths, port: host.corePort(), time, options: resolveOptions(sc.options, {}), pauses })
     deliverToPlugin = (e, id) => {
       for (const signal of spec(e).core(e, id)) {
         try {

@@ -1,6 +1,7 @@
 /** Builds an engine on a simulated clock with a recording port, plus timeline helpers. */
 import { SimulatedTime } from "./simulated-time.ts"
 import { RecoveryEngine } from "../../src/core/engine.ts"
+import { recoveryPaths } from "../../src/paths/index.ts"
 import type { TurnRule } from "../../src/core/modules/finished-turn.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import type { Signal } from "../../src/core/port.ts"
@@ -34,7 +35,7 @@ export function makeHarness(rawOptions: Record<string, unknown> = {}, env: Recor
   const time = new SimulatedTime()
   const port = new RecordingPort(() => time.now())
   const pauses = new MemoryPauses()
-  const engine = new RecoveryEngine({ port, time, options: resolveOptions(rawOptions, env), pauses, turnRules })
+  const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions(rawOptions, env), pauses, turnRules })
   return {
     time,
     port,

@@ -1,9 +1,8 @@
-/** The recovery paths the engine runs by default as modules; the paths of paths/index.ts (stall recovery) and the finished-turn judge come on top. */
+/** The recovery paths the engine runs by default as modules; the paths of paths/index.ts (stall, loops) and the finished-turn judge come on top. */
 import type { ModuleFactory } from "../module.ts"
 import type { ToolNames } from "../tool-names.ts"
 import { contextSaturationModule } from "./context-saturation.ts"
 import { compactionHandoff, contextWindowModule } from "./context-window.ts"
-import { loopsModule } from "./loops.ts"
 import { repetitionModule } from "./repetition.ts"
 import { providerFailuresModule } from "./provider-failures.ts"
 import { fallbackModule } from "./fallback.ts"
@@ -16,7 +15,6 @@ export function defaultModules(toolNames: ToolNames): ModuleFactory[] {
   return [
     providerFailuresModule,
     (env) => contextWindowModule(env, handoff),
-    loopsModule,
     repetitionModule,
     (env) => unknownToolsModule(env, toolNames),
     (env) => contextSaturationModule(env, handoff),

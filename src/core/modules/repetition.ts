@@ -8,7 +8,7 @@
  * most `loopMaxContinues` times per `loopWindowMs`.
  */
 import { StreamedParts, type Repetition } from "../../detect/repetition.ts"
-import { buildRepetitionPrompt } from "../../prompts/loops.ts"
+import { buildRepetitionPrompt } from "../../prompts/repetition.ts"
 import { holdReason } from "../context.ts"
 import { mayIntervene } from "../intervention.ts"
 import { continuesInWindow } from "../ladder.ts"

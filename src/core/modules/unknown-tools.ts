@@ -7,7 +7,10 @@ import { detectUnknownTool } from "../../detect/unknown-tool.ts"
 import { buildUnknownToolPrompt } from "../../prompts/unknown-tool.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import type { ToolNames } from "../tool-names.ts"
-import { TOOL_RULES_PRIORITY } from "./loops.ts"
+import { JUDGE_PRIORITY } from "./finished-turn.ts"
+
+/** Right after the tool-loop rule (paths/loops, JUDGE_PRIORITY + 10): a loop is answered before a wrong tool name. */
+const UNKNOWN_TOOL_PRIORITY = JUDGE_PRIORITY + 11
 
 export function unknownToolsModule(_env: ModuleEnv, toolNames: ToolNames): EngineModule {
   /** Newest message already covered by an unknown-tool suggestion, per session. */
@@ -19,7 +22,7 @@ export function unknownToolsModule(_env: ModuleEnv, toolNames: ToolNames): Engin
       {
         name: "unknown-tool",
         pass: "second",
-        priority: TOOL_RULES_PRIORITY + 1,
+        priority: UNKNOWN_TOOL_PRIORITY,
         async decide(facts) {
           const available = await toolNames.get()
           const since = suggestedUpTo.get(facts.state.id)

@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../support/simulated-time.ts"
 import { CLEANUP_SWEEP_MS, RecoveryEngine } from "../../../src/core/engine.ts"
+import { recoveryPaths } from "../../../src/paths/index.ts"
 import type { ModuleFactory } from "../../../src/core/module.ts"
 import type { Signal, SignalType } from "../../../src/core/port.ts"
 import { IDLE_CLEANUP_MS, resolveOptions } from "../../../src/options/index.ts"
@@ -10,7 +11,7 @@ import { RecordingPort } from "../../support/recording-port.ts"
 function engineWith(modules: ModuleFactory[], onSessionDropped?: (id: string) => void, options: Record<string, unknown> = {}) {
   const time = new SimulatedTime()
   const port = new RecordingPort(() => time.now())
-  const engine = new RecoveryEngine({ port, time, options: resolveOptions(options, {}), modules, onSessionDropped })
+  const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions(options, {}), modules, onSessionDropped })
   const emit = (...signals: Array<Partial<Signal> & { type: SignalType }>) => {
     for (const s of signals) engine.handle({ sessionID: "s1", ...s } as Signal)
   }

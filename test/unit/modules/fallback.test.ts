@@ -1,6 +1,7 @@
 /** Fallback models through the whole engine, on the simulated clock (src/core/modules/fallback.ts). */
 import { describe, expect, test } from "bun:test"
 import { RecoveryEngine } from "../../../src/core/engine.ts"
+import { recoveryPaths } from "../../../src/paths/index.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { resolveOptions } from "../../../src/options/index.ts"
@@ -313,7 +314,7 @@ describe("models the host does not know", () => {
         return Promise.resolve([USER, THIRD])
       },
     })
-    const engine = new RecoveryEngine({ port, time, options: resolveOptions({ ...ON, modelProfiles: { ollama: { fallbackModels: ["x/y"] } } }, {}), pauses: new MemoryPauses() })
+    const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions({ ...ON, modelProfiles: { ollama: { fallbackModels: ["x/y"] } } }, {}), pauses: new MemoryPauses() })
     await settle()
     expect(listed.calls).toBe(1)
     const warnings = port.logs.filter((l) => l.level === "warn" && /fallbackModels/.test(l.message))
@@ -334,7 +335,7 @@ describe("models the host does not know", () => {
     const port = new RecordingPort(() => time.now())
     let calls = 0
     Object.assign(port, { listModels: () => (calls++, Promise.resolve([USER])) })
-    const engine = new RecoveryEngine({ port, time, options: resolveOptions({}, {}), pauses: new MemoryPauses() })
+    const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions({}, {}), pauses: new MemoryPauses() })
     await settle()
     expect(calls).toBe(0)
     engine.dispose()

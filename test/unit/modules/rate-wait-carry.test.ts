@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test"
 import type { RateWaitStore, RestoredWait } from "../../../src/core/carried-waits.ts"
 import { RecoveryEngine } from "../../../src/core/engine.ts"
+import { recoveryPaths } from "../../../src/paths/index.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
 import type { Signal } from "../../../src/core/port.ts"
 import { resolveOptions } from "../../../src/options/index.ts"
@@ -31,7 +32,7 @@ function world(options: Record<string, unknown> = {}) {
   const port = new RecordingPort(() => time.now())
   const pauses = new MemoryPauses()
   const store = new RecordingStore()
-  const engine = new RecoveryEngine({ port, time, pauses, rateWaits: store, options: resolveOptions({ rateLimitCooldownsMs: [60_000, 120_000], ...options }, {}) })
+  const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, pauses, rateWaits: store, options: resolveOptions({ rateLimitCooldownsMs: [60_000, 120_000], ...options }, {}) })
   return {
     time,
     port,

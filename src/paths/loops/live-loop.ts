@@ -1,9 +1,10 @@
 /**
- * Tool-call loops caught live (`ToolFingerprints`): every tool start is fingerprinted (tool
+ * Tool-call loops caught live (`recordToolCall`): every tool start is fingerprinted (tool
  * name plus its arguments with object keys sorted) and kept in a small ring; six or more calls
  * that form a cycle of period 1 to 3 (at least three full repetitions) are reported before the
- * next call runs, so the engine can abort the turn. Pure: no clock, no I/O. The scan made when
- * a session goes idle is in tool-loop.ts.
+ * next call runs, so the loops path can abort the turn. Pure: no clock, no I/O, and the ring is
+ * never changed in place (it lives in the path's state). The scan made when a session goes idle
+ * is in detect/tool-loop.ts.
  *
  * What "the same call" means here: calls are equal when their fingerprints are equal, or when
  * they are NEAR-IDENTICAL: same tool, same argument
@@ -15,7 +16,7 @@
  * while re-reading `offset: 40` / `offset: 41` is. Strings are never compared by edit
  * distance: `cat a.ts` and `cat b.ts` are different work, however close the texts are.
  */
-import { fingerprintArgs, type ArgsFingerprint } from "./tool-fingerprint.ts"
+import { fingerprintArgs, type ArgsFingerprint } from "../../detect/tool-fingerprint.ts"
 
 /** Numbers this close count as the same in a near-identical comparison. */
 export const NEAR_NUMBER_TOLERANCE = 2
@@ -51,34 +52,15 @@ export function nearIdenticalCall(a: ToolCallPrint, reference: ToolCallPrint): b
 }
 
 /**
- * The bounded ring of recent tool-call fingerprints of ONE session. The engine keeps one per
- * session, calls `record` from the tool-start signal, and `reset` on a genuine user message,
- * after an abort it made, and when the session is dropped.
+ * Records one call in the ring of ONE session's recent calls (oldest first): the ring to keep
+ * (at most `capacity` calls), and the loop its tail now forms. After a report the ring to keep
+ * is empty: the same loop is reported once, and a new report needs six fresh calls.
  */
-export class ToolFingerprints {
-  private ring: ToolCallPrint[] = []
-
-  constructor(private readonly capacity = LIVE_RING_SIZE) {}
-
-  get size(): number {
-    return this.ring.length
-  }
-
-  /**
-   * Records one call and reports a loop when the tail now forms one. After reporting, the
-   * ring is cleared: the same loop is reported once, and a new report needs six fresh calls.
-   */
-  record(tool: string, args: unknown): LiveToolLoop | undefined {
-    this.ring.push({ tool, ...fingerprintArgs(args) })
-    if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity)
-    const loop = detectLiveLoop(this.ring)
-    if (loop) this.ring = []
-    return loop
-  }
-
-  reset(): void {
-    this.ring = []
-  }
+export function recordToolCall(ring: readonly ToolCallPrint[], tool: string, args: unknown, capacity = LIVE_RING_SIZE): { ring: readonly ToolCallPrint[]; loop?: LiveToolLoop } {
+  const next = [...ring, { tool, ...fingerprintArgs(args) }]
+  if (next.length > capacity) next.splice(0, next.length - capacity)
+  const loop = detectLiveLoop(next)
+  return loop ? { ring: [], loop } : { ring: next }
 }
 
 export function detectLiveLoop(calls: readonly ToolCallPrint[]): LiveToolLoop | undefined {
