@@ -1,7 +1,7 @@
 /**
  * Tool-call loops found by the idle scan: the tool calls of the current user episode, checked at
  * the tail for the same call three or more times in a row, or a cycle of 2 to 6 calls repeated at
- * least three times (the live tracker is tool-loop-live.ts). "The same call" is the tool name plus
+ * least three times (the live tracker is the loops path, paths/loops/live-loop.ts). "The same call" is the tool name plus
  * its input with whitespace inside strings collapsed (`ls  -la` is `ls -la`): names alone would
  * call `read, read, read` over three different files a loop, which is how most ordinary turns
  * look. The judge's one history read holds enough messages for the longest cycle made one call
