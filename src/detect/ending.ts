@@ -193,12 +193,15 @@ export function isQuestion(sentence: string): boolean {
 const ADDRESS_WORDS = new Set(
   (
     "you your yours yourself please " +
-    "du dich dir dein deine deinen deinem deiner sie ihnen euch bitte " +
-    "tu te toi tes vous votre vos stp svp " +
+    // Not "du" (French "of the"), "sie" and "ihnen" (she, they, them): formal "Sie" is read by its capital below.
+    "dich dir dein deine deinen deinem deiner euch bitte " +
+    // Not "te" (Dutch "to").
+    "tu toi tes vous votre vos stp svp " +
     "tú ti usted ustedes tus vosotros favor " +
     "você vocês seu sua seus suas senhor senhora " +
     "voi tuo tua tuoi lei piacere " +
-    "je jij jou jouw u uw jullie alsjeblieft alstublieft " +
+    // Not "je" (French "I").
+    "jij jou jouw u uw jullie alsjeblieft alstublieft " +
     "ty ciebie tobie twój twoja twoje pani państwo wy wam proszę " +
     "sen seni sana senin siz sizi sizin lütfen " +
     "bạn quý xin " +
@@ -213,8 +216,11 @@ const ADDRESS_WORDS = new Set(
 const ADDRESS_INSIDE = /[你您]|请(?:提供|确认|告诉|回复|选择|决定|检查|把|给)|麻烦(?:提供|帮|给|把|你|您)|发我|发给我|ください|下さい|ませんか|でしょうか|いただけ|あなた|주세요|주시면|주시겠|십시오|실래요|할까요|까요|당신|귀하/u
 
 /** True when the sentence speaks to the reader. */
+/** German formal "you", capitalised inside a sentence (sentence-initial "Sie" may be "she" or "they"). */
+const GERMAN_FORMAL = /(?<=\S\s+)(?:Sie|Ihnen|Ihr|Ihre|Ihren|Ihrem|Ihrer)(?![\p{L}])/u
+
 export function addressesUser(sentence: string): boolean {
-  if (ADDRESS_INSIDE.test(sentence)) return true
+  if (ADDRESS_INSIDE.test(sentence) || GERMAN_FORMAL.test(sentence)) return true
   for (const word of sentence.toLowerCase().split(/[^\p{L}\p{M}]+/u)) if (word !== "" && ADDRESS_WORDS.has(word)) return true
   return false
 }
@@ -234,7 +240,7 @@ const QUOTED = /["'\u201c\u201d\u00ab\u00bb\u201e\u300c\u300d`]\s*([^"'\u201c\u2
  * users ('confirmDeletion() asks the user to answer "yes"'), it does not ask the reader.
  */
 const THIRD_PERSON_USER =
-  /(?<![\p{L}])(?:the\s+user|users?|l'utilisateur|utilisateurs?|der\s+benutzer|benutzer(?:in)?|nutzer|el\s+usuario|usuarios?|o\s+usuário|usuários?|utenti|utente|пользовател\p{L}*|użytkownik\p{L}*|kullanıcı\p{L}*|người\s+dùng|pengguna|gebruikers?|उपयोगकर्ता|المستخدمين|المستخدم|用户|用戶|ユーザー|사용자)(?![\p{L}])/iu
+  /(?<![\p{L}])(?:the\s+user|users?|l'utilisateur|utilisateurs?|der\s+benutzer|benutzer(?:in)?|nutzer|el\s+usuario|usuarios?|o\s+usuário|usuários?|utenti|utente|пользовател\p{L}*|użytkownik\p{L}*|kullanıcı\p{L}*|người\s+dùng|pengguna|gebruikers?|उपयोगकर्ता|المستخدمين|المستخدم|用户|用戶|ユーザー|사용자|customers?|clients?|klant(?:en)?|cliente|clientes|kunden?|клиент\p{L}*|müşteri\p{L}*|khách\s+hàng|pelanggan|ग्राहक|العميل|العملاء|客户|顧客|고객)(?![\p{L}])/iu
 
 /** The sentence asks the reader to type a yes or a no ('answer "yes" and I will go ahead', «نعم» اكتب). */
 export function asksForYesNo(sentence: string): boolean {
@@ -256,6 +262,14 @@ const REPLY_VERB =
  * technical words in every language, and environment names (`NPM_TOKEN`, `*_API_KEY`) count.
  */
 const CREDENTIAL = /(?<![\p{L}])(?:api[ _-]?keys?|access[ _-]?keys?|secret(?:s|\s+keys?)?|(?:access|api|auth|bearer|personal(?:\s+access)?|deploy|github|gitlab|npm|pypi|refresh|oauth|slack|discord|bot)[ _-]?tokens?|passwords?|passphrases?|credentials?|certificates?|private[ _-]keys?|ssh[ _-]keys?|oauth|client[ _-]secret|mobileprovision|keystore|시크릿|비밀번호|密钥|密码|凭据|凭证|パスワード|シークレット|認証情報|пароль|api-ключ\p{L}*|ключ\p{L}*\s+api|токен\p{L}*\s+доступа|كلمة المرور|مفتاح\s+api|पासवर्ड)(?![\p{L}])|\b[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET|PASSWORD)\b/iu
+
+/**
+ * The sentence without what it quotes: a request inside quotation marks is somebody else's (a
+ * bot's message, a prompt string), not the reply's to the reader. Bounded spans, linear.
+ */
+export function unquoted(sentence: string): string {
+  return sentence.replace(/"[^"\n]{0,300}"|\u201c[^\u201d\n]{0,300}\u201d|\u201e[^\u201c\u201d\n]{0,300}[\u201c\u201d]|\u00ab[^\u00bb\n]{0,300}\u00bb|\u300c[^\u300d\n]{0,300}\u300d|\u300e[^\u300f\n]{0,300}\u300f/gu, " ")
+}
 
 /**
  * "Please" in the seventeen languages, and the polite request forms of the languages that write
@@ -286,7 +300,15 @@ const QUESTION_OPENERS = new Set(
     "welche welcher welches welchen soll sollen wie was möchtest möchten willst wollen darf " +
     "quel quelle quels quelles est-ce veux-tu voulez-vous dois-je faut-il préfères-tu préférez-vous " +
     "qué cuál cuáles prefieres quieres debo " +
-    "qual quais prefere preferes quer queres devo " +
+    "qual quais prefere preferes quer queres devo posso podemos " +
+    "puedo podemos " +
+    "kann darf " +
+    "puis-je peux-je " +
+    "possiamo " +
+    "могу можно " +
+    "mogę możemy " +
+    "bolehkah bisakah " +
+    "mag kan " +
     "quale quali preferisci vuoi devo " +
     "какой какая какое какие как что нужно стоит хочешь хотите " +
     "który która które którą czy jak wolisz " +
@@ -331,7 +353,8 @@ function firstWord(text: string): string {
  * (at the start or opening its last clause), or a question that lost its mark. A closing colon
  * does not change that ("Which of these should I implement first:").
  */
-export function pleadsReader(sentence: string): boolean {
+export function pleadsReader(quoting: string): boolean {
+  const sentence = unquoted(quoting)
   if (PLEASE.test(sentence)) return true
   if (TELL_ME.test(sentence) && !COURTESY.test(sentence)) return true
   const trimmed = sentence.trim().replace(/[:\uff1a]+$/u, "").trimEnd()
@@ -368,7 +391,8 @@ const APPROVAL =
   /(?<![\p{L}])(?:approval|approve|confirmation|confirm|go-ahead|green\s+light|decision|answer|reply|feedback|input|ok|okay|freigabe|bestätigung|entscheidung|antwort|validation|accord|feu\s+vert|réponse|décision|aprobación|confirmación|visto\s+bueno|respuesta|decisión|aprovação|confirmação|resposta|decisão|approvazione|conferma|via\s+libera|risposta|decisione|подтвержд\p{L}*|отмашк\p{L}*|одобрени\p{L}*|решени\p{L}*|ответ\p{L}*|zgod\p{L}*|akceptacj\p{L}*|potwierdzeni\p{L}*|decyzj\p{L}*|onay\p{L}*|karar\p{L}*|yanıt\p{L}*|cevab\p{L}*|xác\s+nhận|phê\s+duyệt|đồng\s+ý|quyết\s+định|persetujuan|konfirmasi|keputusan|jawaban|goedkeuring|akkoord|bevestiging|beslissing|antwoord|अनुमति|मंज़ूरी|मंजूरी|पुष्टि|निर्णय|जवाब|موافقت\p{L}*|تأكيد\p{L}*|قرار\p{L}*|رد\p{L}*)(?![\p{L}])|确认|批准|同意|决定|回复|答复|承認|確認|判断|回答|ご指示|승인|확인|결정|답변|지시/iu
 
 /** The sentence waits on the reader's word. */
-export function waitsOnReader(sentence: string): boolean {
+export function waitsOnReader(quoting: string): boolean {
+  const sentence = unquoted(quoting)
   return WAITING.test(sentence) && (APPROVAL.test(sentence) || addressesUser(sentence))
 }
 
@@ -387,7 +411,8 @@ const CREDENTIAL_WORDS =
  * The sentence asks for something only the reader has: it names a secret, a credential or an
  * access, and either speaks to the reader or says the model needs it.
  */
-export function asksForCredential(sentence: string): boolean {
+export function asksForCredential(quoting: string): boolean {
+  const sentence = unquoted(quoting)
   if (!CREDENTIAL.test(sentence) && !CREDENTIAL_WORDS.test(sentence)) return false
   return addressesUser(sentence) || NEEDS.test(sentence)
 }

@@ -42,7 +42,7 @@ export type EndingPatterns = {
 }
 
 /** How sure the classifier must be that a line ending in a colon asks the reader, not announces an action. */
-const ANNOUNCED_HAND_OFF = 0.5
+const ANNOUNCED_HAND_OFF = 0.75
 
 let model: EndingModel | undefined
 /** The shipped weights, decoded on first use (a few milliseconds, once per process). */
@@ -115,9 +115,9 @@ function structuralHandOff(text: string, sentences: readonly string[]): HandOffR
   for (const sentence of endingSentences(inlineCodeKept(text), 2)) {
     if (asksForCredential(sentence)) return { how: "request", detail: "asks the reader for a secret or credential" }
   }
-  // The last sentence, or the one before a closing thanks, asks as a request ("please ...").
-  const asking = n > 1 && THANKS.test(sentences[n - 1]!) ? sentences[n - 2]! : sentences[n - 1]!
-  if (pleadsReader(asking)) return { how: "request", detail: "a request to the reader" }
+  // One of the last two sentences asks as a request ("please ...", "확인 부탁드립니다. 승인해
+  //주시기 전까지는 실행하지 않겠습니다."); a sentence after a request rarely takes it back.
+  for (const sentence of sentences.slice(-2)) if (pleadsReader(sentence)) return { how: "request", detail: "a request to the reader" }
   for (let i = n - 2; i >= 0; i--) {
     const sentence = sentences[i]!
     if (!isQuestion(sentence)) continue

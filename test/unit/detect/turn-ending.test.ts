@@ -175,3 +175,21 @@ describe("found in review: requests before a list, requests ending in a colon, a
     expect(readEnding("The lint step passes now.\n\nAll tasks are complete.").family?.family).toBe("done")
   })
 })
+
+describe("found on batch 5: words of one language that are another's 'you', and requests inside quotes", () => {
+  test.each([
+    ["French 'du' is not German 'du'", "Voilà, tout fonctionne : le lien de réinitialisation du mot de passe expire au bout de 30 minutes."],
+    ["French 'je' is not Dutch 'je'", "Les tests dépendent du conteneur kafka, qui ne démarre pas ici faute d'accès au daemon Docker. Je n'irai pas plus loin pour le moment."],
+    ["a bot's request quoted", 'الرسالة "يرجى الرد بنعم لتأكيد الحجز" تُرسل إلى العميل عبر واتساب فقط.'],
+    ["a customer asked to reply", 'In de flow vraagt de bot de klant om met "JA" te antwoorden voordat het label wordt aangemaakt.'],
+  ])("control: %s", (_name, text) => {
+    expect(readEnding(text).handOff?.how ?? "none").not.toMatch(/request|question/)
+  })
+
+  test.each([
+    ["German formal 'Sie' mid-sentence", "Der Export ist fertig. Sobald Sie mir den API-Schlüssel schicken, teste ich den Upload."],
+    ["a Portuguese 'may I' without its mark", "posso apagar a pasta old_scripts, ninguém importa nada de lá"],
+  ])("%s", (_name, text) => {
+    expect(readEnding(text).handOff).toBeDefined()
+  })
+})
