@@ -129,11 +129,14 @@ function structuralHandOff(text: string, sentences: readonly string[]): HandOffR
 
 /**
  * Whether the model may read the ending at all: the last sentence must be whole (a cut one is
- * only the tail of something longer, as the phrase rules also refuse) and hold a word.
+ * only the tail of something longer, as the phrase rules also refuse) and hold two words.
  */
 function readable(sentences: readonly string[]): boolean {
   const last = sentences[sentences.length - 1]
-  return last !== undefined && !isCut(last) && /\p{L}{2}/u.test(last)
+  if (last === undefined || isCut(last)) return false
+  // One word ("Hmm.", "OK.") is too little to read a family from; the rules know the short
+  // endings that mean something ("Done.", "Stopping.").
+  return /\p{L}{2,}[^\p{L}]+\p{L}{2,}/u.test(last) || /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{4}/u.test(last)
 }
 
 /** `model`: the shipped weights unless a trainer measures its own. */

@@ -193,3 +193,8 @@ describe("found on batch 5: words of one language that are another's 'you', and 
     expect(readEnding(text).handOff).toBeDefined()
   })
 })
+
+test("one word is too little for the classifier: 'Hmm.' reads as nothing; control: a short stop with two words is read", () => {
+  expect(readEnding("Hmm.")).toEqual({})
+  expect(readEnding("Pausing here for today.").family?.family).toBe("stop")
+})
