@@ -286,7 +286,7 @@ const PLEASE =
  * need anything else."), which asks nothing.
  */
 const TELL_ME =
-  /(?<![\p{L}])(?:let\s+me\s+know|tell\s+me|sag\s+mir|sagen\s+sie\s+mir|gib\s+mir\s+bescheid|geben\s+sie\s+mir\s+bescheid|lass\s+mich\s+wissen|dis-moi|dites-moi|fais-moi\s+savoir|faites-moi\s+savoir|dime|dígame|avísame|avíseme|me\s+diga|me\s+avise|diga-me|dimmi|mi\s+dica|fammi\s+sapere|mi\s+faccia\s+sapere|подскажи|подскажите|скажи|скажите|дай\s+знать|дайте\s+знать|powiedz|daj\s+znać|söyle|söyleyin|haber\s+ver(?:in)?|cho\s+tôi\s+biết|báo\s+(?:cho\s+)?tôi|beri\s+tahu|kabari|laat\s+(?:me|het)\s+(?:even\s+)?weten|zeg\s+het\s+maar|बताएँ|बताएं|बताइए|बताओ|أخبرني|أخبروني|قل\s+لي|بلغني)(?![\p{L}])|告诉我|跟我说|教えて|알려\s?주/iu
+  /(?<![\p{L}])(?:let\s+me\s+know|tell\s+me|sag\s+mir|sagen\s+sie\s+mir|gib\s+mir\s+bescheid|geben\s+sie\s+mir\s+bescheid|lass\s+mich\s+wissen|dis-moi|dites-moi|fais-moi\s+savoir|faites-moi\s+savoir|dime|dígame|avísame|avíseme|me\s+diga|me\s+avise|diga-me|dimmi|mi\s+dica|fammi\s+sapere|mi\s+faccia\s+sapere|подскажи|подскажите|скажи|скажите|дай\s+знать|дайте\s+знать|powiedz|daj\s+znać|söyle|söyleyin|haber\s+ver(?:in)?|cho\s+tôi\s+biết|báo\s+(?:cho\s+)?tôi|beri\s+tahu|kabari|laat\s+(?:me|het)\s+(?:even\s+)?weten|zeg\s+het\s+maar|बताएँ|बताएं|बताइए|बताओ|أخبرني|أخبروني|قل\s+لي|بلغني)(?![\p{L}])|告诉我|跟我说|你来定|您来定|你来决定|您来决定|由你决定|由您决定|你定吧|看你的|听你的|お任せします|教えて|알려\s?주/iu
 const COURTESY = /\b(?:if\s+you\s+(?:need|have|want|would\s+like)\s+(?:anything|any|more|further|help|changes)|anything\s+else|any\s+(?:other\s+|further\s+|more\s+)?questions)\b/i
 
 /**

@@ -97,6 +97,16 @@ export function listLead(text: string): string | undefined {
   return lead === "" ? undefined : lead
 }
 
+/**
+ * A sentence that only thanks or signs off: a thanks word of the seventeen languages, or a short
+ * exclamation ("Valeu!", "شكرًا لك!", "Cheers!") of three words at most.
+ */
+function signsOff(sentence: string): boolean {
+  if (THANKS.test(sentence)) return true
+  const core = sentence.trim()
+  return core.endsWith("!") && core.split(/\s+/u).length <= 3
+}
+
 function structuralHandOff(text: string, sentences: readonly string[]): HandOffReading | undefined {
   const n = sentences.length
   if (n === 0) return undefined
@@ -122,7 +132,7 @@ function structuralHandOff(text: string, sentences: readonly string[]): HandOffR
     const sentence = sentences[i]!
     if (!isQuestion(sentence)) continue
     if (addressesUser(sentence)) return { how: "question", detail: "a question to the reader among the last sentences" }
-    if (i === n - 2 && THANKS.test(sentences[n - 1]!)) return { how: "question", detail: "a question, then thanks" }
+    if (i === n - 2 && signsOff(sentences[n - 1]!)) return { how: "question", detail: "a question, then thanks" }
   }
   return undefined
 }
@@ -136,7 +146,7 @@ function readable(sentences: readonly string[]): boolean {
   if (last === undefined || isCut(last)) return false
   // One word ("Hmm.", "OK.") is too little to read a family from; the rules know the short
   // endings that mean something ("Done.", "Stopping.").
-  return /\p{L}{2,}[^\p{L}]+\p{L}{2,}/u.test(last) || /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{4}/u.test(last)
+  return /\p{L}{2,}[^\p{L}]+\p{L}{2,}/u.test(last) || /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{3}/u.test(last)
 }
 
 /** `model`: the shipped weights unless a trainer measures its own. */

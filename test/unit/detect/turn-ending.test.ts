@@ -198,3 +198,8 @@ test("one word is too little for the classifier: 'Hmm.' reads as nothing; contro
   expect(readEnding("Hmm.")).toEqual({})
   expect(readEnding("Pausing here for today.").family?.family).toBe("stop")
 })
+
+test("a question, then a short sign-off in any language, is still a question; control: a short exclamation after a statement is not", () => {
+  expect(readEnding("O módulo está pronto.\n\nOs usuários com CPF inválido devem ser bloqueados ou só avisados?\n\nValeu!").handOff?.how).toBe("question")
+  expect(readEnding("O módulo está pronto e os testes passam.\n\nValeu!").handOff?.how ?? "none").not.toBe("question")
+})
