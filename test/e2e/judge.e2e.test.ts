@@ -298,7 +298,7 @@ describe("judging a finished turn on OpenCode 1.18.33", () => {
 
       expect(provider.requests.length).toBe(before + 1)
       expect(await pluginMessages(host, sessionID)).toHaveLength(0)
-      expect(logOf(sessionID).some((l) => /idle judgement stops: hand-off: the reply waits on the user \(the last sentence is a question\)/.test(l))).toBe(true)
+      expect(logOf(sessionID).some((l) => /hand-off: the reply waits on the user \(the last sentence is a question\)/.test(l))).toBe(true)
     },
     60_000,
   )
