@@ -103,7 +103,11 @@ function cap(sentence: string): string {
  */
 export function endingSentences(text: string, count: number = ENDING_SENTENCES): string[] {
   if (typeof text !== "string" || text.length === 0) return []
-  const prose = proseTail(text)
+  return sentencesOfProse(proseTail(text), count)
+}
+
+/** endingSentences over prose already taken from the reply (proseTail), so a caller reads the reply once. */
+export function sentencesOfProse(prose: string, count: number = ENDING_SENTENCES): string[] {
   const window = prose.length > ENDING_WINDOW ? prose.slice(prose.length - ENDING_WINDOW) : prose
   const lines = window.split("\n")
   // A line the window cut is read as cut (its sentence starts with "…"), as text.ts does.

@@ -176,11 +176,12 @@ function stripInlineCodeLines(segment: string): string {
 
 /**
  * The capped tail of `text` with fenced code blocks and inline code spans blanked out,
- * for detectors that must not read code as prose. Whether the tail starts inside a fence
+ * for detectors that must not read code as prose (`keepInlineCode`: inline spans stay as written). Whether the tail starts inside a fence
  * is learnt from up to FENCE_CONTEXT_CHARS before it. An unclosed fence swallows the rest
  * of the text, as a markdown renderer would show it.
  */
-export function proseTail(text: string, cap: number = MAX_SCANNED_TEXT): string {
+export function proseTail(text: string, cap: number = MAX_SCANNED_TEXT, keepInlineCode = false): string {
+  const prose = keepInlineCode ? (segment: string) => segment : stripInlineCodeLines
   let start = 0
   const state: FenceState = { marker: 0, length: 0 }
   if (text.length > cap) {
@@ -200,13 +201,13 @@ export function proseTail(text: string, cap: number = MAX_SCANNED_TEXT): string 
   let proseFrom = state.marker === 0 ? 0 : -1
   walkFences(tail, state, (lineStart, lineEnd, opened) => {
     if (opened) {
-      if (proseFrom >= 0) pieces.push(stripInlineCodeLines(tail.slice(proseFrom, lineStart)))
+      if (proseFrom >= 0) pieces.push(prose(tail.slice(proseFrom, lineStart)))
       proseFrom = -1
     } else {
       proseFrom = lineEnd
     }
   })
-  if (proseFrom >= 0) pieces.push(stripInlineCodeLines(tail.slice(proseFrom)))
+  if (proseFrom >= 0) pieces.push(prose(tail.slice(proseFrom)))
   return pieces.join("\n")
 }
 

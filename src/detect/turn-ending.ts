@@ -15,7 +15,7 @@
 import { hasActionIntent } from "./action-intent.ts"
 import { asksUser } from "./asks-user.ts"
 import { DEFAULT_DONE_CLAIM_PATTERNS, hasDoneClaim } from "./done-claim.ts"
-import { addressesUser, asksForCredential, asksForDecision, asksForYesNo, conditional, endingSentences, isCut, isQuestion, pleadsReader, waitsOnReader } from "./ending.ts"
+import { addressesUser, asksForCredential, asksForDecision, asksForYesNo, conditional, endingSentences, isCut, isQuestion, pleadsReader, sentencesOfProse, waitsOnReader } from "./ending.ts"
 import { classify, decodeModel, endingFeatures, ENDING_CLASSES, type EndingModel, type EndingWeightsFile } from "./ending-model.ts"
 import WEIGHTS from "./ending-weights.json" with { type: "json" }
 import { compilePatterns } from "./patterns.ts"
@@ -68,7 +68,8 @@ const THANKS =
  * ("send me `STRIPE_SECRET_KEY`"), and the sentences proper read code as a blank.
  */
 function inlineCodeKept(text: string): string {
-  return text.indexOf("`") < 0 ? text : text.replace(/`([^`\s]{1,64})`/g, "$1")
+  const prose = proseTail(text, undefined, true)
+  return prose.indexOf("`") < 0 ? prose : prose.replace(/`([^`\s]{1,64})`/g, "$1")
 }
 
 const LIST_ITEM = /^[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\S/
@@ -76,12 +77,12 @@ const LIST_ITEM = /^[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\S/
 const MAX_LIST_LINES = 40
 
 /**
- * The line that introduces a list the reply ends on, when the list has two items or more
+ * The line that introduces a list the reply's prose (proseTail) ends on, when the list has two items or more
  * ("Which approach do you prefer?" then "1. …", "2. …", "3. …"): each item reads as a sentence
  * of its own, so the request before them falls out of the last sentences.
  */
-export function listLead(text: string): string | undefined {
-  const lines = proseTail(text).split("\n")
+export function listLead(prose: string): string | undefined {
+  const lines = prose.split("\n")
   let k = lines.length - 1
   while (k >= 0 && lines[k]!.trim() === "") k--
   let items = 0
@@ -107,10 +108,10 @@ function signsOff(sentence: string): boolean {
   return core.endsWith("!") && core.split(/\s+/u).length <= 3
 }
 
-function structuralHandOff(text: string, sentences: readonly string[]): HandOffReading | undefined {
+function structuralHandOff(text: string, prose: string, sentences: readonly string[]): HandOffReading | undefined {
   const n = sentences.length
   if (n === 0) return undefined
-  const lead = listLead(text)
+  const lead = listLead(prose)
   if (lead !== undefined) {
     const [leadSentence] = endingSentences(lead, 1)
     if (leadSentence !== undefined && (isQuestion(leadSentence) || pleadsReader(leadSentence) || asksForDecision(leadSentence)))
@@ -122,7 +123,7 @@ function structuralHandOff(text: string, sentences: readonly string[]): HandOffR
     if (asksForYesNo(sentence)) return { how: "request", detail: "asks the reader to answer yes or no" }
     if (waitsOnReader(sentence)) return { how: "request", detail: "waits on the reader's word" }
   }
-  for (const sentence of endingSentences(inlineCodeKept(text), 2)) {
+  for (const sentence of sentencesOfProse(inlineCodeKept(text), 2)) {
     if (asksForCredential(sentence)) return { how: "request", detail: "asks the reader for a secret or credential" }
   }
   // One of the last two sentences asks as a request ("please ...", "확인 부탁드립니다. 승인해
@@ -151,10 +152,12 @@ function readable(sentences: readonly string[]): boolean {
 
 /** `model`: the shipped weights unless a trainer measures its own. */
 export function readEnding(text: string, patterns: EndingPatterns = {}, model: EndingModel = endingModel()): EndingReading {
-  const sentences = endingSentences(text)
-  const structural = structuralHandOff(text, sentences)
+  // The reply's prose is read once, for every check below that reads prose.
+  const prose = proseTail(text)
+  const sentences = sentencesOfProse(prose)
+  const structural = structuralHandOff(text, prose, sentences)
   if (structural) return { handOff: structural }
-  const asked = asksUser(proseTail(text))
+  const asked = asksUser(prose)
   if (asked) return { handOff: { how: asked.kind === "question" ? "question" : "request", detail: asked.detail } }
   const p = readable(sentences) ? classify(model, endingFeatures(sentences)) : undefined
   const thresholds = model.thresholds
@@ -175,7 +178,7 @@ export function readEnding(text: string, patterns: EndingPatterns = {}, model: E
   if (hasReadyToContinue(text, ready ?? DEFAULT_READY_TO_CONTINUE_PATTERNS)) return { family: { family: "ready", layer: "rule", detail: ready ? "your readyToContinuePatterns" : "ready to continue" } }
   // The built-in claim counts in the last two sentences only: a claim taken back after it ("All
   // tasks are complete. Actually, the lint step failed. Fixing it now.") is no claim.
-  if (hasDoneClaim(done ? text : endingSentences(text, 2).join("\n"), done ?? DEFAULT_DONE_CLAIM_PATTERNS)) return { family: { family: "done", layer: "rule", detail: done ? "your doneClaimPatterns" : "done claim" } }
+  if (hasDoneClaim(done ? text : sentences.slice(-2).join("\n"), done ?? DEFAULT_DONE_CLAIM_PATTERNS)) return { family: { family: "done", layer: "rule", detail: done ? "your doneClaimPatterns" : "done claim" } }
   if (!p) return {}
   let best = 0
   for (let k = 1; k < ENDING_CLASSES.length; k++) if (k !== handIndex && p[k]! > p[best]!) best = k
@@ -185,6 +188,6 @@ export function readEnding(text: string, patterns: EndingPatterns = {}, model: E
   if ((guess === "done" && done) || (guess === "ready" && ready)) return {}
   // A "ready" the classifier heard sends a continue: not when the move waits on a condition
   // ("once CI is green") or when the reply ends on a list (options or follow-ups, not a step).
-  if (guess === "ready" && (conditional(sentences[sentences.length - 1]!) || listLead(text) !== undefined)) return {}
+  if (guess === "ready" && (conditional(sentences[sentences.length - 1]!) || listLead(prose) !== undefined)) return {}
   return { family: { family: guess, layer: "model", detail: `the ending reads as ${guess} (p=${p[best]!.toFixed(2)})` } }
 }
