@@ -29,8 +29,10 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       else noteQuietEvent(state, signal.event ?? "activity")
       return touch(state, now)
     case "retryScheduled":
-      // The host retrying by itself is its wait, not a run without progress: the ceiling starts over.
+      // The host retrying by itself is its wait, not a run without progress: the ceiling starts
+      // over, and the watchdog leaves the silence alone until the retry is due.
       state.lastProgressAt = now
+      state.hostRetryAt = signal.retryInMs !== undefined && Number.isFinite(signal.retryInMs) && signal.retryInMs > 0 ? now + signal.retryInMs : undefined
       return touch(state, now)
     case "error":
       // A failed run's tool calls are over: a next run reusing a call id must not inherit them.
@@ -45,6 +47,7 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       else noteQuietEvent(state, "status busy")
       return touch(state, now)
     case "idle":
+      state.hostRetryAt = undefined
       markIdle(ctx, idle, state)
       return "ended"
     case "toolStart":

@@ -46,6 +46,11 @@ export type SessionState = {
   lastModelOutputAt: number
   /** Last semantic progress (output, a tool state change, a step, token growth): the progress ceiling's stamp. */
   lastProgressAt: number
+  /**
+   * When the host has said it will send the run's request again by itself (1.x retry status
+   * `next`, 2.x `session.retry.scheduled`): until then the silence is its wait, not a stall.
+   */
+  hostRetryAt?: number
   /** Events since the last progress that were liveness only, by type (progress-ceiling.ts). */
   quietEvents?: QuietEvents
   /** Highest token total seen for `tokenMessageID`; only growth counts as liveness. */

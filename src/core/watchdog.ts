@@ -52,7 +52,9 @@ export function oldestOpenTool(state: SessionState, now: number, b: WatchdogBudg
 
 export function assessBusySession(state: SessionState, now: number, b: WatchdogBudgets): Assessment {
   const budget = stallBudgetMs(b)
-  const silentMs = Math.max(0, now - state.lastActivityAt)
+  // A retry the host has scheduled is its own wait: the silence counts from when it is due.
+  if (state.hostRetryAt !== undefined && now < state.hostRetryAt) return { kind: "quiet", recheckInMs: state.hostRetryAt - now + budget }
+  const silentMs = Math.max(0, now - Math.max(state.lastActivityAt, state.hostRetryAt ?? 0))
   if (silentMs < budget) {
     const progress = assessProgress(state, now, b, budget)
     if (progress.kind === "no-progress") return { kind: "stalled", phase: "no-progress", silentMs, sinceProgressMs: progress.sinceProgressMs }
