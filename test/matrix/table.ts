@@ -587,10 +587,10 @@ export const ROWS: Row[] = [
   },
   {
     id: "retry-hook-one-wait",
-    why: "(2.x) a 429 whose Retry-After (100 s, read from http.response) is longer than the host's next retry: the host's retry is re-timed to it through the session retry hook, so it is the one wait and the resume, with no continue from us; the same 429 without Retry-After keeps the host's own 2 s doubling, which answers once the limit lifts",
+    why: "(2.x) a 429 whose Retry-After (20 min, read from http.response) is longer than the host honours by itself (15 min): the host's retry is re-timed to it through the session retry hook, so it is the one wait and the resume, with no continue from us; the same 429 without Retry-After keeps the host's own 2 s doubling, which answers once the limit lifts",
     options: { rateLimitCooldownsMs: [120_000] },
-    steps: [user(), say("Working "), triggerOr([{ do: "providerDown", error: "rateLimitRetryAfter", ms: 100_000 }], [{ do: "providerDown", error: "rateLimit", ms: 5_000 }]), { do: "wait", ms: 200_000 }],
-    effect: [{ act: "hostRetry", retry: true, delayMs: 100_000 }],
+    steps: [user(), say("Working "), triggerOr([{ do: "providerDown", error: "rateLimitRetryAfter", ms: 1_200_000 }], [{ do: "providerDown", error: "rateLimit", ms: 5_000 }]), { do: "wait", ms: 1_300_000 }],
+    effect: [{ act: "hostRetry", retry: true, delayMs: 1_200_000 }],
     controlEffect: [],
     // 1.x has no retry hook: its own five retries (2 s doubling, 62 s) spend themselves against
     // the limited endpoint, it gives up, and the ladder waits its rung after that and sends a

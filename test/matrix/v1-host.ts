@@ -419,7 +419,7 @@ const V1_HOST_RETRIES = 5
 const V1_ERRORS: Record<string, Record<string, unknown>> = {
   stream: { name: "APIError", data: { message: "streaming response failed: connection reset", isRetryable: true } },
   rateLimit: { name: "APIError", data: { message: "Rate limit exceeded", statusCode: 429, isRetryable: true, responseHeaders: {} } },
-  rateLimitRetryAfter: { name: "APIError", data: { message: "Rate limit exceeded", statusCode: 429, isRetryable: true, responseHeaders: { "retry-after": "100" } } },
+  rateLimitRetryAfter: { name: "APIError", data: { message: "Rate limit exceeded", statusCode: 429, isRetryable: true, responseHeaders: { "retry-after": "1200" } } },
   contextFull: { name: "APIError", data: { message: "This model's maximum context length is 128000 tokens; your request exceeded the context window", statusCode: 400, isRetryable: false } },
   contentFilter: { name: "APIError", data: { message: "Provider blocked the response", statusCode: 400, isRetryable: false } },
   modelGone: { name: "APIError", data: { message: "The model `gpt-x` does not exist or you do not have access to it.", statusCode: 404, isRetryable: false } },

@@ -16,7 +16,7 @@
  *   `id` and refuse a taken one with a ConflictError (recorded as a `duplicate` act);
  *   `session.hook(name, cb)` registers the nine documented hooks, and a provider outage
  *   (`providerDown`) runs the host's retry policy through `http.response` and `retry`: 2 s
- *   doubling, four retries, each proposal rewritable (a rewrite is recorded as a `hostRetry` act).
+ *   doubling (or the provider's Retry-After, up to 15 minutes), four retries, each proposal rewritable (a rewrite is recorded as a `hostRetry` act).
  *
  * Written against the document, not against test/support/fake-v2-host.ts, so the fake host's
  * own corrections do not move this column. HTTP reads go to `ctx.app.server.url` through a
@@ -35,6 +35,8 @@ const HOOK_NAMES = new Set(["prompt", "context", "compaction", "generate", "titl
 /** The host's own retry policy: 2 s doubling, at most four retries (packages/core/src/session/runner/retry.ts). */
 const HOST_RETRIES = 4
 const HOST_RETRY_BASE_MS = 2_000
+/** The longest Retry-After the host honours by itself. */
+const HOST_RETRY_AFTER_MAX_MS = 15 * 60_000
 const TOOLS = [{ name: "bash" }, { name: "read" }, { name: "edit" }, { name: "todowrite", options: { codemode: false } }]
 
 let scopes = 0
@@ -229,7 +231,9 @@ export function createV2World(options: Record<string, unknown>) {
     const carried = { ...reported, response: { body: "{}" } }
     let decision: { retry: false } | { retry: true; delay: number } = { retry: false }
     if (attempt <= HOST_RETRIES) {
-      const proposed = { retry: true as const, delay: HOST_RETRY_BASE_MS * 2 ** (attempt - 1) }
+      // The host honours the provider's Retry-After itself, up to 15 minutes (2026-12-03 item 2).
+      const honoured = typeof retryAfter === "string" ? Math.min(Number(retryAfter) * 1000, HOST_RETRY_AFTER_MAX_MS) : 0
+      const proposed = { retry: true as const, delay: Math.max(HOST_RETRY_BASE_MS * 2 ** (attempt - 1), honoured) }
       const event: Obj = { sessionID, agent: setup.agent, model, error: carried, attempt: attempt + 1, decision: proposed }
       for (const h of liveHooks("retry")) await h.cb(event)
       const d = event.decision as Obj | undefined
@@ -404,7 +408,7 @@ export const V2_ERRORS: Record<string, Obj> = {
   stream: { type: "provider.transport", message: "the response stream ended before the answer was complete" },
   rateLimit: { type: "provider.rate-limit", message: "429", status: 429 },
   // `retryAfter` is the response's header (seconds), heard by http.response only: the error object carries none.
-  rateLimitRetryAfter: { type: "provider.rate-limit", message: "429", status: 429, retryAfter: "100" },
+  rateLimitRetryAfter: { type: "provider.rate-limit", message: "429", status: 429, retryAfter: "1200" },
   contextFull: { type: "provider.context-overflow", message: "prompt is too long: the context window is full", status: 400 },
   contentFilter: { type: "provider.content-filter", message: "Provider blocked the response" },
   modelGone: { type: "provider.no-route", message: "model gpt-x not found", status: 404 },
