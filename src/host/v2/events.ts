@@ -111,8 +111,6 @@ export const SUBSCRIBED_TYPES: readonly string[] = [
   ...PROGRESS,
   ...AWAITING_OPEN,
   ...AWAITING_CLOSED,
-  "session.text.delta",
-  "session.reasoning.delta",
   "session.execution.started",
   "session.execution.succeeded",
   "session.execution.failed",
