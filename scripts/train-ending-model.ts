@@ -16,7 +16,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { endingSentences } from "../src/detect/ending.ts"
 import { CORPUS } from "../test/corpus/index.ts"
-import { readEnding } from "../src/detect/turn-ending.ts"
+import { beforeSignOff, readEnding } from "../src/detect/turn-ending.ts"
 import { ENDING_CLASSES, FEATURE_FORMAT, classify, decodeModel, endingFeatures, type EndingClass, type EndingFeatures, type EndingModel, type EndingWeightsFile } from "../src/detect/ending-model.ts"
 
 const ROOT = path.resolve(import.meta.dir, "..")
@@ -113,7 +113,10 @@ function examples(rows: readonly LabelledText[], buckets: number, augment = true
     const cls = classOf(row.family)
     if (cls === undefined) continue
     const label = ENDING_CLASSES.indexOf(cls)
-    const sentences = endingSentences(row.text)
+    // Taught from the ending before a closing courtesy ("... all green.\n\nCheers!"), so that the
+    // courtesy alone is never learnt as the family (the judge weighs both readings).
+    const whole = endingSentences(row.text)
+    const sentences = beforeSignOff(whole) ?? whole
     out.push(example(endingFeatures(sentences), buckets, label))
     const pool = bodies.get(row.lang)
     if (pool && pool.length > 0 && sentences.length > 0 && sentences.length < 3) {

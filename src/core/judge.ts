@@ -259,15 +259,19 @@ export function judgeSecondPass(input: JudgeInput): Judgement {
 
   // Malfunctions above are recovered regardless of the user window: the user's recent prompt
   // is what the broken turn was answering.
-  return afterUserWindow(input, (at) => stoppedByChoice(at, text, announces, family))
+  return afterUserWindow(input, (at) => stoppedByChoice(at, text, announces, ending))
 }
 
-function stoppedByChoice(input: JudgeInput, text: string, announces: boolean, family: EndingReading["family"]): Judgement {
+function stoppedByChoice(input: JudgeInput, text: string, announces: boolean, ending: EndingReading): Judgement {
+  const family = ending.family
   const warm = input.now - input.sessionStartedAt >= input.options.warmupMs
   if (announces && input.options.resumeOnActionIntent && warm) {
     return budgeted(input, "action-intent", actionIntentPromptText(input.options), "continue", "announced an action ending in ':' and stopped")
   }
   if (family?.family === "ready") return readyToContinue(input)
   if (family?.family === "done") return doneClaim(input, text, `done claim (${family.detail})`, family.layer)
+  // The reminder is the one nudge no sign in the reply asked for: a doubt that the reply asks
+  // the user is enough to hold it.
+  if (ending.mayAsk) return none(`${ending.mayAsk}: the open todos wait for the user`)
   return openTodosLeft(input) ?? none("nothing to act on")
 }

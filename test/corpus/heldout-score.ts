@@ -89,11 +89,14 @@ export function report(outcomes: readonly HeldOutOutcome[], opts: { misjudged?: 
   }
   const past = nudgesPastHandOff(outcomes)
   lines.push("", `nudges past a hand-off: ${past.length} (of ${outcomes.filter((o) => o.sample.family === "hand-off").length} hand-offs, either setting)`)
-  lines.push("", `recall by language   ${HELDOUT_LANGS.map((l) => l.padStart(4)).join("")}`)
+  // What the doubt costs: endings that are not hand-offs whose open-todo reminder it held.
+  const doubted = outcomes.filter((o) => o.sample.family !== "hand-off" && o.withTodos.kind !== "nudge" && o.withTodos.reason.includes("may ask the user"))
+  lines.push(`reminders held by a doubt on other endings: ${doubted.length} (of ${outcomes.filter((o) => o.sample.family !== "hand-off").length})`)
+  lines.push("", `recall by language  ${HELDOUT_LANGS.map((l) => l.padStart(5)).join("")}`)
   for (const family of ["hand-off", "stop", "done", "ready", "tool-call"] as const) {
     const cells = HELDOUT_LANGS.map((l) => {
       const r = recallIn(outcomes, family, l)
-      return (r === undefined ? "-" : r.toFixed(2).replace(/^0/, "")).padStart(4)
+      return (r === undefined ? "-" : r.toFixed(2).replace(/^0/, "")).padStart(5)
     })
     lines.push(`${family.padEnd(20)} ${cells.join("")}`)
   }
@@ -102,6 +105,7 @@ export function report(outcomes: readonly HeldOutOutcome[], opts: { misjudged?: 
     lines.push("", `misjudged: ${wrong.length}`)
     for (const o of wrong) lines.push(`  ${o.sample.id} want ${o.sample.family}, got ${o.got} (${o.quiet.reason.slice(0, 80)}): ${JSON.stringify(o.sample.text.slice(-120))}`)
     for (const o of past) lines.push(`  PAST HAND-OFF ${o.sample.id}: ${o.withTodos.reason.slice(0, 100)}`)
+    for (const o of doubted) lines.push(`  DOUBT HELD ${o.sample.id} (${o.sample.family}): ${o.withTodos.reason.slice(0, 100)}`)
   }
   return lines.join("\n")
 }

@@ -63,7 +63,9 @@ describe("stop, done and ready", () => {
   })
 
   test("a plain finding is none of them", () => {
-    expect(readEnding("The tokenizer drops the last quote of a line.")).toEqual({})
+    const reading = readEnding("The tokenizer drops the last quote of a line.")
+    expect(reading.family).toBeUndefined()
+    expect(reading.handOff).toBeUndefined()
   })
 
   test("the user's own done patterns replace both layers for done", () => {
@@ -202,4 +204,37 @@ test("one word is too little for the classifier: 'Hmm.' reads as nothing; contro
 test("a question, then a short sign-off in any language, is still a question; control: a short exclamation after a statement is not", () => {
   expect(readEnding("O módulo está pronto.\n\nOs usuários com CPF inválido devem ser bloqueados ou só avisados?\n\nValeu!").handOff?.how).toBe("question")
   expect(readEnding("O módulo está pronto e os testes passam.\n\nValeu!").handOff?.how ?? "none").not.toBe("question")
+})
+
+describe("what the classifier reads around the ending", () => {
+  test("a closing courtesy after a claim: the claim is the ending", () => {
+    expect(readEnding("The bug is fixed and the full suite passes.\n\nCheers!").family?.family).toBe("done")
+    expect(readEnding("Die Migration ist geschrieben, die Tests laufen grün.\n\nViele Grüße!").family?.family).toBe("done")
+    expect(readEnding("Il refactoring è concluso, tutto compila.\n\nCiao!").family?.family).toBe("done")
+    expect(readEnding("Next I'll wire the retry queue into the worker.\n\nThanks!").family?.family).toBe("ready")
+  })
+
+  test("control: the courtesy alone is no claim", () => {
+    expect(readEnding("Cheers!").family).toBeUndefined()
+    expect(readEnding("Thanks.").family).toBeUndefined()
+  })
+
+  test("a claim of one word is read when the classifier is sure", () => {
+    for (const word of ["Gotowe.", "Erledigt.", "Tamamlandı."]) expect(readEnding(word).family?.family).toBe("done")
+  })
+
+  test("control: one word that claims nothing", () => {
+    for (const word of ["OK.", "Hmm.", "Yes."]) expect(readEnding(word)).toEqual({})
+  })
+
+  test("a choice the rules miss but the classifier doubts: read as a doubt, no family", () => {
+    const reading = readEnding("Two ways to fix it: pin the version or vendor the package.")
+    expect(reading.handOff).toBeUndefined()
+    expect(reading.family).toBeUndefined()
+    expect(reading.mayAsk).toMatch(/may ask the user \(p=0\.\d\d\)/)
+  })
+
+  test("control: a finding about code raises no doubt", () => {
+    expect(readEnding("The cache is keyed by the request path, so query strings share an entry.")).toEqual({})
+  })
 })
