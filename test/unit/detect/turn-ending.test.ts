@@ -4,7 +4,7 @@
  * differs only in the trigger.
  */
 import { describe, expect, test } from "bun:test"
-import { decodeModel, FEATURE_FORMAT, type EndingWeightsFile } from "../../../src/detect/ending-model.ts"
+import { decodeModel, ENDING_CLASSES, FEATURE_FORMAT, type EndingClass, type EndingModel, type EndingWeightsFile } from "../../../src/detect/ending-model.ts"
 import { endingSentences, isQuestion } from "../../../src/detect/ending.ts"
 import { endingModel, readEnding } from "../../../src/detect/turn-ending.ts"
 
@@ -227,11 +227,24 @@ describe("what the classifier reads around the ending", () => {
     for (const word of ["OK.", "Hmm.", "Yes."]) expect(readEnding(word)).toEqual({})
   })
 
-  test("a choice the rules miss but the classifier doubts: read as a doubt, no family", () => {
-    const reading = readEnding("Two ways to fix it: pin the version or vendor the package.")
+  // A model that answers the same probabilities whatever it reads: the doubt is a matter of them alone.
+  function answering(p: Partial<Record<EndingClass, number>>): EndingModel {
+    const bias = Float32Array.from(ENDING_CLASSES.map((c) => Math.log(p[c] ?? 1e-6)))
+    return { buckets: 1, classes: ENDING_CLASSES, weights: new Float32Array(ENDING_CLASSES.length), bias, thresholds: { none: 0, "hand-off": 0.4, stop: 0.8, done: 0.8, ready: 0.8 } }
+  }
+  const finding = "The importer keeps the first row of every sheet as the header."
+
+  test("a hand-off the classifier doubts but does not believe: read as a doubt, and the family it reads is dropped", () => {
+    const reading = readEnding(finding, {}, answering({ "hand-off": 0.16, done: 0.84 }))
     expect(reading.handOff).toBeUndefined()
     expect(reading.family).toBeUndefined()
-    expect(reading.mayAsk).toMatch(/may ask the user \(p=0\.\d\d\)/)
+    expect(reading.mayAsk).toBe("the ending may ask the user (p=0.16)")
+  })
+
+  test("control: below the doubt, the family stands", () => {
+    const reading = readEnding(finding, {}, answering({ "hand-off": 0.14, done: 0.86 }))
+    expect(reading.mayAsk).toBeUndefined()
+    expect(reading.family).toMatchObject({ family: "done", layer: "model" })
   })
 
   test("control: a finding about code raises no doubt", () => {
