@@ -354,10 +354,12 @@ function firstWord(text: string): string {
 
 /**
  * A request to the reader by its form: a "please" word, a "tell me", an imperative that asks
- * (at the start or opening its last clause), or a question that lost its mark. A closing colon
- * does not change that ("Which of these should I implement first:").
+ * (at the start or opening its last clause), or, in the reply's last sentence only
+ * (`lastSentence`), a question that lost its mark. A closing colon does not change that ("Which
+ * of these should I implement first:"). Before the last sentence an opener proves nothing: a
+ * list item whose subject was code reads "is still flaky ..." once the code is left out.
  */
-export function pleadsReader(quoting: string): boolean {
+export function pleadsReader(quoting: string, lastSentence = true): boolean {
   const sentence = unquoted(quoting)
   if (PLEASE.test(sentence)) return true
   if (TELL_ME.test(sentence) && !COURTESY.test(sentence)) return true
@@ -366,7 +368,19 @@ export function pleadsReader(quoting: string): boolean {
   if (last === undefined || !/[\p{L}\p{N}]/u.test(last)) return false
   const lastClause = trimmed.slice(Math.max(trimmed.lastIndexOf(","), trimmed.lastIndexOf(";"), trimmed.lastIndexOf("\u2014")) + 1)
   if (REQUEST_VERBS.has(firstWord(trimmed)) || REQUEST_VERBS.has(firstWord(lastClause))) return true
-  return QUESTION_OPENERS.has(firstWord(trimmed))
+  return lastSentence && QUESTION_OPENERS.has(firstWord(trimmed))
+}
+
+/**
+ * The reader is addressed and a verb of choosing, confirming or handing over stands anywhere in
+ * the sentence ("Trang trọng hay thân thiện — bạn chọn một, mình sẽ sửa theo đó."): not sure
+ * enough to be a hand-off (the same words describe a dialog: "the picker lets you choose a
+ * file"), but a doubt the judge lets resolve to the user.
+ */
+export function putsChoiceToReader(quoting: string): boolean {
+  const sentence = unquoted(quoting)
+  if (!addressesUser(sentence)) return false
+  return sentence.split(/[^\p{L}\p{M}'-]+/u).some((word) => REQUEST_VERBS.has(word.toLowerCase()))
 }
 
 /** The reader is asked for a decision or an approval ("I need a decision from you on these points"). */

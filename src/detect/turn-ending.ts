@@ -15,7 +15,7 @@
 import { hasActionIntent } from "./action-intent.ts"
 import { asksUser } from "./asks-user.ts"
 import { DEFAULT_DONE_CLAIM_PATTERNS, hasDoneClaim } from "./done-claim.ts"
-import { addressesUser, asksForCredential, asksForDecision, asksForYesNo, conditional, endingSentences, isCut, isQuestion, pleadsReader, sentencesOfProse, waitsOnReader } from "./ending.ts"
+import { addressesUser, asksForCredential, asksForDecision, asksForYesNo, conditional, endingSentences, isCut, isQuestion, pleadsReader, putsChoiceToReader, sentencesOfProse, waitsOnReader } from "./ending.ts"
 import { classify, decodeModel, endingFeatures, ENDING_CLASSES, type EndingModel, type EndingWeightsFile } from "./ending-model.ts"
 import WEIGHTS from "./ending-weights.json" with { type: "json" }
 import { compilePatterns } from "./patterns.ts"
@@ -146,7 +146,7 @@ function structuralHandOff(text: string, prose: string, sentences: readonly stri
   }
   // One of the last two sentences asks as a request ("please ...", "확인 부탁드립니다. 승인해
   //주시기 전까지는 실행하지 않겠습니다."); a sentence after a request rarely takes it back.
-  for (const sentence of sentences.slice(-2)) if (pleadsReader(sentence)) return { how: "request", detail: "a request to the reader" }
+  for (const sentence of sentences.slice(-2)) if (pleadsReader(sentence, sentence === sentences[n - 1])) return { how: "request", detail: "a request to the reader" }
   for (let i = n - 2; i >= 0; i--) {
     const sentence = sentences[i]!
     if (!isQuestion(sentence)) continue
@@ -235,7 +235,13 @@ export function readEnding(text: string, patterns: EndingPatterns = {}, model: E
     return { announcesAction: true }
   }
   if (p && p[handIndex]! >= thresholds["hand-off"]) return { handOff: { how: "model", detail: `the ending reads as a request to the user (p=${p[handIndex]!.toFixed(2)})` } }
-  const mayAsk = p && p[handIndex]! >= HAND_OFF_DOUBT ? `the ending may ask the user (p=${p[handIndex]!.toFixed(2)})` : undefined
+  const last = sentences[sentences.length - 1]
+  const mayAsk =
+    p && p[handIndex]! >= HAND_OFF_DOUBT
+      ? `the ending may ask the user (p=${p[handIndex]!.toFixed(2)})`
+      : last !== undefined && putsChoiceToReader(last)
+        ? "the last sentence may put a choice to the user"
+        : undefined
 
   const done = compilePatterns(patterns.doneClaimPatterns, "im")
   const ready = compilePatterns(patterns.readyToContinuePatterns, "i")
@@ -245,9 +251,9 @@ export function readEnding(text: string, patterns: EndingPatterns = {}, model: E
   // The built-in claim counts in the last two sentences only: a claim taken back after it ("All
   // tasks are complete. Actually, the lint step failed. Fixing it now.") is no claim.
   if (hasDoneClaim(done ? text : sentences.slice(-2).join("\n"), done ?? DEFAULT_DONE_CLAIM_PATTERNS) || (!done && hasDoneClaim((beforeSignOff(sentences) ?? []).slice(-2).join("\n"), DEFAULT_DONE_CLAIM_PATTERNS))) return { family: { family: "done", layer: "rule", detail: done ? "your doneClaimPatterns" : "done claim" } }
-  if (!p) return {}
   // A doubt that the user is asked outweighs whatever family only the classifier reads.
   if (mayAsk) return { mayAsk }
+  if (!p) return {}
   const family = bestFamily(p)
   if (p[0]! > family.p) return {}
   const guess = ENDING_CLASSES[family.index] as EndingFamily
