@@ -274,3 +274,15 @@ describe("requests by form, where they stand", () => {
     expect(readEnding("Bản hiện tại dùng giọng thân thiện cho bạn đọc.", {}, answering({ none: 0.95, "hand-off": 0.05 })).mayAsk).toBeUndefined()
   })
 })
+
+describe("a ready that waits on a condition sends nothing", () => {
+  const sureReady = answering({ ready: 0.9, none: 0.1 })
+  test("the move waits: no family", () => {
+    expect(readEnding("The migration is written. I'll continue with the next task once CI is green.", {}, sureReady).family).toBeUndefined()
+    expect(readEnding("Die Migration steht. Sobald die Pipeline grün ist, mache ich mit dem Import weiter.", {}, sureReady).family).toBeUndefined()
+  })
+  test("control: 'after this', 'when' inside the next task, another language's 'if' are no condition", () => {
+    for (const text of ["Als Nächstes kommt die REST-API dran.", "Setelah ini saya pindah ke README dan panduan kontribusi.", "Siguiente tarea: invalidar el caché cuando se edita un producto.", "इसके बाद मैं documentation पर काम करूँगा।"])
+      expect(readEnding(text, {}, sureReady).family?.family).toBe("ready")
+  })
+})
