@@ -355,7 +355,8 @@ function firstWord(text: string): string {
 /**
  * A request to the reader by its form: a "please" word, a "tell me", an imperative that asks
  * (at the start or opening its last clause), or, in the reply's last sentence only
- * (`lastSentence`), a question that lost its mark. A closing colon does not change that ("Which
+ * (`lastSentence`), a question that lost its mark (opening the sentence or the clause after its
+ * last colon). A closing colon does not change that ("Which
  * of these should I implement first:"). Before the last sentence an opener proves nothing: a
  * list item whose subject was code reads "is still flaky ..." once the code is left out.
  */
@@ -368,7 +369,11 @@ export function pleadsReader(quoting: string, lastSentence = true): boolean {
   if (last === undefined || !/[\p{L}\p{N}]/u.test(last)) return false
   const lastClause = trimmed.slice(Math.max(trimmed.lastIndexOf(","), trimmed.lastIndexOf(";"), trimmed.lastIndexOf("\u2014")) + 1)
   if (REQUEST_VERBS.has(firstWord(trimmed)) || REQUEST_VERBS.has(firstWord(lastClause))) return true
-  return lastSentence && QUESTION_OPENERS.has(firstWord(trimmed))
+  if (!lastSentence) return false
+  // The question may open the clause after a colon ("One design question: should the player
+  // also take damage ...").
+  const afterColon = trimmed.slice(Math.max(trimmed.lastIndexOf(":"), trimmed.lastIndexOf("\uff1a")) + 1)
+  return QUESTION_OPENERS.has(firstWord(trimmed)) || (afterColon !== trimmed && QUESTION_OPENERS.has(firstWord(afterColon)))
 }
 
 /**

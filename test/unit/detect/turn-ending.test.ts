@@ -263,6 +263,13 @@ describe("requests by form, where they stand", () => {
     expect(readEnding("The parser is done.\n\nShould I also port the lexer").handOff?.how).toBe("request")
   })
 
+  test("a question that lost its mark after a colon", () => {
+    const quiet = answering({ none: 0.95, "hand-off": 0.05 })
+    expect(readEnding("Valschade is toegevoegd.\n\nNog één ontwerpvraag: moet de speler ook schade krijgen als hij op een vijand landt", {}, quiet).handOff?.how).toBe("request")
+    // Control: a statement after the colon.
+    expect(readEnding("Valschade is toegevoegd.\n\nNog één opmerking: de speler krijgt ook schade als hij op een vijand landt", {}, quiet).handOff).toBeUndefined()
+  })
+
   test("a choice put to the reader mid-sentence is a doubt", () => {
     // The classifier sure it is none: the rule alone raises the doubt.
     const reading = readEnding("Trang trọng hay thân thiện — bạn chọn một, mình sẽ sửa toàn bộ theo đó.", {}, answering({ none: 0.95, "hand-off": 0.05 }))
