@@ -9,7 +9,7 @@ import { journalLine } from "../history/journal-line.ts"
 import { journalFilePath } from "../history/journal-path.ts"
 import { newestOf, readJournal } from "../history/journal-read.ts"
 import { journalTable } from "../history/journal-table.ts"
-import { printable, sessionIdProblem } from "../pause/session-id.ts"
+import { printable, sessionIdProblem } from "../stores/pause-marker.ts"
 
 export type HistoryIo = { stdout: (line: string) => void; stderr: (line: string) => void; env: Record<string, string | undefined> }
 

@@ -1,6 +1,6 @@
 /** Where the history of interventions lives: beside the pause marker, in the plugin's state directory. */
 import path from "node:path"
-import { pauseFilePath } from "../pause/marker-format.ts"
+import { pauseFilePath } from "../stores/pause-marker.ts"
 
 export const JOURNAL_FILE_NAME = "auto-resume.history.jsonl"
 

@@ -4,8 +4,8 @@
  */
 import type { SessionStatus } from "../core/status.ts"
 import { formatStatusReport, parsePauseArguments, toggleReply, usageReply, type ParsedPauseCommand } from "./command.ts"
-import type { PauseControl } from "./pause-control.ts"
-import { holdText } from "./hold-text.ts"
+import type { PauseControl } from "../stores/file-pauses.ts"
+import { holdText } from "../prompts/hold-text.ts"
 import type { JournalEntry } from "../core/journal.ts"
 import { sessionHistoryText } from "../history/journal-table.ts"
 
