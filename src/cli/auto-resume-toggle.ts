@@ -11,7 +11,7 @@ import { emptyPauseState, sessionHold, tidyPauses, viewHold, type DroppedPause, 
 import { droppedText, holdText } from "../prompts/hold-text.ts"
 import { PauseMarkerFile, pauseFilePath, printable, sessionIdProblem, type PauseState } from "../stores/pause-marker.ts"
 import { parseHistoryArgs, runHistory } from "./history-command.ts"
-import { JOURNAL_FILE_NAME } from "../history/journal-path.ts"
+import { JOURNAL_FILE_NAME } from "../stores/journal-file.ts"
 import { RATE_WAIT_FILE_NAME } from "../stores/wait-file.ts"
 import path from "node:path"
 

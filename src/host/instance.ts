@@ -18,7 +18,7 @@ import { hostRateWaits } from "../stores/wait-file.ts"
 import { claimSlot, nextSerial, releaseSlot, type HeldSlot, type SlotHolder } from "./registry.ts"
 import { startupLine } from "./startup.ts"
 import { withHistory } from "./with-history.ts"
-import { historyStore, type HistoryStore } from "../history/history-store.ts"
+import { historyStore, type HistoryStore } from "../stores/journal-file.ts"
 import { exportWatchState, importWatchState, type WatchSnapshot } from "./watch-state.ts"
 
 /** A live instance; its engine answers for instances it superseded (1.x task_complete). */

@@ -37,7 +37,7 @@ export type StoreFs = Pick<
   | "mkdirSync"
 >
 
-/** Every failure of a store: I/O, a refused content, a lock that never came free. */
+/** Every failure of a store: I/O (the errno error is its `cause`), a refused content, a lock that never came free. */
 export class StateFileError extends Error {
   override readonly name = "StateFileError"
 }
@@ -202,7 +202,7 @@ export class AtomicFile {
       return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`
     } catch (error) {
       if (errno(error) === "ENOENT") return "absent"
-      throw new StateFileError(`cannot stat ${this.path}: ${describe(error)}`)
+      throw new StateFileError(`cannot stat ${this.path}: ${describe(error)}`, { cause: error })
     }
   }
 
@@ -221,7 +221,7 @@ export class AtomicFile {
     try {
       this.fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
     } catch (error) {
-      throw new StateFileError(`cannot create ${dir}: ${describe(error)}`)
+      throw new StateFileError(`cannot create ${dir}: ${describe(error)}`, { cause: error })
     }
   }
 
@@ -244,7 +244,7 @@ export class AtomicFile {
       // Already failing, and the temp file may never have been created: clean up what there is.
       if (fd !== undefined) orElse(() => this.fs.closeSync(fd!), undefined)
       orElse(() => this.fs.unlinkSync(tmp), undefined)
-      throw new StateFileError(`cannot write ${this.path}: ${describe(error)}`)
+      throw new StateFileError(`cannot write ${this.path}: ${describe(error)}`, { cause: error })
     }
   }
 
@@ -257,7 +257,7 @@ export class AtomicFile {
       this.fs.fchmodSync(fd, 0o600)
       this.writeAll(fd, Buffer.from(content, "utf8"))
     } catch (error) {
-      throw new StateFileError(`cannot write ${this.path}: ${describe(error)}`)
+      throw new StateFileError(`cannot write ${this.path}: ${describe(error)}`, { cause: error })
     } finally {
       if (fd !== undefined) orElse(() => this.fs.closeSync(fd!), undefined)
     }
@@ -332,7 +332,7 @@ export class AtomicFile {
       fd = this.fs.openSync(this.lockPath, "wx", 0o600)
     } catch (error) {
       if (errno(error) === "EEXIST") return false
-      throw new StateFileError(`cannot create the lock ${this.lockPath}: ${describe(error)}`)
+      throw new StateFileError(`cannot create the lock ${this.lockPath}: ${describe(error)}`, { cause: error })
     }
     try {
       const info: LockInfo = { pid: this.pid, host: this.lock.hostname, token, at: this.now() }
@@ -352,7 +352,7 @@ export class AtomicFile {
       raw = String(this.fs.readFileSync(this.lockPath, "utf8"))
     } catch (error) {
       if (errno(error) === "ENOENT") return undefined
-      throw new StateFileError(`cannot inspect the lock ${this.lockPath}: ${describe(error)}`)
+      throw new StateFileError(`cannot inspect the lock ${this.lockPath}: ${describe(error)}`, { cause: error })
     }
     // Unparsable: being written right now, or junk; only age can tell.
     const parsed = orElse(() => JSON.parse(raw) as LockInfo | undefined, undefined)
@@ -373,7 +373,7 @@ export class AtomicFile {
       this.fs.renameSync(this.lockPath, aside)
     } catch (error) {
       if (errno(error) === "ENOENT") return
-      throw new StateFileError(`cannot break the stale lock ${this.lockPath}: ${describe(error)}`)
+      throw new StateFileError(`cannot break the stale lock ${this.lockPath}: ${describe(error)}`, { cause: error })
     }
     // Unreadable: treat it as the stale one.
     const moved = orElse(() => String(this.fs.readFileSync(aside, "utf8")), observed)
