@@ -82,12 +82,9 @@ export type BoundedRead = { text?: string; problem?: string }
  * from the first whole line. Throws StateFileError on I/O errors other than a missing file.
  */
 export function readBounded(fs: StoreFs, filePath: string, maxBytes: number, tail = false): BoundedRead {
-  let size: number
   try {
     // A stat first: opening a FIFO or a device to read could block.
-    const st = fs.statSync(filePath)
-    if (!st.isFile()) return { problem: "it is not a regular file" }
-    size = st.size
+    if (!fs.statSync(filePath).isFile()) return { problem: "it is not a regular file" }
   } catch (error) {
     if (errno(error) === "ENOENT") return {}
     throw new StateFileError(`cannot stat ${filePath}: ${describe(error)}`, { cause: error })
@@ -102,11 +99,10 @@ export function readBounded(fs: StoreFs, filePath: string, maxBytes: number, tai
   try {
     const st = fs.fstatSync(fd)
     if (!st.isFile()) return { problem: "it is not a regular file" }
-    size = st.size
-    const start = tail ? Math.max(0, size - maxBytes) : 0
+    const start = tail ? Math.max(0, st.size - maxBytes) : 0
     // One byte past the bound is enough to know the file is too large, however fast it grows.
     const cap = tail ? maxBytes : maxBytes + 1
-    let buffer = Buffer.alloc(Math.min(cap, Math.max(1, size - start + 1)))
+    let buffer = Buffer.alloc(Math.min(cap, st.size - start + 1))
     let length = 0
     for (;;) {
       const n = fs.readSync(fd, buffer, length, buffer.length - length, start + length)

@@ -8,7 +8,8 @@
  * throws into callers: an I/O problem is logged once and reads as not paused.
  */
 import type { TimeSource } from "../core/clock.ts"
-import { emptyPauseState, sessionHold, viewHold, withAllPaused, withAllResumed, withSessionPaused, withSessionResumed, type Hold, type HoldView, type PauseState } from "../core/pause-leases.ts"
+import { emptyPauseState, sessionHold, viewHold, withAllPaused, withAllResumed, withSessionPaused, withSessionResumed } from "../core/pause-leases.ts"
+import type { Hold, HoldView, PauseState } from "../core/pause-leases.ts"
 import type { PauseSource } from "../core/pauses.ts"
 import { errorMessage, orElse } from "./atomic-file.ts"
 import { LeaseKeeper, type LeaseKeeperOptions } from "./pause-lease.ts"
