@@ -8,13 +8,11 @@
  */
 import { endPausedWaits, waitStatusLines } from "./rate-wait-lines.ts"
 import { emptyPauseState, sessionHold, tidyPauses, viewHold, type DroppedPause, type Hold } from "../core/pause-leases.ts"
-import { droppedText, holdText } from "../pause/hold-text.ts"
-import { PauseMarkerFile } from "../pause/marker-file.ts"
-import { pauseFilePath, type PauseState } from "../pause/marker-format.ts"
-import { printable, sessionIdProblem } from "../pause/session-id.ts"
+import { droppedText, holdText } from "../prompts/hold-text.ts"
+import { PauseMarkerFile, pauseFilePath, printable, sessionIdProblem, type PauseState } from "../stores/pause-marker.ts"
 import { parseHistoryArgs, runHistory } from "./history-command.ts"
-import { JOURNAL_FILE_NAME } from "../history/journal-path.ts"
-import { RATE_WAIT_FILE_NAME } from "../pause/rate-wait-file.ts"
+import { JOURNAL_FILE_NAME } from "../stores/journal-file.ts"
+import { RATE_WAIT_FILE_NAME } from "../stores/wait-file.ts"
 import path from "node:path"
 
 export const EXIT_OK = 0

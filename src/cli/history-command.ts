@@ -5,11 +5,9 @@
  * table shows. Lines that are not entries are skipped, and counted on stderr.
  */
 import type { JournalEntry } from "../core/journal.ts"
-import { journalLine } from "../history/journal-line.ts"
-import { journalFilePath } from "../history/journal-path.ts"
-import { newestOf, readJournal } from "../history/journal-read.ts"
-import { journalTable } from "../history/journal-table.ts"
-import { printable, sessionIdProblem } from "../pause/session-id.ts"
+import { journalTable } from "../prompts/history-text.ts"
+import { journalFilePath, journalLine, newestOf, readJournal } from "../stores/journal-file.ts"
+import { printable, sessionIdProblem } from "../stores/pause-marker.ts"
 
 export type HistoryIo = { stdout: (line: string) => void; stderr: (line: string) => void; env: Record<string, string | undefined> }
 
@@ -45,7 +43,7 @@ function ofSession(entries: readonly JournalEntry[], id: string | undefined): Jo
 /** Prints the history; never fails: a missing or unreadable file is an empty history. */
 export async function runHistory(args: Exclude<HistoryArgs, { usage: string }>, io: HistoryIo): Promise<void> {
   const file = journalFilePath(io.env)
-  const read = await readJournal(file)
+  const read = readJournal(file)
   if (read.skipped > 0) io.stderr(`auto-resume-toggle: note: ${read.skipped} line(s) of ${file} are not history entries and were skipped`)
   const entries = newestOf(ofSession(read.entries, args.sessionID), undefined, Number.MAX_SAFE_INTEGER)
   if (args.json) {

@@ -6,7 +6,7 @@
  */
 import type { CarriedWait } from "../core/carried-waits.ts"
 import { formatLocalTime } from "../prompts/format.ts"
-import { RateWaitFile, rateWaitFilePath } from "../pause/rate-wait-file.ts"
+import { RateWaitFile, rateWaitFilePath } from "../stores/wait-file.ts"
 
 export type WaitTarget = { all: true } | { all: false; sessionID: string }
 
@@ -24,7 +24,7 @@ export function waitStatusLines(env: Record<string, string | undefined>, target:
   return lines
 }
 
-/** A pause ends the waits it covers: out of the file. Returns how many were removed. Throws PauseFileError. */
+/** A pause ends the waits it covers: out of the file. Returns how many were removed. Throws StateFileError. */
 export async function endPausedWaits(env: Record<string, string | undefined>, target: WaitTarget, now: number): Promise<number> {
   let removed = 0
   await new RateWaitFile(rateWaitFilePath(env), { now: () => now }).update((waits) => {

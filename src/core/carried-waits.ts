@@ -1,7 +1,7 @@
 /**
  * Rate-limit waits that outlive the process: what the state file holds, which of its entries a
  * starting plugin takes over, and how the list is kept bounded. Pure: the file itself is read
- * and written in pause/rate-wait-file.ts, the process checks are the caller's.
+ * and written in src/stores/wait-file.ts, the process checks are the caller's.
  *
  * Why a file: OpenCode gives a rate-limited request up after a handful of retries, so a long
  * quota window leaves the session idle with only our wait to wake it; a restart would forget

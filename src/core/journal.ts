@@ -1,8 +1,8 @@
 /**
  * The history a user reads to learn what the plugin did while nobody watched: one entry per
  * intervention, made by the core (journal-book.ts) and handed to the host through
- * HostPort.journal, which stores it (src/history/). Pure data and the few rules that keep it
- * small and printable; no I/O.
+ * HostPort.journal, which stores it (src/stores/journal-file.ts). Pure data and the few rules
+ * that keep it small and printable; no I/O.
  */
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Where the core asks whether a session is paused. The in-memory store is enough for the
- * core and its tests; the marker-file store (pause/) implements the same interface.
+ * core and its tests; the marker-file store (src/stores/file-pauses.ts) implements the same interface.
  */
 export interface PauseSource {
   isPaused(sessionID: string): boolean

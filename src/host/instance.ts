@@ -13,12 +13,12 @@ import { errorText } from "../core/logger.ts"
 import type { PauseSource } from "../core/pauses.ts"
 import type { HostPort, LogLevel } from "../core/port.ts"
 import type { ResolvedOptions } from "../options/index.ts"
-import { hostPauses, type HostPauses } from "../pause/host-pauses.ts"
-import { hostRateWaits } from "../pause/host-rate-waits.ts"
+import { hostPauses, type HostPauses } from "../stores/file-pauses.ts"
+import { hostRateWaits } from "../stores/wait-file.ts"
 import { claimSlot, nextSerial, releaseSlot, type HeldSlot, type SlotHolder } from "./registry.ts"
 import { startupLine } from "./startup.ts"
 import { withHistory } from "./with-history.ts"
-import { historyStore, type HistoryStore } from "../history/history-store.ts"
+import { historyStore, type HistoryStore } from "../stores/journal-file.ts"
 import { exportWatchState, importWatchState, type WatchSnapshot } from "./watch-state.ts"
 
 /** A live instance; its engine answers for instances it superseded (1.x task_complete). */
@@ -67,7 +67,7 @@ export function startInstance(deps: InstanceDeps): Instance {
   const { slot, resolved, time, port } = deps
   const serial = nextSerial()
   const log = (level: LogLevel, message: string) => port.log(level, message)
-  // The marker file, shared with every OpenCode process and the CLI (host-pauses.ts).
+  // The marker file, shared with every OpenCode process and the CLI (stores/file-pauses.ts).
   const pauses = hostPauses({ injected: deps.pauses, env: deps.env, recheckMs: resolved.options.checkIntervalMs, time, log })
   // Beside the marker; with injected pauses (tests) only when asked for.
   const waits = deps.pauses && !deps.rateWaitFile ? undefined : hostRateWaits({ env: deps.env, directory: deps.directory, time, log })

@@ -5,9 +5,9 @@
  */
 import type { LogLevel } from "../core/port.ts"
 import type { SessionStatus } from "../core/status.ts"
-import type { PauseControl } from "../pause/pause-control.ts"
+import type { PauseControl } from "../stores/file-pauses.ts"
 import { runPauseCommand } from "../pause/run-command.ts"
-import type { HistoryStore } from "../history/history-store.ts"
+import type { HistoryStore } from "../stores/journal-file.ts"
 
 export type PauseCommandHost = {
   /** RecoveryEngine (only `status` is used). */

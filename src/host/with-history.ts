@@ -3,7 +3,7 @@
  * brings a journal of its own (a test's) keeps it; the adapter's object is never changed.
  */
 import type { HostPort } from "../core/port.ts"
-import type { HistoryStore } from "../history/history-store.ts"
+import type { HistoryStore } from "../stores/journal-file.ts"
 
 export function withHistory(port: HostPort, history: HistoryStore | undefined): HostPort {
   if (!history || port.journal) return port

@@ -60,7 +60,7 @@ export type StatusReportInput = {
   sessionID: string
   paused: boolean
   allPaused: boolean
-  /** Who holds the pause and since when (hold-text.ts), when that is known. */
+  /** Who holds the pause and since when (prompts/hold-text.ts), when that is known. */
   holder?: string
   /** The engine's view of the session; undefined when it has seen nothing of it yet. */
   status?: SessionStatus

@@ -4,17 +4,17 @@
  */
 import type { SessionStatus } from "../core/status.ts"
 import { formatStatusReport, parsePauseArguments, toggleReply, usageReply, type ParsedPauseCommand } from "./command.ts"
-import type { PauseControl } from "./pause-control.ts"
-import { holdText } from "./hold-text.ts"
+import type { PauseControl } from "../stores/file-pauses.ts"
+import { holdText } from "../prompts/hold-text.ts"
 import type { JournalEntry } from "../core/journal.ts"
-import { sessionHistoryText } from "../history/journal-table.ts"
+import { sessionHistoryText } from "../prompts/history-text.ts"
 
 export type PauseCommandDeps = {
   pauses: PauseControl
   /** The engine's snapshot of a session (RecoveryEngine.status). */
   status: (sessionID: string) => SessionStatus | undefined
   now: () => number
-  /** The session's newest interventions (history-store.ts); absent where no history is kept. */
+  /** The session's newest interventions (stores/journal-file.ts); absent where no history is kept. */
   history?: (sessionID: string, limit: number) => Promise<{ entries: JournalEntry[]; total: number }>
 }
 

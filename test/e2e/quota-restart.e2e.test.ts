@@ -17,7 +17,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { httpError, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, type OpencodeHost } from "./harness/opencode-host.ts"
-import { JOURNAL_FILE_NAME } from "../../src/history/journal-path.ts"
+import { JOURNAL_FILE_NAME } from "../../src/stores/journal-file.ts"
 import { PLUGIN_URL, SHORT_BUDGETS, SHOW_MS, autoResumeLog, eventually, pluginPromptRequests, sleep, warmUp } from "./support.ts"
 
 /**

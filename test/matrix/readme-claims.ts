@@ -35,7 +35,7 @@ export const CLAIM_PAGES = [
 export const REFERENCE_PAGES: Record<string, string> = {
   "docs/README.md": "the index of the other pages",
   "docs/options.md": "the generated options table: test/unit/docs/options-table.test.ts holds it to the schema",
-  "docs/state-files.md": "file locations, formats and limits: test/unit/pause (marker, leases, rate-wait file), test/unit/history, test/unit/core/carried-waits.test.ts",
+  "docs/state-files.md": "file locations, formats and limits: test/unit/stores (marker, leases, rate-wait file, journal), test/unit/history, test/unit/core/carried-waits.test.ts",
   "docs/logs-and-troubleshooting.md": "log lines and advice; the lines themselves are asserted by the e2e tests and the matrix log checks",
   "docs/install.md": "config snippets: test/e2e/package.e2e.test.ts loads the packed package in a real 1.18.33",
   "docs/end-to-end-tests.md": "how to run the tests; the commands are the tests themselves",

@@ -1,7 +1,9 @@
 /**
  * The import rules of src/, read from the import lines of every file:
  *  - the pure layers (core, detect, and todos, prompts, options, which the core uses) know
- *    nothing of the host, the pause store or the CLI, nor of a todo reader named after a host;
+ *    nothing of the host, the state files, the pause command or the CLI, nor of a todo reader
+ *    named after a host;
+ *  - the state files (stores/) know nothing of who uses them: the host, the command, the CLI;
  *  - neither adapter reaches into the other (what both need lives once under host/ or core/);
  *  - the engine and the runtime name no recovery path: whoever starts the engine hands it the
  *    list (paths/index.ts), and the host reaches the paths only through that list.
@@ -14,7 +16,8 @@ type Rule = { from: RegExp; to: RegExp; why: string }
 
 const PURE = /^(core|detect|todos|prompts|options|runtime|paths)\//
 const RULES: Rule[] = [
-  { from: PURE, to: /^(host|pause|cli)\//, why: "a pure layer imports I/O" },
+  { from: PURE, to: /^(host|stores|pause|cli)\//, why: "a pure layer imports I/O" },
+  { from: /^stores\//, to: /^(host|pause|cli)\//, why: "a store imports its user" },
   { from: /^(core|detect)\//, to: /^todos\/v\d+-/, why: "the core reads todos through a host's reader" },
   { from: /^(runtime|core)\//, to: /^paths\//, why: "the engine or runtime names a path (it is handed paths/index.ts)" },
   { from: /^host\//, to: /^paths\/[^/]+\//, why: "a path is reached by name instead of through paths/index.ts" },
@@ -76,6 +79,9 @@ describe("layering of src/", () => {
       ["runtime/paths.ts", `import { recoveryPaths } from "../paths/index.ts"`],
       ["core/take-over.ts", `import { recoveryPaths } from "../paths/index.ts"`],
       ["host/instance.ts", `import { stallPath } from "../paths/stall/path.ts"`],
+      ["core/status.ts", `import { FilePauses } from "../stores/file-pauses.ts"`],
+      ["stores/file-pauses.ts", `import type { PauseCommandHost } from "../host/pause-command.ts"`],
+      ["stores/wait-file.ts", `import { waitStatusLines } from "../cli/rate-wait-lines.ts"`],
     ])
     expect(brokenEdges(files)).toEqual([
       "core/engine.ts -> host/v1/port.ts: a pure layer imports I/O",
@@ -87,6 +93,9 @@ describe("layering of src/", () => {
       "runtime/paths.ts -> paths/index.ts: the engine or runtime names a path (it is handed paths/index.ts)",
       "core/take-over.ts -> paths/index.ts: the engine or runtime names a path (it is handed paths/index.ts)",
       "host/instance.ts -> paths/stall/path.ts: a path is reached by name instead of through paths/index.ts",
+      "core/status.ts -> stores/file-pauses.ts: a pure layer imports I/O",
+      "stores/file-pauses.ts -> host/pause-command.ts: a store imports its user",
+      "stores/wait-file.ts -> cli/rate-wait-lines.ts: a store imports its user",
     ])
   })
 
@@ -98,6 +107,8 @@ describe("layering of src/", () => {
       ["pause/command.ts", `import { h } from "../host/shape.ts"`],
       ["host/instance.ts", `import { recoveryPaths } from "../paths/index.ts"`],
       ["paths/stall/path.ts", `import type { RecoveryPath } from "../../runtime/path.ts"`],
+      ["stores/pause-lease.ts", `import { droppedText } from "../prompts/hold-text.ts"\nimport { tidyPauses } from "../core/pause-leases.ts"`],
+      ["cli/auto-resume-toggle.ts", `import { PauseMarkerFile } from "../stores/pause-marker.ts"`],
     ])
     expect(brokenEdges(files)).toEqual([])
   })

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test"
 import { leaseWriteDue, refreshAge, type RefreshInput } from "../../../src/core/lease-refresh.ts"
 import { UNCLAIMED_PAUSE_MAX_MS, leaseTtl, type Lease, type PauseState } from "../../../src/core/pause-leases.ts"
-import { serializePauseState } from "../../../src/pause/marker-format.ts"
+import { serializePauseState } from "../../../src/stores/pause-marker.ts"
 
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0)
 const INTERVAL = 5000

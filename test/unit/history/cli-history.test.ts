@@ -8,8 +8,7 @@ import { appendFileSync, mkdtempSync, rmSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import type { JournalEntry } from "../../../src/core/journal.ts"
-import { JournalFile } from "../../../src/history/journal-file.ts"
-import { journalFilePath } from "../../../src/history/journal-path.ts"
+import { JournalFile, journalFilePath } from "../../../src/stores/journal-file.ts"
 
 const BIN = path.resolve(import.meta.dir, "../../../bin/auto-resume-toggle.mjs")
 const dirs: string[] = []

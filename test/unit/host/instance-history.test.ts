@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test"
 import type { JournalEntry } from "../../../src/core/journal.ts"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
-import type { HistoryStore } from "../../../src/history/history-store.ts"
+import type { HistoryStore } from "../../../src/stores/journal-file.ts"
 import { startInstance, type InstanceSlot } from "../../../src/host/instance.ts"
 import { resolveOptions } from "../../../src/options/index.ts"
 import { RecordingPort } from "../../support/recording-port.ts"

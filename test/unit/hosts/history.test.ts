@@ -11,7 +11,7 @@ import { Sandbox, until, type HostFactory, type MatrixHost } from "../../matrix/
 import type { Step } from "../../matrix/steps.ts"
 import { startV1Host } from "../../matrix/v1-host.ts"
 import { startV2Host } from "../../matrix/v2-host.ts"
-import { journalFilePath } from "../../../src/history/journal-path.ts"
+import { journalFilePath } from "../../../src/stores/journal-file.ts"
 
 const STALL = 190_000
 const HOSTS: [string, HostFactory][] = [

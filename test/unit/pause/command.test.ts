@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test"
 import type { SessionStatus } from "../../../src/core/status.ts"
 import { PAUSE_USAGE, formatStatusReport, parsePauseArguments, toggleReply } from "../../../src/pause/command.ts"
-import type { PauseControl } from "../../../src/pause/pause-control.ts"
+import type { PauseControl } from "../../../src/stores/file-pauses.ts"
 import { runPauseCommand } from "../../../src/pause/run-command.ts"
 import { FakePauses, NOW, sampleStatus } from "./helpers.ts"
 

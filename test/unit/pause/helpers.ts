@@ -1,7 +1,7 @@
 /** Fakes shared by the pause tests. */
 import type { SessionStatus } from "../../../src/core/status.ts"
 import type { HoldView } from "../../../src/core/pause-leases.ts"
-import type { PauseControl, PauseOutcome } from "../../../src/pause/pause-control.ts"
+import type { PauseControl, PauseOutcome } from "../../../src/stores/file-pauses.ts"
 
 export class FakePauses implements PauseControl {
   readonly paused = new Set<string>()

@@ -1,19 +1,13 @@
 /**
- * The journal file (src/history/): append without waiting, rotation at the cap with one previous
- * file kept, 0600, corrupt lines skipped on read with a debug line, and the two readable views.
+ * The journal file (src/stores/journal-file.ts): append without waiting, rotation at the cap with
+ * one previous file kept, 0600, corrupt lines skipped on read with a debug line.
  */
 import { afterEach, describe, expect, test } from "bun:test"
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import type { JournalEntry } from "../../../src/core/journal.ts"
-import { JournalFile } from "../../../src/history/journal-file.ts"
-import { journalLine, parseJournalLine } from "../../../src/history/journal-line.ts"
-import { journalFilePath, previousJournalPath } from "../../../src/history/journal-path.ts"
-import { newestOf, readJournal } from "../../../src/history/journal-read.ts"
-import { journalTable, sessionHistoryText, shortSessionID } from "../../../src/history/journal-table.ts"
-import { runPauseCommand } from "../../../src/pause/run-command.ts"
-import { MemoryPauses } from "../../../src/core/pauses.ts"
+import { JournalFile, journalFilePath, journalLine, newestOf, parseJournalLine, previousJournalPath, readJournal } from "../../../src/stores/journal-file.ts"
 
 const dirs: string[] = []
 function tempFile(): string {
@@ -70,7 +64,7 @@ describe("JournalFile", () => {
     expect(statSync(file).size).toBeLessThanOrEqual(1000)
     expect(statSync(previousJournalPath(file)).size).toBeLessThanOrEqual(1000)
     expect(existsSync(`${file}.2`)).toBe(false)
-    const { entries } = await readJournal(file)
+    const { entries } = readJournal(file)
     // Only what the two files hold is left, newest last, nothing out of order.
     expect(entries.at(-1)!.time).toBe(entry(perFile * 3).time)
     expect(entries.length).toBeLessThanOrEqual(2 * perFile)
@@ -83,7 +77,7 @@ describe("JournalFile", () => {
     for (let i = 0; i < 20; i++) writer.append(entry(i))
     await writer.flushed()
     expect(existsSync(previousJournalPath(file))).toBe(false)
-    expect((await readJournal(file)).entries).toHaveLength(20)
+    expect((readJournal(file)).entries).toHaveLength(20)
   })
 
   test("flushNow writes what is queued before it returns (an instance that stops)", () => {
@@ -101,7 +95,7 @@ describe("JournalFile", () => {
     const writer = new JournalFile({ file, maxQueued: 3, log: (_l, m) => logs.push(m) })
     for (let i = 0; i < 10; i++) writer.append(entry(i))
     await writer.flushed()
-    const { entries } = await readJournal(file)
+    const { entries } = readJournal(file)
     expect(entries.map((e) => e.time)).toEqual([entry(7).time, entry(8).time, entry(9).time])
     expect(logs).toEqual(["history: 7 entries dropped (the disk did not keep up)"])
   })
@@ -132,7 +126,7 @@ describe("reading the journal", () => {
     writer.append(entry(3))
     await writer.flushed()
     const debug: string[] = []
-    const read = await readJournal(file, { debug: (m) => debug.push(m) })
+    const read = readJournal(file, { debug: (m) => debug.push(m) })
     expect(read.entries.map((e) => e.time)).toEqual([entry(1).time, entry(3).time])
     expect(read.skipped).toBe(4)
     expect(debug).toHaveLength(4)
@@ -146,13 +140,13 @@ describe("reading the journal", () => {
     for (let i = 0; i < 3; i++) writer.append(entry(i))
     await writer.flushed()
     const debug: string[] = []
-    const read = await readJournal(file, { debug: (m) => debug.push(m) })
+    const read = readJournal(file, { debug: (m) => debug.push(m) })
     expect(read.skipped).toBe(0)
     expect(debug).toEqual([])
   })
 
   test("no file is an empty history", async () => {
-    expect(await readJournal(tempFile())).toEqual({ entries: [], skipped: 0 })
+    expect(readJournal(tempFile())).toEqual({ entries: [], skipped: 0 })
   })
 
   test("a line round-trips; a line too long or with a bad field is refused", () => {
@@ -169,40 +163,5 @@ describe("reading the journal", () => {
   test("newestOf keeps one session's newest, oldest first", () => {
     const mixed = [entry(3), entry(1, { sessionID: "other" }), entry(2), entry(5)]
     expect(newestOf(mixed, "ses_abcdefghijklmnop12345678", 2).map((e) => e.time)).toEqual([entry(3).time, entry(5).time])
-  })
-})
-
-describe("the readable views", () => {
-  test("the table has a header, local times, short ids and the note beside the outcome", () => {
-    const table = journalTable([entry(1), entry(2, { trigger: "tool loop", evidence: "`bash` repeated 6x", action: "abort + correction", outcome: "held", note: "paused" })])
-    const lines = table.split("\n")
-    expect(lines[0]).toMatch(/^TIME\s+SESSION\s+TRIGGER\s+EVIDENCE\s+ACTION\s+OUTCOME$/)
-    expect(lines[1]).toContain(shortSessionID("ses_abcdefghijklmnop12345678"))
-    expect(lines[1]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d /)
-    expect(lines[2]).toMatch(/tool loop\s+`bash` repeated 6x\s+abort \+ correction\s+held \(paused\)$/)
-    expect(shortSessionID("ses_abcdefghijklmnop12345678")).toBe("ses_…12345678")
-  })
-
-  test("the chat view is one line per intervention, and says when it shows only the last ones", () => {
-    const text = sessionHistoryText([entry(1), entry(2)], 12)
-    expect(text.split("\n")).toHaveLength(3)
-    expect(text).toContain("last 2 of 12")
-    expect(text).toMatch(/stall \(silent for 181s\) -> continue: revived/)
-    expect(sessionHistoryText([], 0)).toMatch(/no interventions recorded/)
-  })
-
-  test("/auto-resume history answers from the history it is given; without one it says so", async () => {
-    const pauses = new MemoryPauses()
-    const asked: [string, number][] = []
-    const history = async (id: string, limit: number) => {
-      asked.push([id, limit])
-      return { entries: [entry(1)], total: 1 }
-    }
-    const withHistory = await runPauseCommand("ses_abcdefghijklmnop12345678", " History ", { pauses: pauses as never, status: () => undefined, now: () => T0, history })
-    expect(withHistory.action).toBe("history")
-    expect(withHistory.text).toMatch(/stall \(silent for 181s\) -> continue: revived/)
-    expect(asked).toEqual([["ses_abcdefghijklmnop12345678", 10]])
-    const without = await runPauseCommand("s", "history", { pauses: pauses as never, status: () => undefined, now: () => T0 })
-    expect(without.text).toMatch(/keeps no history/)
   })
 })

@@ -4,13 +4,20 @@ import { spawn, spawnSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { PauseMarkerFile } from "../../../src/pause/marker-file.ts"
-import { MAX_PAUSED_SESSIONS, MAX_PAUSE_FILE_BYTES, parsePauseFile, pauseFilePath, serializePauseState } from "../../../src/pause/marker-format.ts"
-import { PauseFileError, type MarkerFs } from "../../../src/pause/marker-io.ts"
-import { MAX_SESSION_ID_LENGTH, sessionIdProblem } from "../../../src/pause/session-id.ts"
+import { StateFileError, type StoreFs } from "../../../src/stores/atomic-file.ts"
+import {
+  MAX_PAUSED_SESSIONS,
+  MAX_PAUSE_FILE_BYTES,
+  MAX_SESSION_ID_LENGTH,
+  PauseMarkerFile,
+  parsePauseFile,
+  pauseFilePath,
+  serializePauseState,
+  sessionIdProblem,
+} from "../../../src/stores/pause-marker.ts"
 
 const BUN = process.execPath
-const MARKER_MODULE = path.resolve(import.meta.dir, "../../../src/pause/marker-file.ts")
+const MARKER_MODULE = path.resolve(import.meta.dir, "../../../src/stores/pause-marker.ts")
 
 const dirs: string[] = []
 function tempFile(): string {
@@ -191,7 +198,7 @@ describe("file", () => {
   test("a failed write leaves the previous file intact and no temp file behind (atomic)", async () => {
     const p = tempFile()
     await new PauseMarkerFile(p).update(add("ses_a"))
-    const failingRename: MarkerFs = {
+    const failingRename: StoreFs = {
       ...fs,
       renameSync: ((from: fs.PathLike, to: fs.PathLike) => {
         if (String(to) === p) throw Object.assign(new Error("EIO"), { code: "EIO", syscall: "rename" })
@@ -199,13 +206,13 @@ describe("file", () => {
       }) as typeof fs.renameSync,
     }
     const file = new PauseMarkerFile(p, { fs: failingRename })
-    await expect(file.update(add("ses_b"))).rejects.toThrow(PauseFileError)
+    await expect(file.update(add("ses_b"))).rejects.toThrow(StateFileError)
     expect(fs.readFileSync(p, "utf8")).toBe('{"version":1,"all":false,"sessions":["ses_a"]}\n')
     expect(fs.readdirSync(path.dirname(p))).toEqual(["auto-resume.paused"])
   })
 
-  test("I/O errors surface as PauseFileError", () => {
-    const denied: MarkerFs = {
+  test("I/O errors surface as StateFileError", () => {
+    const denied: StoreFs = {
       ...fs,
       openSync: (() => {
         throw Object.assign(new Error("denied"), { code: "EACCES", syscall: "open" })

@@ -7,9 +7,9 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import type { PauseState } from "../../../src/core/pause-leases.ts"
-import { LeaseKeeper } from "../../../src/pause/lease-keeper.ts"
-import { PauseMarkerFile } from "../../../src/pause/marker-file.ts"
-import type { MarkerFs } from "../../../src/pause/marker-io.ts"
+import { LeaseKeeper } from "../../../src/stores/pause-lease.ts"
+import { PauseMarkerFile } from "../../../src/stores/pause-marker.ts"
+import type { StoreFs } from "../../../src/stores/atomic-file.ts"
 
 const dirs: string[] = []
 afterEach(() => {
@@ -28,7 +28,7 @@ function setup() {
   const clock = { now: Date.UTC(2026, 11, 1, 12) }
   const io = { writes: 0, fsyncs: 0, locks: 0, failReads: false }
   // Our process's fs, counted: a write is a rename onto the marker.
-  const counted: MarkerFs = {
+  const counted: StoreFs = {
     ...fs,
     renameSync: ((from: fs.PathLike, to: fs.PathLike) => {
       if (String(to) === filePath) io.writes++

@@ -4,9 +4,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import type { CarriedWait, RestoredWait, WaitOwner } from "../../../src/core/carried-waits.ts"
-import { RateWaitFile, rateWaitFilePath } from "../../../src/pause/rate-wait-file.ts"
-import { FileRateWaitStore } from "../../../src/pause/rate-wait-store.ts"
-import { selfOwner, ownerAlive } from "../../../src/pause/process-start.ts"
+import { FileRateWaitStore, RateWaitFile, ownerAlive, rateWaitFilePath, selfOwner } from "../../../src/stores/wait-file.ts"
 
 const NOW = Date.UTC(2026, 0, 1, 12)
 const dead: WaitOwner = { pid: 100, startedAt: 1, host: "h" }

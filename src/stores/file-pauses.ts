@@ -7,13 +7,34 @@
  * at most every `recheckMs`, so a CLI pause is honoured within one watchdog interval. Nothing here
  * throws into callers: an I/O problem is logged once and reads as not paused.
  */
+import type { TimeSource } from "../core/clock.ts"
 import { emptyPauseState, sessionHold, viewHold, withAllPaused, withAllResumed, withSessionPaused, withSessionResumed } from "../core/pause-leases.ts"
 import type { Hold, HoldView, PauseState } from "../core/pause-leases.ts"
-import { LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.ts"
-import { PauseMarkerFile } from "./marker-file.ts"
-import { errorMessage, orElse } from "./marker-io.ts"
-import type { PauseControl, PauseOutcome } from "./pause-control.ts"
-import { printable, sessionIdProblem } from "./session-id.ts"
+import type { PauseSource } from "../core/pauses.ts"
+import { errorMessage, orElse } from "./atomic-file.ts"
+import { LeaseKeeper, type LeaseKeeperOptions } from "./pause-lease.ts"
+import { PauseMarkerFile, pauseFilePath, printable, sessionIdProblem } from "./pause-marker.ts"
+
+export type PauseOutcome =
+  | { ok: true; paused: boolean; allPaused: boolean; /** The change lives only in memory: the file could not be written. */ memoryOnly?: string }
+  | { ok: false; error: string }
+
+/** What the slash command needs from a pause store (FilePauses, or a fake in tests). */
+export interface PauseControl extends PauseSource {
+  allPaused(): boolean
+  pause(sessionID: string): Promise<PauseOutcome>
+  resume(sessionID: string): Promise<PauseOutcome>
+  /** Who holds the session's own pause and since when (undefined: not paused on its own). */
+  holdOf?(sessionID: string): HoldView | undefined
+  /** The same for the pause of all sessions. */
+  allHoldOf?(): HoldView | undefined
+}
+
+/** True for a pause store the slash command can drive (FilePauses does; MemoryPauses does not). */
+export function isPauseControl(value: unknown): value is PauseControl {
+  const v = value as Partial<PauseControl> | null | undefined
+  return typeof v?.isPaused === "function" && typeof v.allPaused === "function" && typeof v.pause === "function" && typeof v.resume === "function"
+}
 
 export type PauseLog = (level: "info" | "warn", message: string) => void
 
@@ -256,4 +277,45 @@ export class FilePauses implements PauseControl {
   private safeLog(level: "info" | "warn", text: string): void {
     orElse(() => this.options.log(level, text), undefined)
   }
+}
+
+export type HostPausesOptions = {
+  /** A store to use instead of the marker file. */
+  injected?: PauseSource
+  /** Where the marker file lives (XDG_CONFIG_HOME, HOME). */
+  env: Record<string, string | undefined>
+  /** The watchdog's checkIntervalMs: a CLI pause is honoured within one check. */
+  recheckMs: number
+  /**
+   * The adapter's time: its wall clock stamps the file (shared with other processes and the
+   * CLI, so never the forward-only clock), its timer refreshes the lease.
+   */
+  time: TimeSource
+  log: PauseLog
+}
+
+export type HostPauses = {
+  readonly source: PauseSource
+  /** What `/auto-resume` writes to; undefined when the injected store is read-only. */
+  readonly control: PauseControl | undefined
+  /** Stops refreshing the lease (the instance is disposed); its pauses stay until the lease lapses. */
+  stop(): void
+}
+
+/**
+ * The pause store a running plugin hands its engine on both hosts: the shared marker file, unless
+ * the caller injected a store (tests); the slash command can write only to a store that offers
+ * pause/resume. The lease is written and the first check made in the background.
+ */
+export function hostPauses(options: HostPausesOptions): HostPauses {
+  if (options.injected) return { source: options.injected, control: isPauseControl(options.injected) ? options.injected : undefined, stop: () => {} }
+  const file = new FilePauses({
+    file: pauseFilePath(options.env),
+    recheckMs: options.recheckMs,
+    now: () => (options.time.wall ? options.time.wall() : options.time.now()),
+    schedule: (delayMs, fn) => options.time.schedule(delayMs, fn),
+    log: options.log,
+  })
+  void file.start()
+  return { source: file, control: file, stop: () => file.stop() }
 }

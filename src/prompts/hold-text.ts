@@ -1,6 +1,6 @@
 /** How a pause's holder is put into words (both status replies, the dropped-pause log line). Pure. */
 import type { DroppedPause, HoldView, Lease } from "../core/pause-leases.ts"
-import { formatDuration, formatLocalTime } from "../prompts/format.ts"
+import { formatDuration, formatLocalTime } from "./format.ts"
 
 const since = (at: number, now: number) => `since ${formatLocalTime(at)} (${formatDuration(Math.max(0, now - at))} ago)`
 

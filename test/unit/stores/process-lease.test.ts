@@ -9,10 +9,10 @@ import { spawn, spawnSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { PauseMarkerFile } from "../../../src/pause/marker-file.ts"
+import { PauseMarkerFile } from "../../../src/stores/pause-marker.ts"
 
 const BUN = process.execPath
-const MODULE = path.resolve(import.meta.dir, "../../../src/pause/file-pauses.ts")
+const MODULE = path.resolve(import.meta.dir, "../../../src/stores/file-pauses.ts")
 
 const dirs: string[] = []
 afterEach(() => {

@@ -4,17 +4,16 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { MemoryPauses } from "../../../src/core/pauses.ts"
-import { FilePauses } from "../../../src/pause/file-pauses.ts"
-import { isPauseControl } from "../../../src/pause/pause-control.ts"
-import { PauseMarkerFile } from "../../../src/pause/marker-file.ts"
-import type { MarkerFs } from "../../../src/pause/marker-io.ts"
+import { FilePauses, isPauseControl } from "../../../src/stores/file-pauses.ts"
+import { PauseMarkerFile } from "../../../src/stores/pause-marker.ts"
+import type { StoreFs } from "../../../src/stores/atomic-file.ts"
 
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true })
 })
 
-function setup(opts: { fs?: MarkerFs; recheckMs?: number } = {}) {
+function setup(opts: { fs?: StoreFs; recheckMs?: number } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ar-pauses-"))
   dirs.push(dir)
   const filePath = path.join(dir, "opencode", "auto-resume.paused")
@@ -138,7 +137,7 @@ describe("FilePauses", () => {
 
   test("I/O errors: one warning, sessions read as not paused, recovery when the file works again", async () => {
     let broken = false
-    const flaky: MarkerFs = {
+    const flaky: StoreFs = {
       ...fs,
       statSync: ((p: fs.PathLike, o?: unknown) => {
         if (broken) throw Object.assign(new Error("EACCES"), { code: "EACCES", syscall: "stat" })
@@ -164,7 +163,7 @@ describe("FilePauses", () => {
 
   test("when the file cannot be written, a pause still holds for this run", async () => {
     let failWrites = false
-    const readOnly: MarkerFs = {
+    const readOnly: StoreFs = {
       ...fs,
       openSync: ((p: fs.PathLike, flags?: unknown, mode?: unknown) => {
         if (failWrites && flags === "wx") throw Object.assign(new Error("EROFS"), { code: "EROFS", syscall: "open" })

@@ -1,8 +1,8 @@
 /**
- * The pause marker's location, layout and parsing; pure apart from reading the environment (the
- * I/O is in marker-file.ts). Location: `$XDG_CONFIG_HOME/opencode/auto-resume.paused`, or
- * `~/.config/opencode/...` when XDG_CONFIG_HOME is unset or not absolute. Layout (UTF-8 JSON,
- * one line, newline at the end):
+ * The pause marker: `auto-resume.paused` in the state folder (atomic-file.ts), shared by every
+ * OpenCode process of the user and the toggle CLI. Read without a lock; changed by a locked
+ * read-modify-write that replaces the file atomically. Layout (UTF-8 JSON, one line, newline at
+ * the end):
  *
  *     {"version":1,"all":false,"sessions":["ses_..."],
  *      "holds":[{"session":"ses_...","by":"i...","at":1764620000000}],
@@ -13,13 +13,11 @@
  * or plugin reads the file as plain version 1 and keeps the pauses, where a new version would make
  * it discard the whole file; without them, pauses read as claimed by nobody yet.
  * A malformed or foreign file reads as empty (bad entries dropped, a pause stays when only its
- * holder is bad) with a `problem`; callers warn once and rewrite it.
+ * holder is bad) with a `problem`; callers warn once and rewrite it. Which pauses stay and who
+ * holds them is decided in src/core/pause-leases.ts, not here.
  */
-import os from "node:os"
-import path from "node:path"
 import { MAX_LEASES, emptyPauseState, type Hold, type Lease, type PauseState, type SessionHold } from "../core/pause-leases.ts"
-import { PauseFileError } from "./marker-io.ts"
-import { MAX_SESSION_ID_LENGTH, isValidSessionId, printable, sessionIdProblem } from "./session-id.ts"
+import { AtomicFile, StateFileError, stateFilePath, type AtomicFileOptions } from "./atomic-file.ts"
 
 export const PAUSE_FILE_NAME = "auto-resume.paused"
 export const PAUSE_FILE_VERSION = 1
@@ -38,10 +36,42 @@ export type ReadResult = {
   problem?: string
 }
 
-export function pauseFilePath(env: Record<string, string | undefined> = process.env, homedir: () => string = os.homedir): string {
-  const xdg = env.XDG_CONFIG_HOME
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME && path.isAbsolute(env.HOME) ? env.HOME : homedir(), ".config")
-  return path.join(base, "opencode", PAUSE_FILE_NAME)
+export function pauseFilePath(env: Record<string, string | undefined> = process.env, homedir?: () => string): string {
+  return stateFilePath(PAUSE_FILE_NAME, env, homedir)
+}
+
+// Session ids as the marker accepts them. OpenCode ids look like `ses_` plus 26 letters and
+// digits; we accept a little more (other hosts, future formats) but nothing that could be read as
+// a path, a flag or a terminal escape.
+
+export const MAX_SESSION_ID_LENGTH = 128
+
+const ALLOWED_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/
+
+/** Why `value` is not an acceptable session id, or undefined when it is. */
+export function sessionIdProblem(value: unknown): string | undefined {
+  if (typeof value !== "string") return "a session id must be a string"
+  if (value.length === 0) return "the session id is empty"
+  if (value.length > MAX_SESSION_ID_LENGTH) return `the session id is longer than ${MAX_SESSION_ID_LENGTH} characters`
+  if (/[/\\]/.test(value)) return "the session id contains a path separator"
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) return "the session id contains control characters"
+  if (/\s/.test(value)) return "the session id contains whitespace"
+  if (value.startsWith("-")) return "the session id starts with '-'"
+  if (!ALLOWED_SESSION_ID.test(value)) return "the session id may only contain letters, digits and _ . : -"
+  return undefined
+}
+
+export function isValidSessionId(value: unknown): value is string {
+  return sessionIdProblem(value) === undefined
+}
+
+/** A short, printable rendering of untrusted input for error messages. */
+export function printable(value: unknown, max = 40): string {
+  const text = typeof value === "string" ? value : String(value)
+  // eslint-disable-next-line no-control-regex
+  const safe = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?")
+  return JSON.stringify(safe.length > max ? `${safe.slice(0, max)}...` : safe)
 }
 
 /** Reads the marker's text. Never throws: whatever is wrong ends up in `problem`. */
@@ -152,13 +182,13 @@ export function checkedState(state: PauseState): PauseState {
   const seen = new Set<string>()
   for (const id of state.sessions) {
     const problem = sessionIdProblem(id)
-    if (problem) throw new PauseFileError(`${problem}: ${printable(id, MAX_SESSION_ID_LENGTH)}`)
+    if (problem) throw new StateFileError(`${problem}: ${printable(id, MAX_SESSION_ID_LENGTH)}`)
     if (seen.has(id)) continue
     seen.add(id)
     sessions.push(id)
   }
   if (sessions.length > MAX_PAUSED_SESSIONS) {
-    throw new PauseFileError(`too many paused sessions (limit ${MAX_PAUSED_SESSIONS}); resume some first, or pause all at once`)
+    throw new StateFileError(`too many paused sessions (limit ${MAX_PAUSED_SESSIONS}); resume some first, or pause all at once`)
   }
   const next: PauseState = { all: state.all === true, sessions }
   const kept = new Set(sessions)
@@ -168,4 +198,55 @@ export function checkedState(state: PauseState): PauseState {
   const leases = (state.leases ?? []).filter((l) => parseLease(l) !== undefined).slice(0, MAX_LEASES)
   if (leases.length) next.leases = leases
   return next
+}
+
+export type PauseMarkerOptions = AtomicFileOptions
+
+export class PauseMarkerFile {
+  private readonly file: AtomicFile
+
+  constructor(filePath: string, options: PauseMarkerOptions = {}) {
+    this.file = new AtomicFile(filePath, MAX_PAUSE_FILE_BYTES, options)
+  }
+
+  get path(): string {
+    return this.file.path
+  }
+
+  /** A cheap fingerprint of the file (a stat), "absent" when there is none. Throws StateFileError. */
+  signature(): string {
+    return this.file.signature()
+  }
+
+  /** Reads the marker without a lock. A missing file is an empty state. Throws StateFileError on I/O errors. */
+  read(): ReadResult {
+    const { text, problem } = this.file.read()
+    if (problem !== undefined) return { state: emptyPauseState(), problem }
+    return text === undefined ? { state: emptyPauseState() } : parsePauseFile(text)
+  }
+
+  /**
+   * Read-modify-write under the lock. `change` gets the current state (empty when the file is
+   * missing or malformed) and returns the new one; the result is validated, written atomically
+   * and returned along with any problem found in the old file. Throws StateFileError.
+   */
+  update(change: (state: PauseState) => PauseState): Promise<{ state: PauseState; problem?: string }> {
+    return this.file.locked(() => this.rewrite(change))
+  }
+
+  /**
+   * The same, synchronously and only if the lock is free right now; false when it was not
+   * (nothing changed). For a process on its way out, which cannot wait. Throws StateFileError.
+   */
+  updateNow(change: (state: PauseState) => PauseState): boolean {
+    return this.file.lockedNow(() => this.rewrite(change)) !== undefined
+  }
+
+  private rewrite(change: (state: PauseState) => PauseState): { state: PauseState; problem?: string } {
+    const current = this.read()
+    // A copy, so the caller's change may edit what it is given freely.
+    const next = checkedState(change(structuredClone(current.state)))
+    this.file.replace(serializePauseState(next))
+    return { state: next, problem: current.problem }
+  }
 }

@@ -16,10 +16,9 @@ import os from "node:os"
 import { addNewest } from "../core/bounded.ts"
 import { leaseTtl, mayPrune, tidyPauses, type Lease, type PauseState, type TidyResult } from "../core/pause-leases.ts"
 import { leaseWriteDue } from "../core/lease-refresh.ts"
-import { droppedText } from "./hold-text.ts"
-import type { PauseMarkerFile } from "./marker-file.ts"
-import { serializePauseState } from "./marker-format.ts"
-import { errorMessage, orElse } from "./marker-io.ts"
+import { droppedText } from "../prompts/hold-text.ts"
+import { errorMessage, orElse } from "./atomic-file.ts"
+import { serializePauseState, type PauseMarkerFile } from "./pause-marker.ts"
 
 export type LeaseIdentity = { id: string; pid?: number; host?: string }
 

@@ -3,7 +3,7 @@
  * few compact lines for the chat (/auto-resume history). Local time; newest last.
  */
 import type { JournalEntry } from "../core/journal.ts"
-import { formatLocalTime } from "../prompts/format.ts"
+import { formatLocalTime } from "./format.ts"
 
 const MAX_CELL = 60
 
