@@ -35,6 +35,8 @@ describe("defaults", () => {
       toolTextCheckDelayMs: 3_000,
       finishedTurnMaxNudges: 3,
       taskCompleteMaxRefusals: 3,
+      goalMaxContinues: 25,
+      goalMaxMs: 14_400_000,
       minActivityGapMs: 1_000,
       warmupMs: 15_000,
       discoveryDelayMs: 5_000,
