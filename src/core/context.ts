@@ -6,6 +6,7 @@ import type { TimeSource } from "./clock.ts"
 import type { CoreLogger } from "./logger.ts"
 import type { PauseSource } from "./pauses.ts"
 import type { RateWaitStore } from "./carried-waits.ts"
+import type { GoalSource } from "./goals.ts"
 import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
@@ -16,6 +17,8 @@ export type EngineContext = {
   readonly pauses: PauseSource
   /** Where rate-limit waits are kept across a restart (carried-waits.ts); absent: in memory only. */
   readonly rateWaits?: RateWaitStore
+  /** Where the sessions' goals are kept (goals.ts); absent: no session has a goal. */
+  readonly goals?: GoalSource
   /** The user's history of interventions (journal-book.ts); absent in contexts built by hand. */
   readonly journal?: JournalBook
   /** Options as they apply to this session right now (profile resolved from its current model). */

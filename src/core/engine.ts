@@ -32,6 +32,7 @@ import { runIntent } from "./run-effect.ts"
 import { everyModule, firstModule, readStreamedText, signalListeners } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 import type { RateWaitStore, RestoredWait } from "./carried-waits.ts"
+import type { GoalSource } from "./goals.ts"
 import type { HostRetryDecision, HostRetryProposal } from "./host-retry.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
@@ -45,6 +46,8 @@ export type EngineDeps = {
   pauses?: PauseSource
   /** Keeps rate-limit waits across a restart (pause/rate-wait-store.ts); absent: in memory only. */
   rateWaits?: RateWaitStore
+  /** The sessions' goals (goals.ts; stores/goal-file.ts); absent: no session has a goal. */
+  goals?: GoalSource
   /** Replaces the finished-turn rules entirely (tests of the judging itself). */
   turnRules?: readonly TurnRule[]
   /**
@@ -56,6 +59,8 @@ export type EngineDeps = {
   modules?: readonly ModuleFactory[]
   /** A session left the table (swept, evicted, deleted): adapters drop what they keep for it. */
   onSessionDropped?: (sessionID: string) => void
+  /** The host deleted a session (tracked or not): what is kept for it beyond the table goes too (its goal). */
+  onSessionDeleted?: (sessionID: string) => void
 }
 
 export class RecoveryEngine {
@@ -76,10 +81,12 @@ export class RecoveryEngine {
   private disposed = false
   readonly pauses: PauseSource
   private readonly onSessionDropped?: (sessionID: string) => void
+  private readonly onSessionDeleted?: (sessionID: string) => void
 
   constructor(deps: EngineDeps) {
     this.resolved = deps.options
     this.onSessionDropped = deps.onSessionDropped
+    this.onSessionDeleted = deps.onSessionDeleted
     this.pauses = deps.pauses ?? new MemoryPauses()
     const logger = new CoreLogger(deps.port, () => this.resolved.options.debug)
     this.scheduler = new WakeScheduler(deps.time, (state) => holdReason(this.ctx, state), (owner, error) => {
@@ -93,6 +100,7 @@ export class RecoveryEngine {
       logger,
       pauses: this.pauses,
       rateWaits: deps.rateWaits,
+      goals: deps.goals,
       journal: new JournalBook(() => this.ctx),
       effective: (state) => this.effective(state),
       moduleHold: (state) => this.moduleHold(state),
@@ -117,7 +125,7 @@ export class RecoveryEngine {
     })
     this.streamReaders = this.modules.filter((m) => m.onStreamedText !== undefined)
     this.listeners = signalListeners(this.modules)
-    const moduleRules = [...deps.paths.flatMap((p) => p.turnRules ?? []), ...this.modules.flatMap((m) => m.turnRules ?? [])]
+    const moduleRules = [...deps.paths.flatMap((p) => p.turnRules ?? []), ...this.paths.turnRules(), ...this.modules.flatMap((m) => m.turnRules ?? [])]
     this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, sessionsToDiscover(this.ctx, this.sessions, this.resolved.options.checkIntervalMs, (signal) => this.handle(signal)), this.resolved.options)
     this.discovery.start()
@@ -278,6 +286,11 @@ export class RecoveryEngine {
     if (!signal || typeof signal.sessionID !== "string" || signal.sessionID === "") return undefined
     if (signal.type === "sessionDeleted") {
       this.sessions.deleted(signal.sessionID)
+      try {
+        this.onSessionDeleted?.(signal.sessionID)
+      } catch (error) {
+        this.ctx.logger.fault("engine", `session deletion callback failed: ${errorText(error)}`)
+      }
       return undefined
     }
     const state = this.sessions.touch(signal.sessionID, now)

@@ -31,6 +31,9 @@ export function runPathEffect(ctx: EngineContext, state: SessionState, effect: P
     case "episode-continue":
       void episodeContinue(ctx, state, effect).then((outcome) => settle(effect.id, outcome))
       return
+    case "goal":
+      ctx.goals?.change(state.id, effect.change)
+      return
     case "act": {
       const id = effect.id
       void runEffect(ctx, state, { effect: effect.effect, via: effect.via }).then((outcome) => {

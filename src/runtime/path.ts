@@ -13,8 +13,9 @@ import type { Options } from "../options/index.ts"
 import type { EffectOf } from "../core/effect.ts"
 import type { HostRun } from "../core/host-run.ts"
 import type { Act } from "../core/intervention.ts"
-import type { JournalTag } from "../core/journal.ts"
-import type { PrioritizedRule } from "../core/modules/finished-turn.ts"
+import type { Goal, GoalChange } from "../core/goals.ts"
+import type { JournalOutcome, JournalTag } from "../core/journal.ts"
+import type { Pass, PrioritizedRule, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
@@ -41,6 +42,13 @@ export type PathInput =
   | { type: "adopted" }
   /** The session latched completion (task_complete): nothing more is due unless it runs again. */
   | { type: "standDown" }
+  /**
+   * A finished turn, as the judge's pass read it, at one of the path's places among the
+   * finished-turn rules (RecoveryPath.turnSteps, `place` its name): for a path whose decision
+   * needs the turn and its own state together. The step answers the rest of the pass in
+   * `StepResult.turn`; its effects run like any step's.
+   */
+  | { type: "turn"; place: string; facts: TurnFacts }
 
 /** How an effect ended, as the path hears it. */
 export type EffectOutcome =
@@ -58,8 +66,8 @@ export type PathEffect =
   | { kind: "log"; level: "info" | "debug"; text: string }
   /** Log-once memory of a held recovery (SessionState.lastHeldReason, cleared by output and user turns). */
   | { kind: "note-held"; key: string | undefined }
-  /** A guard refused the action, or the path gave up: one line in the user's history. */
-  | { kind: "journal-refused"; tag: JournalTag; action: string; why: "held" | "gave up"; reason: string }
+  /** A guard refused the action, or the path gave up or ended what it kept: one line in the user's history. */
+  | { kind: "journal-refused"; tag: JournalTag; action: string; why: Exclude<JournalOutcome, "revived" | "no effect">; reason: string }
   /** Ask the host whether it still runs the session (bounded); answered as `host-run`. */
   | { kind: "ask-host-run"; id: number }
   /**
@@ -75,6 +83,8 @@ export type PathEffect =
    * path does not wait to hear how it ended.
    */
   | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery }
+  /** A change to the session's goal (core/goals.ts), kept by the goal store. */
+  | { kind: "goal"; change: GoalChange }
 
 /** What an `act` effect says of itself: the data part of a Delivery, never a callback. */
 export type ActDelivery = Pick<Delivery, "label" | "budget" | "announce" | "exception" | "journal">
@@ -89,6 +99,8 @@ export type StepResult<S> = {
    * text is a new hold (a new phase of the recovery); absent ends the path's hold.
    */
   hold?: string
+  /** The answer to a `turn` input for the rest of the judge's pass; absent: the later rules run. */
+  turn?: TurnEffect
 }
 
 /** The session as a step sees it: read-only, valid only during the step call. */
@@ -104,6 +116,8 @@ export interface StepContext {
    * module: core/context.ts holdReason), or undefined. The `wake` input carries it already.
    */
   held(): string | undefined
+  /** The session's goal (core/goals.ts), active or how it last ended; undefined when it has none. */
+  goal(): Goal | undefined
 }
 
 export interface RecoveryPath<S> {
@@ -118,10 +132,18 @@ export interface RecoveryPath<S> {
    * until the judge is a path itself. A rule reads the turn, not the path's state.
    */
   readonly turnRules?: readonly PrioritizedRule[]
+  /**
+   * Places among the finished-turn rules where the path's own step looks at the turn (a `turn`
+   * input), for decisions that need the path's state, its effects and its wakes; absent: none.
+   */
+  readonly turnSteps?: readonly TurnStep[]
   initial(): S
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
   step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined
 }
+
+/** Where a path's step looks at a finished turn: the pass and its place among the rules (ascending; the judge at JUDGE_PRIORITY). */
+export type TurnStep = { name: string; pass: Pass; priority: number }
 
 /** The list of paths, whatever each keeps. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

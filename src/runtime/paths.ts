@@ -9,7 +9,9 @@ import type { Options } from "../options/index.ts"
 import type { EngineContext } from "../core/context.ts"
 import { holdReason } from "../core/context.ts"
 import { endRecovery, holdRecovery, mayIntervene, type Act, type UnderWay } from "../core/intervention.ts"
+import type { Goal } from "../core/goals.ts"
 import { errorText } from "../core/logger.ts"
+import type { PrioritizedRule, TurnEffect } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { AnyPath, PathInput, StepContext } from "./path.ts"
@@ -44,6 +46,10 @@ class SessionView implements StepContext {
 
   held(): string | undefined {
     return holdReason(this.ctx, this.session)
+  }
+
+  goal(): Goal | undefined {
+    return this.ctx.goals?.goalOf(this.session.id)
   }
 }
 
@@ -83,6 +89,22 @@ export class PathRuntime {
     for (let i = 0; i < this.paths.length; i++) this.feed(session, i, input, now)
   }
 
+  /**
+   * The paths' places among the finished-turn rules (RecoveryPath.turnSteps), as rules the judge
+   * runs: each hands the turn to its path's step and answers with the step's `turn`.
+   */
+  turnRules(): PrioritizedRule[] {
+    return this.paths.flatMap((path, index) =>
+      (path.turnSteps ?? []).map((place): PrioritizedRule => ({
+        name: `${path.name}:${place.name}`,
+        pass: place.pass,
+        priority: place.priority,
+        // The judge hands the session read-only; the runtime keeps its paths' states in it.
+        decide: (facts) => this.feed(facts.state as SessionState, index, { type: "turn", place: place.name, facts }, facts.now),
+      })),
+    )
+  }
+
   /** The session was taken over from an instance this one replaced. */
   adopted(session: SessionState): void {
     this.everyPath(session, ADOPTED)
@@ -98,7 +120,8 @@ export class PathRuntime {
     for (let i = 0; i < this.paths.length; i++) this.feed(session, i, input, now)
   }
 
-  private feed(session: SessionState, index: number, input: PathInput, now: number): void {
+  /** Runs one step and what it asked for; returns its answer to a `turn` input. */
+  private feed(session: SessionState, index: number, input: PathInput, now: number): TurnEffect | undefined {
     const path = this.paths[index]!
     let slot = session.paths.get(path.name) as Slot | undefined
     const view = this.view
@@ -123,6 +146,7 @@ export class PathRuntime {
         this.ctx.logger.fault(`path:${path.name}`, `${path.name}: ${effect.kind} failed: ${errorText(error)}`)
       }
     }
+    return result.turn
   }
 
   /** A new hold text is a new recovery under way (intervention.ts); none ends the path's own. */

@@ -155,7 +155,7 @@ describe("the loops path's step", () => {
   const session = { id: "s1" } as unknown as StepContext["session"]
 
   function context(held?: string, inFlight?: string): StepContext {
-    return { session, now: 1_000, options: () => { throw new Error("the loops step reads no option") }, inFlight: () => inFlight, held: () => held }
+    return { session, now: 1_000, options: () => { throw new Error("the loops step reads no option") }, inFlight: () => inFlight, held: () => held, goal: () => undefined }
   }
 
   const signal = (s: Signal): PathInput => ({ type: "signal", signal: s })

@@ -36,7 +36,7 @@ function busySession(over: Partial<Record<keyof Session, unknown>> = {}): Sessio
 }
 
 function context(session: Session, now: number, inFlight?: string): StepContext {
-  return { session, now, options: () => options, inFlight: () => inFlight, held: () => undefined }
+  return { session, now, options: () => options, inFlight: () => inFlight, held: () => undefined, goal: () => undefined }
 }
 
 function step(state: StallState, input: PathInput, session: Session, now: number, inFlight?: string): StepResult<StallState> {
