@@ -16,7 +16,7 @@ import { FinishedTurn, finishedTurnRules, type TurnRule } from "./modules/finish
 import type { EngineModule, ModuleFactory } from "./module.ts"
 import { defaultModules } from "./modules/index.ts"
 import { ToolNames } from "./tool-names.ts"
-import { runTaskComplete, type TaskCompleteResult } from "./task-complete-flow.ts"
+import { runTaskComplete, type TaskCompleteCall, type TaskCompleteResult } from "./task-complete-flow.ts"
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
 import type { SessionState } from "./session-state.ts"
@@ -223,15 +223,20 @@ export class RecoveryEngine {
     }
   }
 
-  /** The task_complete tool was called in a session. Never throws. */
-  async taskComplete(sessionID: string): Promise<TaskCompleteResult> {
+  /** The task_complete tool was called in a session (`call`: what the model passed). Never throws. */
+  async taskComplete(sessionID: string, call: TaskCompleteCall = {}): Promise<TaskCompleteResult> {
     try {
       const state = this.sessions.touch(sessionID, this.ctx.time.now())
-      return await runTaskComplete(this.ctx, state, (s) => {
-        this.paths.standDown(s)
-        cancelRecovery(s.intervention)
-        this.idle.cancel(s)
-      })
+      return await runTaskComplete(
+        this.ctx,
+        state,
+        (s) => {
+          this.paths.standDown(s)
+          cancelRecovery(s.intervention)
+          this.idle.cancel(s)
+        },
+        call,
+      )
     } catch (error) {
       this.ctx.logger.fault("task_complete", `task_complete failed: ${errorText(error)}`)
       return { ok: true, text: "Noted." }

@@ -9,10 +9,12 @@
  * How an intervention ended: `revived` the session produced output after our action; `no effect`
  * it did not within the path's window (or the host refused the action); `held` a guard refused
  * the action (the user, a pause, ESC, an open question or tool); `gave up` a budget ran out.
+ * A goal's lines (goals.ts) say where the goal stands: `active` once set, then how it ended:
+ * `met`, `stood down` or `cleared`.
  */
-export type JournalOutcome = "revived" | "no effect" | "held" | "gave up"
+export type JournalOutcome = "revived" | "no effect" | "held" | "gave up" | "active" | "met" | "stood down" | "cleared"
 
-export const JOURNAL_OUTCOMES: readonly JournalOutcome[] = ["revived", "no effect", "held", "gave up"]
+export const JOURNAL_OUTCOMES: readonly JournalOutcome[] = ["revived", "no effect", "held", "gave up", "active", "met", "stood down", "cleared"]
 
 export type JournalEntry = {
   /** When the plugin acted (or was held), wall-clock epoch milliseconds. */

@@ -99,6 +99,37 @@ export function todoReminderPrompt(todos: unknown, options: NudgePromptOptions):
 }
 
 /** task_complete refused because items are open; names them. */
+/** The goal as the model reads it quoted back: one line, cut at `max` characters. */
+export function quotedGoal(text: string, max = 300): string {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return `"${flat.length > max ? `${flat.slice(0, max - 3).trimEnd()}...` : flat}"`
+}
+
+/** task_complete while a goal is set and todos are open: never accepted (the goal's own budgets bound it). */
+export function goalTaskCompleteOpenTodos(goal: string, open: readonly TodoItem[]): string {
+  const n = open.length
+  if (n === 0) return `task_complete refused: the goal ${quotedGoal(goal)} is met only once every todo item is closed, and the todo list could not be read just now. Call task_complete again with your evidence.`
+  return [
+    `task_complete refused: the goal ${quotedGoal(goal)} is met only once every todo item is closed, and ${n} ${plural(n, "is", "are")} still open.`,
+    formatOpenTodoList(open),
+    "",
+    "Finish them first (or mark them completed or cancelled if they no longer apply), then call task_complete again with your evidence.",
+  ].join("\n")
+}
+
+/** task_complete while a goal is set, without evidence. */
+export function goalTaskCompleteNoEvidence(goal: string): string {
+  return [
+    `task_complete refused: the goal ${quotedGoal(goal)} is met only with evidence.`,
+    "Call task_complete again with `evidence`: the commands you ran and what they showed (for example the test command and its pass/fail counts).",
+  ].join("\n")
+}
+
+/** task_complete accepted as meeting the goal. */
+export function goalMetAck(goal: string): string {
+  return `Goal met: ${quotedGoal(goal)}. Completion recorded. End your turn now with a short summary for the user. Do not call task_complete again.`
+}
+
 export function taskCompleteRefusal(open: readonly TodoItem[]): string {
   const n = open.length
   return [

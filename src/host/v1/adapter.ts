@@ -20,7 +20,9 @@ import { startInstance, type Instance } from "../instance.ts"
 import { turnSetupOf } from "../normalize.ts"
 import { MessageRoles, mapOtherEvent, mapStreamingEvent, type OutputSink } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
-import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
+import { MAX_EVIDENCE_CHARS, TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_EVIDENCE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
+// The plugin API's own zod (tool.schema), as every 1.x plugin declares its tools' arguments.
+import { tool } from "@opencode-ai/plugin/tool"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
 import { RealModels } from "./stand-in-model.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
@@ -123,12 +125,12 @@ export function startV1(
     tool: {
       [TASK_COMPLETE_TOOL]: {
         description: TASK_COMPLETE_DESCRIPTION,
-        args: {},
-        async execute(_args: unknown, context: { sessionID?: string }) {
+        args: { evidence: tool.schema.string().optional().describe(TASK_COMPLETE_EVIDENCE_DESCRIPTION) },
+        async execute(args: unknown, context: { sessionID?: string }) {
           const sessionID = str(get(context, "sessionID"))
           const target = liveEngine()
           if (!sessionID || !target) return "Noted."
-          const result = await target.taskComplete(sessionID)
+          const result = await target.taskComplete(sessionID, { evidence: str(get(args, "evidence"))?.slice(0, MAX_EVIDENCE_CHARS) })
           // A failing result is the tool's own error, the one way to stop a model that keeps calling it.
           if (!result.ok) throw new Error(result.text)
           return result.text

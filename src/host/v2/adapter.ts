@@ -173,7 +173,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   })
   const log = (level: LogLevel, message: string) => engine.logger.log(level, message)
   const registered = instance.keep(
-    registerTaskComplete(ctx, { log, onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID) : { ok: true, text: "Noted." }) }),
+    registerTaskComplete(ctx, { log, onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID, { evidence: call.evidence }) : { ok: true, text: "Noted." }) }),
   )
   // The host's own retries, timed by the cooldown ladder (retry-hook.ts); disposed on cleanup.
   instance.keep(

@@ -6,13 +6,13 @@
  * depend on it.
  */
 import { errorText } from "../../core/logger.ts"
-import { TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
+import { MAX_EVIDENCE_CHARS, TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_EVIDENCE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
 import { get, str } from "../shape.ts"
 import { callCtx, hasMethod, safeDisposer } from "./context.ts"
 
 export { TASK_COMPLETE_TOOL }
 
-export type TaskCompleteCall = { sessionID?: string; summary?: string }
+export type TaskCompleteCall = { sessionID?: string; summary?: string; evidence?: string }
 
 export type Registration = { dispose(): void }
 
@@ -28,12 +28,15 @@ export function taskCompleteTool(deps: TaskCompleteDeps) {
     description: TASK_COMPLETE_DESCRIPTION,
     input: {
       type: "object",
-      properties: { summary: { type: "string", description: "What was done, in one or two sentences." } },
+      properties: {
+        summary: { type: "string", description: "What was done, in one or two sentences." },
+        evidence: { type: "string", description: TASK_COMPLETE_EVIDENCE_DESCRIPTION },
+      },
       additionalProperties: false,
     },
     options: { codemode: false },
     async execute(input: unknown, context: unknown) {
-      const call = { sessionID: str(get(context, "sessionID")), summary: str(get(input, "summary"))?.slice(0, 2000) }
+      const call = { sessionID: str(get(context, "sessionID")), summary: str(get(input, "summary"))?.slice(0, 2000), evidence: str(get(input, "evidence"))?.slice(0, MAX_EVIDENCE_CHARS) }
       let result: { ok: boolean; text: string }
       try {
         result = await deps.onCall(call)

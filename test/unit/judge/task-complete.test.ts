@@ -78,3 +78,46 @@ describe("task_complete", () => {
     expect(decide({ ...base, repeatCalls: Number.NaN, refusals: -4 }).kind).toBe("accept")
   })
 })
+
+describe("task_complete while the session has a goal", () => {
+  const goal = "make the parser tests pass"
+  const evidence = "bun test test/parser: 14 pass, 0 fail"
+  const withGoal: TaskCompleteInput = { ...base, goal, todos: closedList }
+
+  test("accepted with every todo closed and evidence given: the goal is met, completion latched", () => {
+    const step = decideTaskComplete({ ...withGoal, evidence })
+    expect(step.goalMet).toBe(true)
+    expect(step.complete).toBeDefined()
+    expect(step.reply.text).toContain(`Goal met: "${goal}"`)
+    // Negative control: without a goal the same call is a plain completion, no goal met.
+    expect(decideTaskComplete({ ...base, todos: closedList, evidence }).goalMet).toBeUndefined()
+  })
+
+  test.each([
+    ["no evidence", undefined],
+    ["blank evidence", "   "],
+    ["a word or two", "tests pass"],
+    ["too short", "ok ok ok"],
+  ])("refused with %s, and told what evidence is", (_name, given) => {
+    const step = decideTaskComplete({ ...withGoal, evidence: given })
+    expect(step.goalMet).toBeUndefined()
+    expect(step.complete).toBeUndefined()
+    expect(step.reply.text).toMatch(/met only with evidence[\s\S]*commands you ran/)
+  })
+
+  test("refused while a todo is open, however often: the goal's own budgets end it, not a refusal count", () => {
+    const step = decideTaskComplete({ ...withGoal, todos: openList, evidence, refusals: 10, maxRefusals: 3 })
+    expect(step.goalMet).toBeUndefined()
+    expect(step.reply.text).toContain("2. [in_progress] Write the README section")
+    // A list that could not be read proves nothing closed.
+    expect(decideTaskComplete({ ...withGoal, todos: "unreadable", evidence }).goalMet).toBeUndefined()
+    // Negative control: without a goal the third refusal is the last.
+    expect(decideTaskComplete({ ...base, todos: openList, evidence, refusals: 3 }).complete).toBeDefined()
+  })
+
+  test("a repeated call after the goal was met gets the usual warning, not a second 'met'", () => {
+    const step = decideTaskComplete({ ...withGoal, evidence, repeatCalls: 1 })
+    expect(step.goalMet).toBeUndefined()
+    expect(step.reply.text).toBe(TASK_COMPLETE_REPEAT_WARNING)
+  })
+})
