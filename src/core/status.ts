@@ -19,6 +19,9 @@ export type SessionStatus = {
   loopMaxContinues: number
   lifetimeContinues: number
   lifetimeMaxContinues: number
+  /** A goal's budgets as they apply to this session. */
+  goalMaxContinues: number
+  goalMaxMs: number
   profile: "fast" | "slow"
   lastRecovery?: RecoveryRecord
   /** A fallback model that took over until the user writes: which, from which, since when, why. */
@@ -44,6 +47,8 @@ export function sessionStatus(state: SessionState, now: number, options: Options
     loopMaxContinues: options.loopMaxContinues,
     lifetimeContinues: state.lifetimeContinues,
     lifetimeMaxContinues: options.lifetimeMaxContinues,
+    goalMaxContinues: options.goalMaxContinues,
+    goalMaxMs: options.goalMaxMs,
     profile: profileOf(state.setup.model?.providerID),
     lastRecovery: state.lastRecovery,
     ...(state.fallback ? { fallback: fallbackStatus(state.fallback) } : {}),

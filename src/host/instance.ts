@@ -15,6 +15,7 @@ import type { HostPort, LogLevel } from "../core/port.ts"
 import type { ResolvedOptions } from "../options/index.ts"
 import { hostPauses, type HostPauses } from "../stores/file-pauses.ts"
 import { hostRateWaits } from "../stores/wait-file.ts"
+import { FileGoals, goalFilePath } from "../stores/goal-file.ts"
 import { claimSlot, nextSerial, releaseSlot, type HeldSlot, type SlotHolder } from "./registry.ts"
 import { startupLine } from "./startup.ts"
 import { withHistory } from "./with-history.ts"
@@ -45,6 +46,8 @@ export type InstanceDeps = {
   rateWaitFile?: boolean
   /** The history of interventions; by default the journal file beside the pause marker, none when `pauses` is injected. */
   history?: HistoryStore
+  /** The sessions' goals; by default the goal file beside the pause marker, none when `pauses` is injected. */
+  goals?: FileGoals
   onSessionDropped?: (sessionID: string) => void
 }
 
@@ -54,6 +57,8 @@ export type Instance = {
   readonly pauses: HostPauses
   /** Where the interventions are kept, when this instance keeps them. */
   readonly history: HistoryStore | undefined
+  /** Where the sessions' goals are kept, when this instance keeps them (what `/auto-resume goal` writes). */
+  readonly goals: FileGoals | undefined
   readonly stopped: boolean
   /** Runs `fn` when the instance stops, after its state is handed over and before the engine goes. */
   onStop(fn: () => void): void
@@ -72,7 +77,19 @@ export function startInstance(deps: InstanceDeps): Instance {
   // Beside the marker; with injected pauses (tests) only when asked for.
   const waits = deps.pauses && !deps.rateWaitFile ? undefined : hostRateWaits({ env: deps.env, directory: deps.directory, time, log })
   const history = deps.history ?? (deps.pauses ? undefined : historyStore(deps.env, log))
-  const engine = new RecoveryEngine({ port: withHistory(port, history), time, options: resolved, paths: recoveryPaths, pauses: pauses.source, rateWaits: waits?.store, onSessionDropped: deps.onSessionDropped })
+  // Beside the marker too, shared with the CLI; re-read at most once per check interval.
+  const goals = deps.goals ?? (deps.pauses ? undefined : new FileGoals({ file: goalFilePath(deps.env), recheckMs: resolved.options.checkIntervalMs, time, log }))
+  const engine = new RecoveryEngine({
+    port: withHistory(port, history),
+    time,
+    options: resolved,
+    paths: recoveryPaths,
+    pauses: pauses.source,
+    rateWaits: waits?.store,
+    goals,
+    onSessionDropped: deps.onSessionDropped,
+    onSessionDeleted: (sessionID) => goals?.forget(sessionID),
+  })
   log("info", `${startupLine(deps.host, resolved)}; instance #${serial}`)
   for (const warning of resolved.warnings) log("warn", warning)
 
@@ -130,6 +147,7 @@ export function startInstance(deps: InstanceDeps): Instance {
     engine,
     pauses,
     history,
+    goals,
     get stopped() {
       return stopped
     },

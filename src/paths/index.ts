@@ -4,7 +4,8 @@
  * are still engine modules (core/modules/index.ts).
  */
 import type { AnyPath } from "../runtime/path.ts"
+import { goalPath } from "./goal/path.ts"
 import { loopsPath } from "./loops/path.ts"
 import { stallPath } from "./stall/path.ts"
 
-export const recoveryPaths: readonly AnyPath[] = [stallPath, loopsPath]
+export const recoveryPaths: readonly AnyPath[] = [stallPath, loopsPath, goalPath]

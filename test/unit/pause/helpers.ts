@@ -43,6 +43,8 @@ export function sampleStatus(over: Partial<SessionStatus> = {}): SessionStatus {
     loopMaxContinues: 5,
     lifetimeContinues: 4,
     lifetimeMaxContinues: 20,
+    goalMaxContinues: 25,
+    goalMaxMs: 14_400_000,
     profile: "fast",
     lastRecovery: { kind: "continue", reason: "no output for 3m 5s", at: NOW - 125_000, epoch: 1, outputAt: 0 },
     ...over,
