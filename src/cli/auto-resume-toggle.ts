@@ -1,5 +1,6 @@
 /**
- * `auto-resume-toggle <sessionID>|--all off|on|status` (and `history`, history-command.ts): pause or resume opencode-auto-resume from
+ * `auto-resume-toggle <sessionID>|--all off|on|status` (and `history`, history-command.ts; and
+ * `<sessionID> goal [<text>|off]`, goal-command.ts): pause or resume opencode-auto-resume from
  * outside the chat by writing the pause marker file the running plugin watches. Every run also
  * applies the file's housekeeping (src/core/pause-leases.ts), with a note on stderr per dropped
  * pause. A pause written here is held by nobody until the OpenCode that runs the session claims it.
@@ -13,6 +14,8 @@ import { PauseMarkerFile, pauseFilePath, printable, sessionIdProblem, type Pause
 import { parseHistoryArgs, runHistory } from "./history-command.ts"
 import { JOURNAL_FILE_NAME } from "../stores/journal-file.ts"
 import { RATE_WAIT_FILE_NAME } from "../stores/wait-file.ts"
+import { GOAL_FILE_NAME } from "../stores/goal-file.ts"
+import { goalStatusLine, parseGoalCliArgs, runGoal, type GoalCliArgs } from "./goal-command.ts"
 import path from "node:path"
 
 export const EXIT_OK = 0
@@ -30,13 +33,18 @@ export type CliIo = {
 }
 
 type Action = "on" | "off" | "status"
-type Parsed = { kind: "help" } | { kind: "run"; target: { all: true } | { all: false; sessionID: string }; action: Action } | { kind: "usage"; reason: string }
+type Parsed =
+  | { kind: "help" }
+  | { kind: "run"; target: { all: true } | { all: false; sessionID: string }; action: Action }
+  | { kind: "goal"; sessionID: string; goal: GoalCliArgs }
+  | { kind: "usage"; reason: string }
 
 export function helpText(file: string): string {
   return [
     `Usage: ${PROGRAM} <sessionID> off|on|status`,
     `       ${PROGRAM} --all off|on|status`,
     `       ${PROGRAM} history [sessionID] [--json]`,
+    `       ${PROGRAM} <sessionID> goal [<text> | off]`,
     `       ${PROGRAM} --help`,
     "",
     "Pauses (off) or resumes (on) automatic recovery by opencode-auto-resume for one session, or",
@@ -48,6 +56,10 @@ export function helpText(file: string): string {
     "status also lists the rate-limit waits in the wait file (until when, and whether a wait was",
     "carried over from an OpenCode that crashed); off ends the waits of the sessions it pauses.",
     "",
+    "goal <text> keeps the session going until the goal is met (the model calls task_complete with",
+    "evidence), within the plugin's goalMaxContinues and goalMaxMs; goal alone shows it, goal off",
+    "clears it. A running OpenCode picks the change up within one watchdog interval.",
+    "",
     "history lists what the plugin did (every continue, abort, prompt or switch, and every one a",
     "guard held back), with what it saw and whether the session came back, newest last; with a",
     "session id (or the tail the table shows) only that session; --json prints the stored lines.",
@@ -55,6 +67,7 @@ export function helpText(file: string): string {
     `Pause file: ${file}`,
     `History file: ${path.join(path.dirname(file), JOURNAL_FILE_NAME)}`,
     `Wait file: ${path.join(path.dirname(file), RATE_WAIT_FILE_NAME)}`,
+    `Goal file: ${path.join(path.dirname(file), GOAL_FILE_NAME)}`,
     "Exit status: 0 done, 1 the pause file could not be read or written, 2 bad usage.",
   ].join("\n")
 }
@@ -63,6 +76,12 @@ export function parseArgs(argv: readonly string[]): Parsed {
   if (argv.some((a) => a === "--help" || a === "-h")) return { kind: "help" }
   if (argv.length === 0) return { kind: "usage", reason: "missing arguments: expected <sessionID> off|on|status or --all off|on|status" }
   const [first, second, ...rest] = argv
+  if (second?.trim().toLowerCase() === "goal") {
+    if (first === "--all") return { kind: "usage", reason: "a goal is set for one session, not with --all" }
+    const problem = first === undefined || first.startsWith("-") ? `unknown option ${printable(first)}` : sessionIdProblem(first)
+    if (problem) return { kind: "usage", reason: first?.startsWith("-") ? problem : `invalid session id ${printable(first)}: ${problem}` }
+    return { kind: "goal", sessionID: first!, goal: parseGoalCliArgs(rest) }
+  }
   if (rest.length > 0) return { kind: "usage", reason: `too many arguments (unexpected ${printable(rest[0])})` }
   const action = parseAction(second)
   if (first === "--all") {
@@ -111,6 +130,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     out.stderr(`${PROGRAM}: ${parsed.reason} (see ${PROGRAM} --help)`)
     return EXIT_USAGE
   }
+  if (parsed.kind === "goal") return runGoal(parsed.sessionID, parsed.goal, out)
   const file = new PauseMarkerFile(filePath)
   const { target, action } = parsed
   try {
@@ -130,6 +150,8 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
       const hold = holdLine(state, target, now)
       if (hold) out.stdout(`  ${hold}`)
       for (const line of waitStatusLines(out.env, target, now)) out.stdout(`  ${line}`)
+      const goal = target.all ? undefined : goalStatusLine(out.env, target.sessionID)
+      if (goal) out.stdout(`  ${goal}`)
     }
     if (action === "off") {
       const ended = await endPausedWaits(out.env, target, now)

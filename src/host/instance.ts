@@ -68,6 +68,11 @@ export type Instance = {
   stop(reason?: string): void
 }
 
+/** A goal's budgets as configured (a profile may change them per session: the engine's status says so then). */
+export function goalLimitsOf(resolved: ResolvedOptions): { maxContinues: number; maxMs: number } {
+  return { maxContinues: resolved.options.goalMaxContinues, maxMs: resolved.options.goalMaxMs }
+}
+
 export function startInstance(deps: InstanceDeps): Instance {
   const { slot, resolved, time, port } = deps
   const serial = nextSerial()

@@ -1,19 +1,36 @@
-/** `/auto-resume [on|off|status]`: argument parsing and every reply. Pure: the caller passes `now`. */
+/** `/auto-resume [on|off|status|history|goal ...]`: argument parsing and every reply. Pure: the caller passes `now`. */
+import { goalText, type GoalRecord } from "../core/goals.ts"
 import type { SessionStatus } from "../core/status.ts"
 import { formatDuration, formatLocalTime } from "../prompts/format.ts"
+import { quotedGoal } from "../prompts/nudges.ts"
 
 export const PAUSE_COMMAND_NAME = "auto-resume"
-export const PAUSE_COMMAND_DESCRIPTION = "auto-resume for this session: off pauses it, on resumes it, status (default) reports it, history lists what it did"
+export const PAUSE_COMMAND_DESCRIPTION = "auto-resume for this session: off pauses it, on resumes it, status (default) reports it, history lists what it did, goal <text> keeps it going until the goal is met"
 export const PAUSE_USAGE =
-  "Usage: /auto-resume [on | off | status | history] (off pauses recovery of this session, on resumes it, status or nothing shows its state, history its last ten interventions)"
+  "Usage: /auto-resume [on | off | status | history | goal [<text> | off]] (off pauses recovery of this session, on resumes it, status or nothing shows its state, history its last ten interventions; goal <text> keeps the session going until the goal is met, goal shows it, goal off clears it)"
 
 export type PauseAction = "on" | "off" | "status" | "history"
 
-export type ParsedPauseCommand = { action: PauseAction } | { action: "usage"; reason: string }
+/** `/auto-resume goal`: show the goal; `goal off`: clear it; `goal <text>`: set it. */
+export type GoalCommand = { action: "goal"; goal: "show" } | { action: "goal"; goal: "off" } | { action: "goal"; goal: "set"; text: string }
+
+export type ParsedPauseCommand = { action: PauseAction } | GoalCommand | { action: "usage"; reason: string }
 
 const MAX_ECHO = 40
 
+/** `goal`, `goal off` or `goal <text>` (the text as typed, not lower-cased), or undefined for any other command. */
+export function parseGoalArguments(raw: string): GoalCommand | undefined {
+  const m = /^goal(?:\s+([\s\S]*))?$/i.exec(raw.trim())
+  if (!m) return undefined
+  const text = goalText(m[1] ?? "")
+  if (text === "") return { action: "goal", goal: "show" }
+  if (text.toLowerCase() === "off") return { action: "goal", goal: "off" }
+  return { action: "goal", goal: "set", text }
+}
+
 export function parsePauseArguments(raw: unknown): ParsedPauseCommand {
+  const goal = typeof raw === "string" ? parseGoalArguments(raw) : undefined
+  if (goal) return goal
   const text = typeof raw === "string" ? raw.trim().toLowerCase() : ""
   if (text === "" || text === "status") return { action: "status" }
   if (text === "on" || text === "off" || text === "history") return { action: text }
@@ -56,6 +73,52 @@ export function toggleReply(r: ToggleResult): string {
   return lines.join("\n")
 }
 
+/** A goal's budgets as they apply to the session. */
+export type GoalLimits = { maxContinues: number; maxMs: number }
+
+/** How the goal stands, on one line: what it is, and its continues and time, or how it ended. */
+export function goalLine(goal: GoalRecord, limits: GoalLimits, now: number): string {
+  const head = quotedGoal(goal.text, 200)
+  if (goal.status === "active") {
+    return `${head}: active since ${formatLocalTime(goal.setAt)}; continues ${goal.continues}/${limits.maxContinues}; ${formatDuration(Math.max(0, now - goal.setAt))} of ${formatDuration(limits.maxMs)}`
+  }
+  const why = goal.why ? ` (${goal.why})` : ""
+  return `${head}: ${goal.status} at ${formatLocalTime(goal.endedAt ?? goal.setAt)} after ${goal.continues} ${goal.continues === 1 ? "continue" : "continues"}${why}`
+}
+
+/** What a goal command did, as the reply says it. */
+export type GoalReplyInput = {
+  command: GoalCommand
+  /** The session's entry before and after the command. */
+  before?: GoalRecord
+  after?: GoalRecord
+  limits: GoalLimits
+  now: number
+  memoryOnly?: string
+  error?: string
+}
+
+export function goalReply(r: GoalReplyInput): string {
+  const { command } = r
+  if (r.error) return `auto-resume could not ${command.goal === "off" ? "clear" : "set"} the goal of this session: ${r.error}`
+  const lines: string[] = []
+  if (command.goal === "set") {
+    lines.push(`auto-resume: goal set for this session: ${quotedGoal(command.text, 1000)}.`)
+    if (r.before?.status === "active") lines.push(`It replaces the goal ${quotedGoal(r.before.text, 200)}.`)
+    lines.push(
+      `From the session's next finished turn on, each turn that does not meet it gets one continue (at most ${r.limits.maxContinues}, for up to ${formatDuration(r.limits.maxMs)}); it is met when the model calls task_complete with evidence. Two turns in a row without progress stand it down. /auto-resume goal shows it, /auto-resume goal off clears it.`,
+    )
+  } else if (command.goal === "off") {
+    lines.push(r.before?.status === "active" ? `auto-resume: the goal ${quotedGoal(r.before.text, 200)} is cleared; nothing more is sent for it.` : "No goal was active for this session; nothing changed.")
+  } else if (!r.after) {
+    lines.push("No goal is set for this session. /auto-resume goal <text> sets one.")
+  } else {
+    lines.push(`auto-resume goal for this session: ${goalLine(r.after, r.limits, r.now)}`)
+  }
+  if (r.memoryOnly) lines.push(`(The goal file could not be written, so this holds for the current run only: ${r.memoryOnly})`)
+  return lines.join("\n")
+}
+
 export type StatusReportInput = {
   sessionID: string
   paused: boolean
@@ -64,6 +127,8 @@ export type StatusReportInput = {
   holder?: string
   /** The engine's view of the session; undefined when it has seen nothing of it yet. */
   status?: SessionStatus
+  /** The session's goal, active or how it last ended, and its budgets; undefined where no goals are kept. */
+  goal?: { record: GoalRecord | undefined; limits: GoalLimits }
   now: number
 }
 
@@ -79,6 +144,7 @@ export function formatStatusReport(input: StatusReportInput): string {
     : "active"
   lines.push(`auto-resume for session ${input.sessionID}: ${pauseLine}`)
   if (input.paused && input.holder) lines.push(`Pause ${input.holder}`)
+  if (input.goal) lines.push(`Goal: ${input.goal.record ? goalLine(input.goal.record, input.goal.limits, now) : "none (/auto-resume goal <text> sets one)"}`)
   if (!status) {
     lines.push("No activity of this session has been seen since the plugin started, so there are no counters yet.")
     return lines.join("\n")

@@ -16,7 +16,7 @@ import { effectiveOptions, resolveOptions } from "../../options/index.ts"
 import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
 import type { HostPort, TurnSetup } from "../../core/port.ts"
-import { startInstance, type Instance } from "../instance.ts"
+import { goalLimitsOf, startInstance, type Instance } from "../instance.ts"
 import { turnSetupOf } from "../normalize.ts"
 import { MessageRoles, mapOtherEvent, mapStreamingEvent, type OutputSink } from "./events.ts"
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
@@ -179,7 +179,7 @@ export function startV1(
   const control = instance.pauses.control
   // The command hooks guard themselves: their one deliberate throw must reach the host.
   const all = control
-    ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, history: instance.history, log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now(), realModels }))
+    ? composeHooks(hooks, createV1CommandHooks({ engine, pauses: control, history: instance.history, goals: instance.goals, goalLimits: goalLimitsOf(resolved), log: (l, m) => engine.logger.log(l, m), client: input.client, now: () => time.now(), realModels }))
     : hooks
   const live = silencedWhenStopped(all, () => instance.stopped)
   live.event = onEvent

@@ -15,7 +15,7 @@ import { resolveOptions } from "../../options/index.ts"
 import type { LogLevel, Signal } from "../../core/port.ts"
 import { realTime, wallClock } from "../real-time.ts"
 import { get, str } from "../shape.ts"
-import { startInstance, type Instance } from "../instance.ts"
+import { goalLimitsOf, startInstance, type Instance } from "../instance.ts"
 import { turnSetupOf } from "../normalize.ts"
 import { registerV2PauseCommand, type Disposable } from "./command.ts"
 import { callCtx, hostDirectory, hostLocation } from "./context.ts"
@@ -183,7 +183,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   const control = instance.pauses.control
   const commandRegistered = instance.keep(
     control
-      ? registerV2PauseCommand(ctx, { engine, pauses: control, history: instance.history, log, now: () => time.now(), syntheticRefused: slot.syntheticRefused, time, timeoutMs })
+      ? registerV2PauseCommand(ctx, { engine, pauses: control, history: instance.history, goals: instance.goals, goalLimits: goalLimitsOf(resolved), log, now: () => time.now(), syntheticRefused: slot.syntheticRefused, time, timeoutMs })
       : Promise.resolve(undefined),
   )
 
