@@ -148,13 +148,27 @@ function onTurn(state: GoalState, goal: Goal, place: string, facts: TurnFacts, c
   const max = ctx.options().goalMaxContinues
   const text = buildGoalContinue({ goal: goal.text, number, max, said: turn.said, todos: facts.todos })
   s = { ...s, sentEpoch: session.idleEpoch, asked: wordsOf(text) }
-  const windowEnd = session.lastGenuineUserAt > 0 ? session.lastGenuineUserAt + facts.options.activeUserWindowMs : 0
-  if (facts.now < windowEnd) {
-    // The user was here a moment ago: the continue waits for the window's end, on the path's wake.
-    const pending: Pending = { at: windowEnd, epoch: session.idleEpoch, userAt: session.lastGenuineUserAt, text, number }
-    return result({ ...s, pending }, [], goal, ctx, { kind: "stand-down", reason: `goal: continue ${number} waits for the active-user window (${formatDuration(windowEnd - facts.now)})` })
+  const wait = dueAt(facts, ctx)
+  if (wait) {
+    // The user was here a moment ago, or our last prompt was: the continue waits on the path's wake.
+    const pending: Pending = { at: wait.at, epoch: session.idleEpoch, userAt: session.lastGenuineUserAt, text, number }
+    return result({ ...s, pending }, [], goal, ctx, { kind: "stand-down", reason: `goal: continue ${number} waits ${formatDuration(wait.at - facts.now)} for ${wait.why}` })
   }
   return send(s, goal, text, number, ctx, { kind: "stand-down", reason: `goal: continue ${number}/${max}` })
+}
+
+/**
+ * When a continue due now may go out, if not now: after the active-user window (the user's turn
+ * comes first), and `injectIntervalMs` after our last prompt was taken (the host would refuse it
+ * sooner, and a refused continue is lost for its turn).
+ */
+function dueAt(facts: TurnFacts, ctx: StepContext): { at: number; why: string } | undefined {
+  const session = ctx.session
+  const windowEnd = session.lastGenuineUserAt > 0 ? session.lastGenuineUserAt + facts.options.activeUserWindowMs : 0
+  const accepted = session.intervention.prompt.acceptedAt
+  const spaced = accepted === undefined ? 0 : accepted + facts.options.injectIntervalMs
+  if (facts.now >= Math.max(windowEnd, spaced)) return undefined
+  return windowEnd >= spaced ? { at: windowEnd, why: "the active-user window" } : { at: spaced, why: "injectIntervalMs after our last prompt" }
 }
 
 /** Why the continue must not go out now: the goal never answers for the user, and every guard wins. */

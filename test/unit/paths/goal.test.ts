@@ -231,6 +231,21 @@ describe("the user's turn comes first", () => {
     expect(d2.w.goal?.status).toBe("active")
   })
 
+  test("a continue due right after our last prompt was taken waits injectIntervalMs, then goes out (a refused one would be lost)", () => {
+    const w = world()
+    w.session.intervention.prompt.acceptedAt = T0 - 1000
+    const d = new Driver(w)
+    const r = d.turn(WORKED(), open)
+    expect(acts(r)).toEqual([])
+    expect(r?.wakeAt).toBe(T0 - 1000 + w.options.injectIntervalMs)
+    w.now = T0 - 1000 + w.options.injectIntervalMs
+    expect(acts(d.step({ type: "wake", hold: undefined }))).toHaveLength(1)
+    // Negative control: a prompt taken long ago holds nothing.
+    const earlier = world()
+    earlier.session.intervention.prompt.acceptedAt = T0 - 60_000
+    expect(acts(new Driver(earlier).turn(WORKED(), open))).toHaveLength(1)
+  })
+
   test("a guard up when the window ends holds it, with one line", () => {
     const w = world()
     w.session.lastGenuineUserAt = T0 - 60_000
