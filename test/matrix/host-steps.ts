@@ -29,9 +29,10 @@ export type HostSteps = {
   ask(who: Who, kind: "question" | "permission", id: string): Maybe
   answer(who: Who, kind: "question" | "permission", id: string): Maybe
   spawn(): Maybe
-  taskComplete(who: Who): Maybe
-  pauseCommand(arg: "off" | "on" | "status" | "history"): Maybe
+  taskComplete(who: Who, evidence: string | undefined): Maybe
+  pauseCommand(arg: string): Maybe
   cliPause(arg: "off" | "on", all: boolean): Maybe
+  cliGoal(text: string): Maybe
   secondInstance(): Maybe
   secondProcess(): Maybe
   hostRun(): Maybe
@@ -104,13 +105,16 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
         await h.spawn()
         break
       case "taskComplete":
-        await h.taskComplete(who)
+        await h.taskComplete(who, step.evidence)
         break
       case "pauseCommand":
         await h.pauseCommand(step.arg)
         break
       case "cliPause":
         await h.cliPause(step.arg, step.all === true)
+        break
+      case "cliGoal":
+        await h.cliGoal(step.text)
         break
       case "secondInstance":
         await h.secondInstance()

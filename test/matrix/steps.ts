@@ -62,12 +62,14 @@ export type Step =
   | { do: "answer"; kind: "question" | "permission"; id: string; in?: Who }
   /** The subagent session is created with the main session as its parent. */
   | { do: "spawn" }
-  /** The model calls the plugin's task_complete tool. */
-  | { do: "taskComplete"; in?: Who }
-  /** The user runs `/auto-resume <arg>` in the session. */
-  | { do: "pauseCommand"; arg: "off" | "on" | "status" | "history" }
+  /** The model calls the plugin's task_complete tool, with `evidence` when given. */
+  | { do: "taskComplete"; in?: Who; evidence?: string }
+  /** The user runs `/auto-resume <arg>` in the session (`goal <text>` among them). */
+  | { do: "pauseCommand"; arg: "off" | "on" | "status" | "history" | `goal${string}` }
   /** `auto-resume-toggle <session> <arg>` from another process (the marker file). */
   | { do: "cliPause"; arg: "off" | "on"; all?: true }
+  /** `auto-resume-toggle <session> goal <text>` from another process (the goal file). */
+  | { do: "cliGoal"; text: string }
   /** The plugin is loaded a second time for the same location (reload, listed twice). */
   | { do: "secondInstance" }
   /**

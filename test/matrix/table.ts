@@ -25,7 +25,9 @@ export type Row = {
    * Plugin options, plus two knobs of the fake hosts (never passed to the plugin):
    * `__magicContext` lists magic-context among the loaded plugins, `__modelHangsAfterPrompt`
    * makes the model hang on the plugin's prompts as well instead of answering them,
-   * `__modelFailsAfterPrompt` makes the provider fail them (a dead endpoint), `__subscribeForm`
+   * `__modelFailsAfterPrompt` makes the provider fail them (a dead endpoint),
+   * `__modelWorksAfterPrompt` makes the model answer them with a real tool call and a new
+   * report each time (instead of a bare "On it."), `__subscribeForm`
    * plays a 2.x build whose `event.subscribe` takes the types array ("types") or ignores the
    * filter ("unfiltered"; 1.x has no subscription and ignores it).
    */
@@ -94,6 +96,18 @@ const E2E = {
   cutOff: "test/e2e/cut-off.e2e.test.ts",
   context: "test/e2e/context.e2e.test.ts",
 }
+
+// -- goal mode
+const GOAL: Step = { do: "pauseCommand", arg: "goal make the parser tests pass" }
+const GOAL_SET: Expect = { act: "reply", text: /goal set for this session: "make the parser tests pass"/ }
+/** The n-th continue of the goal (a visible continue restating the goal). */
+const goalContinue = (n: number, of = 25, more = ""): Expect => ({
+  act: "send",
+  kind: "continue",
+  text: new RegExp(`^auto-resume goal \\(continue ${n} of at most ${of}\\): keep working until this goal is met: "make the parser tests pass"${more}`),
+})
+/** A turn of real work that ends on neither a claim nor a question. */
+const WORKED = "The tokenizer splits on brackets now; four parser cases still fail on trailing commas."
 
 // ---- the rows -------------------------------------------------------------------------------
 
@@ -670,6 +684,62 @@ export const ROWS: Row[] = [
     options: ABORT_FIRST,
     steps: [trigger({ do: "hostRunsUnseen" }), { do: "wait", ms: STALL + 10_000 }],
     effect: ABORTED_AND_CONTINUED,
+  },
+  // -- goal mode: /auto-resume goal <text>
+  {
+    id: "goal-continues",
+    why: "while a goal is set, each finished turn that did not meet it gets one continue restating the goal, what the turn said and what meets it (task_complete with evidence); a model that works goes on until the goal's continues are spent",
+    options: { __modelWorksAfterPrompt: true, goalMaxContinues: 2 },
+    steps: [trigger(GOAL), user(), LONG_WORK, say(WORKED), end, { do: "wait", ms: 30_000 }],
+    effect: [
+      GOAL_SET,
+      goalContinue(1, 2, `[\\s\\S]*Your last turn said: "${WORKED}"[\\s\\S]*task_complete tool with \\\`evidence\\\``),
+      goalContinue(2, 2, '[\\s\\S]*Your last turn said: "Ran check 1: 7 files scanned, 1 fixed."'),
+    ],
+  },
+  {
+    id: "goal-cli",
+    why: "auto-resume-toggle <sessionID> goal <text> (the goal file) sets a goal from outside the chat: the running plugin picks it up",
+    options: { __modelWorksAfterPrompt: true, goalMaxContinues: 1 },
+    steps: [trigger({ do: "cliGoal", text: "make the parser tests pass" }), { do: "wait", ms: 10_000 }, user(), LONG_WORK, say(WORKED), end, { do: "wait", ms: 30_000 }],
+    effect: [goalContinue(1, 1)],
+  },
+  {
+    id: "goal-met",
+    why: "task_complete with every todo closed and evidence given meets the goal: accepted, and nothing more is sent; without evidence it is refused and the goal goes on",
+    steps: [GOAL, user(), todos(CLOSED), LONG_WORK, triggerOr([{ do: "taskComplete", evidence: "bun test test/parser: 14 pass, 0 fail" }], [{ do: "taskComplete" }]), say("The parser tests pass."), end, { do: "wait", ms: 30_000 }],
+    effect: [GOAL_SET, { act: "toolAnswer", ok: true, text: /^Goal met: "make the parser tests pass"/ }],
+    controlEffect: [GOAL_SET, { act: "toolAnswer", ok: true, text: /^task_complete refused: the goal .* is met only with evidence/ }, goalContinue(1)],
+  },
+  {
+    id: "goal-no-progress",
+    why: "a goal whose model makes no progress (no tool call, no todo change, nothing new said) two turns in a row is stood down instead of spending its 25 continues",
+    steps: [trigger(GOAL), user(), LONG_WORK, say("I am looking into the tokenizer now."), end, { do: "wait", ms: 60_000 }],
+    // The first turn said something new; the fake model's "On it." answers to each continue do not.
+    effect: [GOAL_SET, goalContinue(1), goalContinue(2)],
+  },
+  {
+    id: "goal-hand-off",
+    why: "a turn that asks the user gets no goal continue: a goal never answers for the user",
+    options: { __modelWorksAfterPrompt: true, goalMaxContinues: 1 },
+    steps: [GOAL, user(), LONG_WORK, say(WORKED), trigger(say("\nShould I also migrate the old snapshot tests?")), end, { do: "wait", ms: 30_000 }],
+    effect: [GOAL_SET],
+    controlEffect: [GOAL_SET, goalContinue(1, 1)],
+  },
+  {
+    id: "goal-user-writes",
+    why: "the user writing keeps the goal but comes first: their turn is not followed by a goal continue within the active-user window",
+    options: { __modelWorksAfterPrompt: true, goalMaxContinues: 1 },
+    steps: [GOAL, user(), LONG_WORK, say(WORKED), end, trigger(user({ text: "also update the changelog" }), say("Updated the changelog."), end), { do: "wait", ms: 60_000 }],
+    effect: [GOAL_SET],
+    controlEffect: [GOAL_SET, goalContinue(1, 1)],
+  },
+  {
+    id: "goal-budget",
+    why: "goalMaxContinues bounds a goal: a model that works and never meets it gets exactly that many continues, then the goal is stood down",
+    options: { __modelWorksAfterPrompt: true, goalMaxContinues: 3 },
+    steps: [trigger(GOAL), user(), LONG_WORK, say(WORKED), end, { do: "wait", ms: 90_000 }],
+    effect: [GOAL_SET, goalContinue(1, 3), goalContinue(2, 3), goalContinue(3, 3)],
   },
   // -- pausing
   {

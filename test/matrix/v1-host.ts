@@ -50,7 +50,8 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
   const outages = new Map<string, { error: Record<string, unknown>; until?: number }>()
   let stopped = false
   // Matrix knobs, not plugin options: magic-context loaded; the model hangs on the plugin's prompts too.
-  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, ...pluginOptions } = options
+  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, __modelWorksAfterPrompt: worksAfterPrompt, ...pluginOptions } = options
+  let checks = 0
 
   const list = (sessionID: string) => {
     let l = history.get(sessionID)
@@ -81,7 +82,16 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     startRun(sessionID)
     if (fromPlugin && !hangsAfterPrompt) {
       // The model answers the plugin's prompt with a short, finished turn (or the provider fails it).
-      void Promise.resolve().then(() => (failsAfterPrompt ? endRun(sessionID, V1_ERRORS.stream) : (streamText(sessionID, "On it."), endRun(sessionID))))
+      void Promise.resolve().then(() => {
+        if (failsAfterPrompt) return endRun(sessionID, V1_ERRORS.stream)
+        if (worksAfterPrompt) {
+          // A model that works: one real tool call and a report of what it found, new each time.
+          const n = ++checks
+          part(sessionID, { type: "tool", callID: `call_check_${n}`, tool: "bash", state: { status: "completed", input: { command: "make check" }, output: "ok", title: "", metadata: {} } })
+          streamText(sessionID, `Ran check ${n}: ${n * 7} files scanned, ${n} fixed.`)
+        } else streamText(sessionID, "On it.")
+        endRun(sessionID)
+      })
     }
   }
 
@@ -358,10 +368,10 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
         ? event("permission.replied", { sessionID: sessions[who], requestID, reply: "once" })
         : event("question.replied", { sessionID: sessions[who], requestID, answers: [["A"]] }),
     spawn: () => event("session.created", { info: { id: sessions.child, parentID: sessions.main, title: "subagent" } }),
-    taskComplete: async (who) => {
+    taskComplete: async (who, evidence) => {
       const tool = (instances[0]!.tool as Record<string, { execute: (a: unknown, c: unknown) => Promise<string> }>).task_complete!
       try {
-        acts.push({ act: "toolAnswer", ok: true, text: await tool.execute({}, { sessionID: sessions[who], messageID: "msg_x", agent: USER_AGENT }) })
+        acts.push({ act: "toolAnswer", ok: true, text: await settle(tool.execute(evidence === undefined ? {} : { evidence }, { sessionID: sessions[who], messageID: "msg_x", agent: USER_AGENT })) })
       } catch (error) {
         acts.push({ act: "toolAnswer", ok: false, text: error instanceof Error ? error.message : String(error) })
       }
@@ -380,6 +390,9 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     },
     cliPause: async (arg, all) => {
       await settle(toggleMain([all ? "--all" : sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
+    },
+    cliGoal: async (text) => {
+      await settle(toggleMain([sessions.main, "goal", ...text.split(" ")], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
     },
     secondInstance: () => load(),
     // Another process: a registry of its own (a scope no other instance uses), the same host and sessions.

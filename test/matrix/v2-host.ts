@@ -98,11 +98,11 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     answer: (who, kind, requestID) =>
       kind === "permission" ? emit("permission.replied", { sessionID: sessions[who], requestID, reply: "once" }) : emit("form.replied", { id: requestID, values: {} }),
     spawn: () => emit("session.created", { sessionID: sessions.child, parentID: sessions.main, projectID: "prj", location: { directory: w.directory }, agent: "general" }),
-    taskComplete: async (who) => {
+    taskComplete: async (who, evidence) => {
       const tool = tools.find((t) => t.name === "task_complete")
       if (!tool) return
       try {
-        const result = await settle(Promise.resolve(tool.execute({}, { sessionID: sessions[who], agent: USER_AGENT, messageID: "msg_x", id: id("call"), signal: new AbortController().signal, progress: () => undefined })))
+        const result = await settle(Promise.resolve(tool.execute(evidence === undefined ? {} : { evidence }, { sessionID: sessions[who], agent: USER_AGENT, messageID: "msg_x", id: id("call"), signal: new AbortController().signal, progress: () => undefined })))
         // The host's tool runtime: `output` from a tool with no output schema kills the call.
         if (tool.output === undefined && result && typeof result === "object" && "output" in result) {
           acts.push({ act: "toolAnswer", ok: false, text: "defect: Tool result declared output without an output schema" })
@@ -128,6 +128,10 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     cliPause: async (arg, all) => {
       const { main } = await import("../../src/cli/auto-resume-toggle.ts")
       await settle(main([all ? "--all" : sessions.main, arg], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
+    },
+    cliGoal: async (text) => {
+      const { main } = await import("../../src/cli/auto-resume-toggle.ts")
+      await settle(main([sessions.main, "goal", ...text.split(" ")], { stdout: () => undefined, stderr: () => undefined, env: process.env }))
     },
     secondInstance: () => load(),
     // Another process: a registry of its own (a scope no other instance uses), the same host and sessions.

@@ -64,7 +64,8 @@ export function createV2World(options: Record<string, unknown>) {
   const id = (prefix: string) => `${prefix}_${String(++seq).padStart(5, "0")}`
   const [providerID, modelID] = USER_MODEL.split("/") as [string, string]
   // Matrix knobs, not plugin options: magic-context loaded; the model hangs on the plugin's prompts too.
-  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, __subscribeForm: subscribeForm, ...pluginOptions } = options
+  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, __modelWorksAfterPrompt: worksAfterPrompt, __subscribeForm: subscribeForm, ...pluginOptions } = options
+  let checks = 0
   /** The agent and model each session runs on (2.x keeps them per session). */
   const setups = new Map<string, { agent: string; providerID: string; modelID: string }>()
   const setupOf = (sessionID: string) => setups.get(sessionID) ?? { agent: USER_AGENT, providerID, modelID }
@@ -127,7 +128,22 @@ export function createV2World(options: Record<string, unknown>) {
     startRun(sessionID)
     if (fromPlugin && !hangsAfterPrompt) {
       // The model answers the plugin's prompt with a short, finished turn (or the provider fails it).
-      void Promise.resolve().then(() => (failsAfterPrompt ? endRun(sessionID, "failed", V2_ERRORS.stream) : (text(sessionID, "On it."), endRun(sessionID, "succeeded"))))
+      void Promise.resolve().then(() => {
+        if (failsAfterPrompt) return endRun(sessionID, "failed", V2_ERRORS.stream)
+        if (worksAfterPrompt) {
+          // A model that works: one real tool call and a report of what it found, new each time.
+          const n = ++checks
+          const assistant = runs.get(sessionID)?.assistant
+          const callID = `call_check_${n}`
+          const content = [{ type: "text", text: "ok" }]
+          assistant?.content.push({ type: "tool", id: callID, name: "bash", state: { status: "completed", input: { command: "make check" }, content }, time: { created: Date.now() } })
+          emit("session.tool.input.started", { sessionID, assistantMessageID: assistant?.id, id: callID, name: "bash" })
+          emit("session.tool.called", { sessionID, assistantMessageID: assistant?.id, id: callID, input: { command: "make check" }, executed: false })
+          emit("session.tool.success", { sessionID, assistantMessageID: assistant?.id, id: callID, content, executed: true })
+          text(sessionID, `Ran check ${n}: ${n * 7} files scanned, ${n} fixed.`)
+        } else text(sessionID, "On it.")
+        endRun(sessionID, "succeeded")
+      })
     }
   }
 
