@@ -7,10 +7,11 @@
  * through StepContext.goal, changed through `goal` effects).
  *
  * The path looks at a finished turn at two places among the judge's rules (core/modules/
- * finished-turn.ts): before the judge, for a turn that ends on a claim (done, a stop, ready,
- * 🎉), which the judge would take at its word while the goal is met only by task_complete; after
- * every other rule, for a turn nobody else answered. A malfunction (a printed tool call, a dead
- * stream, a cut-off answer), a loop or a wrong tool name is the other rules' to answer first.
+ * finished-turn.ts): before the judge, for every turn the judge would read as the model stopping
+ * by choice (a "done" too: the judge would take it at its word, while the goal is met only by
+ * task_complete with evidence); after every other rule, for a turn nobody else answered. A
+ * malfunction (a printed tool call, a dead stream, a cut-off answer), a loop or a failed call is
+ * the other rules' to answer first (others-first.ts).
  *
  * Every guard wins: a turn that hands over to the user never reaches the path (the judge skips
  * every rule then); a reply that may ask the user, an open question, a pause, ESC, a recovery
@@ -18,7 +19,6 @@
  * continue waits out `activeUserWindowMs` (held on the path's own wake, voided by a new turn or
  * message). A goal continue never goes out twice for one finished turn.
  */
-import { endsWithCelebration } from "../../detect/celebration.ts"
 import { handOffOf } from "../../detect/hand-off.ts"
 import { formatDuration } from "../../prompts/format.ts"
 import { quotedGoal } from "../../prompts/nudges.ts"
@@ -26,14 +26,15 @@ import type { Goal } from "../../core/goals.ts"
 import type { JournalTag } from "../../core/journal.ts"
 import { JUDGE_PRIORITY, type TurnFacts } from "../../core/modules/finished-turn.ts"
 import type { EffectOutcome, PathEffect, RecoveryPath, StepContext, StepResult } from "../../runtime/path.ts"
+import { othersFirst } from "./others-first.ts"
 import { buildGoalContinue } from "./prompt.ts"
-import { readGoalTurn, weighTurn, wordsOf, type GoalTurn, type TurnPrint } from "./progress.ts"
+import { readGoalTurn, weighTurn, wordsOf, type TurnPrint } from "./progress.ts"
 
 /** Turns in a row without progress that stand the goal down. */
 export const IDLE_TURNS_TO_STAND_DOWN = 2
 
-/** Just before the judge: a claim is the goal's to answer. */
-const BEFORE_JUDGE = { name: "claims", pass: "second", priority: JUDGE_PRIORITY - 5 } as const
+/** Just before the judge: a turn that stopped by choice is the goal's to answer. */
+const BEFORE_JUDGE = { name: "stopped", pass: "second", priority: JUDGE_PRIORITY - 5 } as const
 /** After every other rule of the pass (loops, unknown tools): what nobody answered. */
 const AFTER_ALL = { name: "unanswered", pass: "second", priority: JUDGE_PRIORITY + 30 } as const
 
@@ -122,15 +123,10 @@ function spent(goal: Goal, ctx: StepContext, now: number): string | undefined {
   return undefined
 }
 
-/** A turn that ends on a claim the judge would believe (done, stop, ready, 🎉). */
-function endsOnClaim(facts: TurnFacts, turn: GoalTurn): boolean {
-  return facts.ending?.family !== undefined || endsWithCelebration(turn.said)
-}
-
 function onTurn(state: GoalState, goal: Goal, place: string, facts: TurnFacts, ctx: StepContext): StepResult<GoalState> | undefined {
   const turn = readGoalTurn(facts.messages)
   if (!turn) return undefined
-  if (place === BEFORE_JUDGE.name && !endsOnClaim(facts, turn)) return undefined
+  if (place === BEFORE_JUDGE.name && othersFirst(facts)) return undefined
   const over = spent(goal, ctx, facts.now)
   if (over) return standDown(state, goal, over, ctx)
   let s = state

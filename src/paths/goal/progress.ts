@@ -31,7 +31,7 @@ export type GoalTurn = {
   said: string
   /** Every assistant text of the turn, capped from its end. */
   text: string
-  /** Tool calls of the turn that are work toward the goal. */
+  /** Tool calls of the turn that ran and are work toward the goal (a failed call is no work). */
   tools: number
 }
 
@@ -51,7 +51,7 @@ export function readGoalTurn(messages: readonly TranscriptMessage[]): GoalTurn |
   if (asked?.own && asked.parts.some((p) => p.kind === "text" && p.text.trimStart().startsWith(COMMAND_PREFIX))) return undefined
   const turn = messages.slice(start)
   let tools = 0
-  for (const message of turn) for (const part of message.parts) if (part.kind === "tool" && !NOT_WORK.has(part.tool)) tools++
+  for (const message of turn) for (const part of message.parts) if (part.kind === "tool" && part.status !== "error" && !NOT_WORK.has(part.tool)) tools++
   const text = turn.map((m) => messageTail(m, "text", MAX_TURN_TEXT)).filter(Boolean).join("\n")
   return { id: newest.id, said: messageTail(newest, "text", MAX_TURN_TEXT), text: text.length > MAX_TURN_TEXT ? text.slice(-MAX_TURN_TEXT) : text, tools }
 }

@@ -147,13 +147,27 @@ describe("a finished turn while a goal is set", () => {
     expect(second?.turn).toMatchObject({ kind: "stand-down" })
   })
 
-  test("before the judge the path takes only a turn that ends on a claim; every other turn is left to the other rules first", () => {
-    const d = new Driver(world())
-    expect(d.turn(WORKED(), open, "claims")).toBeUndefined()
+  test("before the judge the path takes every turn that stopped by choice, a done claim included", () => {
+    expect(acts(new Driver(world()).turn(WORKED(), open, "stopped"))).toHaveLength(1)
     const claim = turnOf([[tool("bash")], [text("All done.")]])
-    expect(acts(new Driver(world()).turn(claim, closed, "claims"))).toHaveLength(1)
+    expect(acts(new Driver(world()).turn(claim, closed, "stopped"))).toHaveLength(1)
     const party = turnOf([[tool("bash")], [text("The parser is green 🎉")]])
-    expect(acts(new Driver(world()).turn(party, closed, "claims"))).toHaveLength(1)
+    expect(acts(new Driver(world()).turn(party, closed, "stopped"))).toHaveLength(1)
+  })
+
+  const othersFirstCases: Array<[string, TranscriptMessage[]]> = [
+    ["a tool call printed as text", turnOf([[text('<function=bash>{"command": "ls"}</function>')]])],
+    ["an answer cut off at the output limit", (() => {
+      const m = turnOf([[text("Here is the first half of the guide. Step 1: back up the database. Step 2: run")]])
+      m[m.length - 1]!.finish = "length"
+      return m
+    })()],
+    ["a call to a tool that failed", turnOf([[{ kind: "tool", callID: "c9", tool: "bassh", status: "error", error: "unavailable tool" }], [text("Trying again.")]])],
+    ["a loop of the same call", turnOf([[1, 2, 3, 4, 5, 6, 7, 8].map((i): TranscriptPart => ({ kind: "tool", callID: `c${i}`, tool: "read", status: "completed", input: { path: "a.ts" } })), [text("Reading it again.")]])],
+  ]
+  test.each(othersFirstCases)("before the judge it leaves %s to the other rules; after them it takes it", (_name, messages) => {
+    expect(new Driver(world()).turn(messages, open, "stopped")).toBeUndefined()
+    expect(acts(new Driver(world()).turn(messages, open, "unanswered"))).toHaveLength(1)
   })
 
   test("the 1.x command's own reply turn is not the model's turn", () => {
