@@ -95,6 +95,7 @@ const E2E = {
   fallback: "test/e2e/fallback.e2e.test.ts",
   cutOff: "test/e2e/cut-off.e2e.test.ts",
   context: "test/e2e/context.e2e.test.ts",
+  goal: "test/e2e/goal.e2e.test.ts",
 }
 
 // -- goal mode
@@ -696,6 +697,10 @@ export const ROWS: Row[] = [
       goalContinue(1, 2, `[\\s\\S]*Your last turn said: "${WORKED}"[\\s\\S]*task_complete tool with \\\`evidence\\\``),
       goalContinue(2, 2, '[\\s\\S]*Your last turn said: "Ran check 1: 7 files scanned, 1 fixed."'),
     ],
+    e2e: [
+      { file: E2E.goal, test: "a goal set with /auto-resume goal keeps a scripted model going for three turns until it calls task_complete with evidence" },
+      { file: E2E.goal, test: "control: without a goal the same turn gets nothing" },
+    ],
   },
   {
     id: "goal-cli",
@@ -710,6 +715,7 @@ export const ROWS: Row[] = [
     steps: [GOAL, user(), todos(CLOSED), LONG_WORK, triggerOr([{ do: "taskComplete", evidence: "bun test test/parser: 14 pass, 0 fail" }], [{ do: "taskComplete" }]), say("The parser tests pass."), end, { do: "wait", ms: 30_000 }],
     effect: [GOAL_SET, { act: "toolAnswer", ok: true, text: /^Goal met: "make the parser tests pass"/ }],
     controlEffect: [GOAL_SET, { act: "toolAnswer", ok: true, text: /^task_complete refused: the goal .* is met only with evidence/ }, goalContinue(1)],
+    e2e: [{ file: E2E.goal, test: "a goal set with /auto-resume goal keeps a scripted model going for three turns until it calls task_complete with evidence" }],
   },
   {
     id: "goal-no-progress",
@@ -717,6 +723,7 @@ export const ROWS: Row[] = [
     steps: [trigger(GOAL), user(), LONG_WORK, say("I am looking into the tokenizer now."), end, { do: "wait", ms: 60_000 }],
     // The first turn said something new; the fake model's "On it." answers to each continue do not.
     effect: [GOAL_SET, goalContinue(1), goalContinue(2)],
+    e2e: [{ file: E2E.goal, test: "control: a model that makes no progress is stood down after two idle turns" }],
   },
   {
     id: "goal-hand-off",
@@ -725,6 +732,7 @@ export const ROWS: Row[] = [
     steps: [GOAL, user(), LONG_WORK, say(WORKED), trigger(say("\nShould I also migrate the old snapshot tests?")), end, { do: "wait", ms: 30_000 }],
     effect: [GOAL_SET],
     controlEffect: [GOAL_SET, goalContinue(1, 1)],
+    e2e: [{ file: E2E.goal, test: "control: a hand-off in the middle gets nothing until the user writes" }],
   },
   {
     id: "goal-user-writes",

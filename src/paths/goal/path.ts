@@ -202,7 +202,7 @@ function send(state: GoalState, goal: Goal, text: string, number: number, ctx: S
       via: {
         label: `send goal continue ${number}`,
         announce: `session ${ctx.session.id}: goal: continue ${number}/${max} toward ${quotedGoal(goal.text, 80)}`,
-        journal: tagOf(goal, `continue ${number}/${max}: ${quotedGoal(goal.text, 80)}`),
+        journal: { ...tagOf(goal, `continue ${number}/${max}: ${quotedGoal(goal.text, 80)}`), action: "continue" },
       },
     },
   ]
