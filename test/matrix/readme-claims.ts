@@ -27,6 +27,7 @@ export const CLAIM_PAGES = [
   "docs/fallback-models.md",
   "docs/subagents.md",
   "docs/context-saturation.md",
+  "docs/goals.md",
   "docs/pausing-and-history.md",
   "docs/opencode-2.md",
 ]
@@ -61,6 +62,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "The context window fills up, or nearly": { rows: ["full-context", "full-context-host-compacts", "saturation", "saturation-native", "saturation-subagent"] },
   "A parent session sits busy after its subagents finished": { rows: ["orphan-parent", "stuck-subagent"] },
   "A session the plugin heard no events for": { rows: ["discovery"] },
+  "A session stops before the goal you gave it is met": { rows: ["goal-continues", "goal-met", "goal-no-progress", "goal-budget"] },
   // README: what it never does
   "It does not interrupt a running tool.": { rows: ["tool-phase", "repetition-tool-open", "loop-live", "orphan-parent"] },
   "It never overrides ESC.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort", "interrupted-reasons", "interrupted-superseded"] },
@@ -124,6 +126,19 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "/auto-resume": { rows: ["pause-command-on"] },
   "auto-resume-toggle <sessionID> off|on|status": { rows: ["cli-pause"] },
   "auto-resume-toggle --all off|on": { rows: ["cli-pause-all"] },
+  // docs/goals.md: goal mode
+  "/auto-resume goal <text>": { rows: ["goal-continues", "goal-met"] },
+  "/auto-resume goal off": { elsewhere: "test/unit/pause/goal-command.test.ts (the goal file, the reply and the history line of a clear)" },
+  "auto-resume-toggle <sessionID> goal <text>|off": { rows: ["goal-cli"] },
+  "Each finished turn that did not meet it gets one continue.": { rows: ["goal-continues", "goal-budget"] },
+  "Met only with evidence.": { rows: ["goal-met"] },
+  "a hand-off": { rows: ["goal-hand-off"] },
+  "an open question, form or permission": { elsewhere: "test/unit/paths/goal.test.ts ('every guard wins': each guard with the same turn as its negative control); the guards themselves are the question-hand-off, permission-hand-off, pause-command and esc rows" },
+  "you writing": { rows: ["goal-user-writes"] },
+  "the continue budgets": { elsewhere: "test/unit/paths/goal.test.ts (the lifetime cap, and the injectIntervalMs spacing a continue waits for)" },
+  goalMaxContinues: { rows: ["goal-budget"] },
+  goalMaxMs: { elsewhere: "test/unit/paths/goal.test.ts (stood down on the path's wake at the deadline, on a simulated clock)" },
+  "no progress": { rows: ["goal-no-progress"] },
 }
 
 /** One claim and the page that makes it. */
