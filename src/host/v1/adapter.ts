@@ -22,7 +22,7 @@ import { MessageRoles, mapOtherEvent, mapStreamingEvent, type OutputSink } from 
 import { createV1Port, isOwnPromptPart, type V1Client } from "./port.ts"
 import { MAX_EVIDENCE_CHARS, TASK_COMPLETE_DESCRIPTION, TASK_COMPLETE_EVIDENCE_DESCRIPTION, TASK_COMPLETE_TOOL } from "../../prompts/task-complete-tool.ts"
 // The plugin API's own zod (tool.schema), as every 1.x plugin declares its tools' arguments.
-import { tool } from "@opencode-ai/plugin/tool"
+import { tool } from "@opencode-ai/plugin"
 import { composeHooks, createV1CommandHooks } from "./command-hooks.ts"
 import { RealModels } from "./stand-in-model.ts"
 import { REPLY_PROVIDER_ID } from "./command-model.ts"
