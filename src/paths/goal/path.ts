@@ -210,8 +210,9 @@ function send(state: GoalState, goal: Goal, text: string, number: number, ctx: S
 }
 
 function onWake(state: GoalState, goal: Goal, hold: string | undefined, ctx: StepContext): StepResult<GoalState> {
+  // The deadline: the goal's time is over, whatever the session is doing.
   const over = spent(goal, ctx, ctx.now)
-  if (over && ctx.now >= goal.startedAt + ctx.options().goalMaxMs) return standDown(state, goal, over, ctx)
+  if (over) return standDown(state, goal, over, ctx)
   const pending = state.pending
   if (!pending || ctx.now < pending.at) return result(state, [], goal, ctx)
   const session = ctx.session
