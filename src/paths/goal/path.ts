@@ -67,6 +67,8 @@ export const goalPath: RecoveryPath<GoalState> = {
   turnSteps: [BEFORE_JUDGE, AFTER_ALL],
   initial: () => INITIAL,
   step(state, input, ctx) {
+    // Liveness comes with every streamed event of every session: answered before anything is read.
+    if (input.type === "liveness" || input.type === "adopted" || input.type === "holdCancelled") return undefined
     const goal = activeGoal(ctx)
     const s = goal && state.goalID !== goal.id ? { ...INITIAL, goalID: goal.id, seq: state.seq } : state
     switch (input.type) {

@@ -337,6 +337,19 @@ describe("bounded", () => {
   })
 })
 
+describe("the hot path", () => {
+  test("liveness (every streamed event of every session) is answered without reading the goal", () => {
+    let reads = 0
+    const w = world()
+    const ctx = { ...ctxOf(w), goal: () => (reads++, w.goal) }
+    expect(goalPath.step(goalPath.initial(), { type: "liveness", liveness: "live" }, ctx)).toBeUndefined()
+    expect(reads).toBe(0)
+    // Negative control: a signal it listens to does read it.
+    goalPath.step(goalPath.initial(), { type: "signal", signal: { type: "idle", sessionID: "s1" } }, ctx)
+    expect(reads).toBe(1)
+  })
+})
+
 describe("what a turn did (progress.ts)", () => {
   test("tool calls are work, but task_complete and the todo tools are not", () => {
     expect(readGoalTurn(turnOf([[tool("bash"), tool("edit", "c2")]]))?.tools).toBe(2)
