@@ -8,7 +8,7 @@ import { type HostPort, type ModelRef, type Signal, type SignalType } from "./po
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
-import { holdReason, type EngineContext, type FallbackOffer } from "./context.ts"
+import type { EngineContext, FallbackOffer } from "./context.ts"
 import { userTurnModel } from "./fallback.ts"
 import { WakeScheduler } from "./scheduler.ts"
 import { SessionDiscovery, sessionsToDiscover } from "./discovery.ts"
@@ -27,6 +27,7 @@ import { takeOverSnapshots, takeOverWaits, type TakeOverDeps } from "./take-over
 import { cancelRecovery } from "./intervention.ts"
 import { JournalBook } from "./journal-book.ts"
 import { PathRuntime } from "../runtime/paths.ts"
+import { actGate } from "../runtime/may-act.ts"
 import type { AnyPath } from "../runtime/path.ts"
 import { runIntent } from "./run-effect.ts"
 import { everyModule, firstModule, readStreamedText, signalListeners } from "./module-calls.ts"
@@ -82,7 +83,7 @@ export class RecoveryEngine {
     this.onSessionDropped = deps.onSessionDropped
     this.pauses = deps.pauses ?? new MemoryPauses()
     const logger = new CoreLogger(deps.port, () => this.resolved.options.debug)
-    this.scheduler = new WakeScheduler(deps.time, (state) => holdReason(this.ctx, state), (owner, error) => {
+    this.scheduler = new WakeScheduler(deps.time, (state, now) => this.ctx.mayAct(state, "touch", now)?.reason, (owner, error) => {
       logger.fault(`wake:${owner}`, `${owner} failed on its wake: ${errorText(error)}`)
     })
     this.ctx = {
@@ -95,7 +96,7 @@ export class RecoveryEngine {
       rateWaits: deps.rateWaits,
       journal: new JournalBook(() => this.ctx),
       effective: (state) => this.effective(state),
-      moduleHold: (state) => this.moduleHold(state),
+      mayAct: actGate({ paused: (id) => this.pauses.isPaused(id), pathHold: (state) => this.moduleHold(state) }),
       userStopped: (state) => {
         if (state.dropped) state.cancelledByUser = true
         else this.handle({ type: "interrupted", sessionID: state.id, byUser: true, settledLate: true })
@@ -171,8 +172,9 @@ export class RecoveryEngine {
     this.paths.signal(state, signal, now)
   }
 
+  /** The holds the modules state, a fact mayAct weighs (EngineModule.hold). */
   private moduleHold(state: SessionState): string | undefined {
-    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.holdReason?.(state) || undefined)
+    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.hold?.(state) || undefined)
   }
 
   private offerTakeOver(state: SessionState, offer: FallbackOffer): boolean {

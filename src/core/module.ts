@@ -1,7 +1,7 @@
 /**
  * How a recovery path plugs into the engine without the engine knowing it: a module sees
  * every signal after the engine applied it, says when it next wants to wake (the engine runs
- * one timer per session for all of them), may add reasons to leave a session alone, and may
+ * one timer per session for all of them), may state a hold on a session, and may
  * contribute finished-turn rules. Each path (failures, loops, subagents, saturation...)
  * is one module in its own file; the engine only iterates them.
  */
@@ -51,7 +51,11 @@ export interface EngineModule {
   onStreamedText?(state: SessionState, part: string, delta: string | undefined, text: string | undefined): Intent
   /** The wake asked for through `ModuleEnv.wakeAt` is due; `wake.hold` says whether the session may be touched. */
   onWake?(state: SessionState, wake: Wake): Intent
-  holdReason?(state: SessionState): string | undefined
+  /**
+   * Why the module holds the session (a rate-limit wait, a full context...): a fact the runtime's
+   * one answer weighs (runtime/may-act.ts), never an answer of its own.
+   */
+  hold?(state: SessionState): string | undefined
   /** Rules for a finished turn, judged beside the judge's own (modules/finished-turn.ts). */
   turnRules?: readonly PrioritizedRule[]
   /**

@@ -4,7 +4,6 @@
  * actions need (run-effect.ts Delivery) are built here, never by the path.
  */
 import type { EngineContext } from "../core/context.ts"
-import { holdReason } from "../core/context.ts"
 import { askHostRun } from "../core/host-run.ts"
 import { runEffect, type Delivery } from "../core/run-effect.ts"
 import type { SessionState } from "../core/session-state.ts"
@@ -75,6 +74,6 @@ async function episodeContinue(ctx: EngineContext, state: SessionState, effect: 
     }
   }
   const outcome = await runEffect(ctx, state, { effect: effect.effect, via })
-  const heldBy = outcome === "held" ? (holdReason(ctx, state) ?? "held") : undefined
+  const heldBy = outcome === "held" ? (ctx.mayAct(state, "touch", ctx.time.now())?.reason ?? "held") : undefined
   return { kind: "delivered", outcome, ...(vetoed !== undefined ? { vetoed } : {}), ...(heldBy !== undefined ? { heldBy } : {}) }
 }

@@ -12,12 +12,12 @@
 import type { Options } from "../options/index.ts"
 import type { EffectOf } from "../core/effect.ts"
 import type { HostRun } from "../core/host-run.ts"
-import type { Act } from "../core/intervention.ts"
 import type { JournalTag } from "../core/journal.ts"
 import type { PrioritizedRule } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
+import type { Act, Hold } from "./may-act.ts"
 
 export type PathInput =
   /**
@@ -31,8 +31,8 @@ export type PathInput =
    * included) or ended its run ("ended"). Comes on the hot path: a step must answer it cheaply.
    */
   | { type: "liveness"; liveness: "live" | "ended" }
-  /** The wake the path asked for is due; `hold` is why the session must be left alone now, if it must. */
-  | { type: "wake"; hold: string | undefined }
+  /** The wake the path asked for is due (whether it may act then is StepContext.mayAct's to say). */
+  | { type: "wake" }
   /** One of the path's own effects is over (`id` as the path gave it). */
   | { type: "effectSettled"; id: number; outcome: EffectOutcome }
   /** The user, ESC or another recovery ended the recovery this path held under way (StepResult.hold). */
@@ -97,13 +97,12 @@ export interface StepContext {
   readonly now: number
   /** The options as they apply to this session right now. */
   options(): Options
-  /** Why a recovery of ours already in flight keeps this act back (intervention.ts), or undefined. */
-  inFlight(act: Act): string | undefined
   /**
-   * Why the session must be left alone now (ESC, a pause, an open question, a hold of an engine
-   * module: core/context.ts holdReason), or undefined. The `wake` input carries it already.
+   * Whether the path may do `act` now (runtime/may-act.ts, for this session at `now`): why not,
+   * whose fact that is, and until when; undefined when it may. The one answer: a path states
+   * its own facts (StepResult.hold), never an answer of its own.
    */
-  held(): string | undefined
+  mayAct(act: Act): Hold | undefined
 }
 
 export interface RecoveryPath<S> {

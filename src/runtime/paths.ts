@@ -7,11 +7,11 @@
  */
 import type { Options } from "../options/index.ts"
 import type { EngineContext } from "../core/context.ts"
-import { holdReason } from "../core/context.ts"
-import { endRecovery, holdRecovery, mayIntervene, type Act, type UnderWay } from "../core/intervention.ts"
+import { endRecovery, holdRecovery, type UnderWay } from "../core/intervention.ts"
 import { errorText } from "../core/logger.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
+import type { Act, Hold } from "./may-act.ts"
 import type { AnyPath, PathInput, StepContext } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
 
@@ -23,6 +23,7 @@ const ENDED: PathInput = { type: "liveness", liveness: "ended" }
 const HOLD_CANCELLED: PathInput = { type: "holdCancelled" }
 const ADOPTED: PathInput = { type: "adopted" }
 const STAND_DOWN: PathInput = { type: "standDown" }
+const WAKE: PathInput = { type: "wake" }
 
 /**
  * The session as a step sees it. One per runtime, re-aimed before each step: a step is
@@ -38,12 +39,8 @@ class SessionView implements StepContext {
     return this.ctx.effective(this.session)
   }
 
-  inFlight(act: Act): string | undefined {
-    return mayIntervene(this.session.intervention, this.now, act)?.reason
-  }
-
-  held(): string | undefined {
-    return holdReason(this.ctx, this.session)
+  mayAct(act: Act): Hold | undefined {
+    return this.ctx.mayAct(this.session, act, this.now)
   }
 }
 
@@ -145,7 +142,7 @@ export class PathRuntime {
     slot.wakeAt = at
     this.ctx.wake(session, `path:${this.paths[index]!.name}`, at, (wake) => {
       slot.wakeAt = undefined
-      this.feed(session, index, { type: "wake", hold: wake.hold }, wake.now)
+      this.feed(session, index, WAKE, wake.now)
     })
   }
 }

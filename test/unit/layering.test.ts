@@ -4,7 +4,9 @@
  *    nothing of the host, the pause store or the CLI, nor of a todo reader named after a host;
  *  - neither adapter reaches into the other (what both need lives once under host/ or core/);
  *  - the engine and the runtime name no recovery path: whoever starts the engine hands it the
- *    list (paths/index.ts), and the host reaches the paths only through that list.
+ *    list (paths/index.ts), and the host reaches the paths only through that list;
+ *  - a path asks the runtime whether it may act (StepContext.mayAct) and never works it out
+ *    from the holds and the in-flight record itself.
  */
 import { describe, expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
@@ -18,6 +20,7 @@ const RULES: Rule[] = [
   { from: /^(core|detect)\//, to: /^todos\/v\d+-/, why: "the core reads todos through a host's reader" },
   { from: /^(runtime|core)\//, to: /^paths\//, why: "the engine or runtime names a path (it is handed paths/index.ts)" },
   { from: /^host\//, to: /^paths\/[^/]+\//, why: "a path is reached by name instead of through paths/index.ts" },
+  { from: /^paths\//, to: /^core\/(context|intervention|actions)\.ts$/, why: "a path answers 'may we act?' itself instead of asking mayAct" },
   { from: /^host\/v1\//, to: /^host\/v2\//, why: "the 1.x adapter imports the 2.x one" },
   { from: /^host\/v2\//, to: /^host\/v1\//, why: "the 2.x adapter imports the 1.x one" },
 ]
@@ -76,6 +79,7 @@ describe("layering of src/", () => {
       ["runtime/paths.ts", `import { recoveryPaths } from "../paths/index.ts"`],
       ["core/take-over.ts", `import { recoveryPaths } from "../paths/index.ts"`],
       ["host/instance.ts", `import { stallPath } from "../paths/stall/path.ts"`],
+      ["paths/loops/path.ts", `import { ownHold } from "../../core/intervention.ts"`],
     ])
     expect(brokenEdges(files)).toEqual([
       "core/engine.ts -> host/v1/port.ts: a pure layer imports I/O",
@@ -87,6 +91,7 @@ describe("layering of src/", () => {
       "runtime/paths.ts -> paths/index.ts: the engine or runtime names a path (it is handed paths/index.ts)",
       "core/take-over.ts -> paths/index.ts: the engine or runtime names a path (it is handed paths/index.ts)",
       "host/instance.ts -> paths/stall/path.ts: a path is reached by name instead of through paths/index.ts",
+      "paths/loops/path.ts -> core/intervention.ts: a path answers 'may we act?' itself instead of asking mayAct",
     ])
   })
 
@@ -97,7 +102,7 @@ describe("layering of src/", () => {
       ["host/v2/port.ts", `import { f } from "./messages.ts"\nimport { g } from "../send-log.ts"`],
       ["pause/command.ts", `import { h } from "../host/shape.ts"`],
       ["host/instance.ts", `import { recoveryPaths } from "../paths/index.ts"`],
-      ["paths/stall/path.ts", `import type { RecoveryPath } from "../../runtime/path.ts"`],
+      ["paths/stall/path.ts", `import type { RecoveryPath } from "../../runtime/path.ts"\nimport { isGuard } from "../../runtime/may-act.ts"`],
     ])
     expect(brokenEdges(files)).toEqual([])
   })

@@ -9,8 +9,7 @@
  */
 import { StreamedParts, type Repetition } from "../../detect/repetition.ts"
 import { buildRepetitionPrompt } from "../../prompts/repetition.ts"
-import { holdReason } from "../context.ts"
-import { mayIntervene } from "../intervention.ts"
+import { isGuard } from "../../runtime/may-act.ts"
 import { continuesInWindow } from "../ladder.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { planned } from "../run-effect.ts"
@@ -34,11 +33,10 @@ export function repetitionModule({ ctx }: ModuleEnv): EngineModule {
   function act(state: SessionState, found: Repetition) {
     const what = `repetition (${found.copies} copies of ${found.period} characters)`
     const journal = { trigger: "repetition", evidence: `${found.copies} copies of ${found.period} characters` }
-    const guard = holdReason(ctx, state)
-    if (guard) ctx.journal?.refused(state, journal, "abort + correction", "held", guard)
-    const held = guard ?? mayIntervene(state.intervention, ctx.time.now(), "recovery")?.reason
+    const held = ctx.mayAct(state, "recovery", ctx.time.now())
+    if (isGuard(held)) ctx.journal?.refused(state, journal, "abort + correction", "held", held.reason)
     if (held) {
-      ctx.logger.log("info", `session ${state.id}: ${what} left alone: ${held}`)
+      ctx.logger.log("info", `session ${state.id}: ${what} left alone: ${held.reason}`)
       return undefined
     }
     const options = ctx.effective(state)

@@ -10,6 +10,7 @@
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
 import type { JournalTag } from "../../core/journal.ts"
 import { JUDGE_PRIORITY, type PrioritizedRule } from "../../core/modules/finished-turn.ts"
+import { isGuard } from "../../runtime/may-act.ts"
 import type { PathEffect, RecoveryPath, StepContext } from "../../runtime/path.ts"
 import { recordToolCall, type LiveToolLoop, type ToolCallPrint } from "./live-loop.ts"
 import { buildToolLoopPrompt } from "./prompt.ts"
@@ -78,11 +79,10 @@ function answerLiveLoop(loop: LiveToolLoop, ctx: StepContext): PathEffect[] {
   const journal: JournalTag = { trigger: "tool loop", evidence: `${loop.tools.map((t) => `\`${t}\``).join(" -> ")} repeated ${loop.calls}x` }
   const effects: PathEffect[] = []
   // ESC, a pause or an open question win over a loop; so does a recovery already under way.
-  const guard = ctx.held()
-  if (guard) effects.push({ kind: "journal-refused", tag: journal, action: "abort + correction", why: "held", reason: guard })
-  const held = guard ?? ctx.inFlight("recovery")
+  const held = ctx.mayAct("recovery")
+  if (isGuard(held)) effects.push({ kind: "journal-refused", tag: journal, action: "abort + correction", why: "held", reason: held.reason })
   if (held) {
-    effects.push({ kind: "log", level: "info", text: `session ${id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held}` })
+    effects.push({ kind: "log", level: "info", text: `session ${id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held.reason}` })
     return effects
   }
   // An exception to the open-tool guard (core/actions.ts): six repeats prove the loop, and this call has not run yet.
