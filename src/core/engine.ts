@@ -104,7 +104,7 @@ export class RecoveryEngine {
       offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.paths = new PathRuntime(this.ctx, deps.paths)
+    this.paths = new PathRuntime(this.ctx, deps.paths, () => toolNames.get())
     this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
@@ -118,7 +118,7 @@ export class RecoveryEngine {
     })
     this.streamReaders = this.modules.filter((m) => m.onStreamedText !== undefined)
     this.listeners = signalListeners(this.modules)
-    const moduleRules = [...deps.paths.flatMap((p) => p.turnRules ?? []), ...this.modules.flatMap((m) => m.turnRules ?? [])]
+    const moduleRules = [...this.paths.turnRules(), ...this.modules.flatMap((m) => m.turnRules ?? [])]
     this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, sessionsToDiscover(this.ctx, this.sessions, this.resolved.options.checkIntervalMs, (signal) => this.handle(signal)), this.resolved.options)
     this.discovery.start()
@@ -148,9 +148,9 @@ export class RecoveryEngine {
 
   /**
    * Model output, most of the traffic, with no signal object around it (the 1.x streaming path
-   * calls this directly): the stamps, liveness to the paths, the text (`part` with `delta` or its
-   * whole `text` so far) to the modules that read it, and the signal to the other modules only
-   * for sessions they asked about (`outputWatched`). Never throws.
+   * calls this directly): the stamps, liveness to the paths that hear it, the text (`part` with
+   * `delta` or its whole `text` so far) to the modules and paths that read it, and the signal to
+   * the modules and paths only for sessions they asked about (`outputWatched`). Never throws.
    */
   output(sessionID: string, part?: string, delta?: string, text?: string, now?: number, signal?: Extract<Signal, { type: "modelOutput" }>): void {
     if (this.disposed) return
@@ -162,7 +162,10 @@ export class RecoveryEngine {
       this.ctx.logger.fault("engine", `signal modelOutput failed: ${errorText(error)}`)
     }
     if (!state) return
-    if (part !== undefined) readStreamedText(this.streamReaders, this.ctx, state, part, delta, text)
+    if (part !== undefined) {
+      readStreamedText(this.streamReaders, this.ctx, state, part, delta, text)
+      this.paths.text(state, part, delta, text, at)
+    }
     if (state.outputWatched) this.tell(state, signal ?? { type: "modelOutput", sessionID, part, delta, text }, at)
   }
 

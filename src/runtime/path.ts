@@ -13,7 +13,7 @@ import type { Options } from "../options/index.ts"
 import type { EffectOf } from "../core/effect.ts"
 import type { HostRun } from "../core/host-run.ts"
 import type { JournalTag } from "../core/journal.ts"
-import type { PrioritizedRule } from "../core/modules/finished-turn.ts"
+import type { Pass, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
@@ -31,6 +31,13 @@ export type PathInput =
    * included) or ended its run ("ended"). Comes on the hot path: a step must answer it cheaply.
    */
   | { type: "liveness"; liveness: "live" | "ended" }
+  /**
+   * New text of a streamed text or reasoning part: `delta`, or `text`, the part's whole text so
+   * far (1.x part updates). Comes on the hot path for every such delta of every session, so a
+   * step must be amortized O(1). The input is the runtime's, re-aimed for each delta: valid only
+   * during the step.
+   */
+  | { type: "text"; part: string; delta: string | undefined; text: string | undefined }
   /** The wake the path asked for is due (whether it may act then is StepContext.mayAct's to say). */
   | { type: "wake" }
   /** One of the path's own effects is over (`id` as the path gave it). */
@@ -113,13 +120,36 @@ export interface RecoveryPath<S> {
    */
   readonly signals?: readonly SignalType[]
   /**
-   * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
-   * until the judge is a path itself. A rule reads the turn, not the path's state.
+   * The hot-path inputs the path hears, each on every streamed event: `liveness` and `text`
+   * (PathInput). Absent: neither. The runtime routes by it, so a path that ignores them costs
+   * nothing per streamed event.
    */
-  readonly turnRules?: readonly PrioritizedRule[]
+  readonly streams?: readonly ("liveness" | "text")[]
+  /**
+   * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
+   * until the judge is a path itself.
+   */
+  readonly turnRules?: readonly PathTurnRule<S>[]
   initial(): S
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
   step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined
+}
+
+/** What a path's turn rule is handed beside the turn: its state for the session, and the host's tool names if it reads them. */
+export type TurnInput<S> = { state: S; tools: readonly string[] | undefined }
+
+/** A turn rule's answer: what it wants done (absent: no answer) and the path's next state (absent: unchanged). */
+export type TurnAnswer<S> = { effect?: TurnEffect; state?: S }
+
+/** A finished-turn rule of a path: pure, like its step; the runtime reads what it needs first. */
+export type PathTurnRule<S> = {
+  name: string
+  pass: Pass
+  /** Its place among the rules of the pass: ascending, the judge at JUDGE_PRIORITY. */
+  priority: number
+  /** The rule reads the host's tool names (TurnInput.tools): the runtime fetches them, bounded and cached, before it decides. */
+  readsTools?: true
+  decide(facts: TurnFacts, input: TurnInput<S>): TurnAnswer<S> | undefined
 }
 
 /** The list of paths, whatever each keeps. */

@@ -9,11 +9,15 @@ import type { Options } from "../options/index.ts"
 import type { EngineContext } from "../core/context.ts"
 import { endRecovery, holdRecovery, type UnderWay } from "../core/intervention.ts"
 import { errorText } from "../core/logger.ts"
+import type { PrioritizedRule, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { Act, Hold } from "./may-act.ts"
-import type { AnyPath, PathInput, StepContext } from "./path.ts"
+import type { AnyPath, PathInput, PathTurnRule, StepContext } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
+
+/** The host's tool names (core/tool-names.ts: bounded, cached), for the turn rules that read them. */
+export type ToolNamesReader = () => Promise<readonly string[] | undefined>
 
 /** What the runtime keeps per session and path: the path's state, and what it asked for last. */
 type Slot = { state: unknown; wakeAt?: number; hold?: string; held?: UnderWay }
@@ -50,10 +54,16 @@ export class PathRuntime {
   private readonly initials: unknown[]
   /** Per signal type, the paths (by index) that declared it (RecoveryPath.signals), built once. */
   private readonly listeners = new Map<SignalType, number[]>()
+  /** The paths (by index) that hear liveness, and streamed text (RecoveryPath.streams), built once. */
+  private readonly hearLiveness: number[]
+  private readonly readText: number[]
+  /** The streamed-text input, re-aimed for each delta (the hot path): a step keeps nothing of it. */
+  private readonly textInput = { type: "text" as const, part: "", delta: undefined as string | undefined, text: undefined as string | undefined }
 
   constructor(
     private readonly ctx: EngineContext,
     private readonly paths: readonly AnyPath[],
+    private readonly toolNames: ToolNamesReader,
   ) {
     this.view = new SessionView(ctx)
     this.initials = paths.map((path) => path.initial())
@@ -64,6 +74,9 @@ export class PathRuntime {
         else this.listeners.set(type, [index])
       }
     })
+    const hearing = (stream: "liveness" | "text") => paths.flatMap((path, index) => (path.streams?.includes(stream) ? [index] : []))
+    this.hearLiveness = hearing("liveness")
+    this.readText = hearing("text")
   }
 
   /** A signal the session record took in, to the paths that declared its type. */
@@ -77,7 +90,47 @@ export class PathRuntime {
   /** The signal just applied showed the session alive or ended its run (the hot path). */
   liveness(session: SessionState, liveness: "live" | "ended", now: number): void {
     const input = liveness === "live" ? LIVE : ENDED
-    for (let i = 0; i < this.paths.length; i++) this.feed(session, i, input, now)
+    const hearing = this.hearLiveness
+    for (let i = 0; i < hearing.length; i++) this.feed(session, hearing[i]!, input, now)
+  }
+
+  /** New text of a streamed part (the hot path), to the paths that read it. */
+  text(session: SessionState, part: string, delta: string | undefined, text: string | undefined, now: number): void {
+    const readers = this.readText
+    if (readers.length === 0) return
+    const input = this.textInput
+    input.part = part
+    input.delta = delta
+    input.text = text
+    for (let i = 0; i < readers.length; i++) this.feed(session, readers[i]!, input, now)
+  }
+
+  /**
+   * The paths' finished-turn rules as the judge runs them: each is handed its path's state for
+   * the session (and the host's tool names when it reads them), and the state it answers is kept.
+   */
+  turnRules(): PrioritizedRule[] {
+    return this.paths.flatMap((path, index) =>
+      (path.turnRules ?? []).map((rule: PathTurnRule<unknown>): PrioritizedRule => ({
+        name: rule.name,
+        pass: rule.pass,
+        priority: rule.priority,
+        decide: rule.readsTools ? async (facts) => this.decide(index, rule, facts, await this.toolNames()) : (facts) => this.decide(index, rule, facts, undefined),
+      })),
+    )
+  }
+
+  private decide(index: number, rule: PathTurnRule<unknown>, facts: TurnFacts, tools: readonly string[] | undefined) {
+    const name = this.paths[index]!.name
+    // The session the turn is judged for: the judge hands it read-only, the runtime keeps its paths' states.
+    const session = facts.state as SessionState
+    const slot = session.paths.get(name) as Slot | undefined
+    const answer = rule.decide(facts, { state: slot ? slot.state : this.initials[index], tools })
+    if (answer?.state !== undefined) {
+      if (slot) slot.state = answer.state
+      else session.paths.set(name, { state: answer.state } satisfies Slot)
+    }
+    return answer?.effect
   }
 
   /** The session was taken over from an instance this one replaced. */

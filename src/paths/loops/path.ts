@@ -9,9 +9,9 @@
  */
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
 import type { JournalTag } from "../../core/journal.ts"
-import { JUDGE_PRIORITY, type PrioritizedRule } from "../../core/modules/finished-turn.ts"
+import { JUDGE_PRIORITY } from "../../core/modules/finished-turn.ts"
 import { isGuard } from "../../runtime/may-act.ts"
-import type { PathEffect, RecoveryPath, StepContext } from "../../runtime/path.ts"
+import type { PathEffect, PathTurnRule, RecoveryPath, StepContext } from "../../runtime/path.ts"
 import { recordToolCall, type LiveToolLoop, type ToolCallPrint } from "./live-loop.ts"
 import { buildToolLoopPrompt } from "./prompt.ts"
 
@@ -32,7 +32,7 @@ export type LoopsState = {
 
 const NO_CALLS: ReadonlySet<string> = new Set()
 
-const idleToolLoop: PrioritizedRule = {
+const idleToolLoop: PathTurnRule<LoopsState> = {
   name: "tool-loop",
   pass: "second",
   priority: TOOL_LOOP_PRIORITY,
@@ -42,11 +42,13 @@ const idleToolLoop: PrioritizedRule = {
     const loop = detectIdleToolLoop(sinceLastOwnPrompt(facts.messages))
     if (!loop) return undefined
     return {
-      kind: "nudge",
-      text: buildToolLoopPrompt(loop),
-      sendKind: "correction",
-      feature: "tool-loop",
-      reason: `${loop.kind === "same-tool" ? "same tool" : "cycle"} ${loop.tools.join(" -> ")} x${loop.repeats}`,
+      effect: {
+        kind: "nudge",
+        text: buildToolLoopPrompt(loop),
+        sendKind: "correction",
+        feature: "tool-loop",
+        reason: `${loop.kind === "same-tool" ? "same tool" : "cycle"} ${loop.tools.join(" -> ")} x${loop.repeats}`,
+      },
     }
   },
 }

@@ -115,6 +115,7 @@ class Draft {
 
 export const stallPath: RecoveryPath<StallState> = {
   name: "stall",
+  streams: ["liveness"],
   initial: () => ({ acting: [], seq: 0 }),
   step(state, input, ctx) {
     if (input.type === "liveness") {
