@@ -105,7 +105,7 @@ export class RecoveryEngine {
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
     this.paths = new PathRuntime(this.ctx, deps.paths, () => toolNames.get())
-    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => {
+    this.modules = (deps.modules ?? defaultModules()).map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
       module = make({

@@ -6,5 +6,6 @@
 import type { AnyPath } from "../runtime/path.ts"
 import { loopsPath } from "./loops/path.ts"
 import { stallPath } from "./stall/path.ts"
+import { unknownToolsPath } from "./unknown-tools/path.ts"
 
-export const recoveryPaths: readonly AnyPath[] = [stallPath, loopsPath]
+export const recoveryPaths: readonly AnyPath[] = [stallPath, loopsPath, unknownToolsPath]

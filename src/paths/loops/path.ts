@@ -17,8 +17,8 @@ import { buildToolLoopPrompt } from "./prompt.ts"
 
 /**
  * After the judge: its guards (the user's turn, an open question) have had their say. The
- * unknown-tool rule (core/modules/unknown-tools.ts) sits right after this one: a loop is
- * answered before a wrong tool name.
+ * unknown-tool rule (paths/unknown-tools) sits right after this one: a loop is answered before
+ * a wrong tool name.
  */
 const TOOL_LOOP_PRIORITY = JUDGE_PRIORITY + 10
 const MAX_REMEMBERED_CALLS = 256
