@@ -30,7 +30,7 @@ import { PathRuntime } from "../runtime/paths.ts"
 import { actGate } from "../runtime/may-act.ts"
 import type { AnyPath } from "../runtime/path.ts"
 import { runIntent } from "./run-effect.ts"
-import { everyModule, firstModule, readStreamedText, signalListeners } from "./module-calls.ts"
+import { everyModule, firstModule, signalListeners } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 import type { RateWaitStore, RestoredWait } from "./carried-waits.ts"
 import type { HostRetryDecision, HostRetryProposal } from "./host-retry.ts"
@@ -71,8 +71,6 @@ export class RecoveryEngine {
   private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
   private readonly listeners: ReadonlyMap<SignalType, EngineModule[]>
-  /** The modules that read streamed text (EngineModule.onStreamedText), built once. */
-  private readonly streamReaders: EngineModule[]
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
@@ -116,7 +114,6 @@ export class RecoveryEngine {
       })
       return module
     })
-    this.streamReaders = this.modules.filter((m) => m.onStreamedText !== undefined)
     this.listeners = signalListeners(this.modules)
     const moduleRules = [...this.paths.turnRules(), ...this.modules.flatMap((m) => m.turnRules ?? [])]
     this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
@@ -148,9 +145,9 @@ export class RecoveryEngine {
 
   /**
    * Model output, most of the traffic, with no signal object around it (the 1.x streaming path
-   * calls this directly): the stamps, liveness to the paths that hear it, the text (`part` with
-   * `delta` or its whole `text` so far) to the modules and paths that read it, and the signal to
-   * the modules and paths only for sessions they asked about (`outputWatched`). Never throws.
+   * calls this directly): the stamps, liveness and the text (`part` with `delta` or its whole
+   * `text` so far) to the paths that hear them, and the signal to the modules and paths only for
+   * sessions they asked about (`outputWatched`). Never throws.
    */
   output(sessionID: string, part?: string, delta?: string, text?: string, now?: number, signal?: Extract<Signal, { type: "modelOutput" }>): void {
     if (this.disposed) return
@@ -162,10 +159,7 @@ export class RecoveryEngine {
       this.ctx.logger.fault("engine", `signal modelOutput failed: ${errorText(error)}`)
     }
     if (!state) return
-    if (part !== undefined) {
-      readStreamedText(this.streamReaders, this.ctx, state, part, delta, text)
-      this.paths.text(state, part, delta, text, at)
-    }
+    if (part !== undefined) this.paths.text(state, part, delta, text, at)
     if (state.outputWatched) this.tell(state, signal ?? { type: "modelOutput", sessionID, part, delta, text }, at)
   }
 

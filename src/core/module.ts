@@ -43,12 +43,6 @@ export interface EngineModule {
   readonly signals?: readonly SignalType[]
   /** What the module wants done is returned, and the engine carries it out (run-effect.ts). */
   onSignal?(state: SessionState, signal: Signal): Intent
-  /**
-   * New text of a streamed text or reasoning part (`delta`, or `text`: the part's whole text so
-   * far). Runs on the hot path for every such delta of every session, outputWatched or not, so
-   * it must be amortized O(1); only the repetition detector needs it.
-   */
-  onStreamedText?(state: SessionState, part: string, delta: string | undefined, text: string | undefined): Intent
   /** The wake asked for through `ModuleEnv.wakeAt` is due; `wake.hold` says whether the session may be touched. */
   onWake?(state: SessionState, wake: Wake): Intent
   /**

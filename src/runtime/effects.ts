@@ -32,9 +32,9 @@ export function runPathEffect(ctx: EngineContext, state: SessionState, effect: P
       return
     case "act": {
       const id = effect.id
-      void runEffect(ctx, state, { effect: effect.effect, via: effect.via }).then((outcome) => {
-        if (id !== undefined) settle(id, { kind: "delivered", outcome })
-      })
+      if (id === undefined) return void runEffect(ctx, state, { effect: effect.effect, via: effect.via })
+      const via: Delivery = { ...effect.via, onCommit: () => settle(id, { kind: "committed" }) }
+      void runEffect(ctx, state, { effect: effect.effect, via }).then((outcome) => settle(id, { kind: "delivered", outcome }))
       return
     }
   }

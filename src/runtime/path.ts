@@ -40,7 +40,7 @@ export type PathInput =
   | { type: "text"; part: string; delta: string | undefined; text: string | undefined }
   /** The wake the path asked for is due (whether it may act then is StepContext.mayAct's to say). */
   | { type: "wake" }
-  /** One of the path's own effects is over (`id` as the path gave it). */
+  /** One of the path's own effects is over, or reached a point it reports (`id` as the path gave it). */
   | { type: "effectSettled"; id: number; outcome: EffectOutcome }
   /** The user, ESC or another recovery ended the recovery this path held under way (StepResult.hold). */
   | { type: "holdCancelled" }
@@ -59,6 +59,11 @@ export type EffectOutcome =
    * prompt back at the last moment.
    */
   | { kind: "delivered"; outcome: Outcome; vetoed?: string; heldBy?: string }
+  /**
+   * An `act` abort then continue passed every check and its last look: the abort goes out now
+   * (what a path counts as an attempt). The effect is not over: `delivered` follows.
+   */
+  | { kind: "committed" }
 
 /** What a path may ask for; every kind is carried out by the runtime (runtime/effects.ts). */
 export type PathEffect =
@@ -78,8 +83,9 @@ export type PathEffect =
   | { kind: "episode-continue"; id: number; effect: EffectOf<"continue" | "abort-continue">; recovery: RecoveryKind; label: string; silentMs: number; tag: JournalTag }
   /**
    * An action of the path sent as it is (core/run-effect.ts): counted against the budget it
-   * names, announced, journaled. With an `id` it is answered as `delivered`; without one the
-   * path does not wait to hear how it ended.
+   * names, announced, journaled. With an `id` it is answered as `delivered` (an abort then
+   * continue also as `committed` when its abort goes out); without one the path does not wait
+   * to hear how it ended.
    */
   | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery }
 

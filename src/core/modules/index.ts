@@ -2,7 +2,6 @@
 import type { ModuleFactory } from "../module.ts"
 import { contextSaturationModule } from "./context-saturation.ts"
 import { compactionHandoff, contextWindowModule } from "./context-window.ts"
-import { repetitionModule } from "./repetition.ts"
 import { providerFailuresModule } from "./provider-failures.ts"
 import { fallbackModule } from "./fallback.ts"
 import { subagentsModule } from "./subagents.ts"
@@ -13,7 +12,6 @@ export function defaultModules(): ModuleFactory[] {
   return [
     providerFailuresModule,
     (env) => contextWindowModule(env, handoff),
-    repetitionModule,
     (env) => contextSaturationModule(env, handoff),
     subagentsModule,
     fallbackModule,

@@ -276,6 +276,7 @@ function onSettled(draft: Draft, ctx: StepContext, id: number, outcome: EffectOu
     act(draft, ctx, asking, action.kind, outcome.run.detail ? `${action.note} (${outcome.run.detail})` : action.note)
     return
   }
+  if (outcome.kind !== "delivered") return
   const acting = draft.state.acting.find((a) => a.id === id)
   if (!acting) return
   draft.state = { ...draft.state, acting: draft.state.acting.filter((a) => a !== acting) }

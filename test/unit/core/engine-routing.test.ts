@@ -149,35 +149,7 @@ describe("a user stop found out after the fact", () => {
   })
 })
 
-describe("streamed text", () => {
-  test("reaches onStreamedText for every session, watched or not; a bare modelOutput does not", () => {
-    const read: string[] = []
-    const heard: SignalType[] = []
-    const { emit } = engineWith([
-      () => ({ name: "reader", onStreamedText: (_state, part, delta, text) => void read.push(`${part}:${delta ?? ""}:${text ?? ""}`) }),
-      () => ({ name: "listener", signals: ["modelOutput"], onSignal: (_state, signal) => void heard.push(signal.type) }),
-    ])
-    emit({ type: "busy" }, { type: "modelOutput", part: "p1", delta: "Hi. " }, { type: "modelOutput", part: "p1", text: "Hi. There." }, { type: "modelOutput" })
-    expect(read).toEqual(["p1:Hi. :", "p1::Hi. There."])
-    // Control: nobody set outputWatched, so modelOutput listeners stay unbothered.
-    expect(heard).toEqual([])
-  })
-
-  test("a reader that throws is logged once as a fault and never escapes", () => {
-    const { emit, port } = engineWith([
-      () => ({
-        name: "broken",
-        onStreamedText: () => {
-          throw new Error("boom")
-        },
-      }),
-    ])
-    expect(() => emit({ type: "busy" }, { type: "modelOutput", part: "p1", delta: "x" })).not.toThrow()
-    expect(port.logged(/broken failed on streamed text: .*boom/)).toBe(true)
-  })
-})
-
-describe("streamed text and liveness to the paths", () => {
+describe("streamed text and liveness", () => {
   /** A path that notes what it hears and changes nothing. */
   const listening = (name: string, streams: AnyPath["streams"], heard: string[]): AnyPath => ({
     name,
@@ -208,7 +180,7 @@ describe("streamed text and liveness to the paths", () => {
     expect(reader).toEqual(["p1:x:"])
   })
 
-  test("a path reading text that throws is logged as a fault and never escapes", () => {
+  test("a reader that throws is logged as a fault and never escapes", () => {
     const broken: AnyPath = {
       name: "broken",
       streams: ["text"],
