@@ -38,6 +38,8 @@ export type EngineContext = {
    * while our abort was out): the same stand-down as a reported ESC, modules included.
    */
   userStopped(state: SessionState): void
+  /** The session latched completion (task_complete): every path, the judge and a recovery under way stand down. */
+  standDown(state: SessionState): void
   /** Offers a failing model's session to the modules that can move it on (module.ts takeOver). */
   offerTakeOver(state: SessionState, offer: FallbackOffer): boolean
 }

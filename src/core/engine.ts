@@ -16,7 +16,6 @@ import { FinishedTurn, finishedTurnRules, type TurnRule } from "./modules/finish
 import type { EngineModule, ModuleFactory } from "./module.ts"
 import { defaultModules } from "./modules/index.ts"
 import { ToolNames } from "./tool-names.ts"
-import { runTaskComplete, type TaskCompleteResult } from "./task-complete-flow.ts"
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
 import type { SessionState } from "./session-state.ts"
@@ -26,7 +25,7 @@ import { snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { takeOverSnapshots, takeOverWaits, type TakeOverDeps } from "./take-over.ts"
 import { cancelRecovery } from "./intervention.ts"
 import { JournalBook } from "./journal-book.ts"
-import { PathRuntime } from "../runtime/paths.ts"
+import { PathRuntime, type ToolReply } from "../runtime/paths.ts"
 import { actGate } from "../runtime/may-act.ts"
 import type { AnyPath } from "../runtime/path.ts"
 import { runIntent } from "./run-effect.ts"
@@ -36,6 +35,8 @@ import type { RateWaitStore, RestoredWait } from "./carried-waits.ts"
 import type { HostRetryDecision, HostRetryProposal } from "./host-retry.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
+/** The answer to a call of our tools when no path can give one. */
+const NOTED: ToolReply = { ok: true, text: "Noted." }
 /** How often idle sessions are swept. */
 export const CLEANUP_SWEEP_MS = 60_000
 
@@ -98,6 +99,11 @@ export class RecoveryEngine {
       userStopped: (state) => {
         if (state.dropped) state.cancelledByUser = true
         else this.handle({ type: "interrupted", sessionID: state.id, byUser: true, settledLate: true })
+      },
+      standDown: (state) => {
+        this.paths.standDown(state)
+        cancelRecovery(state.intervention)
+        this.idle.cancel(state)
       },
       offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
@@ -214,24 +220,23 @@ export class RecoveryEngine {
     }
   }
 
-  /** The task_complete tool was called in a session. Never throws. */
-  async taskComplete(sessionID: string): Promise<TaskCompleteResult> {
+  /**
+   * A tool of ours (task_complete) was called in a session: the answer of the path that answers
+   * it (RecoveryPath.tools), or a plain acknowledgement when none can. Never throws.
+   */
+  async callTool(sessionID: string, tool: string): Promise<ToolReply> {
     try {
-      const state = this.sessions.touch(sessionID, this.ctx.time.now())
-      return await runTaskComplete(this.ctx, state, (s) => {
-        this.paths.standDown(s)
-        cancelRecovery(s.intervention)
-        this.idle.cancel(s)
-      })
+      const now = this.ctx.time.now()
+      return (await this.paths.call(this.sessions.touch(sessionID, now), tool, now)) ?? NOTED
     } catch (error) {
-      this.ctx.logger.fault("task_complete", `task_complete failed: ${errorText(error)}`)
-      return { ok: true, text: "Noted." }
+      this.ctx.logger.fault(tool, `${tool} failed: ${errorText(error)}`)
+      return NOTED
     }
   }
 
-  /** Every tracked session as plain data (see session-snapshot.ts). */
+  /** Every tracked session as plain data (see session-snapshot.ts), with the path states that outlive a reload. */
   exportSessions(): SessionSnapshot[] {
-    return [...this.sessions.values()].map(snapshotOf)
+    return [...this.sessions.values()].map((state) => snapshotOf(state, this.paths.saved(state)))
   }
 
   /** Takes over sessions from a previous instance; skips ids already tracked. Returns how many. */
@@ -245,7 +250,7 @@ export class RecoveryEngine {
   }
 
   private get takeOver(): TakeOverDeps {
-    return { ctx: this.ctx, sessions: this.sessions, modules: this.modules, adopted: (s) => this.paths.adopted(s), handle: (signal) => this.handle(signal), disposed: () => this.disposed }
+    return { ctx: this.ctx, sessions: this.sessions, modules: this.modules, adopted: (s, saved) => this.paths.adopted(s, saved), handle: (signal) => this.handle(signal), disposed: () => this.disposed }
   }
 
   get trackedSessions(): number {

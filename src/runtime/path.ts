@@ -17,6 +17,7 @@ import type { Pass, TurnEffect, TurnFacts } from "../core/modules/finished-turn.
 import type { Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
+import type { TodoSnapshot } from "../todos/open.ts"
 import type { Act, Hold } from "./may-act.ts"
 
 export type PathInput =
@@ -48,6 +49,8 @@ export type PathInput =
   | { type: "adopted" }
   /** The session latched completion (task_complete): nothing more is due unless it runs again. */
   | { type: "standDown" }
+  /** A tool of ours the path answers (RecoveryPath.tools) was called in the session: answer it with one `reply` effect naming `call`. */
+  | { type: "called"; tool: string; call: number }
 
 /** How an effect ended, as the path hears it. */
 export type EffectOutcome =
@@ -64,6 +67,8 @@ export type EffectOutcome =
    * (what a path counts as an attempt). The effect is not over: `delivered` follows.
    */
   | { kind: "committed" }
+  /** The session's todo list as the host gave it (a bounded read): "none" without one, "unreadable" when the read failed. */
+  | { kind: "todos"; todos: TodoSnapshot }
 
 /** What a path may ask for; every kind is carried out by the runtime (runtime/effects.ts). */
 export type PathEffect =
@@ -88,6 +93,12 @@ export type PathEffect =
    * to hear how it ended.
    */
   | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery }
+  /** Read the session's todo list from the host (bounded); answered as `todos`. */
+  | { kind: "read-todos"; id: number }
+  /** The answer to a call of one of our tools (the `called` input); `ok: false` fails the call with `text`. */
+  | { kind: "reply"; call: number; ok: boolean; text: string }
+  /** The session latches completion: it, and every path, the judge and a recovery under way, stand down. */
+  | { kind: "latch-complete" }
 
 /** What an `act` effect says of itself: the data part of a Delivery, never a callback. */
 export type ActDelivery = Pick<Delivery, "label" | "budget" | "announce" | "exception" | "journal">
@@ -131,12 +142,20 @@ export interface RecoveryPath<S> {
    * nothing per streamed event.
    */
   readonly streams?: readonly ("liveness" | "text")[]
+  /** Tools of ours the path answers (the plugin registers them with the host): each call comes as a `called` input. */
+  readonly tools?: readonly string[]
   /**
    * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
    * until the judge is a path itself.
    */
   readonly turnRules?: readonly PathTurnRule<S>[]
   initial(): S
+  /**
+   * The path's state outlives a plugin reload (core/session-snapshot.ts carries it beside the
+   * session record): it must be plain data, and one saved by another version is read back
+   * through this, which answers undefined to start afresh. Absent: the state is not carried.
+   */
+  restore?(saved: unknown): S | undefined
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
   step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined
 }

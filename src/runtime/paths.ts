@@ -19,6 +19,12 @@ import { runPathEffect } from "./effects.ts"
 /** The host's tool names (core/tool-names.ts: bounded, cached), for the turn rules that read them. */
 export type ToolNamesReader = () => Promise<readonly string[] | undefined>
 
+/** The answer to a call of one of our tools (PathEffect `reply`). */
+export type ToolReply = { ok: boolean; text: string }
+
+/** A call of one of our tools waiting for its path's reply. */
+type PendingCall = { session: SessionState; index: number; answer(reply: ToolReply | undefined): void }
+
 /** What the runtime keeps per session and path: the path's state, and what it asked for last. */
 type Slot = { state: unknown; wakeAt?: number; hold?: string; held?: UnderWay }
 
@@ -57,6 +63,9 @@ export class PathRuntime {
   /** The paths (by index) that hear liveness, and streamed text (RecoveryPath.streams), built once. */
   private readonly hearLiveness: number[]
   private readonly readText: number[]
+  /** Calls of our tools not answered yet, by call number. */
+  private readonly calls = new Map<number, PendingCall>()
+  private lastCall = 0
   /** The streamed-text input, re-aimed for each delta (the hot path): a step keeps nothing of it. */
   private readonly textInput = { type: "text" as const, part: "", delta: undefined as string | undefined, text: undefined as string | undefined }
 
@@ -133,9 +142,54 @@ export class PathRuntime {
     return answer?.effect
   }
 
-  /** The session was taken over from an instance this one replaced. */
-  adopted(session: SessionState): void {
+  /**
+   * The session was taken over from an instance this one replaced; `saved` is what its snapshot
+   * carried of the paths' states (saved() below), each read back through its path's restore.
+   */
+  adopted(session: SessionState, saved?: unknown): void {
+    if (saved !== null && typeof saved === "object") {
+      for (const path of this.paths) {
+        if (!path.restore || !Object.hasOwn(saved, path.name)) continue
+        try {
+          const state = path.restore((saved as Record<string, unknown>)[path.name])
+          if (state !== undefined) session.paths.set(path.name, { state } satisfies Slot)
+        } catch (error) {
+          this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed to restore its state: ${errorText(error)}`)
+        }
+      }
+    }
     this.everyPath(session, ADOPTED)
+  }
+
+  /** The states of the paths that carry theirs across a reload (RecoveryPath.restore), by name; undefined: none kept one. */
+  saved(session: SessionState): Record<string, unknown> | undefined {
+    let saved: Record<string, unknown> | undefined
+    for (const path of this.paths) {
+      const slot = path.restore ? (session.paths.get(path.name) as Slot | undefined) : undefined
+      if (slot) (saved ??= {})[path.name] = slot.state
+    }
+    return saved
+  }
+
+  /**
+   * One of our tools was called in the session: the answer of the path that answers it
+   * (RecoveryPath.tools), or undefined when no path does or it failed before it answered.
+   */
+  call(session: SessionState, tool: string, now: number): Promise<ToolReply | undefined> {
+    const index = this.paths.findIndex((path) => path.tools?.includes(tool))
+    if (index < 0) return Promise.resolve(undefined)
+    const call = ++this.lastCall
+    return new Promise((answer) => {
+      this.calls.set(call, { session, index, answer })
+      this.feed(session, index, { type: "called", tool, call }, now)
+    })
+  }
+
+  private reply(call: number, reply: ToolReply | undefined): void {
+    const pending = this.calls.get(call)
+    if (!pending) return
+    this.calls.delete(call)
+    pending.answer(reply)
   }
 
   /** The session latched completion. */
@@ -159,6 +213,8 @@ export class PathRuntime {
       result = path.step(slot ? slot.state : this.initials[index], input, view)
     } catch (error) {
       this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on ${input.type}: ${errorText(error)}`)
+      // A call of ours it would have answered is answered now, or the host would wait on it for good.
+      for (const [call, pending] of this.calls) if (pending.session === session && pending.index === index) this.reply(call, undefined)
       return
     }
     if (!result) return
@@ -168,7 +224,10 @@ export class PathRuntime {
     this.wake(session, index, slot, session.dropped ? undefined : result.wakeAt)
     for (const effect of result.effects) {
       try {
-        runPathEffect(this.ctx, session, effect, (id, outcome) => this.feed(session, index, { type: "effectSettled", id, outcome }, this.ctx.time.now()))
+        runPathEffect(this.ctx, session, effect, {
+          settle: (id, outcome) => this.feed(session, index, { type: "effectSettled", id, outcome }, this.ctx.time.now()),
+          reply: (call, reply) => this.reply(call, reply),
+        })
       } catch (error) {
         this.ctx.logger.fault(`path:${path.name}`, `${path.name}: ${effect.kind} failed: ${errorText(error)}`)
       }

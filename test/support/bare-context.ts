@@ -28,6 +28,7 @@ export function bareContext() {
     effective: () => options,
     mayAct: actGate({ paused: (id) => pauses.isPaused(id), pathHold: () => undefined }),
     userStopped: () => undefined,
+    standDown: () => undefined,
     offerTakeOver: () => false,
   }
   const state = newSessionState("s1", time.now())
