@@ -5,6 +5,9 @@
  */
 import type { AnyPath } from "../runtime/path.ts"
 import { loopsPath } from "./loops/path.ts"
+import { repetitionPath } from "./repetition/path.ts"
 import { stallPath } from "./stall/path.ts"
+import { taskCompletePath } from "./task-complete/path.ts"
+import { unknownToolsPath } from "./unknown-tools/path.ts"
 
-export const recoveryPaths: readonly AnyPath[] = [stallPath, loopsPath]
+export const recoveryPaths: readonly AnyPath[] = [stallPath, loopsPath, repetitionPath, unknownToolsPath, taskCompletePath]

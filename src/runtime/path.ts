@@ -12,12 +12,13 @@
 import type { Options } from "../options/index.ts"
 import type { EffectOf } from "../core/effect.ts"
 import type { HostRun } from "../core/host-run.ts"
-import type { Act } from "../core/intervention.ts"
 import type { JournalTag } from "../core/journal.ts"
-import type { PrioritizedRule } from "../core/modules/finished-turn.ts"
+import type { Pass, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
+import type { TodoSnapshot } from "../todos/open.ts"
+import type { Act, Hold } from "./may-act.ts"
 
 export type PathInput =
   /**
@@ -31,9 +32,16 @@ export type PathInput =
    * included) or ended its run ("ended"). Comes on the hot path: a step must answer it cheaply.
    */
   | { type: "liveness"; liveness: "live" | "ended" }
-  /** The wake the path asked for is due; `hold` is why the session must be left alone now, if it must. */
-  | { type: "wake"; hold: string | undefined }
-  /** One of the path's own effects is over (`id` as the path gave it). */
+  /**
+   * New text of a streamed text or reasoning part: `delta`, or `text`, the part's whole text so
+   * far (1.x part updates). Comes on the hot path for every such delta of every session, so a
+   * step must be amortized O(1). The input is the runtime's, re-aimed for each delta: valid only
+   * during the step.
+   */
+  | { type: "text"; part: string; delta: string | undefined; text: string | undefined }
+  /** The wake the path asked for is due (whether it may act then is StepContext.mayAct's to say). */
+  | { type: "wake" }
+  /** One of the path's own effects is over, or reached a point it reports (`id` as the path gave it). */
   | { type: "effectSettled"; id: number; outcome: EffectOutcome }
   /** The user, ESC or another recovery ended the recovery this path held under way (StepResult.hold). */
   | { type: "holdCancelled" }
@@ -41,6 +49,8 @@ export type PathInput =
   | { type: "adopted" }
   /** The session latched completion (task_complete): nothing more is due unless it runs again. */
   | { type: "standDown" }
+  /** A tool of ours the path answers (RecoveryPath.tools) was called in the session: answer it with one `reply` effect naming `call`. */
+  | { type: "called"; tool: string; call: number }
 
 /** How an effect ended, as the path hears it. */
 export type EffectOutcome =
@@ -52,6 +62,13 @@ export type EffectOutcome =
    * prompt back at the last moment.
    */
   | { kind: "delivered"; outcome: Outcome; vetoed?: string; heldBy?: string }
+  /**
+   * An `act` abort then continue passed every check and its last look: the abort goes out now
+   * (what a path counts as an attempt). The effect is not over: `delivered` follows.
+   */
+  | { kind: "committed" }
+  /** The session's todo list as the host gave it (a bounded read): "none" without one, "unreadable" when the read failed. */
+  | { kind: "todos"; todos: TodoSnapshot }
 
 /** What a path may ask for; every kind is carried out by the runtime (runtime/effects.ts). */
 export type PathEffect =
@@ -71,10 +88,17 @@ export type PathEffect =
   | { kind: "episode-continue"; id: number; effect: EffectOf<"continue" | "abort-continue">; recovery: RecoveryKind; label: string; silentMs: number; tag: JournalTag }
   /**
    * An action of the path sent as it is (core/run-effect.ts): counted against the budget it
-   * names, announced, journaled. With an `id` it is answered as `delivered`; without one the
-   * path does not wait to hear how it ended.
+   * names, announced, journaled. With an `id` it is answered as `delivered` (an abort then
+   * continue also as `committed` when its abort goes out); without one the path does not wait
+   * to hear how it ended.
    */
   | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery }
+  /** Read the session's todo list from the host (bounded); answered as `todos`. */
+  | { kind: "read-todos"; id: number }
+  /** The answer to a call of one of our tools (the `called` input); `ok: false` fails the call with `text`. */
+  | { kind: "reply"; call: number; ok: boolean; text: string }
+  /** The session latches completion: it, and every path, the judge and a recovery under way, stand down. */
+  | { kind: "latch-complete" }
 
 /** What an `act` effect says of itself: the data part of a Delivery, never a callback. */
 export type ActDelivery = Pick<Delivery, "label" | "budget" | "announce" | "exception" | "journal">
@@ -97,13 +121,12 @@ export interface StepContext {
   readonly now: number
   /** The options as they apply to this session right now. */
   options(): Options
-  /** Why a recovery of ours already in flight keeps this act back (intervention.ts), or undefined. */
-  inFlight(act: Act): string | undefined
   /**
-   * Why the session must be left alone now (ESC, a pause, an open question, a hold of an engine
-   * module: core/context.ts holdReason), or undefined. The `wake` input carries it already.
+   * Whether the path may do `act` now (runtime/may-act.ts, for this session at `now`): why not,
+   * whose fact that is, and until when; undefined when it may. The one answer: a path states
+   * its own facts (StepResult.hold), never an answer of its own.
    */
-  held(): string | undefined
+  mayAct(act: Act): Hold | undefined
 }
 
 export interface RecoveryPath<S> {
@@ -114,13 +137,44 @@ export interface RecoveryPath<S> {
    */
   readonly signals?: readonly SignalType[]
   /**
-   * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
-   * until the judge is a path itself. A rule reads the turn, not the path's state.
+   * The hot-path inputs the path hears, each on every streamed event: `liveness` and `text`
+   * (PathInput). Absent: neither. The runtime routes by it, so a path that ignores them costs
+   * nothing per streamed event.
    */
-  readonly turnRules?: readonly PrioritizedRule[]
+  readonly streams?: readonly ("liveness" | "text")[]
+  /** Tools of ours the path answers (the plugin registers them with the host): each call comes as a `called` input. */
+  readonly tools?: readonly string[]
+  /**
+   * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
+   * until the judge is a path itself.
+   */
+  readonly turnRules?: readonly PathTurnRule<S>[]
   initial(): S
+  /**
+   * The path's state outlives a plugin reload (core/session-snapshot.ts carries it beside the
+   * session record): it must be plain data, and one saved by another version is read back
+   * through this, which answers undefined to start afresh. Absent: the state is not carried.
+   */
+  restore?(saved: unknown): S | undefined
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
   step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined
+}
+
+/** What a path's turn rule is handed beside the turn: its state for the session, and the host's tool names if it reads them. */
+export type TurnInput<S> = { state: S; tools: readonly string[] | undefined }
+
+/** A turn rule's answer: what it wants done (absent: no answer) and the path's next state (absent: unchanged). */
+export type TurnAnswer<S> = { effect?: TurnEffect; state?: S }
+
+/** A finished-turn rule of a path: pure, like its step; the runtime reads what it needs first. */
+export type PathTurnRule<S> = {
+  name: string
+  pass: Pass
+  /** Its place among the rules of the pass: ascending, the judge at JUDGE_PRIORITY. */
+  priority: number
+  /** The rule reads the host's tool names (TurnInput.tools): the runtime fetches them, bounded and cached, before it decides. */
+  readsTools?: true
+  decide(facts: TurnFacts, input: TurnInput<S>): TurnAnswer<S> | undefined
 }
 
 /** The list of paths, whatever each keeps. */

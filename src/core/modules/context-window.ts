@@ -8,7 +8,6 @@
  */
 import type { Signal } from "../port.ts"
 import { contextCompactedReason } from "../../prompts/failures.ts"
-import { userHold } from "../context.ts"
 import { CLEAR_CONTEXT, contextHolds, nextContextEpisode, type ContextEpisode, type ContextEvent } from "../context-episode.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { explainFailure } from "../provider-failure.ts"
@@ -104,8 +103,8 @@ export function contextWindowModule({ ctx, wakeAt }: ModuleEnv, handoff?: Compac
     const episode = episodes.get(state.id)
     if (!episode || state.busy) return undefined
     if (episode.phase === "full") {
-      const held = userHold(ctx, state)
-      if (held) {
+      // Only the user's guards: the context's own hold is what this compaction ends.
+      if (ctx.mayAct(state, "touch", ctx.time.now())?.by === "user") {
         wakeAt(state, ctx.time.now() + ctx.effective(state).checkIntervalMs)
         return undefined
       }
@@ -154,7 +153,7 @@ export function contextWindowModule({ ctx, wakeAt }: ModuleEnv, handoff?: Compac
     onWake(state) {
       return whenFree(state)
     },
-    holdReason(state) {
+    hold(state) {
       const episode = episodes.get(state.id)
       if (!episode || !contextHolds(episode)) return undefined
       if (episode.phase === "stood-down") return "the context window is full; waiting for the user"

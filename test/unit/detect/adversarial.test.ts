@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { judgeFirstPass, judgeSecondPass, type JudgeInput } from "../../../src/core/judge.ts"
-import { decideTaskComplete } from "../../../src/core/task-complete.ts"
+import { decideTaskComplete } from "../../../src/paths/task-complete/decide.ts"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
 import { hasActionIntent } from "../../../src/detect/action-intent.ts"
 import { endsWithCelebration } from "../../../src/detect/celebration.ts"

@@ -7,17 +7,17 @@
  *  - Repeated calls with no user message between get a warning, then an error: a stuck model
  *    fed the acknowledgement calls task_complete again and again.
  *
- * The engine resets `repeatCalls` on a genuine user message and whenever any other tool runs,
- * `refusals` on a genuine user message.
+ * The path (path.ts) resets `repeatCalls` on a genuine user message and whenever any other tool
+ * runs, `refusals` on a genuine user message.
  */
 import {
   TASK_COMPLETE_ACK,
   TASK_COMPLETE_REPEAT_ERROR,
   TASK_COMPLETE_REPEAT_WARNING,
   taskCompleteRefusal,
-} from "../prompts/nudges.ts"
-import { openTodos, type TodoSnapshot } from "../todos/open.ts"
-import type { EffectOf } from "./effect.ts"
+} from "../../prompts/nudges.ts"
+import { openTodos, type TodoSnapshot } from "../../todos/open.ts"
+import type { EffectOf } from "../../core/effect.ts"
 
 export type TaskCompleteInput = {
   /** `undefined` is read as "none". */
