@@ -186,7 +186,7 @@ export const ROWS: Row[] = [
   {
     id: "done-claim-open-todos",
     why: "a completion claim while a todo is open gets the reminder naming the open item",
-    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All done.")], [say("Working through the list.")]), end, SETTLE],
+    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All done.")], [say("The migration reads the old table in batches of 500.")]), end, SETTLE],
     effect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
     // Without the claim the turn still stops with a todo open: the plain open-todo reminder.
     controlEffect: [{ act: "send", kind: "correction", text: REMINDER }],
