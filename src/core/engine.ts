@@ -16,6 +16,7 @@ import { FinishedTurn, finishedTurnRules, type TurnRule } from "./modules/finish
 import type { EngineModule, ModuleFactory } from "./module.ts"
 import { defaultModules } from "./modules/index.ts"
 import { ToolNames } from "./tool-names.ts"
+import { ModelContextReader } from "./model-context.ts"
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
 import type { SessionState } from "./session-state.ts"
@@ -108,7 +109,14 @@ export class RecoveryEngine {
       offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.paths = new PathRuntime(this.ctx, deps.paths, () => toolNames.get())
+    const modelContext = new ModelContextReader(this.ctx)
+    this.paths = new PathRuntime(
+      this.ctx,
+      deps.paths,
+      () => toolNames.get(),
+      // A failed look-up is no decision: the rule is handed nothing.
+      (state) => (state.setup.model ? modelContext.read(state.setup.model, state.parentID === undefined, this.ctx.effective(state).sendTimeoutMs).catch(() => undefined) : Promise.resolve(undefined)),
+    )
     this.modules = (deps.modules ?? defaultModules()).map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
@@ -175,9 +183,9 @@ export class RecoveryEngine {
     this.paths.signal(state, signal, now)
   }
 
-  /** The holds the modules state, a fact mayAct weighs (EngineModule.hold). */
+  /** The holds the modules and the paths state, a fact mayAct weighs (EngineModule.hold, RecoveryPath.holds). */
   private moduleHold(state: SessionState): string | undefined {
-    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.hold?.(state) || undefined)
+    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.hold?.(state) || undefined) ?? this.paths.holds(state)
   }
 
   private offerTakeOver(state: SessionState, offer: FallbackOffer): boolean {
@@ -312,7 +320,7 @@ export class RecoveryEngine {
   /** Drops idle sessions that are old or beyond the idle cap (runs every CLEANUP_SWEEP_MS). */
   sweep(): void {
     // A session with a wake still due (a judgement, a wait) stays: the wake would vanish with it.
-    this.sessions.sweep(this.ctx.time.now(), (state) => this.scheduler.next(state) !== undefined || this.modules.some((m) => m.keepsSession?.(state) === true))
+    this.sessions.sweep(this.ctx.time.now(), (state) => this.scheduler.next(state) !== undefined || this.modules.some((m) => m.keepsSession?.(state) === true) || this.paths.keeps(state))
   }
 
   private forget(state: SessionState): void {

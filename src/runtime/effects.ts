@@ -53,6 +53,9 @@ export function runPathEffect(ctx: EngineContext, state: SessionState, effect: P
       state.completed = true
       ctx.standDown(state)
       return
+    case "watch-output":
+      state.outputWatched = true
+      return
   }
 }
 

@@ -13,6 +13,7 @@ import type { Options } from "../options/index.ts"
 import type { EffectOf } from "../core/effect.ts"
 import type { HostRun } from "../core/host-run.ts"
 import type { JournalTag } from "../core/journal.ts"
+import type { ModelContext } from "../core/model-context.ts"
 import type { Pass, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
@@ -72,7 +73,7 @@ export type EffectOutcome =
 
 /** What a path may ask for; every kind is carried out by the runtime (runtime/effects.ts). */
 export type PathEffect =
-  | { kind: "log"; level: "info" | "debug"; text: string }
+  | { kind: "log"; level: "warn" | "info" | "debug"; text: string }
   /** Log-once memory of a held recovery (SessionState.lastHeldReason, cleared by output and user turns). */
   | { kind: "note-held"; key: string | undefined }
   /** A guard refused the action, or the path gave up: one line in the user's history. */
@@ -99,6 +100,8 @@ export type PathEffect =
   | { kind: "reply"; call: number; ok: boolean; text: string }
   /** The session latches completion: it, and every path, the judge and a recovery under way, stand down. */
   | { kind: "latch-complete" }
+  /** From now on the session's model output (`modelOutput` signals) reaches the paths that declared it: it is not routed by default, being most of the traffic. */
+  | { kind: "watch-output" }
 
 /** What an `act` effect says of itself: the data part of a Delivery, never a callback. */
 export type ActDelivery = Pick<Delivery, "label" | "budget" | "announce" | "exception" | "journal">
@@ -156,15 +159,31 @@ export interface RecoveryPath<S> {
    * through this, which answers undefined to start afresh. Absent: the state is not carried.
    */
   restore?(saved: unknown): S | undefined
+  /**
+   * Why the path keeps every recovery out of the session (a full context...): a fact mayAct
+   * weighs (by "path"), unlike StepResult.hold, which is a recovery of the path's own under way
+   * that ESC or another recovery ends. Asked on every mayAct: cheap, pure.
+   */
+  holds?(state: S): string | undefined
+  /** The state waits on the host or the user past the idle sweep, which must not drop the session. */
+  keeps?(state: S): boolean
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
   step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined
 }
 
 /** What a path's turn rule is handed beside the turn: its state for the session, and the host's tool names if it reads them. */
-export type TurnInput<S> = { state: S; tools: readonly string[] | undefined }
+export type TurnInput<S> = {
+  state: S
+  tools: readonly string[] | undefined
+  /** What readsContext asked for; absent when it was not asked for or a look-up failed. */
+  context?: ModelContext
+}
 
-/** A turn rule's answer: what it wants done (absent: no answer) and the path's next state (absent: unchanged). */
-export type TurnAnswer<S> = { effect?: TurnEffect; state?: S }
+/**
+ * A turn rule's answer: what it wants done (absent: no answer), the path's next state (absent:
+ * unchanged), and, as a step would, effects of the path's own and its next wake (absent: unchanged).
+ */
+export type TurnAnswer<S> = { effect?: TurnEffect; state?: S; effects?: readonly PathEffect[]; wakeAt?: number }
 
 /** A finished-turn rule of a path: pure, like its step; the runtime reads what it needs first. */
 export type PathTurnRule<S> = {
@@ -174,6 +193,12 @@ export type PathTurnRule<S> = {
   priority: number
   /** The rule reads the host's tool names (TurnInput.tools): the runtime fetches them, bounded and cached, before it decides. */
   readsTools?: true
+  /**
+   * The rule reads the model's context limits and whether magic-context is loaded
+   * (TurnInput.context), when this says it needs them for the turn: the runtime looks them up,
+   * bounded and cached, before it decides. Pure.
+   */
+  readsContext?(facts: TurnFacts, state: S): boolean
   decide(facts: TurnFacts, input: TurnInput<S>): TurnAnswer<S> | undefined
 }
 

@@ -9,15 +9,19 @@ import type { Options } from "../options/index.ts"
 import type { EngineContext } from "../core/context.ts"
 import { endRecovery, holdRecovery, type UnderWay } from "../core/intervention.ts"
 import { errorText } from "../core/logger.ts"
+import type { ModelContext } from "../core/model-context.ts"
 import type { PrioritizedRule, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { Act, Hold } from "./may-act.ts"
-import type { AnyPath, PathInput, PathTurnRule, StepContext } from "./path.ts"
+import type { AnyPath, PathEffect, PathInput, PathTurnRule, StepContext } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
 
 /** The host's tool names (core/tool-names.ts: bounded, cached), for the turn rules that read them. */
 export type ToolNamesReader = () => Promise<readonly string[] | undefined>
+
+/** The session model's context limits and magic-context (core/model-context.ts: bounded, cached); undefined when a look-up failed. */
+export type ModelContextRead = (session: SessionState) => Promise<ModelContext | undefined>
 
 /** The answer to a call of one of our tools (PathEffect `reply`). */
 export type ToolReply = { ok: boolean; text: string }
@@ -73,6 +77,7 @@ export class PathRuntime {
     private readonly ctx: EngineContext,
     private readonly paths: readonly AnyPath[],
     private readonly toolNames: ToolNamesReader,
+    private readonly modelContext: ModelContextRead = async () => undefined,
   ) {
     this.view = new SessionView(ctx)
     this.initials = paths.map((path) => path.initial())
@@ -116,7 +121,8 @@ export class PathRuntime {
 
   /**
    * The paths' finished-turn rules as the judge runs them: each is handed its path's state for
-   * the session (and the host's tool names when it reads them), and the state it answers is kept.
+   * the session (and what it reads of the host: its tool names, the model's context), and the
+   * state, effects and wake it answers are kept and carried out as a step's.
    */
   turnRules(): PrioritizedRule[] {
     return this.paths.flatMap((path, index) =>
@@ -124,22 +130,58 @@ export class PathRuntime {
         name: rule.name,
         pass: rule.pass,
         priority: rule.priority,
-        decide: rule.readsTools ? async (facts) => this.decide(index, rule, facts, await this.toolNames()) : (facts) => this.decide(index, rule, facts, undefined),
+        decide:
+          rule.readsTools || rule.readsContext
+            ? async (facts) => {
+                const tools = rule.readsTools ? await this.toolNames() : undefined
+                const session = facts.state as SessionState
+                const context = rule.readsContext?.(facts, this.stateOf(session, index)) ? await this.modelContext(session) : undefined
+                return this.decide(index, rule, facts, tools, context)
+              }
+            : (facts) => this.decide(index, rule, facts, undefined, undefined),
       })),
     )
   }
 
-  private decide(index: number, rule: PathTurnRule<unknown>, facts: TurnFacts, tools: readonly string[] | undefined) {
+  /** The path's state for the session: the one it answered last, or its initial one. */
+  private stateOf(session: SessionState, index: number): unknown {
+    const slot = session.paths.get(this.paths[index]!.name) as Slot | undefined
+    return slot ? slot.state : this.initials[index]
+  }
+
+  private decide(index: number, rule: PathTurnRule<unknown>, facts: TurnFacts, tools: readonly string[] | undefined, context: ModelContext | undefined) {
     const name = this.paths[index]!.name
     // The session the turn is judged for: the judge hands it read-only, the runtime keeps its paths' states.
     const session = facts.state as SessionState
-    const slot = session.paths.get(name) as Slot | undefined
-    const answer = rule.decide(facts, { state: slot ? slot.state : this.initials[index], tools })
+    let slot = session.paths.get(name) as Slot | undefined
+    const answer = rule.decide(facts, { state: this.stateOf(session, index), tools, ...(context ? { context } : {}) })
     if (answer?.state !== undefined) {
       if (slot) slot.state = answer.state
-      else session.paths.set(name, { state: answer.state } satisfies Slot)
+      else session.paths.set(name, (slot = { state: answer.state } satisfies Slot))
     }
+    if (slot && answer?.wakeAt !== undefined && !session.dropped) this.wake(session, index, slot, answer.wakeAt)
+    if (answer?.effects) this.run(session, index, answer.effects)
     return answer?.effect
+  }
+
+  /** The facts the paths state (RecoveryPath.holds): the first, for mayAct. */
+  holds(session: SessionState): string | undefined {
+    for (let i = 0; i < this.paths.length; i++) {
+      const path = this.paths[i]!
+      if (!path.holds) continue
+      const slot = session.paths.get(path.name) as Slot | undefined
+      const held = slot ? path.holds(slot.state) : undefined
+      if (held) return held
+    }
+    return undefined
+  }
+
+  /** A path waits on the host or the user for the session (RecoveryPath.keeps): the idle sweep leaves it. */
+  keeps(session: SessionState): boolean {
+    return this.paths.some((path) => {
+      const slot = session.paths.get(path.name) as Slot | undefined
+      return slot !== undefined && path.keeps?.(slot.state) === true
+    })
   }
 
   /**
@@ -222,7 +264,12 @@ export class PathRuntime {
     else slot.state = result.state
     this.hold(session, index, slot, session.dropped ? undefined : result.hold)
     this.wake(session, index, slot, session.dropped ? undefined : result.wakeAt)
-    for (const effect of result.effects) {
+    this.run(session, index, result.effects)
+  }
+
+  private run(session: SessionState, index: number, effects: readonly PathEffect[]): void {
+    const path = this.paths[index]!
+    for (const effect of effects) {
       try {
         runPathEffect(this.ctx, session, effect, {
           settle: (id, outcome) => this.feed(session, index, { type: "effectSettled", id, outcome }, this.ctx.time.now()),

@@ -3,7 +3,7 @@
  * we only see the `session.error` it emits when it stops): the streaming-failure chain, the
  * rate-limit wait (rate-limit-wait.ts), fed by signals, returning what to send to the engine's
  * effect runner (run-effect.ts). Decisions live in provider-failure.ts, failure-chain.ts and
- * rate-limit.ts; this file sequences them in time. A context overflow is context-window.ts's.
+ * rate-limit.ts; this file sequences them in time. A context overflow is the context path's (paths/context/).
  */
 import type { Signal } from "../port.ts"
 import { abortResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
@@ -164,7 +164,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
         waits.hit(state, t, signal, verdict.why)
         return undefined
       case "context-overflow":
-        // context-window.ts's: held while the host compacts, compacted by us where it does not.
+        // the context path's: held while the host compacts, compacted by us where it does not.
         return undefined
       case "streaming": {
         const before = t.failure.consecutive

@@ -56,4 +56,31 @@ describe("a path's turn rules", () => {
     expect(plain).toEqual([undefined])
     expect(p.reads()).toBe(0)
   })
+
+  test("a rule that reads the model's context is handed it when it says it needs it; what it answers beside its state is carried out", async () => {
+    const { ctx, state, time } = bareContext()
+    const handed: unknown[] = []
+    const rule: PathTurnRule<number> = {
+      name: "room",
+      pass: "first",
+      priority: 55,
+      readsContext: (_facts, n) => n > 0,
+      decide: (_facts, { state: n, context }) => (handed.push(context), { state: n + 1, effects: [{ kind: "watch-output" }], wakeAt: time.now() + 1_000 }),
+    }
+    const path: RecoveryPath<number> = { name: "room", turnRules: [rule], initial: () => 0, step: () => undefined }
+    let looked = 0
+    const answer = { limit: { context: 1_000 }, magicContext: false }
+    const runtime = new PathRuntime(ctx, [path], async () => undefined, async () => (looked++, answer))
+    const [decide] = runtime.turnRules()
+    await decide!.decide({ state } as unknown as Facts)
+    // Not needed yet (the rule's state says so): not looked up.
+    expect(looked).toBe(0)
+    expect(handed).toEqual([undefined])
+    await decide!.decide({ state } as unknown as Facts)
+    expect(looked).toBe(1)
+    expect(handed[1]).toBe(answer)
+    // Its effects ran, and its wake is the session's.
+    expect(state.outputWatched).toBe(true)
+    expect(ctx.nextWake(state, "path:room")).toBe(time.now() + 1_000)
+  })
 })
