@@ -12,7 +12,7 @@
  */
 import os from "node:os"
 import { judgeFirstPass, judgeSecondPass, type JudgeInput } from "../src/core/judge.ts"
-import { decideTaskComplete } from "../src/core/task-complete.ts"
+import { decideTaskComplete } from "../src/paths/task-complete/decide.ts"
 import type { TranscriptMessage } from "../src/core/transcript.ts"
 import { hasActionIntent } from "../src/detect/action-intent.ts"
 import { asksUser } from "../src/detect/asks-user.ts"

@@ -4,12 +4,12 @@
  * one-at-a-time host call, and reports failures once per kind.
  */
 import type { SendKind } from "./port.ts"
-import { ABORT_CONTINUE_DELAY_MS, TOOL_WEDGED_CEILING_MS } from "../options/index.ts"
+import { ABORT_CONTINUE_DELAY_MS } from "../options/index.ts"
 import { buildContinuePrompt } from "../prompts/continue.ts"
 import { abortVeto } from "./abort-veto.ts"
-import { holdReason, type EngineContext } from "./context.ts"
+import type { EngineContext } from "./context.ts"
 import { exclusiveHostCall, reporter } from "./host-calls.ts"
-import { abortMayEnd, abortSettled, cancelRecovery, endRecovery, holdRecovery, lateLandingHoldMs, mayIntervene, note, type CallOutcome, type OpenCallException } from "./intervention.ts"
+import { abortSettled, cancelRecovery, endRecovery, holdRecovery, lateLandingHoldMs, note, type CallOutcome, type OpenCallException } from "./intervention.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { promptSetup } from "./fallback.ts"
 import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
@@ -38,45 +38,20 @@ export function beginRecovery(ctx: EngineContext, state: SessionState, what: str
 export type PromptRequest = { text: string | (() => string); kind: SendKind; label: string }
 
 /**
- * A tool call younger than the wedged ceiling is running: no prompt and no abort may reach the
- * session, whatever decided it earlier (a recovery decided before the tool started must not be
- * carried out while it runs), but for the exceptions intervention.ts states.
- */
-function runningTool(ctx: EngineContext, state: SessionState, exception?: OpenCallException): string | undefined {
-  const now = ctx.time.now()
-  for (const open of state.openTools.values()) {
-    if (now - open.startedAt < TOOL_WEDGED_CEILING_MS && !abortMayEnd(exception, open)) return `tool "${open.tool}" is running`
-  }
-  return undefined
-}
-
-/** Why nothing of ours may reach the session right now (a guard, a running tool), or undefined. */
-export function actionHold(ctx: EngineContext, state: SessionState, exception?: OpenCallException): string | undefined {
-  if (state.dropped) return "the session is no longer tracked"
-  return holdReason(ctx, state) ?? runningTool(ctx, state, exception)
-}
-
-/**
- * For a port that awaits something before its host call (SendRequest.stillWanted): the holds
- * again, and whether the session took a turn since the prompt was decided (the user wrote, the
- * model produced something, the run ended or started), which makes it an answer to a moment
- * that is over. The same rule as the stall path's re-check before it acts.
+ * For a port that awaits something before its host call (SendRequest.stillWanted): mayAct
+ * again, with the moment the prompt was decided at, since a turn the session took meanwhile
+ * (the user wrote, the model produced something, the run ended or started) makes it an answer
+ * to a moment that is over. The same rule as the stall path's re-check before it acts.
  */
 function stillWanted(ctx: EngineContext, state: SessionState): () => string | undefined {
   const { lastGenuineUserAt, lastModelOutputAt, idleEpoch } = state
-  return () => {
-    const held = actionHold(ctx, state)
-    if (held) return held
-    if (state.lastGenuineUserAt !== lastGenuineUserAt) return "the user wrote"
-    if (state.lastModelOutputAt !== lastModelOutputAt) return "the model produced output"
-    if (state.idleEpoch !== idleEpoch) return "the run ended or started"
-    return undefined
-  }
+  const act = { kind: "send", decided: { lastGenuineUserAt, lastModelOutputAt, idleEpoch } } as const
+  return () => ctx.mayAct(state, act, ctx.time.now())?.reason
 }
 
 /** Sends one prompt unless the session must be left alone right now. */
 export async function sendPrompt(ctx: EngineContext, state: SessionState, request: PromptRequest): Promise<CallOutcome | "held"> {
-  const held = actionHold(ctx, state)
+  const held = ctx.mayAct(state, "send", ctx.time.now())?.reason
   if (held) {
     ctx.logger.log("debug", `session ${state.id}: ${request.label} not sent: ${held}`)
     return "held"
@@ -135,7 +110,7 @@ export async function abortThenPrompt(
   hooks: AbortHooks = {},
 ): Promise<CallOutcome | "held" | undefined> {
   const rec = state.intervention
-  const refusal = () => actionHold(ctx, state, exception) ?? mayIntervene(rec, ctx.time.now(), "abort")?.reason
+  const refusal = (veto?: string) => ctx.mayAct(state, { kind: "abort", exception, veto }, ctx.time.now())?.reason
   const notDone = (why: string): undefined => {
     ctx.logger.log("debug", `session ${state.id}: abort for ${request.label} not done: ${why}`)
   }
@@ -152,7 +127,7 @@ export async function abortThenPrompt(
     if (!reading.cancelled) endRecovery(rec)
     return notDone("the session moved on while its history was read")
   }
-  const blocked = veto ?? refusal()
+  const blocked = refusal(veto)
   if (blocked) {
     endRecovery(rec)
     notDone(blocked)

@@ -4,7 +4,6 @@
  * lifecycle and routing; the rules each recovery path adds live in their modules.
  */
 import type { Signal } from "./port.ts"
-import { TASK_COMPLETE_TOOL } from "../prompts/task-complete-tool.ts"
 import type { EngineContext } from "./context.ts"
 import type { FinishedTurn } from "./modules/finished-turn.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, type OpenTool, type SessionState } from "./session-state.ts"
@@ -52,7 +51,6 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       return "ended"
     case "toolStart":
       if (!state.busy) markBusy(idle, state, now)
-      if (signal.tool !== TASK_COMPLETE_TOOL) state.taskCompleteRepeats = 0
       if (!state.openTools.has(signal.callID)) {
         const open: OpenTool = { tool: signal.tool, startedAt: now }
         const subagent = subagentCallKind(signal.tool, signal.args, ctx.port.subagentTools)
@@ -175,8 +173,6 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
   }
   state.lastGenuineUserAt = ctx.time.now()
   note(state.intervention, { type: "userTookOver" }, ctx.time.now())
-  state.taskCompleteRepeats = 0
-  state.taskCompleteRefusals = 0
   if (state.featureCounts.size > 0) state.featureCounts = new Map()
   state.cancelledByUser = false
   state.completed = false

@@ -7,6 +7,7 @@ import type { CoreLogger } from "./logger.ts"
 import type { PauseSource } from "./pauses.ts"
 import type { RateWaitStore } from "./carried-waits.ts"
 import type { GoalSource } from "./goals.ts"
+import type { MayAct } from "../runtime/may-act.ts"
 import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
@@ -30,13 +31,18 @@ export type EngineContext = {
   wake(state: SessionState, owner: string, at: number | undefined, run: (wake: Wake) => void): void
   /** When `owner` next wakes for this session, if it asked to. */
   nextWake(state: SessionState, owner: string): number | undefined
-  /** Holds contributed by recovery modules (rate-limit waits, a full context...). */
-  moduleHold(state: SessionState): string | undefined
+  /**
+   * Whether anything of ours may reach the session now (runtime/may-act.ts): the one answer,
+   * over the user's guards, the holds the recovery paths state, and what of ours is in flight.
+   */
+  readonly mayAct: MayAct
   /**
    * The user stopped the session, found out after the fact (an interruption held undecided
    * while our abort was out): the same stand-down as a reported ESC, modules included.
    */
   userStopped(state: SessionState): void
+  /** The session latched completion (task_complete): every path, the judge and a recovery under way stand down. */
+  standDown(state: SessionState): void
   /** Offers a failing model's session to the modules that can move it on (module.ts takeOver). */
   offerTakeOver(state: SessionState, offer: FallbackOffer): boolean
 }
@@ -57,21 +63,9 @@ export type FallbackOffer = {
 }
 
 /**
- * Why a session must not be touched right now, or undefined when it may be.
- * Checked when a stall is found and again right before anything is sent.
+ * Why a session must not be touched right now (mayAct's answer to `touch`), or undefined when it
+ * may be: the question finished-turn.ts asks, in its words, until the judge is a path.
  */
 export function holdReason(ctx: EngineContext, state: SessionState): string | undefined {
-  return userHold(ctx, state) ?? ctx.moduleHold(state)
-}
-
-/**
- * The holds the user (or the session's own state) puts on it, without the modules' own: what a
- * module asks before an action its own hold would refuse (a compaction while the context is full).
- */
-export function userHold(ctx: EngineContext, state: SessionState): string | undefined {
-  if (ctx.pauses.isPaused(state.id)) return "paused"
-  if (state.cancelledByUser) return "cancelled by the user (ESC)"
-  if (state.completed) return "task marked complete"
-  if (state.awaiting.size > 0) return "waiting for the user (question or permission open)"
-  return undefined
+  return ctx.mayAct(state, "touch", ctx.time.now())?.reason
 }

@@ -8,7 +8,7 @@ import { type HostPort, type ModelRef, type Signal, type SignalType } from "./po
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
-import { holdReason, type EngineContext, type FallbackOffer } from "./context.ts"
+import type { EngineContext, FallbackOffer } from "./context.ts"
 import { userTurnModel } from "./fallback.ts"
 import { WakeScheduler } from "./scheduler.ts"
 import { SessionDiscovery, sessionsToDiscover } from "./discovery.ts"
@@ -16,7 +16,7 @@ import { FinishedTurn, finishedTurnRules, type TurnRule } from "./modules/finish
 import type { EngineModule, ModuleFactory } from "./module.ts"
 import { defaultModules } from "./modules/index.ts"
 import { ToolNames } from "./tool-names.ts"
-import { runTaskComplete, type TaskCompleteCall, type TaskCompleteResult } from "./task-complete-flow.ts"
+import { ModelContextReader } from "./model-context.ts"
 import { CoreLogger, errorText } from "./logger.ts"
 import { MemoryPauses, type PauseSource } from "./pauses.ts"
 import type { SessionState } from "./session-state.ts"
@@ -26,16 +26,19 @@ import { snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { takeOverSnapshots, takeOverWaits, type TakeOverDeps } from "./take-over.ts"
 import { cancelRecovery } from "./intervention.ts"
 import { JournalBook } from "./journal-book.ts"
-import { PathRuntime } from "../runtime/paths.ts"
-import type { AnyPath } from "../runtime/path.ts"
+import { PathRuntime, type ToolReply } from "../runtime/paths.ts"
+import { actGate } from "../runtime/may-act.ts"
+import type { AnyPath, ToolArgs } from "../runtime/path.ts"
 import { runIntent } from "./run-effect.ts"
-import { everyModule, firstModule, readStreamedText, signalListeners } from "./module-calls.ts"
+import { everyModule, firstModule, signalListeners } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 import type { RateWaitStore, RestoredWait } from "./carried-waits.ts"
 import type { GoalSource } from "./goals.ts"
 import type { HostRetryDecision, HostRetryProposal } from "./host-retry.ts"
 
 export { MAX_TRACKED_SESSIONS } from "./session-table.ts"
+/** The answer to a call of our tools when no path can give one. */
+const NOTED: ToolReply = { ok: true, text: "Noted." }
 /** How often idle sessions are swept. */
 export const CLEANUP_SWEEP_MS = 60_000
 
@@ -75,8 +78,6 @@ export class RecoveryEngine {
   private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
   private readonly listeners: ReadonlyMap<SignalType, EngineModule[]>
-  /** The modules that read streamed text (EngineModule.onStreamedText), built once. */
-  private readonly streamReaders: EngineModule[]
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
@@ -89,7 +90,7 @@ export class RecoveryEngine {
     this.onSessionDeleted = deps.onSessionDeleted
     this.pauses = deps.pauses ?? new MemoryPauses()
     const logger = new CoreLogger(deps.port, () => this.resolved.options.debug)
-    this.scheduler = new WakeScheduler(deps.time, (state) => holdReason(this.ctx, state), (owner, error) => {
+    this.scheduler = new WakeScheduler(deps.time, (state, now) => this.ctx.mayAct(state, "touch", now)?.reason, (owner, error) => {
       logger.fault(`wake:${owner}`, `${owner} failed on its wake: ${errorText(error)}`)
     })
     this.ctx = {
@@ -103,16 +104,28 @@ export class RecoveryEngine {
       goals: deps.goals,
       journal: new JournalBook(() => this.ctx),
       effective: (state) => this.effective(state),
-      moduleHold: (state) => this.moduleHold(state),
+      mayAct: actGate({ paused: (id) => this.pauses.isPaused(id), pathHold: (state) => this.moduleHold(state) }),
       userStopped: (state) => {
         if (state.dropped) state.cancelledByUser = true
         else this.handle({ type: "interrupted", sessionID: state.id, byUser: true, settledLate: true })
       },
+      standDown: (state) => {
+        this.paths.standDown(state)
+        cancelRecovery(state.intervention)
+        this.idle.cancel(state)
+      },
       offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
-    this.paths = new PathRuntime(this.ctx, deps.paths)
-    this.modules = (deps.modules ?? defaultModules(toolNames)).map((make) => {
+    const modelContext = new ModelContextReader(this.ctx)
+    this.paths = new PathRuntime(
+      this.ctx,
+      deps.paths,
+      () => toolNames.get(),
+      // A failed look-up is no decision: the rule is handed nothing.
+      (state) => (state.setup.model ? modelContext.read(state.setup.model, state.parentID === undefined, this.ctx.effective(state).sendTimeoutMs).catch(() => undefined) : Promise.resolve(undefined)),
+    )
+    this.modules = (deps.modules ?? defaultModules()).map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
       module = make({
@@ -123,9 +136,8 @@ export class RecoveryEngine {
       })
       return module
     })
-    this.streamReaders = this.modules.filter((m) => m.onStreamedText !== undefined)
     this.listeners = signalListeners(this.modules)
-    const moduleRules = [...deps.paths.flatMap((p) => p.turnRules ?? []), ...this.paths.turnRules(), ...this.modules.flatMap((m) => m.turnRules ?? [])]
+    const moduleRules = [...this.paths.turnRules(), ...this.modules.flatMap((m) => m.turnRules ?? [])]
     this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
     this.discovery = new SessionDiscovery(this.ctx, sessionsToDiscover(this.ctx, this.sessions, this.resolved.options.checkIntervalMs, (signal) => this.handle(signal)), this.resolved.options)
     this.discovery.start()
@@ -155,9 +167,9 @@ export class RecoveryEngine {
 
   /**
    * Model output, most of the traffic, with no signal object around it (the 1.x streaming path
-   * calls this directly): the stamps, liveness to the paths, the text (`part` with `delta` or its
-   * whole `text` so far) to the modules that read it, and the signal to the other modules only
-   * for sessions they asked about (`outputWatched`). Never throws.
+   * calls this directly): the stamps, liveness and the text (`part` with `delta` or its whole
+   * `text` so far) to the paths that hear them, and the signal to the modules and paths only for
+   * sessions they asked about (`outputWatched`). Never throws.
    */
   output(sessionID: string, part?: string, delta?: string, text?: string, now?: number, signal?: Extract<Signal, { type: "modelOutput" }>): void {
     if (this.disposed) return
@@ -169,7 +181,7 @@ export class RecoveryEngine {
       this.ctx.logger.fault("engine", `signal modelOutput failed: ${errorText(error)}`)
     }
     if (!state) return
-    if (part !== undefined) readStreamedText(this.streamReaders, this.ctx, state, part, delta, text)
+    if (part !== undefined) this.paths.text(state, part, delta, text, at)
     if (state.outputWatched) this.tell(state, signal ?? { type: "modelOutput", sessionID, part, delta, text }, at)
   }
 
@@ -179,8 +191,9 @@ export class RecoveryEngine {
     this.paths.signal(state, signal, now)
   }
 
+  /** The holds the modules and the paths state, a fact mayAct weighs (EngineModule.hold, RecoveryPath.holds). */
   private moduleHold(state: SessionState): string | undefined {
-    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.holdReason?.(state) || undefined)
+    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.hold?.(state) || undefined) ?? this.paths.holds(state)
   }
 
   private offerTakeOver(state: SessionState, offer: FallbackOffer): boolean {
@@ -223,29 +236,24 @@ export class RecoveryEngine {
     }
   }
 
-  /** The task_complete tool was called in a session (`call`: what the model passed). Never throws. */
-  async taskComplete(sessionID: string, call: TaskCompleteCall = {}): Promise<TaskCompleteResult> {
+  /**
+   * A tool of ours (task_complete) was called in a session: the answer of the path that answers
+   * it (RecoveryPath.tools), or a plain acknowledgement when none can; `args`: what the model
+   * passed (task_complete's `evidence`). Never throws.
+   */
+  async callTool(sessionID: string, tool: string, args?: ToolArgs): Promise<ToolReply> {
     try {
-      const state = this.sessions.touch(sessionID, this.ctx.time.now())
-      return await runTaskComplete(
-        this.ctx,
-        state,
-        (s) => {
-          this.paths.standDown(s)
-          cancelRecovery(s.intervention)
-          this.idle.cancel(s)
-        },
-        call,
-      )
+      const now = this.ctx.time.now()
+      return (await this.paths.call(this.sessions.touch(sessionID, now), tool, now, args)) ?? NOTED
     } catch (error) {
-      this.ctx.logger.fault("task_complete", `task_complete failed: ${errorText(error)}`)
-      return { ok: true, text: "Noted." }
+      this.ctx.logger.fault(tool, `${tool} failed: ${errorText(error)}`)
+      return NOTED
     }
   }
 
-  /** Every tracked session as plain data (see session-snapshot.ts). */
+  /** Every tracked session as plain data (see session-snapshot.ts), with the path states that outlive a reload. */
   exportSessions(): SessionSnapshot[] {
-    return [...this.sessions.values()].map(snapshotOf)
+    return [...this.sessions.values()].map((state) => snapshotOf(state, this.paths.saved(state)))
   }
 
   /** Takes over sessions from a previous instance; skips ids already tracked. Returns how many. */
@@ -259,7 +267,7 @@ export class RecoveryEngine {
   }
 
   private get takeOver(): TakeOverDeps {
-    return { ctx: this.ctx, sessions: this.sessions, modules: this.modules, adopted: (s) => this.paths.adopted(s), handle: (signal) => this.handle(signal), disposed: () => this.disposed }
+    return { ctx: this.ctx, sessions: this.sessions, modules: this.modules, adopted: (s, saved) => this.paths.adopted(s, saved), handle: (signal) => this.handle(signal), disposed: () => this.disposed }
   }
 
   get trackedSessions(): number {
@@ -326,7 +334,7 @@ export class RecoveryEngine {
   /** Drops idle sessions that are old or beyond the idle cap (runs every CLEANUP_SWEEP_MS). */
   sweep(): void {
     // A session with a wake still due (a judgement, a wait) stays: the wake would vanish with it.
-    this.sessions.sweep(this.ctx.time.now(), (state) => this.scheduler.next(state) !== undefined || this.modules.some((m) => m.keepsSession?.(state) === true))
+    this.sessions.sweep(this.ctx.time.now(), (state) => this.scheduler.next(state) !== undefined || this.modules.some((m) => m.keepsSession?.(state) === true) || this.paths.keeps(state))
   }
 
   private forget(state: SessionState): void {

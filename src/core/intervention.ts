@@ -1,8 +1,8 @@
 /**
  * One record per session of what the plugin itself has in flight: the host call out, a recovery
  * under way, our last prompt (called, accepted, overdue, shown) and our last abort until its
- * interruption is accounted for. Every path asks it two questions: may we intervene now (if not,
- * why and until when), and was that interruption ours. No clock, no I/O: transitions take `now`.
+ * interruption is accounted for. It answers what of ours holds an act back (a fact of mayAct's,
+ * runtime/may-act.ts), and whether an interruption was ours. No clock, no I/O: transitions take `now`.
  *
  * Our abort and the user's ESC reach the core as the same `interrupted`, so the evidence is a
  * count: an abort the host accepts ends one run, reported as one interruption, usually just
@@ -64,19 +64,20 @@ export function newIntervention(): Intervention {
 }
 
 /**
- * What a path is about to do: `prompt` a recovery prompt (one of ours still on its way would get
- * it right behind: the same recovery twice); `abort` (one of ours accepted or overdue and not
- * reported: a second hits a run that is over); `recovery` one that supersedes none under way;
- * `ladder` the stall ladder's next step (nothing under way, no call out, no abort landing).
+ * What of ours holds an act back (a fact runtime/may-act.ts weighs; the answer is mayAct's):
+ * for a `prompt`, one of ours still on its way (the same recovery would land right behind it);
+ * for an `abort`, one of ours accepted or overdue and not reported (a second hits a run that is
+ * over); for a `recovery`, one under way; for the stall `ladder`, anything under way, a call out,
+ * or an abort landing.
  */
-export type Act = "prompt" | "abort" | "recovery" | "ladder"
+export type OwnAct = "prompt" | "abort" | "recovery" | "ladder"
 
 /** Why not now, and until when (undefined: look again later). */
-export type Hold = { reason: string; until?: number }
+export type OwnHold = { reason: string; until?: number }
 
-const UNDER_WAY: Hold = { reason: "a recovery is already under way" }
+const UNDER_WAY: OwnHold = { reason: "a recovery is already under way" }
 
-export function mayIntervene(rec: Intervention, now: number, act: Act): Hold | undefined {
+export function ownHold(rec: Intervention, now: number, act: OwnAct): OwnHold | undefined {
   if (act === "prompt") {
     const until = promptLandingUntil(rec.prompt, now)
     return until === undefined ? undefined : { reason: "a prompt of ours may still land", until }

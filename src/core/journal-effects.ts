@@ -3,7 +3,6 @@
  * is named and its outcome handed to the book (journal-book.ts), whichever path planned it. A
  * path that knows better than the runner what it saw names itself in `Delivery.journal`.
  */
-import { actionHold } from "./actions.ts"
 import type { EngineContext } from "./context.ts"
 import type { JournalTag } from "./journal.ts"
 import type { Delivery, HostEffect, Outcome } from "./run-effect.ts"
@@ -71,13 +70,15 @@ export function journalOutcome(ctx: EngineContext, target: SessionState, effect:
   // A prompt counts from its call: the host may answer it before the call returns.
   const calledAt = effect.kind === "command" || effect.kind === "compact" ? undefined : target.intervention.prompt.calledAt
   if (outcome === "ok" || outcome === "timeout") return book.acted(target, tag, action, calledAt)
-  if (outcome === "held") return book.refused(target, tag, action, "held", actionHold(ctx, target, via.exception) ?? "held at the last moment")
+  // Why it is held now, as a prompt of the action would be asked (mayAct's `send`).
+  const held = () => ctx.mayAct(target, { kind: "send", exception: via.exception }, ctx.time.now())?.reason
+  if (outcome === "held") return book.refused(target, tag, action, "held", held() ?? "held at the last moment")
   if (outcome === "failed") return book.refused(target, tag, action, "no effect", "the host refused the call")
   // "busy": another call of ours was out; the path tries again, and that try is the entry.
   if (outcome === "busy" || effect.kind !== "abort-continue") return
   if (seen.vetoed) return book.refused(target, tag, action, "held", `not aborted: ${seen.vetoed}`)
   // The abort went out but no prompt followed it (the user stepped in, a run began by itself).
   if (seen.committed) return book.acted(target, tag, "abort")
-  const why = actionHold(ctx, target, via.exception)
+  const why = held()
   if (why) book.refused(target, tag, action, "held", why)
 }

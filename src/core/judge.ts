@@ -162,10 +162,16 @@ function deadStream(input: JudgeInput, turn: TranscriptMessage): Judgement | und
   return budgeted(input, "dead-stream", deadStreamPrompt(input.options), "continue", what)
 }
 
-/** 🎉, a stop or a done claim latched: no nudges until the user writes when nothing is open, a reminder when something is. */
-function completion(input: JudgeInput, signal: "celebration" | "stop-statement" | "done-claim", what: string): Judgement {
+/**
+ * 🎉, a stop or a done claim latched: no nudges until the user writes when nothing is open, a
+ * reminder when something is. A stop only the classifier read does not latch: it also reads
+ * short statuses ("Still failing.") as stops, and a latch would hold the session's later
+ * recoveries until the user writes; left unlatched, a true stop only leaves the session as it is.
+ */
+function completion(input: JudgeInput, signal: "celebration" | "stop-statement" | "done-claim", what: string, layer: "rule" | "model" = "rule"): Judgement {
   if (input.todos === "unreadable") return none(`${what}, but the todo list could not be read: neither latched nor nudged`)
   const open = openTodos(input.todos)
+  if (open.length === 0 && layer === "model") return none(`${what}, read by the classifier: nothing is open, so nothing is sent or latched`)
   if (open.length === 0) return { kind: "complete", reason: what, signal }
   const todos = input.todos
   return afterUserWindow(input, (at) => budgeted(at, "todo-reminder", todoReminderPrompt(todos, at.options), "correction", `${what} with ${open.length} open todo(s)`))
@@ -250,7 +256,7 @@ export function judgeSecondPass(input: JudgeInput): Judgement {
   // A last line that announces an action with a colon is that, whatever else it reads as.
   const announces = ending.announcesAction === true
   const family = ending.family
-  if (family?.family === "stop") return completion(input, "stop-statement", `stop statement (${family.detail})`)
+  if (family?.family === "stop") return completion(input, "stop-statement", `stop statement (${family.detail})`, family.layer)
 
   const printed = toolCallInText(turn, input.knownTools)
   if (printed) return budgeted(input, "tool-text", toolTextPrompt(input.options), "correction", `tool call written as text (${printed.form}: ${printed.detail})`)

@@ -6,9 +6,6 @@
 import { errorText, type CoreLogger } from "./logger.ts"
 import type { EngineModule } from "./module.ts"
 import { ALL_SIGNAL_TYPES, type SignalType } from "./port.ts"
-import type { EngineContext } from "./context.ts"
-import { runIntent } from "./run-effect.ts"
-import type { SessionState } from "./session-state.ts"
 
 /** Runs `call` on each module in turn; `what` ("failed on idle", ...) ends the fault line. */
 export function everyModule(modules: readonly EngineModule[], logger: CoreLogger, what: string, call: (module: EngineModule) => void): void {
@@ -46,17 +43,4 @@ export function signalListeners(modules: readonly EngineModule[]): Map<SignalTyp
     }
   }
   return listeners
-}
-
-/** Streamed text to the modules that read it: its own loop, not everyModule, so no closure per delta. */
-export function readStreamedText(readers: readonly EngineModule[], ctx: EngineContext, state: SessionState, part: string, delta: string | undefined, text: string | undefined): void {
-  for (let i = 0; i < readers.length; i++) {
-    const module = readers[i]!
-    try {
-      const intent = module.onStreamedText!(state, part, delta, text)
-      if (intent) runIntent(ctx, state, intent)
-    } catch (error) {
-      ctx.logger.fault(`module:${module.name}`, `${module.name} failed on streamed text: ${errorText(error)}`)
-    }
-  }
 }

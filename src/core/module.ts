@@ -1,7 +1,7 @@
 /**
  * How a recovery path plugs into the engine without the engine knowing it: a module sees
  * every signal after the engine applied it, says when it next wants to wake (the engine runs
- * one timer per session for all of them), may add reasons to leave a session alone, and may
+ * one timer per session for all of them), may state a hold on a session, and may
  * contribute finished-turn rules. Each path (failures, loops, subagents, saturation...)
  * is one module in its own file; the engine only iterates them.
  */
@@ -43,15 +43,13 @@ export interface EngineModule {
   readonly signals?: readonly SignalType[]
   /** What the module wants done is returned, and the engine carries it out (run-effect.ts). */
   onSignal?(state: SessionState, signal: Signal): Intent
-  /**
-   * New text of a streamed text or reasoning part (`delta`, or `text`: the part's whole text so
-   * far). Runs on the hot path for every such delta of every session, outputWatched or not, so
-   * it must be amortized O(1); only the repetition detector needs it.
-   */
-  onStreamedText?(state: SessionState, part: string, delta: string | undefined, text: string | undefined): Intent
   /** The wake asked for through `ModuleEnv.wakeAt` is due; `wake.hold` says whether the session may be touched. */
   onWake?(state: SessionState, wake: Wake): Intent
-  holdReason?(state: SessionState): string | undefined
+  /**
+   * Why the module holds the session (a rate-limit wait, a full context...): a fact the runtime's
+   * one answer weighs (runtime/may-act.ts), never an answer of its own.
+   */
+  hold?(state: SessionState): string | undefined
   /** Rules for a finished turn, judged beside the judge's own (modules/finished-turn.ts). */
   turnRules?: readonly PrioritizedRule[]
   /**

@@ -1,12 +1,12 @@
 /**
- * Context saturation: how full a session's context window is, and whether (and how) to
- * reclaim it when the session goes idle.
+ * Context saturation: how full a session's context window is (the usage the adapters report,
+ * the limits the host gives), and whether magic-context is loaded. Whether and how to reclaim
+ * the window is the context path's (paths/context/saturation.ts).
  *
  * An unknown output limit reserves the full 20 000 (the conservative choice); an unknown
  * context limit means "limits unknown", never a guess. Used tokens count everything that
  * occupies the window next turn (cache reads and writes too).
  */
-import { none, type EffectOf } from "./effect.ts"
 
 /** Most output room OpenCode sets aside when it works out whether a prompt overflows. */
 export const OUTPUT_RESERVE_CAP = 20_000
@@ -44,45 +44,6 @@ export function saturationRatio(used: number, limit: ModelLimit | undefined): nu
   const usable = usableContext(limit)
   if (usable === undefined || !Number.isFinite(used) || used < 0) return undefined
   return used / usable
-}
-
-export type SaturationInput = {
-  ratio: number | undefined
-  threshold: number
-  isSubagent: boolean
-  magicContextLoaded: boolean
-  subagentNativeCompactionEnabled: boolean
-  alreadyIntervenedThisBusyCycle: boolean
-  cancelled: boolean
-  completed: boolean
-  limitsKnown: boolean
-}
-
-export const CTX_WRAPUP_COMMAND = "ctx-wrapup"
-const FEATURE = "context-saturation"
-
-/**
- * On idle. A `command`: magic-context's `ctx-wrapup` through the command API (never as prompt
- * text). `compact`: the host's native compaction (1.x summarize, 2.x compact): on a subagent
- * when subagentNativeCompactionEnabled, on a parent without magic-context always (the context
- * window module then sends one continue once it completed).
- */
-export function decideSaturation(input: SaturationInput): EffectOf<"command" | "compact" | "none"> {
-  if (!input.limitsKnown) return none("model limits unknown")
-  if (input.ratio === undefined || !Number.isFinite(input.ratio)) return none("no usage measured")
-  if (input.cancelled) return none("cancelled by the user")
-  if (input.completed) return none("task completed")
-  if (input.alreadyIntervenedThisBusyCycle) return none("already intervened this busy cycle")
-  const pct = `${Math.round(input.ratio * 100)}%`
-  if (input.ratio < input.threshold) return none(`context ${pct} is under the threshold`)
-  if (input.isSubagent) {
-    return input.subagentNativeCompactionEnabled
-      ? { kind: "compact", feature: FEATURE, reason: `subagent context at ${pct}: native compaction` }
-      : none(`subagent context at ${pct}, but subagentNativeCompactionEnabled is off`)
-  }
-  return input.magicContextLoaded
-    ? { kind: "command", name: CTX_WRAPUP_COMMAND, args: "", feature: FEATURE, reason: `context at ${pct}: magic-context wrap-up` }
-    : { kind: "compact", feature: FEATURE, reason: `context at ${pct} and no magic-context: native compaction, then one continue` }
 }
 
 /** v1 `config.plugin` entries are strings or `[spec, options]` tuples; a path segment must match exactly. */

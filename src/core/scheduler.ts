@@ -11,7 +11,7 @@ import type { SessionState } from "./session-state.ts"
 
 export type Wake = {
   now: number
-  /** Why the session must be left alone right now, or undefined when it may be touched. */
+  /** Why the session must be left alone as the timer fired (mayAct's answer to `touch`), or undefined when it may be touched. */
   readonly hold: string | undefined
 }
 
@@ -30,7 +30,7 @@ export class WakeScheduler {
 
   constructor(
     private readonly time: TimeSource,
-    private readonly holdOf: (state: SessionState) => string | undefined,
+    private readonly holdOf: (state: SessionState, now: number) => string | undefined,
     private readonly fault: (owner: string, error: unknown) => void,
   ) {}
 
@@ -106,7 +106,7 @@ export class WakeScheduler {
     timers.seenOwner = timers.seen = undefined
     if (this.sessions.get(state) === timers) this.arm(state, timers)
     if (due.length === 0) return
-    const wake: Wake = { now, hold: this.holdOf(state) }
+    const wake: Wake = { now, hold: this.holdOf(state, now) }
     for (const [owner, entry] of due) {
       try {
         entry.run(wake)

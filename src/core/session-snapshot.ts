@@ -7,7 +7,8 @@
 import type { Intervention } from "./intervention.ts"
 import { newSessionState, type SessionState } from "./session-state.ts"
 
-export type SessionSnapshot = Record<string, unknown> & { id: string }
+/** `paths`: the states of the recovery paths that outlive a reload, by path name (runtime/paths.ts saved). */
+export type SessionSnapshot = Record<string, unknown> & { id: string; paths?: Record<string, unknown> }
 
 /** Fields that hold timers, in-flight work or module registrations: never carried over. */
 const TRANSIENT = new Set(["intervention", "dropped", "outputWatched", "paths"])
@@ -41,8 +42,9 @@ function copyValue(value: unknown): unknown {
   return value
 }
 
-export function snapshotOf(state: SessionState): SessionSnapshot {
+export function snapshotOf(state: SessionState, paths?: Record<string, unknown>): SessionSnapshot {
   const out: SessionSnapshot = { id: state.id }
+  if (paths) out.paths = copyValue(paths) as Record<string, unknown>
   for (const [key, value] of Object.entries(state)) {
     if (TRANSIENT.has(key) || typeof value === "function") continue
     out[key] = copyValue(value)

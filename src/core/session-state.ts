@@ -88,9 +88,6 @@ export type SessionState = {
   runEpoch: number
   /** Open tool calls at the moment the session went idle (before reconciliation). */
   toolsInFlightAtIdle: number
-  /** task_complete calls answered since a user message or another tool ran; refusals since the user. */
-  taskCompleteRepeats: number
-  taskCompleteRefusals: number
   /** Consecutive discovery listings that did not show this busy session. */
   discoveryMisses?: number
   /** Set when the session leaves the table: a recovery still in flight must not act on it. */
@@ -150,8 +147,6 @@ export function newSessionState(id: string, now: number): SessionState {
     idleEpoch: 0,
     runEpoch: 0,
     toolsInFlightAtIdle: 0,
-    taskCompleteRepeats: 0,
-    taskCompleteRefusals: 0,
     lastSeenAt: now,
   }
 }

@@ -9,7 +9,7 @@ import type { EngineModule } from "./module.ts"
 import { errorText } from "./logger.ts"
 import { firstModule } from "./module-calls.ts"
 import type { RestoredWait } from "./carried-waits.ts"
-import { restoreState } from "./session-snapshot.ts"
+import { restoreState, type SessionSnapshot } from "./session-snapshot.ts"
 import type { SessionState } from "./session-state.ts"
 import { MAX_TRACKED_SESSIONS, type SessionTable } from "./session-table.ts"
 
@@ -17,8 +17,11 @@ export type TakeOverDeps = {
   ctx: EngineContext
   sessions: SessionTable
   modules: readonly EngineModule[]
-  /** The session came from the instance replaced: the recovery paths re-arm what they keep (runtime/paths.ts). */
-  adopted(state: SessionState): void
+  /**
+   * The session came from the instance replaced: the recovery paths take back the states its
+   * snapshot carried (`saved`) and re-arm what they keep (runtime/paths.ts).
+   */
+  adopted(state: SessionState, saved: unknown): void
   handle(signal: Signal): void
   disposed(): boolean
 }
@@ -32,7 +35,7 @@ export function takeOverSnapshots({ ctx, sessions, adopted }: TakeOverDeps, snap
     if (!restored || sessions.get(restored.id)) continue
     const state = Object.assign(sessions.touch(restored.id, now), restored)
     taken++
-    adopted(state)
+    adopted(state, (snap as SessionSnapshot).paths)
   }
   return taken
 }

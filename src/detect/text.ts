@@ -34,7 +34,8 @@ export function messageTail(message: TranscriptMessage | undefined, kind: "text"
       cut = true
       break
     }
-    let piece = part.text
+    // Trailing blanks are dropped before the window is taken (capTail says why).
+    let piece = part.text.trimEnd()
     if (piece.length > keep) {
       piece = piece.slice(piece.length - keep)
       cut = true
@@ -53,8 +54,19 @@ export function messageTail(message: TranscriptMessage | undefined, kind: "text"
   return cut ? `\u2026${joined}` : joined
 }
 
+/**
+ * The last `cap` characters of `text` that end on something other than blank space: trailing
+ * blanks say nothing about how a reply ends, and a megabyte of them after "<edit" must not push
+ * the opened tag out of the window (it is a printed call cut short, not a reply with no text).
+ */
 export function capTail(text: string, cap: number = MAX_SCANNED_TEXT): string {
-  return text.length > cap ? text.slice(text.length - cap) : text
+  return tailWindow(text, cap).tail
+}
+
+/** capTail, and whether anything but trailing blanks was left out at the start. */
+function tailWindow(text: string, cap: number): { tail: string; cut: boolean } {
+  const trimmed = text.trimEnd()
+  return trimmed.length > cap ? { tail: trimmed.slice(trimmed.length - cap), cut: true } : { tail: trimmed, cut: false }
 }
 
 function isSpaceCode(c: number): boolean {
@@ -74,7 +86,7 @@ function isBlankRange(text: string, from: number, to: number): boolean {
 export function lastNonBlankLines(text: string, count: number, maxLineChars = MAX_LINE_CHARS): string[] {
   const out: string[] = []
   if (typeof text !== "string") return out
-  const tail = capTail(text)
+  const { tail, cut } = tailWindow(text, MAX_SCANNED_TEXT)
   let end = tail.length
   while (out.length < count) {
     // Skip blank lines and trailing spaces one character at a time: no slicing per blank line.
@@ -85,7 +97,7 @@ export function lastNonBlankLines(text: string, count: number, maxLineChars = MA
     // A line cut by the window (or by maxLineChars) is marked, so patterns anchored at a
     // line start never mistake its end for a whole line.
     if (line.length > maxLineChars) line = `\u2026${line.slice(line.length - maxLineChars)}`
-    else if (nl < 0 && tail.length < text.length) line = `\u2026${line}`
+    else if (nl < 0 && cut) line = `\u2026${line}`
     out.push(line)
     end = nl < 0 ? 0 : nl
   }
@@ -180,7 +192,9 @@ function stripInlineCodeLines(segment: string): string {
  * is learnt from up to FENCE_CONTEXT_CHARS before it. An unclosed fence swallows the rest
  * of the text, as a markdown renderer would show it.
  */
-export function proseTail(text: string, cap: number = MAX_SCANNED_TEXT, keepInlineCode = false): string {
+export function proseTail(reply: string, cap: number = MAX_SCANNED_TEXT, keepInlineCode = false): string {
+  // Trailing blanks are no prose, and must not push the prose out of the window (capTail).
+  const text = reply.trimEnd()
   const prose = keepInlineCode ? (segment: string) => segment : stripInlineCodeLines
   let start = 0
   const state: FenceState = { marker: 0, length: 0 }

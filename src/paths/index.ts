@@ -4,8 +4,20 @@
  * are still engine modules (core/modules/index.ts).
  */
 import type { AnyPath } from "../runtime/path.ts"
+import { contextPath } from "./context/path.ts"
 import { goalPath } from "./goal/path.ts"
 import { loopsPath } from "./loops/path.ts"
+import { repetitionPath } from "./repetition/path.ts"
 import { stallPath } from "./stall/path.ts"
+import { taskCompletePath } from "./task-complete/path.ts"
+import { unknownToolsPath } from "./unknown-tools/path.ts"
 
-export const recoveryPaths: readonly AnyPath[] = [stallPath, loopsPath, goalPath]
+export const recoveryPaths: readonly AnyPath[] = [
+  stallPath,
+  loopsPath,
+  repetitionPath,
+  unknownToolsPath,
+  taskCompletePath,
+  contextPath,
+  goalPath,
+]

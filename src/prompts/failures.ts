@@ -34,12 +34,3 @@ export function abortResumeReason(errorName: string, attempt = 0, maxAttempts = 
 export function rateLimitResumeReason(hits: number, waitedMs: number): string {
   return `the provider's rate limit was hit ${hits === 1 ? "once" : `${hits} times`}; waited ${formatDuration(waitedMs)} for it to clear`
 }
-
-/**
- * Reason for the one continue after a compaction the plugin asked for: what happened to the
- * conversation, so the model knows its earlier turns are now a summary.
- */
-export function contextCompactedReason(cause: "overflow" | "saturation"): string {
-  const why = cause === "overflow" ? "the context window overflowed (the provider refused the prompt)" : "the context window was nearly full"
-  return `${why}, so the conversation was compacted into a summary; re-read any file you need before you edit it`
-}

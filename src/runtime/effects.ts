@@ -4,17 +4,22 @@
  * actions need (run-effect.ts Delivery) are built here, never by the path.
  */
 import type { EngineContext } from "../core/context.ts"
-import { holdReason } from "../core/context.ts"
+import { readTodosBounded } from "../core/host-calls.ts"
 import { askHostRun } from "../core/host-run.ts"
 import { runEffect, type Delivery } from "../core/run-effect.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { EffectOutcome, PathEffect } from "./path.ts"
 import { countEpisodeContinue, episodeContinueSent } from "./episode-continue.ts"
 
-export type Settle = (id: number, outcome: EffectOutcome) => void
+/** How the path's runtime hears back: an effect of the path settled, or a call of our tools has its answer. */
+export type EffectHooks = {
+  settle(id: number, outcome: EffectOutcome): void
+  reply(call: number, answer: { ok: boolean; text: string }): void
+}
 
-/** Runs one effect; one that reaches the host settles later, through `settle`. */
-export function runPathEffect(ctx: EngineContext, state: SessionState, effect: PathEffect, settle: Settle): void {
+/** Runs one effect; one that reaches the host settles later, through `hooks.settle`. */
+export function runPathEffect(ctx: EngineContext, state: SessionState, effect: PathEffect, hooks: EffectHooks): void {
+  const settle = (id: number, outcome: EffectOutcome) => hooks.settle(id, outcome)
   switch (effect.kind) {
     case "log":
       ctx.logger.log(effect.level, effect.text)
@@ -36,11 +41,24 @@ export function runPathEffect(ctx: EngineContext, state: SessionState, effect: P
       return
     case "act": {
       const id = effect.id
-      void runEffect(ctx, state, { effect: effect.effect, via: effect.via }).then((outcome) => {
-        if (id !== undefined) settle(id, { kind: "delivered", outcome })
-      })
+      if (id === undefined) return void runEffect(ctx, state, { effect: effect.effect, via: effect.via })
+      const via: Delivery = { ...effect.via, onCommit: () => settle(id, { kind: "committed" }) }
+      void runEffect(ctx, state, { effect: effect.effect, via }).then((outcome) => settle(id, { kind: "delivered", outcome }))
       return
     }
+    case "read-todos":
+      void readTodosBounded(ctx, state.id, ctx.effective(state).sendTimeoutMs).then((todos) => settle(effect.id, { kind: "todos", todos }))
+      return
+    case "reply":
+      hooks.reply(effect.call, { ok: effect.ok, text: effect.text })
+      return
+    case "latch-complete":
+      state.completed = true
+      ctx.standDown(state)
+      return
+    case "watch-output":
+      state.outputWatched = true
+      return
   }
 }
 
@@ -78,6 +96,6 @@ async function episodeContinue(ctx: EngineContext, state: SessionState, effect: 
     }
   }
   const outcome = await runEffect(ctx, state, { effect: effect.effect, via })
-  const heldBy = outcome === "held" ? (holdReason(ctx, state) ?? "held") : undefined
+  const heldBy = outcome === "held" ? (ctx.mayAct(state, "touch", ctx.time.now())?.reason ?? "held") : undefined
   return { kind: "delivered", outcome, ...(vetoed !== undefined ? { vetoed } : {}), ...(heldBy !== undefined ? { heldBy } : {}) }
 }

@@ -12,13 +12,15 @@
 import type { Options } from "../options/index.ts"
 import type { EffectOf } from "../core/effect.ts"
 import type { HostRun } from "../core/host-run.ts"
-import type { Act } from "../core/intervention.ts"
 import type { Goal, GoalChange } from "../core/goals.ts"
 import type { JournalOutcome, JournalTag } from "../core/journal.ts"
-import type { Pass, PrioritizedRule, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
+import type { ModelContext } from "../core/model-context.ts"
+import type { Pass, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
+import type { TodoSnapshot } from "../todos/open.ts"
+import type { Act, Hold } from "./may-act.ts"
 
 export type PathInput =
   /**
@@ -32,9 +34,16 @@ export type PathInput =
    * included) or ended its run ("ended"). Comes on the hot path: a step must answer it cheaply.
    */
   | { type: "liveness"; liveness: "live" | "ended" }
-  /** The wake the path asked for is due; `hold` is why the session must be left alone now, if it must. */
-  | { type: "wake"; hold: string | undefined }
-  /** One of the path's own effects is over (`id` as the path gave it). */
+  /**
+   * New text of a streamed text or reasoning part: `delta`, or `text`, the part's whole text so
+   * far (1.x part updates). Comes on the hot path for every such delta of every session, so a
+   * step must be amortized O(1). The input is the runtime's, re-aimed for each delta: valid only
+   * during the step.
+   */
+  | { type: "text"; part: string; delta: string | undefined; text: string | undefined }
+  /** The wake the path asked for is due (whether it may act then is StepContext.mayAct's to say). */
+  | { type: "wake" }
+  /** One of the path's own effects is over, or reached a point it reports (`id` as the path gave it). */
   | { type: "effectSettled"; id: number; outcome: EffectOutcome }
   /** The user, ESC or another recovery ended the recovery this path held under way (StepResult.hold). */
   | { type: "holdCancelled" }
@@ -49,6 +58,14 @@ export type PathInput =
    * `StepResult.turn`; its effects run like any step's.
    */
   | { type: "turn"; place: string; facts: TurnFacts }
+  /**
+   * A tool of ours the path answers (RecoveryPath.tools) was called in the session: answer it
+   * with one `reply` effect naming `call`. `args`: what the model passed (task_complete's `evidence`).
+   */
+  | { type: "called"; tool: string; call: number; args?: ToolArgs }
+
+/** The arguments a call of one of our tools was given, as text (bounded by the host adapter). */
+export type ToolArgs = Readonly<Record<string, string | undefined>>
 
 /** How an effect ended, as the path hears it. */
 export type EffectOutcome =
@@ -60,10 +77,17 @@ export type EffectOutcome =
    * prompt back at the last moment.
    */
   | { kind: "delivered"; outcome: Outcome; vetoed?: string; heldBy?: string }
+  /**
+   * An `act` abort then continue passed every check and its last look: the abort goes out now
+   * (what a path counts as an attempt). The effect is not over: `delivered` follows.
+   */
+  | { kind: "committed" }
+  /** The session's todo list as the host gave it (a bounded read): "none" without one, "unreadable" when the read failed. */
+  | { kind: "todos"; todos: TodoSnapshot }
 
 /** What a path may ask for; every kind is carried out by the runtime (runtime/effects.ts). */
 export type PathEffect =
-  | { kind: "log"; level: "info" | "debug"; text: string }
+  | { kind: "log"; level: "warn" | "info" | "debug"; text: string }
   /** Log-once memory of a held recovery (SessionState.lastHeldReason, cleared by output and user turns). */
   | { kind: "note-held"; key: string | undefined }
   /** A guard refused the action, or the path gave up or ended what it kept: one line in the user's history. */
@@ -79,12 +103,21 @@ export type PathEffect =
   | { kind: "episode-continue"; id: number; effect: EffectOf<"continue" | "abort-continue">; recovery: RecoveryKind; label: string; silentMs: number; tag: JournalTag }
   /**
    * An action of the path sent as it is (core/run-effect.ts): counted against the budget it
-   * names, announced, journaled. With an `id` it is answered as `delivered`; without one the
-   * path does not wait to hear how it ended.
+   * names, announced, journaled. With an `id` it is answered as `delivered` (an abort then
+   * continue also as `committed` when its abort goes out); without one the path does not wait
+   * to hear how it ended.
    */
   | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery }
   /** A change to the session's goal (core/goals.ts), kept by the goal store. */
   | { kind: "goal"; change: GoalChange }
+  /** Read the session's todo list from the host (bounded); answered as `todos`. */
+  | { kind: "read-todos"; id: number }
+  /** The answer to a call of one of our tools (the `called` input); `ok: false` fails the call with `text`. */
+  | { kind: "reply"; call: number; ok: boolean; text: string }
+  /** The session latches completion: it, and every path, the judge and a recovery under way, stand down. */
+  | { kind: "latch-complete" }
+  /** From now on the session's model output (`modelOutput` signals) reaches the paths that declared it: it is not routed by default, being most of the traffic. */
+  | { kind: "watch-output" }
 
 /** What an `act` effect says of itself: the data part of a Delivery, never a callback. */
 export type ActDelivery = Pick<Delivery, "label" | "budget" | "announce" | "exception" | "journal">
@@ -109,13 +142,12 @@ export interface StepContext {
   readonly now: number
   /** The options as they apply to this session right now. */
   options(): Options
-  /** Why a recovery of ours already in flight keeps this act back (intervention.ts), or undefined. */
-  inFlight(act: Act): string | undefined
   /**
-   * Why the session must be left alone now (ESC, a pause, an open question, a hold of an engine
-   * module: core/context.ts holdReason), or undefined. The `wake` input carries it already.
+   * Whether the path may do `act` now (runtime/may-act.ts, for this session at `now`): why not,
+   * whose fact that is, and until when; undefined when it may. The one answer: a path states
+   * its own facts (StepResult.hold), never an answer of its own.
    */
-  held(): string | undefined
+  mayAct(act: Act): Hold | undefined
   /** The session's goal (core/goals.ts), active or how it last ended; undefined when it has none. */
   goal(): Goal | undefined
 }
@@ -128,22 +160,76 @@ export interface RecoveryPath<S> {
    */
   readonly signals?: readonly SignalType[]
   /**
-   * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
-   * until the judge is a path itself. A rule reads the turn, not the path's state.
+   * The hot-path inputs the path hears, each on every streamed event: `liveness` and `text`
+   * (PathInput). Absent: neither. The runtime routes by it, so a path that ignores them costs
+   * nothing per streamed event.
    */
-  readonly turnRules?: readonly PrioritizedRule[]
+  readonly streams?: readonly ("liveness" | "text")[]
+  /** Tools of ours the path answers (the plugin registers them with the host): each call comes as a `called` input. */
+  readonly tools?: readonly string[]
+  /**
+   * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
+   * until the judge is a path itself.
+   */
+  readonly turnRules?: readonly PathTurnRule<S>[]
   /**
    * Places among the finished-turn rules where the path's own step looks at the turn (a `turn`
-   * input), for decisions that need the path's state, its effects and its wakes; absent: none.
+   * input), for decisions that need the path's state, its context (StepContext), its effects and
+   * its wakes; absent: none.
    */
   readonly turnSteps?: readonly TurnStep[]
   initial(): S
+  /**
+   * The path's state outlives a plugin reload (core/session-snapshot.ts carries it beside the
+   * session record): it must be plain data, and one saved by another version is read back
+   * through this, which answers undefined to start afresh. Absent: the state is not carried.
+   */
+  restore?(saved: unknown): S | undefined
+  /**
+   * Why the path keeps every recovery out of the session (a full context...): a fact mayAct
+   * weighs (by "path"), unlike StepResult.hold, which is a recovery of the path's own under way
+   * that ESC or another recovery ends. Asked on every mayAct: cheap, pure.
+   */
+  holds?(state: S): string | undefined
+  /** The state waits on the host or the user past the idle sweep, which must not drop the session. */
+  keeps?(state: S): boolean
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
   step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined
 }
 
 /** Where a path's step looks at a finished turn: the pass and its place among the rules (ascending; the judge at JUDGE_PRIORITY). */
 export type TurnStep = { name: string; pass: Pass; priority: number }
+
+/** What a path's turn rule is handed beside the turn: its state for the session, and the host's tool names if it reads them. */
+export type TurnInput<S> = {
+  state: S
+  tools: readonly string[] | undefined
+  /** What readsContext asked for; absent when it was not asked for or a look-up failed. */
+  context?: ModelContext
+}
+
+/**
+ * A turn rule's answer: what it wants done (absent: no answer), the path's next state (absent:
+ * unchanged), and, as a step would, effects of the path's own and its next wake (absent: unchanged).
+ */
+export type TurnAnswer<S> = { effect?: TurnEffect; state?: S; effects?: readonly PathEffect[]; wakeAt?: number }
+
+/** A finished-turn rule of a path: pure, like its step; the runtime reads what it needs first. */
+export type PathTurnRule<S> = {
+  name: string
+  pass: Pass
+  /** Its place among the rules of the pass: ascending, the judge at JUDGE_PRIORITY. */
+  priority: number
+  /** The rule reads the host's tool names (TurnInput.tools): the runtime fetches them, bounded and cached, before it decides. */
+  readsTools?: true
+  /**
+   * The rule reads the model's context limits and whether magic-context is loaded
+   * (TurnInput.context), when this says it needs them for the turn: the runtime looks them up,
+   * bounded and cached, before it decides. Pure.
+   */
+  readsContext?(facts: TurnFacts, state: S): boolean
+  decide(facts: TurnFacts, input: TurnInput<S>): TurnAnswer<S> | undefined
+}
 
 /** The list of paths, whatever each keeps. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

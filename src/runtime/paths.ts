@@ -7,15 +7,28 @@
  */
 import type { Options } from "../options/index.ts"
 import type { EngineContext } from "../core/context.ts"
-import { holdReason } from "../core/context.ts"
-import { endRecovery, holdRecovery, mayIntervene, type Act, type UnderWay } from "../core/intervention.ts"
+import { endRecovery, holdRecovery, type UnderWay } from "../core/intervention.ts"
 import type { Goal } from "../core/goals.ts"
 import { errorText } from "../core/logger.ts"
-import type { PrioritizedRule, TurnEffect } from "../core/modules/finished-turn.ts"
+import type { ModelContext } from "../core/model-context.ts"
+import type { PrioritizedRule, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
-import type { AnyPath, PathInput, StepContext } from "./path.ts"
+import type { Act, Hold } from "./may-act.ts"
+import type { AnyPath, PathEffect, PathInput, PathTurnRule, StepContext, ToolArgs } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
+
+/** The host's tool names (core/tool-names.ts: bounded, cached), for the turn rules that read them. */
+export type ToolNamesReader = () => Promise<readonly string[] | undefined>
+
+/** The session model's context limits and magic-context (core/model-context.ts: bounded, cached); undefined when a look-up failed. */
+export type ModelContextRead = (session: SessionState) => Promise<ModelContext | undefined>
+
+/** The answer to a call of one of our tools (PathEffect `reply`). */
+export type ToolReply = { ok: boolean; text: string }
+
+/** A call of one of our tools waiting for its path's reply. */
+type PendingCall = { session: SessionState; index: number; answer(reply: ToolReply | undefined): void }
 
 /** What the runtime keeps per session and path: the path's state, and what it asked for last. */
 type Slot = { state: unknown; wakeAt?: number; hold?: string; held?: UnderWay }
@@ -25,6 +38,7 @@ const ENDED: PathInput = { type: "liveness", liveness: "ended" }
 const HOLD_CANCELLED: PathInput = { type: "holdCancelled" }
 const ADOPTED: PathInput = { type: "adopted" }
 const STAND_DOWN: PathInput = { type: "standDown" }
+const WAKE: PathInput = { type: "wake" }
 
 /**
  * The session as a step sees it. One per runtime, re-aimed before each step: a step is
@@ -40,12 +54,8 @@ class SessionView implements StepContext {
     return this.ctx.effective(this.session)
   }
 
-  inFlight(act: Act): string | undefined {
-    return mayIntervene(this.session.intervention, this.now, act)?.reason
-  }
-
-  held(): string | undefined {
-    return holdReason(this.ctx, this.session)
+  mayAct(act: Act): Hold | undefined {
+    return this.ctx.mayAct(this.session, act, this.now)
   }
 
   goal(): Goal | undefined {
@@ -59,10 +69,20 @@ export class PathRuntime {
   private readonly initials: unknown[]
   /** Per signal type, the paths (by index) that declared it (RecoveryPath.signals), built once. */
   private readonly listeners = new Map<SignalType, number[]>()
+  /** The paths (by index) that hear liveness, and streamed text (RecoveryPath.streams), built once. */
+  private readonly hearLiveness: number[]
+  private readonly readText: number[]
+  /** Calls of our tools not answered yet, by call number. */
+  private readonly calls = new Map<number, PendingCall>()
+  private lastCall = 0
+  /** The streamed-text input, re-aimed for each delta (the hot path): a step keeps nothing of it. */
+  private readonly textInput = { type: "text" as const, part: "", delta: undefined as string | undefined, text: undefined as string | undefined }
 
   constructor(
     private readonly ctx: EngineContext,
     private readonly paths: readonly AnyPath[],
+    private readonly toolNames: ToolNamesReader,
+    private readonly modelContext: ModelContextRead = async () => undefined,
   ) {
     this.view = new SessionView(ctx)
     this.initials = paths.map((path) => path.initial())
@@ -73,6 +93,9 @@ export class PathRuntime {
         else this.listeners.set(type, [index])
       }
     })
+    const hearing = (stream: "liveness" | "text") => paths.flatMap((path, index) => (path.streams?.includes(stream) ? [index] : []))
+    this.hearLiveness = hearing("liveness")
+    this.readText = hearing("text")
   }
 
   /** A signal the session record took in, to the paths that declared its type. */
@@ -86,15 +109,30 @@ export class PathRuntime {
   /** The signal just applied showed the session alive or ended its run (the hot path). */
   liveness(session: SessionState, liveness: "live" | "ended", now: number): void {
     const input = liveness === "live" ? LIVE : ENDED
-    for (let i = 0; i < this.paths.length; i++) this.feed(session, i, input, now)
+    const hearing = this.hearLiveness
+    for (let i = 0; i < hearing.length; i++) this.feed(session, hearing[i]!, input, now)
+  }
+
+  /** New text of a streamed part (the hot path), to the paths that read it. */
+  text(session: SessionState, part: string, delta: string | undefined, text: string | undefined, now: number): void {
+    const readers = this.readText
+    if (readers.length === 0) return
+    const input = this.textInput
+    input.part = part
+    input.delta = delta
+    input.text = text
+    for (let i = 0; i < readers.length; i++) this.feed(session, readers[i]!, input, now)
   }
 
   /**
-   * The paths' places among the finished-turn rules (RecoveryPath.turnSteps), as rules the judge
-   * runs: each hands the turn to its path's step and answers with the step's `turn`.
+   * The paths' finished-turn rules as the judge runs them: each is handed its path's state for
+   * the session (and what it reads of the host: its tool names, the model's context), and the
+   * state, effects and wake it answers are kept and carried out as a step's. Beside them, the
+   * paths' places among the rules (RecoveryPath.turnSteps): each hands the turn to its path's
+   * step and answers with the step's `turn`.
    */
   turnRules(): PrioritizedRule[] {
-    return this.paths.flatMap((path, index) =>
+    const steps = this.paths.flatMap((path, index) =>
       (path.turnSteps ?? []).map((place): PrioritizedRule => ({
         name: `${path.name}:${place.name}`,
         pass: place.pass,
@@ -103,11 +141,117 @@ export class PathRuntime {
         decide: (facts) => this.feed(facts.state as SessionState, index, { type: "turn", place: place.name, facts }, facts.now),
       })),
     )
+    return steps.concat(this.pathRules())
   }
 
-  /** The session was taken over from an instance this one replaced. */
-  adopted(session: SessionState): void {
+  private pathRules(): PrioritizedRule[] {
+    return this.paths.flatMap((path, index) =>
+      (path.turnRules ?? []).map((rule: PathTurnRule<unknown>): PrioritizedRule => ({
+        name: rule.name,
+        pass: rule.pass,
+        priority: rule.priority,
+        decide:
+          rule.readsTools || rule.readsContext
+            ? async (facts) => {
+                const tools = rule.readsTools ? await this.toolNames() : undefined
+                const session = facts.state as SessionState
+                const context = rule.readsContext?.(facts, this.stateOf(session, index)) ? await this.modelContext(session) : undefined
+                return this.decide(index, rule, facts, tools, context)
+              }
+            : (facts) => this.decide(index, rule, facts, undefined, undefined),
+      })),
+    )
+  }
+
+  /** The path's state for the session: the one it answered last, or its initial one. */
+  private stateOf(session: SessionState, index: number): unknown {
+    const slot = session.paths.get(this.paths[index]!.name) as Slot | undefined
+    return slot ? slot.state : this.initials[index]
+  }
+
+  private decide(index: number, rule: PathTurnRule<unknown>, facts: TurnFacts, tools: readonly string[] | undefined, context: ModelContext | undefined) {
+    const name = this.paths[index]!.name
+    // The session the turn is judged for: the judge hands it read-only, the runtime keeps its paths' states.
+    const session = facts.state as SessionState
+    let slot = session.paths.get(name) as Slot | undefined
+    const answer = rule.decide(facts, { state: this.stateOf(session, index), tools, ...(context ? { context } : {}) })
+    if (answer?.state !== undefined) {
+      if (slot) slot.state = answer.state
+      else session.paths.set(name, (slot = { state: answer.state } satisfies Slot))
+    }
+    if (slot && answer?.wakeAt !== undefined && !session.dropped) this.wake(session, index, slot, answer.wakeAt)
+    if (answer?.effects) this.run(session, index, answer.effects)
+    return answer?.effect
+  }
+
+  /** The facts the paths state (RecoveryPath.holds): the first, for mayAct. */
+  holds(session: SessionState): string | undefined {
+    for (let i = 0; i < this.paths.length; i++) {
+      const path = this.paths[i]!
+      if (!path.holds) continue
+      const slot = session.paths.get(path.name) as Slot | undefined
+      const held = slot ? path.holds(slot.state) : undefined
+      if (held) return held
+    }
+    return undefined
+  }
+
+  /** A path waits on the host or the user for the session (RecoveryPath.keeps): the idle sweep leaves it. */
+  keeps(session: SessionState): boolean {
+    return this.paths.some((path) => {
+      const slot = session.paths.get(path.name) as Slot | undefined
+      return slot !== undefined && path.keeps?.(slot.state) === true
+    })
+  }
+
+  /**
+   * The session was taken over from an instance this one replaced; `saved` is what its snapshot
+   * carried of the paths' states (saved() below), each read back through its path's restore.
+   */
+  adopted(session: SessionState, saved?: unknown): void {
+    if (saved !== null && typeof saved === "object") {
+      for (const path of this.paths) {
+        if (!path.restore || !Object.hasOwn(saved, path.name)) continue
+        try {
+          const state = path.restore((saved as Record<string, unknown>)[path.name])
+          if (state !== undefined) session.paths.set(path.name, { state } satisfies Slot)
+        } catch (error) {
+          this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed to restore its state: ${errorText(error)}`)
+        }
+      }
+    }
     this.everyPath(session, ADOPTED)
+  }
+
+  /** The states of the paths that carry theirs across a reload (RecoveryPath.restore), by name; undefined: none kept one. */
+  saved(session: SessionState): Record<string, unknown> | undefined {
+    let saved: Record<string, unknown> | undefined
+    for (const path of this.paths) {
+      const slot = path.restore ? (session.paths.get(path.name) as Slot | undefined) : undefined
+      if (slot) (saved ??= {})[path.name] = slot.state
+    }
+    return saved
+  }
+
+  /**
+   * One of our tools was called in the session: the answer of the path that answers it
+   * (RecoveryPath.tools), or undefined when no path does or it failed before it answered.
+   */
+  call(session: SessionState, tool: string, now: number, args?: ToolArgs): Promise<ToolReply | undefined> {
+    const index = this.paths.findIndex((path) => path.tools?.includes(tool))
+    if (index < 0) return Promise.resolve(undefined)
+    const call = ++this.lastCall
+    return new Promise((answer) => {
+      this.calls.set(call, { session, index, answer })
+      this.feed(session, index, { type: "called", tool, call, ...(args ? { args } : {}) }, now)
+    })
+  }
+
+  private reply(call: number, reply: ToolReply | undefined): void {
+    const pending = this.calls.get(call)
+    if (!pending) return
+    this.calls.delete(call)
+    pending.answer(reply)
   }
 
   /** The session latched completion. */
@@ -132,6 +276,8 @@ export class PathRuntime {
       result = path.step(slot ? slot.state : this.initials[index], input, view)
     } catch (error) {
       this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on ${input.type}: ${errorText(error)}`)
+      // A call of ours it would have answered is answered now, or the host would wait on it for good.
+      for (const [call, pending] of this.calls) if (pending.session === session && pending.index === index) this.reply(call, undefined)
       return
     }
     if (!result) return
@@ -139,14 +285,22 @@ export class PathRuntime {
     else slot.state = result.state
     this.hold(session, index, slot, session.dropped ? undefined : result.hold)
     this.wake(session, index, slot, session.dropped ? undefined : result.wakeAt)
-    for (const effect of result.effects) {
+    this.run(session, index, result.effects)
+    return result.turn
+  }
+
+  private run(session: SessionState, index: number, effects: readonly PathEffect[]): void {
+    const path = this.paths[index]!
+    for (const effect of effects) {
       try {
-        runPathEffect(this.ctx, session, effect, (id, outcome) => this.feed(session, index, { type: "effectSettled", id, outcome }, this.ctx.time.now()))
+        runPathEffect(this.ctx, session, effect, {
+          settle: (id, outcome) => this.feed(session, index, { type: "effectSettled", id, outcome }, this.ctx.time.now()),
+          reply: (call, reply) => this.reply(call, reply),
+        })
       } catch (error) {
         this.ctx.logger.fault(`path:${path.name}`, `${path.name}: ${effect.kind} failed: ${errorText(error)}`)
       }
     }
-    return result.turn
   }
 
   /** A new hold text is a new recovery under way (intervention.ts); none ends the path's own. */
@@ -169,7 +323,7 @@ export class PathRuntime {
     slot.wakeAt = at
     this.ctx.wake(session, `path:${this.paths[index]!.name}`, at, (wake) => {
       slot.wakeAt = undefined
-      this.feed(session, index, { type: "wake", hold: wake.hold }, wake.now)
+      this.feed(session, index, WAKE, wake.now)
     })
   }
 }

@@ -14,8 +14,9 @@
  *  - hand-off: nothing may be sent in either setting (a send is a nudge past a hand-off);
  *  - none: nothing sent when quiet (a send is a false alarm; with a todo open the reminder is due);
  *  - tool-call: the printed-call correction; action-intent and ready: a continue (quiet);
- *  - stop: the session latched as finished when quiet (the plugin's "task complete" line), and
- *    with a todo open the reminder naming it;
+ *  - stop: nothing sent when quiet (latched, the plugin's "task complete" line, when the rules
+ *    read it), and with a todo open the reminder naming it: through the plugin a stop and a
+ *    none ending receive the same, so the family's recall is the judge's (heldout-score.ts);
  *  - done: with a todo open, the correction of the claim ("You said the work is finished ...");
  *    quiet, no continue and no correction of another kind.
  */
@@ -63,7 +64,9 @@ function right(family: HeldOutSample["family"], quiet: Seen, todos: Seen): boole
     case "ready":
       return quiet === "continue"
     case "stop":
-      return quiet === "latch" && todos === "reminder"
+      // Latched when the rules read it, left as it is when only the classifier did; either way
+      // nothing is sent unless a todo is open.
+      return (quiet === "latch" || quiet === "nothing") && todos === "reminder"
     case "done":
       // With nothing open a done claim is believed (latched, or nothing at all when only the
       // classifier read it) or asked for a report; with a todo open it is the claim's correction.

@@ -62,6 +62,8 @@ export function verdictFamily(v: Judgement): Family {
   if (v.kind === "charge" && v.feature === "ready-closed") return "ready"
   // A done claim that describes the work is recognised, and rightly answered with nothing.
   if (v.reason.startsWith("done claim")) return "done"
+  // So is a stop only the classifier read: nothing is open, so nothing is latched or sent.
+  if (v.reason.startsWith("stop statement")) return "stop"
   if (v.kind === "stand-down" && /^hand-off/.test(v.reason)) return "hand-off"
   return "none"
 }

@@ -201,7 +201,7 @@ export const ROWS: Row[] = [
   {
     id: "done-claim-open-todos",
     why: "a completion claim while a todo is open gets the reminder naming the open item",
-    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All done.")], [say("Working through the list.")]), end, SETTLE],
+    steps: [user(), todos(OPEN), LONG_WORK, triggerOr([say("All done.")], [say("The migration reads the old table in batches of 500.")]), end, SETTLE],
     effect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
     // Without the claim the turn still stops with a todo open: the plain open-todo reminder.
     controlEffect: [{ act: "send", kind: "correction", text: REMINDER }],
@@ -720,7 +720,7 @@ export const ROWS: Row[] = [
   {
     id: "goal-no-progress",
     why: "a goal whose model makes no progress (no tool call, no todo change, nothing new said) two turns in a row is stood down instead of spending its 25 continues",
-    steps: [trigger(GOAL), user(), LONG_WORK, say("I am looking into the tokenizer now."), end, { do: "wait", ms: 60_000 }],
+    steps: [trigger(GOAL), user(), LONG_WORK, say("I am reading the tokenizer code now."), end, { do: "wait", ms: 60_000 }],
     // The first turn said something new; the fake model's "On it." answers to each continue do not.
     effect: [GOAL_SET, goalContinue(1), goalContinue(2)],
     e2e: [{ file: E2E.goal, test: "control: a model that makes no progress is stood down after two idle turns" }],

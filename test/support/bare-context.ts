@@ -6,6 +6,7 @@ import type { EngineContext } from "../../src/core/context.ts"
 import { CoreLogger } from "../../src/core/logger.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import { WakeScheduler } from "../../src/core/scheduler.ts"
+import { actGate } from "../../src/runtime/may-act.ts"
 import { newSessionState } from "../../src/core/session-state.ts"
 import { resolveOptions } from "../../src/options/index.ts"
 import { RecordingPort } from "./recording-port.ts"
@@ -25,8 +26,9 @@ export function bareContext() {
     logger: new CoreLogger(port, () => false),
     pauses,
     effective: () => options,
-    moduleHold: () => undefined,
+    mayAct: actGate({ paused: (id) => pauses.isPaused(id), pathHold: () => undefined }),
     userStopped: () => undefined,
+    standDown: () => undefined,
     offerTakeOver: () => false,
   }
   const state = newSessionState("s1", time.now())

@@ -6,7 +6,9 @@
  *  - the state files (stores/) know nothing of who uses them: the host, the command, the CLI;
  *  - neither adapter reaches into the other (what both need lives once under host/ or core/);
  *  - the engine and the runtime name no recovery path: whoever starts the engine hands it the
- *    list (paths/index.ts), and the host reaches the paths only through that list.
+ *    list (paths/index.ts), and the host reaches the paths only through that list;
+ *  - a path asks the runtime whether it may act (StepContext.mayAct) and never works it out
+ *    from the holds and the in-flight record itself.
  */
 import { describe, expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
@@ -21,6 +23,7 @@ const RULES: Rule[] = [
   { from: /^(core|detect)\//, to: /^todos\/v\d+-/, why: "the core reads todos through a host's reader" },
   { from: /^(runtime|core)\//, to: /^paths\//, why: "the engine or runtime names a path (it is handed paths/index.ts)" },
   { from: /^host\//, to: /^paths\/[^/]+\//, why: "a path is reached by name instead of through paths/index.ts" },
+  { from: /^paths\//, to: /^core\/(context|intervention|actions)\.ts$/, why: "a path answers 'may we act?' itself instead of asking mayAct" },
   { from: /^host\/v1\//, to: /^host\/v2\//, why: "the 1.x adapter imports the 2.x one" },
   { from: /^host\/v2\//, to: /^host\/v1\//, why: "the 2.x adapter imports the 1.x one" },
 ]
@@ -82,6 +85,7 @@ describe("layering of src/", () => {
       ["core/status.ts", `import { FilePauses } from "../stores/file-pauses.ts"`],
       ["stores/file-pauses.ts", `import type { PauseCommandHost } from "../host/pause-command.ts"`],
       ["stores/wait-file.ts", `import { waitStatusLines } from "../cli/rate-wait-lines.ts"`],
+      ["paths/loops/path.ts", `import { ownHold } from "../../core/intervention.ts"`],
     ])
     expect(brokenEdges(files)).toEqual([
       "core/engine.ts -> host/v1/port.ts: a pure layer imports I/O",
@@ -96,6 +100,7 @@ describe("layering of src/", () => {
       "core/status.ts -> stores/file-pauses.ts: a pure layer imports I/O",
       "stores/file-pauses.ts -> host/pause-command.ts: a store imports its user",
       "stores/wait-file.ts -> cli/rate-wait-lines.ts: a store imports its user",
+      "paths/loops/path.ts -> core/intervention.ts: a path answers 'may we act?' itself instead of asking mayAct",
     ])
   })
 
@@ -106,9 +111,9 @@ describe("layering of src/", () => {
       ["host/v2/port.ts", `import { f } from "./messages.ts"\nimport { g } from "../send-log.ts"`],
       ["pause/command.ts", `import { h } from "../host/shape.ts"`],
       ["host/instance.ts", `import { recoveryPaths } from "../paths/index.ts"`],
-      ["paths/stall/path.ts", `import type { RecoveryPath } from "../../runtime/path.ts"`],
       ["stores/pause-lease.ts", `import { droppedText } from "../prompts/hold-text.ts"\nimport { tidyPauses } from "../core/pause-leases.ts"`],
       ["cli/auto-resume-toggle.ts", `import { PauseMarkerFile } from "../stores/pause-marker.ts"`],
+      ["paths/stall/path.ts", `import type { RecoveryPath } from "../../runtime/path.ts"\nimport { isGuard } from "../../runtime/may-act.ts"`],
     ])
     expect(brokenEdges(files)).toEqual([])
   })

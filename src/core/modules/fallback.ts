@@ -17,7 +17,7 @@ import type { ResolvedOptions } from "../../options/index.ts"
 import { fallbackReason } from "../../prompts/fallback.ts"
 import { formatDuration } from "../../prompts/format.ts"
 import { beginRecovery, uncountUnsent } from "../actions.ts"
-import { holdReason, type FallbackOffer } from "../context.ts"
+import type { FallbackOffer } from "../context.ts"
 import { modelKey, nextFallback, unknownModelEntries, userTurnModel, waitWorthSwitching, type FallbackEpisode } from "../fallback.ts"
 import { withTimeout } from "../host-calls.ts"
 import { errorText } from "../logger.ts"
@@ -68,7 +68,7 @@ export function fallbackModule({ ctx, resolved }: ModuleEnv): EngineModule {
     // failure (a repeated retry status) must not skip a model or send a second continue.
     if (pending.has(state.id) || underWay.has(state.id)) return true
     if (!waitWorthSwitching(offer.waitMs, stallBudgetMs(options))) return false
-    const held = holdReason(ctx, state)
+    const held = ctx.mayAct(state, "touch", ctx.time.now())?.reason
     if (held) {
       ctx.logger.log("debug", `session ${state.id}: no fallback model: ${held}`)
       return false

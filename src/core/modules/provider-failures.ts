@@ -3,17 +3,16 @@
  * we only see the `session.error` it emits when it stops): the streaming-failure chain, the
  * rate-limit wait (rate-limit-wait.ts), fed by signals, returning what to send to the engine's
  * effect runner (run-effect.ts). Decisions live in provider-failure.ts, failure-chain.ts and
- * rate-limit.ts; this file sequences them in time. A context overflow is context-window.ts's.
+ * rate-limit.ts; this file sequences them in time. A context overflow is the context path's (paths/context/).
  */
 import type { Signal } from "../port.ts"
 import { abortResumeReason, streamingFailureReason } from "../../prompts/failures.ts"
 import { formatLocalTime } from "../../prompts/format.ts"
 import { spacingWait } from "../actions.ts"
-import { holdReason, type EngineContext } from "../context.ts"
+import type { EngineContext } from "../context.ts"
 import { INITIAL_FAILURE_STATE, chainPending, nextFailureStep, type FailureEvent, type FailureState } from "../failure-chain.ts"
 import type { EffectOf } from "../effect.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
-import { mayIntervene } from "../intervention.ts"
 import { planned, type Outcome, type Planned } from "../run-effect.ts"
 import type { Wake } from "../scheduler.ts"
 import { explainFailure } from "../provider-failure.ts"
@@ -63,13 +62,13 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
       const ender = ctx.pauses.isPaused(state.id) ? "a pause" : state.cancelledByUser ? "the user's ESC" : undefined
       if (ender) {
         waits.end(state, t, ender)
-        return feed(state, t, { type: "tick" }, wake.hold)
+        return feed(state, t, { type: "tick" })
       }
       // Looked at every check interval, so a pause is seen while the wait runs.
       if (gate.kind === "wait") wakeSessionAt(state, Math.min(gate.allowedAt, wake.now + ctx.effective(state).checkIntervalMs))
     }
     if (gate.kind === "resume") return waits.resume(state, t, wake.hold)
-    return feed(state, t, { type: "tick" }, wake.hold)
+    return feed(state, t, { type: "tick" })
   }
 
   /**
@@ -81,10 +80,12 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
    * it does: the host would refuse it (a dead endpoint fails our prompt about a second after it
    * went out, so the next one is always due too early).
    */
-  function feed(state: SessionState, t: Tracked, event: FailureEvent, hold?: string): Planned | undefined {
+  function feed(state: SessionState, t: Tracked, event: FailureEvent): Planned | undefined {
     if (event.type === "tick" || event.type === "idle") {
       const now = ctx.time.now()
-      const wait = hold ? now + ctx.effective(state).checkIntervalMs : mayIntervene(state.intervention, now, "prompt")?.until
+      // A guard is looked at again a check interval later; a prompt of ours, once it may have landed.
+      const held = ctx.mayAct(state, "prompt", now)
+      const wait = held && (held.until ?? now + ctx.effective(state).checkIntervalMs)
       if (wait !== undefined) {
         if (event.type === "idle") t.failure = { ...t.failure, busy: false }
         if (chainPending(t.failure)) wakeAt(state, t, wait)
@@ -163,7 +164,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
         waits.hit(state, t, signal, verdict.why)
         return undefined
       case "context-overflow":
-        // context-window.ts's: held while the host compacts, compacted by us where it does not.
+        // the context path's: held while the host compacts, compacted by us where it does not.
         return undefined
       case "streaming": {
         const before = t.failure.consecutive
@@ -201,7 +202,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
     name: "provider-failures",
     hostRetry,
     /**
-     * Not `interrupted`: after the user's ESC, holdReason refuses everything on cancelledByUser
+     * Not `interrupted`: after the user's ESC, mayAct refuses everything on cancelledByUser
      * before it asks this module (every tick, idle and send here is gated by it), and only a
      * genuine user message lifts that latch: the message that resets the gate and the
      * chain below. A wake timer left running meanwhile fires into those holds or resets: a no-op.
@@ -213,7 +214,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
       if (!t) return undefined
       switch (signal.type) {
         case "idle":
-          return feed(state, t, { type: "idle" }, holdReason(ctx, state))
+          return feed(state, t, { type: "idle" })
         case "busy":
           return feed(state, t, { type: "busy" })
         case "modelOutput":
@@ -242,7 +243,7 @@ export function providerFailuresModule({ ctx, wakeAt: wakeSessionAt }: ModuleEnv
       const t = tracked.get(state.id)
       return t && tick(state, t, wake)
     },
-    holdReason(state) {
+    hold(state) {
       const t = tracked.get(state.id)
       if (!t) return undefined
       const gate = rateLimitGate(t.rate, ctx.time.now())

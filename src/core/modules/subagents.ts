@@ -6,7 +6,6 @@
  */
 import type { Signal } from "../port.ts"
 import { orphanParentReason } from "../../prompts/subagents.ts"
-import { holdReason } from "../context.ts"
 import type { EngineModule, ModuleEnv } from "../module.ts"
 import { planned, type Intent, type Planned } from "../run-effect.ts"
 import type { SessionState } from "../session-state.ts"
@@ -93,14 +92,14 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
     const parent = sessions.get(parentID)
     const kids = children.get(parentID)
     if (!parent || !kids) return undefined
-    const held = hold ? hold.reason : holdReason(ctx, parent)
+    const held = hold ? hold.reason : ctx.mayAct(parent, "touch", ctx.time.now())?.reason
     const facts: ParentFacts = {
       busy: parent.busy,
       lastActivityAt: parent.lastActivityAt,
       // A background subagent call returns at once: the parent is not waiting on that child.
       openTools: [...parent.openTools.values()].filter((t) => t.subagent !== "background").map((t) => t.tool),
       awaitingUser: parent.awaiting.size > 0,
-      // A child waiting on the user holds the parent too (holdReason below); the machine reads
+      // A child waiting on the user holds the parent too (its hold below); the machine reads
       // that from the child's facts, so it does not count as the parent being blocked.
       blocked: held !== undefined && parent.awaiting.size === 0 && childAwaitingUser(parentID) === undefined,
       children: [...kids].flatMap((id) => {
@@ -200,7 +199,7 @@ export function subagentsModule({ ctx, sessions, wakeAt }: ModuleEnv): EngineMod
   return {
     name: "subagents",
     signals: RELEVANT,
-    holdReason(state) {
+    hold(state) {
       const waiting = childAwaitingUser(state.id)
       return waiting ? `subagent ${waiting} is waiting for the user` : undefined
     },

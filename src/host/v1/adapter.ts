@@ -130,7 +130,7 @@ export function startV1(
           const sessionID = str(get(context, "sessionID"))
           const target = liveEngine()
           if (!sessionID || !target) return "Noted."
-          const result = await target.taskComplete(sessionID, { evidence: str(get(args, "evidence"))?.slice(0, MAX_EVIDENCE_CHARS) })
+          const result = await target.callTool(sessionID, TASK_COMPLETE_TOOL, { evidence: str(get(args, "evidence"))?.slice(0, MAX_EVIDENCE_CHARS) })
           // A failing result is the tool's own error, the one way to stop a model that keeps calling it.
           if (!result.ok) throw new Error(result.text)
           return result.text

@@ -29,7 +29,7 @@ import { EventPump } from "./pump.ts"
 import { getSlot, sharedFileLog, type Slot } from "./registry.ts"
 import { slotKey } from "../registry.ts"
 import { registerRetryHooks } from "./retry-hook.ts"
-import { registerTaskComplete, type Registration, type TaskCompleteCall } from "./task-complete.ts"
+import { registerTaskComplete, TASK_COMPLETE_TOOL, type Registration, type TaskCompleteCall } from "./task-complete.ts"
 import { HistoryWatcher } from "./user-turns.ts"
 
 /** What tests may inject; production uses the real clock, global fetch, the log file and the pause marker file. */
@@ -173,7 +173,7 @@ export function startV2(ctx: unknown, deps: V2Deps = {}): V2Instance {
   })
   const log = (level: LogLevel, message: string) => engine.logger.log(level, message)
   const registered = instance.keep(
-    registerTaskComplete(ctx, { log, onCall: async (call) => (call.sessionID ? engine.taskComplete(call.sessionID, { evidence: call.evidence }) : { ok: true, text: "Noted." }) }),
+    registerTaskComplete(ctx, { log, onCall: async (call) => (call.sessionID ? engine.callTool(call.sessionID, TASK_COMPLETE_TOOL, { evidence: call.evidence }) : { ok: true, text: "Noted." }) }),
   )
   // The host's own retries, timed by the cooldown ladder (retry-hook.ts); disposed on cleanup.
   instance.keep(

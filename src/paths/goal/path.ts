@@ -1,7 +1,7 @@
 /**
  * Goal mode: while the session has a goal (`/auto-resume goal <text>`), each finished turn that
  * did not meet it gets one continue restating it (prompt.ts), until the model meets it by
- * calling task_complete with evidence (core/task-complete.ts), or the goal is stood down: its
+ * calling task_complete with evidence (paths/task-complete/decide.ts), or the goal is stood down: its
  * continues (`goalMaxContinues`) or its time (`goalMaxMs`) are spent, or two turns in a row made
  * no progress (progress.ts). One pure step; the goal itself is kept by the goal store (read
  * through StepContext.goal, changed through `goal` effects).
@@ -81,7 +81,7 @@ export const goalPath: RecoveryPath<GoalState> = {
         }
         return goal && (s !== state || s.deadlineAt === undefined) ? result(s, [], goal, ctx) : undefined
       case "wake":
-        return goal ? onWake(s, goal, input.hold, ctx) : result({ ...s, pending: undefined, deadlineAt: undefined }, [], undefined, ctx)
+        return goal ? onWake(s, goal, ctx) : result({ ...s, pending: undefined, deadlineAt: undefined }, [], undefined, ctx)
       case "effectSettled":
         return onSettled(s, input.id, input.outcome)
       case "standDown":
@@ -182,8 +182,9 @@ function guard(facts: TurnFacts, ctx: StepContext): string | undefined {
 
 /** The guards that can change while a continue waits: holds, a recovery or prompt of ours in flight, the lifetime cap. */
 function liveGuard(ctx: StepContext): string | undefined {
-  const held = ctx.held() ?? ctx.inFlight("recovery") ?? ctx.inFlight("prompt")
-  if (held) return held
+  // The one answer (runtime/may-act.ts): the user's guards, the paths' holds, a recovery or prompt of ours under way.
+  const held = ctx.mayAct("prompt")
+  if (held) return held.reason
   const cap = ctx.options().lifetimeMaxContinues
   if (ctx.session.lifetimeContinues >= cap) return `lifetime cap reached (${ctx.session.lifetimeContinues}/${cap})`
   return undefined
@@ -211,7 +212,7 @@ function send(state: GoalState, goal: Goal, text: string, number: number, ctx: S
   return result({ ...state, seq: id + 1, pending: undefined, acting: { id, goalID: goal.id, number } }, effects, goal, ctx, turn)
 }
 
-function onWake(state: GoalState, goal: Goal, hold: string | undefined, ctx: StepContext): StepResult<GoalState> {
+function onWake(state: GoalState, goal: Goal, ctx: StepContext): StepResult<GoalState> {
   // The deadline: the goal's time is over, whatever the session is doing.
   const over = spent(goal, ctx, ctx.now)
   if (over) return standDown(state, goal, over, ctx)
@@ -220,7 +221,7 @@ function onWake(state: GoalState, goal: Goal, hold: string | undefined, ctx: Ste
   const session = ctx.session
   // Only for the turn it was decided for, and only if the user has not written since.
   if (session.busy || session.idleEpoch !== pending.epoch || session.lastGenuineUserAt !== pending.userAt) return result({ ...state, pending: undefined }, [], goal, ctx)
-  const held = hold ?? liveGuard(ctx)
+  const held = liveGuard(ctx)
   if (held) return result({ ...state, pending: undefined }, [heldLine(goal, held)], goal, ctx)
   return send(state, goal, pending.text, pending.number, ctx)
 }

@@ -9,15 +9,16 @@
  */
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
 import type { JournalTag } from "../../core/journal.ts"
-import { JUDGE_PRIORITY, type PrioritizedRule } from "../../core/modules/finished-turn.ts"
-import type { PathEffect, RecoveryPath, StepContext } from "../../runtime/path.ts"
+import { JUDGE_PRIORITY } from "../../core/modules/finished-turn.ts"
+import { isGuard } from "../../runtime/may-act.ts"
+import type { PathEffect, PathTurnRule, RecoveryPath, StepContext } from "../../runtime/path.ts"
 import { recordToolCall, type LiveToolLoop, type ToolCallPrint } from "./live-loop.ts"
 import { buildToolLoopPrompt } from "./prompt.ts"
 
 /**
  * After the judge: its guards (the user's turn, an open question) have had their say. The
- * unknown-tool rule (core/modules/unknown-tools.ts) sits right after this one: a loop is
- * answered before a wrong tool name.
+ * unknown-tool rule (paths/unknown-tools) sits right after this one: a loop is answered before
+ * a wrong tool name.
  */
 const TOOL_LOOP_PRIORITY = JUDGE_PRIORITY + 10
 const MAX_REMEMBERED_CALLS = 256
@@ -31,7 +32,7 @@ export type LoopsState = {
 
 const NO_CALLS: ReadonlySet<string> = new Set()
 
-const idleToolLoop: PrioritizedRule = {
+const idleToolLoop: PathTurnRule<LoopsState> = {
   name: "tool-loop",
   pass: "second",
   priority: TOOL_LOOP_PRIORITY,
@@ -41,11 +42,13 @@ const idleToolLoop: PrioritizedRule = {
     const loop = detectIdleToolLoop(sinceLastOwnPrompt(facts.messages))
     if (!loop) return undefined
     return {
-      kind: "nudge",
-      text: buildToolLoopPrompt(loop),
-      sendKind: "correction",
-      feature: "tool-loop",
-      reason: `${loop.kind === "same-tool" ? "same tool" : "cycle"} ${loop.tools.join(" -> ")} x${loop.repeats}`,
+      effect: {
+        kind: "nudge",
+        text: buildToolLoopPrompt(loop),
+        sendKind: "correction",
+        feature: "tool-loop",
+        reason: `${loop.kind === "same-tool" ? "same tool" : "cycle"} ${loop.tools.join(" -> ")} x${loop.repeats}`,
+      },
     }
   },
 }
@@ -78,11 +81,10 @@ function answerLiveLoop(loop: LiveToolLoop, ctx: StepContext): PathEffect[] {
   const journal: JournalTag = { trigger: "tool loop", evidence: `${loop.tools.map((t) => `\`${t}\``).join(" -> ")} repeated ${loop.calls}x` }
   const effects: PathEffect[] = []
   // ESC, a pause or an open question win over a loop; so does a recovery already under way.
-  const guard = ctx.held()
-  if (guard) effects.push({ kind: "journal-refused", tag: journal, action: "abort + correction", why: "held", reason: guard })
-  const held = guard ?? ctx.inFlight("recovery")
+  const held = ctx.mayAct("recovery")
+  if (isGuard(held)) effects.push({ kind: "journal-refused", tag: journal, action: "abort + correction", why: "held", reason: held.reason })
   if (held) {
-    effects.push({ kind: "log", level: "info", text: `session ${id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held}` })
+    effects.push({ kind: "log", level: "info", text: `session ${id}: live tool loop (${loop.tools.join(" -> ")}) left alone: ${held.reason}` })
     return effects
   }
   // An exception to the open-tool guard (core/actions.ts): six repeats prove the loop, and this call has not run yet.

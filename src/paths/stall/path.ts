@@ -18,6 +18,7 @@ import type { RecoveryKind } from "../../core/session-state.ts"
 import { assessBusySession, stallBudgetMs } from "../../core/watchdog.ts"
 import { describeQuietEvents, progressBaseline, progressCeilingMs } from "../../core/progress-ceiling.ts"
 import type { Options } from "../../options/index.ts"
+import { isGuard } from "../../runtime/may-act.ts"
 import type { EffectOutcome, PathEffect, PathInput, RecoveryPath, StepContext, StepResult } from "../../runtime/path.ts"
 import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "./ladder.ts"
 import { stallTag } from "./journal-tag.ts"
@@ -114,6 +115,7 @@ class Draft {
 
 export const stallPath: RecoveryPath<StallState> = {
   name: "stall",
+  streams: ["liveness"],
   initial: () => ({ acting: [], seq: 0 }),
   step(state, input, ctx) {
     if (input.type === "liveness") {
@@ -151,8 +153,8 @@ function stepOther(state: StallState, input: Exclude<PathInput, { type: "livenes
       break
     case "wake":
       // Due together: the backoff was asked for before a deadline re-armed while it ran.
-      if (draft.state.backoff && draft.state.backoff.at <= ctx.now) onBackoff(draft, ctx, draft.state.backoff, input.hold)
-      if (draft.state.deadlineAt !== undefined && draft.state.deadlineAt <= ctx.now) onDeadline(draft, ctx, input.hold)
+      if (draft.state.backoff && draft.state.backoff.at <= ctx.now) onBackoff(draft, ctx, draft.state.backoff)
+      if (draft.state.deadlineAt !== undefined && draft.state.deadlineAt <= ctx.now) onDeadline(draft, ctx)
       break
     case "effectSettled":
       onSettled(draft, ctx, input.id, input.outcome)
@@ -166,7 +168,7 @@ function movedOn(ctx: StepContext, d: Decided): boolean {
   return d.noProgress ? progressBaseline(ctx.session) > d.detectedAt : ctx.session.lastActivityAt > d.detectedAt
 }
 
-function onDeadline(draft: Draft, ctx: StepContext, hold: string | undefined): void {
+function onDeadline(draft: Draft, ctx: StepContext): void {
   draft.state = { ...draft.state, deadlineAt: undefined }
   const s = ctx.session
   if (!s.busy) return
@@ -188,10 +190,10 @@ function onDeadline(draft: Draft, ctx: StepContext, hold: string | undefined): v
 
   const tag = stallTag(s, assessment)
   // Only a guard's refusal goes to the history; a recovery of ours under way is not a refusal.
-  if (hold) draft.effects.push({ kind: "journal-refused", tag, action: "continue", why: "held", reason: hold })
-  const held = hold ?? ctx.inFlight("ladder")
+  const held = ctx.mayAct("ladder")
+  if (isGuard(held)) draft.effects.push({ kind: "journal-refused", tag, action: "continue", why: "held", reason: held.reason })
   if (held) {
-    draft.held(held)
+    draft.held(held.reason)
     draft.ensureDeadline(options.checkIntervalMs)
     return
   }
@@ -232,8 +234,7 @@ function onDeadline(draft: Draft, ctx: StepContext, hold: string | undefined): v
   draft.state = { ...draft.state, backoff }
 }
 
-/** `hold`: the holds as the runtime found them when the backoff ended. */
-function onBackoff(draft: Draft, ctx: StepContext, backoff: Backoff, hold: string | undefined): void {
+function onBackoff(draft: Draft, ctx: StepContext, backoff: Backoff): void {
   draft.state = { ...draft.state, backoff: undefined }
   const s = ctx.session
   // The stream may have come back while we waited out the backoff.
@@ -242,9 +243,10 @@ function onBackoff(draft: Draft, ctx: StepContext, backoff: Backoff, hold: strin
     draft.ensureDeadline()
     return
   }
-  if (hold) {
-    draft.effects.push({ kind: "journal-refused", tag: backoff.tag, action: recoveryKindOf(backoff.rung), why: "held", reason: hold })
-    draft.held(hold)
+  const held = ctx.mayAct("touch")
+  if (held) {
+    draft.effects.push({ kind: "journal-refused", tag: backoff.tag, action: recoveryKindOf(backoff.rung), why: "held", reason: held.reason })
+    draft.held(held.reason)
     return
   }
   // A plain continue asks the host first whether the run is live, which decides between the
@@ -274,6 +276,7 @@ function onSettled(draft: Draft, ctx: StepContext, id: number, outcome: EffectOu
     act(draft, ctx, asking, action.kind, outcome.run.detail ? `${action.note} (${outcome.run.detail})` : action.note)
     return
   }
+  if (outcome.kind !== "delivered") return
   const acting = draft.state.acting.find((a) => a.id === id)
   if (!acting) return
   draft.state = { ...draft.state, acting: draft.state.acting.filter((a) => a !== acting) }

@@ -3,15 +3,16 @@ import { describe, expect, test } from "bun:test"
 import { SimulatedTime } from "../../support/simulated-time.ts"
 import { CLEANUP_SWEEP_MS, RecoveryEngine } from "../../../src/core/engine.ts"
 import { recoveryPaths } from "../../../src/paths/index.ts"
+import type { AnyPath, PathInput } from "../../../src/runtime/path.ts"
 import type { ModuleFactory } from "../../../src/core/module.ts"
 import type { Signal, SignalType } from "../../../src/core/port.ts"
 import { IDLE_CLEANUP_MS, resolveOptions } from "../../../src/options/index.ts"
 import { RecordingPort } from "../../support/recording-port.ts"
 
-function engineWith(modules: ModuleFactory[], onSessionDropped?: (id: string) => void, options: Record<string, unknown> = {}) {
+function engineWith(modules: ModuleFactory[], onSessionDropped?: (id: string) => void, options: Record<string, unknown> = {}, paths: readonly AnyPath[] = recoveryPaths) {
   const time = new SimulatedTime()
   const port = new RecordingPort(() => time.now())
-  const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions(options, {}), modules, onSessionDropped })
+  const engine = new RecoveryEngine({ paths, port, time, options: resolveOptions(options, {}), modules, onSessionDropped })
   const emit = (...signals: Array<Partial<Signal> & { type: SignalType }>) => {
     for (const s of signals) engine.handle({ sessionID: "s1", ...s } as Signal)
   }
@@ -148,30 +149,48 @@ describe("a user stop found out after the fact", () => {
   })
 })
 
-describe("streamed text", () => {
-  test("reaches onStreamedText for every session, watched or not; a bare modelOutput does not", () => {
-    const read: string[] = []
-    const heard: SignalType[] = []
-    const { emit } = engineWith([
-      () => ({ name: "reader", onStreamedText: (_state, part, delta, text) => void read.push(`${part}:${delta ?? ""}:${text ?? ""}`) }),
-      () => ({ name: "listener", signals: ["modelOutput"], onSignal: (_state, signal) => void heard.push(signal.type) }),
-    ])
-    emit({ type: "busy" }, { type: "modelOutput", part: "p1", delta: "Hi. " }, { type: "modelOutput", part: "p1", text: "Hi. There." }, { type: "modelOutput" })
-    expect(read).toEqual(["p1:Hi. :", "p1::Hi. There."])
-    // Control: nobody set outputWatched, so modelOutput listeners stay unbothered.
-    expect(heard).toEqual([])
+describe("streamed text and liveness", () => {
+  /** A path that notes what it hears and changes nothing. */
+  const listening = (name: string, streams: AnyPath["streams"], heard: string[]): AnyPath => ({
+    name,
+    streams,
+    initial: () => 0,
+    step(_state, input: PathInput) {
+      heard.push(input.type === "text" ? `${input.part}:${input.delta ?? ""}:${input.text ?? ""}` : input.type === "liveness" ? input.liveness : input.type)
+      return undefined
+    },
   })
 
-  test("a reader that throws is logged once as a fault and never escapes", () => {
-    const { emit, port } = engineWith([
-      () => ({
-        name: "broken",
-        onStreamedText: () => {
-          throw new Error("boom")
-        },
-      }),
-    ])
+  test("streamed text reaches the paths that read it, for every session, watched or not; a bare modelOutput does not", () => {
+    const read: string[] = []
+    const deaf: string[] = []
+    const { emit } = engineWith([], undefined, {}, [listening("reader", ["text"], read), listening("deaf", undefined, deaf)])
+    emit({ type: "busy" }, { type: "modelOutput", part: "p1", delta: "Hi. " }, { type: "modelOutput", part: "p1", text: "Hi. There." }, { type: "modelOutput" })
+    expect(read).toEqual(["p1:Hi. :", "p1::Hi. There."])
+    // Control: a path that declared no stream hears neither the text nor the liveness.
+    expect(deaf).toEqual([])
+  })
+
+  test("liveness reaches only the paths that declare it", () => {
+    const live: string[] = []
+    const reader: string[] = []
+    const { emit } = engineWith([], undefined, {}, [listening("live", ["liveness"], live), listening("reader", ["text"], reader)])
+    emit({ type: "busy" }, { type: "modelOutput", part: "p1", delta: "x" }, { type: "idle" })
+    expect(live).toEqual(["live", "live", "ended"])
+    expect(reader).toEqual(["p1:x:"])
+  })
+
+  test("a reader that throws is logged as a fault and never escapes", () => {
+    const broken: AnyPath = {
+      name: "broken",
+      streams: ["text"],
+      initial: () => 0,
+      step() {
+        throw new Error("boom")
+      },
+    }
+    const { emit, port } = engineWith([], undefined, {}, [broken])
     expect(() => emit({ type: "busy" }, { type: "modelOutput", part: "p1", delta: "x" })).not.toThrow()
-    expect(port.logged(/broken failed on streamed text: .*boom/)).toBe(true)
+    expect(port.logged(/broken failed on text: .*boom/)).toBe(true)
   })
 })

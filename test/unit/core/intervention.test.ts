@@ -13,14 +13,14 @@ import {
   endRecovery,
   holdRecovery,
   interruptionWasOurs,
-  mayIntervene,
+  ownHold,
   newIntervention,
   note,
   type CallOutcome,
   type Intervention,
 } from "../../../src/core/intervention.ts"
 
-const promptUntil = (rec: Intervention, now: number) => mayIntervene(rec, now, "prompt")?.until
+const promptUntil = (rec: Intervention, now: number) => ownHold(rec, now, "prompt")?.until
 
 function called(rec: Intervention, at: number, outcome?: CallOutcome, holdUntil = 0): Intervention {
   note(rec, { type: "promptCalling" }, at)
@@ -39,14 +39,14 @@ describe("a prompt of ours on its way", () => {
   test("accepted and not shown: on its way until the echo grace after it was accepted", () => {
     const rec = accepted(1_000, 1_200)
     expect(promptUntil(rec, 1_300)).toBe(1_200 + ECHO_GRACE_MS)
-    expect(mayIntervene(rec, 1_300, "prompt")?.reason).toBe("a prompt of ours may still land")
+    expect(ownHold(rec, 1_300, "prompt")?.reason).toBe("a prompt of ours may still land")
     expect(promptUntil(rec, 1_200 + ECHO_GRACE_MS)).toBeUndefined()
   })
 
   test("shown, even before the host answered the call: it has landed", () => {
     const rec = accepted(1_000, 1_200)
     note(rec, { type: "ownPromptShown" }, 1_100)
-    expect(mayIntervene(rec, 1_300, "prompt")).toBeUndefined()
+    expect(ownHold(rec, 1_300, "prompt")).toBeUndefined()
   })
 
   test("negative control: a sighting from before the call is an earlier prompt's", () => {
@@ -78,7 +78,7 @@ describe("a prompt of ours on its way", () => {
   })
 
   test("nothing accepted, or a later call not accepted (refused, failed): nothing is on its way", () => {
-    expect(mayIntervene(newIntervention(), 5, "prompt")).toBeUndefined()
+    expect(ownHold(newIntervention(), 5, "prompt")).toBeUndefined()
     const rec = accepted(1_000, 1_200)
     called(rec, 2_000, "failed")
     expect(rec.prompt.acceptedAt).toBe(1_200) // the send spacing still counts from the last accepted one
@@ -91,8 +91,8 @@ describe("a prompt of ours on its way", () => {
     holdRecovery(rec)
     note(rec, { type: "abortCalling", until: 10_000 }, 0)
     abortSettled(rec, "ok", 100, 60_000)
-    expect(mayIntervene(rec, 200, "prompt")).toBeUndefined()
-    expect(mayIntervene(rec, 200, "abort")).toBeDefined() // negative control
+    expect(ownHold(rec, 200, "prompt")).toBeUndefined()
+    expect(ownHold(rec, 200, "abort")).toBeDefined() // negative control
   })
 })
 
@@ -107,24 +107,24 @@ function abortAnswered(outcome: CallOutcome, at = 100, holdMs = 60_000): Interve
 describe("our abort until its interruption is accounted for", () => {
   test("accepted and not reported: no second abort until the run moves on", () => {
     const rec = abortAnswered("ok")
-    expect(mayIntervene(rec, 200, "abort")).toEqual({ reason: "our abort is not reported by the host yet", until: 60_100 })
-    expect(mayIntervene(rec, 200, "ladder")?.reason).toBe("our abort is not reported by the host yet")
+    expect(ownHold(rec, 200, "abort")).toEqual({ reason: "our abort is not reported by the host yet", until: 60_100 })
+    expect(ownHold(rec, 200, "ladder")?.reason).toBe("our abort is not reported by the host yet")
     note(rec, { type: "runMovedOn" }, 300)
-    expect(mayIntervene(rec, 300, "abort")).toBeUndefined()
+    expect(ownHold(rec, 300, "abort")).toBeUndefined()
   })
 
   test("past its hold the report is presumed lost and the abort forgotten", () => {
     const rec = abortAnswered("timeout")
-    expect(mayIntervene(rec, 60_100, "abort")).toBeDefined()
-    expect(mayIntervene(rec, 60_101, "abort")).toBeUndefined()
+    expect(ownHold(rec, 60_100, "abort")).toBeDefined()
+    expect(ownHold(rec, 60_101, "abort")).toBeUndefined()
     expect(rec.abort).toBeUndefined()
   })
 
   test("negative control: a refused abort holds nothing, and while the call is out it is no landing either", () => {
-    expect(mayIntervene(abortAnswered("failed"), 200, "abort")).toBeUndefined()
+    expect(ownHold(abortAnswered("failed"), 200, "abort")).toBeUndefined()
     const calling = newIntervention()
     note(calling, { type: "abortCalling", until: 10_000 }, 0)
-    expect(mayIntervene(calling, 200, "abort")).toBeUndefined()
+    expect(ownHold(calling, 200, "abort")).toBeUndefined()
   })
 
   test("the first interruption after acceptance, inside the window, is ours; the next is the user's", () => {
@@ -188,14 +188,14 @@ describe("a recovery under way and the call out", () => {
   test("a recovery under way holds a new one and the stall ladder; a call out holds only the ladder", () => {
     const rec = newIntervention()
     holdRecovery(rec)
-    expect(mayIntervene(rec, 0, "recovery")?.reason).toBe("a recovery is already under way")
-    expect(mayIntervene(rec, 0, "ladder")?.reason).toBe("a recovery is already under way")
+    expect(ownHold(rec, 0, "recovery")?.reason).toBe("a recovery is already under way")
+    expect(ownHold(rec, 0, "ladder")?.reason).toBe("a recovery is already under way")
     endRecovery(rec)
     rec.call.busy = true
-    expect(mayIntervene(rec, 0, "recovery")).toBeUndefined()
-    expect(mayIntervene(rec, 0, "ladder")?.reason).toBe("a recovery is already under way")
+    expect(ownHold(rec, 0, "recovery")).toBeUndefined()
+    expect(ownHold(rec, 0, "ladder")?.reason).toBe("a recovery is already under way")
     rec.call.busy = false
-    expect(mayIntervene(rec, 0, "ladder")).toBeUndefined()
+    expect(ownHold(rec, 0, "ladder")).toBeUndefined()
   })
 
   test("cancelling marks the recovery cancelled and runs its cancel once; ending one that was superseded leaves the newer one", () => {

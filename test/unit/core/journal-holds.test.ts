@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test"
 import type { JournalEntry } from "../../../src/core/journal.ts"
 import type { Signal } from "../../../src/core/port.ts"
 import { makeHarness, userTurn, type Harness } from "../../support/harness.ts"
+import { TASK_COMPLETE_TOOL } from "../../../src/prompts/task-complete-tool.ts"
 
 type Sig = Partial<Signal> & { type: Signal["type"] }
 type Journaled = Harness & { entries: JournalEntry[] }
@@ -107,7 +108,7 @@ describe("an orphan parent's abort + continue due while the parent is blocked", 
 
   test("the task marked complete is a guard too, and its reason is the note", async () => {
     const h = await orphan(() => undefined)
-    await h.engine.taskComplete("parent")
+    await h.engine.callTool("parent", TASK_COMPLETE_TOOL)
     await h.advance(30_000, 1000)
     expect(abortsOf(h, "parent")).toBe(0)
     expect(of(h, "orphan-parent recovery").map((e) => [e.outcome, e.note])).toEqual([["held", "task marked complete"]])

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { deadEndpoint, makeHarness, streamFailure, userTurn } from "../../support/harness.ts"
+import { TASK_COMPLETE_TOOL } from "../../../src/prompts/task-complete-tool.ts"
 
 const attempts = (texts: string[]) => texts.map((text) => /Attempt \d+\/\d+/.exec(text)?.[0])
 
@@ -36,7 +37,7 @@ describe("taskCompleteMaxRefusals", () => {
     h.emit(...userTurn, { type: "todos", todos: [{ content: "write the migration", status: "pending" }] })
     let refusals = 0
     for (let call = 0; call < 10; call++) {
-      const result = await h.engine.taskComplete("s1")
+      const result = await h.engine.callTool("s1", TASK_COMPLETE_TOOL)
       if (!result.text.includes("write the migration")) break
       refusals++
     }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { judgeFirstPass, judgeSecondPass, type JudgeInput } from "../../../src/core/judge.ts"
-import { decideTaskComplete } from "../../../src/core/task-complete.ts"
+import { decideTaskComplete } from "../../../src/paths/task-complete/decide.ts"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
 import { hasActionIntent } from "../../../src/detect/action-intent.ts"
 import { endsWithCelebration } from "../../../src/detect/celebration.ts"
@@ -65,7 +65,8 @@ const EXPECTED: Record<string, Partial<Answers>> = {
   // miss is the quiet direction: nothing is sent).
   '{"name": repeated': { toolText: "truncated-json", thinkingTool: "truncated-json", secondPass: "send:tool-text" },
   // The `<edit` lies outside the window; the window is blank, so the turn showed nothing.
-  "spaces after <edit, then nothing": { deadStream: true, firstPass: "send:dead-stream", secondPass: "send:dead-stream" },
+  // A tag opened, then only blank space: a printed call cut short, not a reply with no text.
+  "spaces after <edit, then nothing": { toolText: "truncated-tag", thinkingTool: "truncated-tag", secondPass: "send:tool-text" },
   // No visible text at all: a dead stream when reasoning tokens were spent.
   "spaces only": { deadStream: true, firstPass: "send:dead-stream", secondPass: "send:dead-stream" },
   "newlines only": { deadStream: true, firstPass: "send:dead-stream", secondPass: "send:dead-stream" },

@@ -22,9 +22,11 @@ describe("silent dead stream", () => {
     expect(check(message)).toBeDefined()
   })
 
-  test("only the scanned window of a text part decides whether it shows anything", () => {
+  test("trailing blank space never hides the words before it, however long", () => {
     const blankTail = assistant([{ kind: "text", text: "words" + " ".repeat(MAX_SCANNED_TEXT) }], { outputTokens: 300 })
-    expect(check(blankTail)).toBeDefined()
+    expect(check(blankTail)).toBeUndefined()
+    // Control: blank space alone, as long, shows nothing.
+    expect(check(assistant([{ kind: "text", text: " ".repeat(MAX_SCANNED_TEXT * 2) }], { outputTokens: 300 }))).toBeDefined()
     const visibleTail = assistant([{ kind: "text", text: " ".repeat(MAX_SCANNED_TEXT * 2) + "x" }], { outputTokens: 300 })
     expect(check(visibleTail)).toBeUndefined()
   })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { CHECK_EVERY, findRepetition, MAX_PARTS, MIN_COPIES, REPETITION_TAIL, StreamedParts, type Repetition } from "../../../src/detect/repetition.ts"
 import { REPETITION_CORPUS, REPETITION_NEGATIVES, REPETITION_POSITIVES, type StreamSample } from "../../corpus/repetition.ts"
-import { buildRepetitionPrompt } from "../../../src/prompts/repetition.ts"
+import { buildRepetitionPrompt } from "../../../src/paths/repetition/prompt.ts"
 
 const SENTENCE = "I need to verify the session table before I change it. "
 

@@ -9,7 +9,7 @@ import {
   ToolListCache,
   usableToolNames,
 } from "../../../src/detect/unknown-tool.ts"
-import { buildUnknownToolPrompt, LISTED_TOOLS_MAX } from "../../../src/prompts/unknown-tool.ts"
+import { buildUnknownToolPrompt, LISTED_TOOLS_MAX } from "../../../src/paths/unknown-tools/prompt.ts"
 
 const TOOLS = ["bash", "edit", "glob", "grep", "invalid", "question", "read", "skill", "task", "todowrite", "webfetch", "write"]
 

@@ -398,3 +398,17 @@ describe("a doubt that the reply asks the user holds the open-todo reminder", ()
     expect(outcome(judge("Stopping here.", { todos: openList, ending: { family: stop, mayAsk: "p=0.2" } }))).toBe("send:todo-reminder")
   })
 })
+
+describe("a stop only the classifier read", () => {
+  const modelStop = { family: { family: "stop", layer: "model", detail: "the ending reads as stop (p=0.86)" } } as const
+  const ruleStop = { family: { family: "stop", layer: "rule", detail: "stopping here" } } as const
+  test("with nothing open: neither latched nor sent", () => {
+    expect(outcome(judge("Still failing.", { todos: NO_LIST, ending: modelStop }))).toBe("none")
+  })
+  test("control: a stop the rules read latches", () => {
+    expect(outcome(judge("Stopping here.", { todos: NO_LIST, ending: ruleStop }))).toBe("latch:stop-statement")
+  })
+  test("with a todo open it still gets the reminder", () => {
+    expect(outcome(judge("Still failing.", { todos: openList, ending: modelStop }))).toBe("send:todo-reminder")
+  })
+})

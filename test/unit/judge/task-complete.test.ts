@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { decideTaskComplete, type TaskCompleteInput, type TaskCompleteStep } from "../../../src/core/task-complete.ts"
+import { decideTaskComplete, type TaskCompleteInput, type TaskCompleteStep } from "../../../src/paths/task-complete/decide.ts"
 import { TASK_COMPLETE_ACK, TASK_COMPLETE_REPEAT_ERROR, TASK_COMPLETE_REPEAT_WARNING } from "../../../src/prompts/nudges.ts"
 import { closedList, openList } from "../../fixtures/transcript-builders.ts"
 

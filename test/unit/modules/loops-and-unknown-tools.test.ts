@@ -45,6 +45,26 @@ describe("unknown tools", () => {
     await blind.advance(3000)
     expect(blind.port.sends).toHaveLength(0)
   })
+
+  test("wrong calls a suggestion covered are not answered again at the next turn; after the user writes, new ones are", async () => {
+    const h = makeHarness({ toolTextCheckDelayMs: 500 })
+    h.port.tools = ["bash", "read", "edit"]
+    const turn = [user("u1"), wrong("a1"), wrong("a2"), said("a3", "That tool did not work.")]
+    h.port.history.set("s1", turn)
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(3000)
+    expect(h.port.sends).toHaveLength(1)
+    // Our prompt ran a turn that ended with no new wrong call: the same two calls are covered.
+    h.port.history.set("s1", [...turn, user("u2", true), said("a4", "Trying again.")])
+    h.emit({ type: "userMessage", genuine: false }, { type: "busy" }, { type: "idle" })
+    await h.advance(3000)
+    expect(h.port.sends).toHaveLength(1)
+    // Control: the user wrote, and the model tried the wrong name twice again.
+    h.port.history.set("s1", [user("u3"), wrong("a5"), wrong("a6"), said("a7", "That tool did not work either.")])
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(3000)
+    expect(h.port.sends).toHaveLength(2)
+  })
 })
 
 describe("idle tool loops", () => {

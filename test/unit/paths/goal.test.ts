@@ -49,7 +49,12 @@ function world(over: Partial<Options> = {}): World {
 }
 
 function ctxOf(w: World): StepContext {
-  return { session: w.session, now: w.now, options: () => w.options, inFlight: () => w.inFlight, held: () => w.held, goal: () => w.goal }
+  return { session: w.session, now: w.now, options: () => w.options, mayAct: mayActOf(w), goal: () => w.goal }
+}
+
+/** mayAct as the world has it: a guard of the user (`held`), else something of ours under way (`inFlight`). */
+function mayActOf(w: World): StepContext["mayAct"] {
+  return () => (w.held !== undefined ? { reason: w.held, by: "user" } : w.inFlight !== undefined ? { reason: w.inFlight, by: "ours" } : undefined)
 }
 
 const text = (t: string): TranscriptPart => ({ kind: "text", text: t })
@@ -222,7 +227,7 @@ describe("the user's turn comes first", () => {
     const due = T0 - 60_000 + w.options.activeUserWindowMs
     expect(r?.wakeAt).toBe(due)
     w.now = due
-    const woke = d.step({ type: "wake", hold: undefined })
+    const woke = d.step({ type: "wake" })
     expect(sentText(woke)).toContain("continue 1 of at most 25")
   })
 
@@ -233,7 +238,7 @@ describe("the user's turn comes first", () => {
     d.turn(WORKED(), open)
     d.step({ type: "signal", signal: { type: "userMessage", sessionID: "s1", genuine: true } })
     w.now = T0 + w.options.activeUserWindowMs
-    expect(acts(d.step({ type: "wake", hold: undefined }))).toEqual([])
+    expect(acts(d.step({ type: "wake" }))).toEqual([])
     // A new turn: decided for the old turn, nothing goes out for it.
     const d2 = new Driver({ ...world(), session: w.session })
     d2.w.session.lastGenuineUserAt = T0 - 60_000
@@ -241,7 +246,7 @@ describe("the user's turn comes first", () => {
     d2.turn(WORKED(), open)
     d2.w.session.idleEpoch += 2
     d2.w.now = T0 + w.options.activeUserWindowMs
-    expect(acts(d2.step({ type: "wake", hold: undefined }))).toEqual([])
+    expect(acts(d2.step({ type: "wake" }))).toEqual([])
     expect(d2.w.goal?.status).toBe("active")
   })
 
@@ -253,7 +258,7 @@ describe("the user's turn comes first", () => {
     expect(acts(r)).toEqual([])
     expect(r?.wakeAt).toBe(T0 - 1000 + w.options.injectIntervalMs)
     w.now = T0 - 1000 + w.options.injectIntervalMs
-    expect(acts(d.step({ type: "wake", hold: undefined }))).toHaveLength(1)
+    expect(acts(d.step({ type: "wake" }))).toHaveLength(1)
     // Negative control: a prompt taken long ago holds nothing.
     const earlier = world()
     earlier.session.intervention.prompt.acceptedAt = T0 - 60_000
@@ -266,7 +271,8 @@ describe("the user's turn comes first", () => {
     const d = new Driver(w)
     d.turn(WORKED(), open)
     w.now = T0 + w.options.activeUserWindowMs
-    const r = d.step({ type: "wake", hold: "paused" })
+    w.held = "paused"
+    const r = d.step({ type: "wake" })
     expect(acts(r)).toEqual([])
     expect(journal(r)).toEqual(["held: paused"])
   })
@@ -319,9 +325,10 @@ describe("bounded", () => {
     const armed = d.step({ type: "signal", signal: { type: "idle", sessionID: "s1" } })
     expect(armed?.wakeAt).toBe(T0 + HOUR)
     w.now = T0 + HOUR - 1
-    expect(goalChanges(d.step({ type: "wake", hold: undefined }))).toEqual([])
+    expect(goalChanges(d.step({ type: "wake" }))).toEqual([])
     w.now = T0 + HOUR
-    const r = d.step({ type: "wake", hold: "paused" })
+    w.held = "paused"
+    const r = d.step({ type: "wake" })
     expect(goalChanges(r)).toEqual([{ kind: "ended", goalID: "g1", status: "stood down", why: "goalMaxMs spent (2h 0m 0s)" }])
     expect(r?.wakeAt).toBeUndefined()
   })

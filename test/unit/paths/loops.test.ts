@@ -8,6 +8,7 @@ import { fingerprintArgs } from "../../../src/detect/tool-fingerprint.ts"
 import { detectLiveLoop, LIVE_RING_SIZE, nearIdenticalCall, recordToolCall, type ToolCallPrint } from "../../../src/paths/loops/live-loop.ts"
 import { loopsPath, type LoopsState } from "../../../src/paths/loops/path.ts"
 import { buildToolLoopPrompt } from "../../../src/paths/loops/prompt.ts"
+import type { Hold } from "../../../src/runtime/may-act.ts"
 import type { PathEffect, PathInput, StepContext } from "../../../src/runtime/path.ts"
 import type { Signal } from "../../../src/core/port.ts"
 
@@ -154,8 +155,17 @@ describe("tool-loop prompt", () => {
 describe("the loops path's step", () => {
   const session = { id: "s1" } as unknown as StepContext["session"]
 
-  function context(held?: string, inFlight?: string): StepContext {
-    return { session, now: 1_000, options: () => { throw new Error("the loops step reads no option") }, inFlight: () => inFlight, held: () => held, goal: () => undefined }
+  /** `held`: mayAct's answer to the loop's `recovery` (none: it may go). */
+  function context(held?: Hold): StepContext {
+    return {
+      session,
+      now: 1_000,
+      options: () => {
+        throw new Error("the loops step reads no option")
+      },
+      mayAct: (act) => (act === "recovery" ? held : undefined),
+      goal: () => undefined,
+    }
   }
 
   const signal = (s: Signal): PathInput => ({ type: "signal", signal: s })
@@ -209,13 +219,13 @@ describe("the loops path's step", () => {
   })
 
   test("a held session: the refusal is journaled and logged, nothing is sent", () => {
-    const { effects } = run(sixCalls, context("paused"))
+    const { effects } = run(sixCalls, context({ reason: "paused", by: "user" }))
     expect(effects.map((e) => e.kind)).toEqual(["journal-refused", "log"])
     expect(effects[0]).toMatchObject({ action: "abort + correction", why: "held", reason: "paused" })
   })
 
   test("a recovery already under way: left alone, logged, not journaled", () => {
-    const { effects } = run(sixCalls, context(undefined, "a continue is in flight"))
+    const { effects } = run(sixCalls, context({ reason: "a recovery is already under way", by: "ours" }))
     expect(effects.map((e) => e.kind)).toEqual(["log"])
   })
 

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { stallPath, type StallState } from "../../../src/paths/stall/path.ts"
+import type { Act, Hold } from "../../../src/runtime/may-act.ts"
 import type { PathInput, StepContext, StepResult } from "../../../src/runtime/path.ts"
 import { effectiveOptions, resolveOptions, type Options } from "../../../src/options/index.ts"
 
@@ -35,18 +36,19 @@ function busySession(over: Partial<Record<keyof Session, unknown>> = {}): Sessio
   } as unknown as Session
 }
 
-function context(session: Session, now: number, inFlight?: string): StepContext {
-  return { session, now, options: () => options, inFlight: () => inFlight, held: () => undefined, goal: () => undefined }
+/** `held`: mayAct's answer, per act asked (none: every act may go). */
+function context(session: Session, now: number, held: (act: Act) => Hold | undefined = () => undefined): StepContext {
+  return { session, now, options: () => options, mayAct: held, goal: () => undefined }
 }
 
-function step(state: StallState, input: PathInput, session: Session, now: number, inFlight?: string): StepResult<StallState> {
-  const result = stallPath.step(state, input, context(session, now, inFlight))
+function step(state: StallState, input: PathInput, session: Session, now: number, held?: (act: Act) => Hold | undefined): StepResult<StallState> {
+  const result = stallPath.step(state, input, context(session, now, held))
   if (!result) throw new Error(`no change on ${input.type}`)
   return result
 }
 
 const live: PathInput = { type: "liveness", liveness: "live" }
-const wake = (hold?: string): PathInput => ({ type: "wake", hold })
+const wake = (): PathInput => ({ type: "wake" })
 
 /** A busy session whose deadline passed with nothing heard: the step right after the deadline. */
 function stalled(): { state: StallState; result: StepResult<StallState>; session: Session } {
@@ -86,10 +88,28 @@ describe("the stall path's step", () => {
   test("a hold at the deadline goes to the history and only re-arms the deadline", () => {
     const session = busySession()
     const armed = step(stallPath.initial(), live, session, T0)
-    const held = step(armed.state, wake("paused"), session, T0 + BUDGET)
+    const asked: Act[] = []
+    const held = step(armed.state, wake(), session, T0 + BUDGET, (act) => (asked.push(act), { reason: "paused", by: "user" }))
+    expect(asked).toEqual(["ladder"])
     expect(held.effects[0]).toMatchObject({ kind: "journal-refused", why: "held", reason: "paused" })
     expect(held.hold).toBeUndefined()
     expect(held.wakeAt).toBe(T0 + BUDGET + options.checkIntervalMs)
+  })
+
+  test("negative control: a recovery of ours under way at the deadline is no refusal: logged once, not journaled", () => {
+    const session = busySession()
+    const armed = step(stallPath.initial(), live, session, T0)
+    const held = step(armed.state, wake(), session, T0 + BUDGET, () => ({ reason: "a recovery is already under way", by: "ours" }))
+    expect(held.effects.map((e) => e.kind)).toEqual(["note-held", "log"])
+    expect(held.wakeAt).toBe(T0 + BUDGET + options.checkIntervalMs)
+  })
+
+  test("a hold when the backoff ends goes to the history, and nothing is asked of the host", () => {
+    const { state, result, session } = stalled()
+    const held = step(state, wake(), session, result.wakeAt!, (act) => (act === "touch" ? { reason: "cancelled by the user (ESC)", by: "user" } : undefined))
+    expect(held.effects.map((e) => e.kind)).toEqual(["journal-refused", "note-held", "log"])
+    expect(held.effects[0]).toMatchObject({ why: "held", reason: "cancelled by the user (ESC)" })
+    expect(held.hold).toBeUndefined()
   })
 
   test("after the backoff a plain continue asks the host first, under a new hold; a live run is aborted first", () => {

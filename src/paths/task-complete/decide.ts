@@ -7,12 +7,12 @@
  *  - Repeated calls with no user message between get a warning, then an error: a stuck model
  *    fed the acknowledgement calls task_complete again and again.
  *
- * While the session has a goal (goals.ts), the call is what meets it, and it is accepted only
- * when every todo is closed and `evidence` (the commands run and what they showed) is given; the
- * refusals never run out then, since the goal's own budgets end it. Accepted, it is `goalMet`.
+ * While the session has a goal (core/goals.ts), the call is what meets it, and it is accepted
+ * only when every todo is closed and `evidence` (the commands run and what they showed) is given;
+ * the refusals never run out then, since the goal's own budgets end it. Accepted, it is `goalMet`.
  *
- * The engine resets `repeatCalls` on a genuine user message and whenever any other tool runs,
- * `refusals` on a genuine user message.
+ * The path (path.ts) resets `repeatCalls` on a genuine user message and whenever any other tool
+ * runs, `refusals` on a genuine user message.
  */
 import {
   goalMetAck,
@@ -22,9 +22,9 @@ import {
   TASK_COMPLETE_REPEAT_ERROR,
   TASK_COMPLETE_REPEAT_WARNING,
   taskCompleteRefusal,
-} from "../prompts/nudges.ts"
-import { openTodos, type TodoSnapshot } from "../todos/open.ts"
-import type { EffectOf } from "./effect.ts"
+} from "../../prompts/nudges.ts"
+import { openTodos, type TodoSnapshot } from "../../todos/open.ts"
+import type { EffectOf } from "../../core/effect.ts"
 
 export type TaskCompleteInput = {
   /** `undefined` is read as "none". */

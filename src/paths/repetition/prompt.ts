@@ -1,5 +1,5 @@
-/** Text sent after a run was stopped because its streamed output kept repeating one passage (core/modules/repetition.ts). */
-import { clip } from "./format.ts"
+/** Text sent after a run was stopped because its streamed output kept repeating one passage (paths/repetition/). */
+import { clip } from "../../prompts/format.ts"
 
 const MAX_QUOTED_UNIT = 120
 

@@ -1,7 +1,7 @@
 /**
  * A full context window, from the overflow (or our own saturation check) to the point where the
- * session has room again. Pure: the module (modules/context-window.ts) feeds it signals and the
- * outcomes of its own calls, and carries out what it answers.
+ * session has room again: the context path's decisions. Its step (path.ts) feeds it signals and
+ * the outcomes of its own calls, and asks for what it answers.
  *
  * - OpenCode 1.18 compacts an overflowed session by itself and continues it (measured: the
  *   `compaction` part, the summary message, `session.compacted`, a synthetic continue). While
@@ -41,7 +41,7 @@ export type ContextEvent =
   /** Our continue settled: sent, refused ("failed"), or not sent yet ("retry": held or another call was out). */
   | { type: "continueCalled"; outcome: "sent" | "failed" | "retry" }
 
-/** What the module does next: nothing, ask for compaction, send the continue, or tell the log and history. */
+/** What the path does next: nothing, ask for compaction, send the continue, or tell the log and history. */
 export type ContextAction =
   | { kind: "none" }
   | { kind: "compact"; why: string }
@@ -67,7 +67,7 @@ export function nextContextEpisode(episode: ContextEpisode, event: ContextEvent,
   switch (episode.phase) {
     case "clear":
       if (event.type === "overflow") return stay({ phase: "full", since: now, cause: "overflow", hostCompacting: false, hostFailed: false })
-      // Ours to compact at the module's next look (it is the end of a turn: nothing of the host's is coming).
+      // Ours to compact at the path's next look (it is the end of a turn: nothing of the host's is coming).
       if (event.type === "saturated") return stay({ phase: "full", since: now, cause: "saturation", hostCompacting: false, hostFailed: false })
       return stay(episode)
     case "full":
@@ -94,7 +94,7 @@ export function nextContextEpisode(episode: ContextEpisode, event: ContextEvent,
           return stay(episode)
         case "compactCalled":
           if (event.outcome === "refused") return standDown(now, "the host refused to compact the context")
-          // Not sent after all (another call of ours was out): asked again at the module's next look.
+          // Not sent after all (another call of ours was out): asked again at the path's next look.
           if (event.outcome === "retry") return stay({ phase: "full", since: episode.since, cause: episode.cause, hostCompacting: false, hostFailed: false })
           return stay({ ...episode, called: true })
         default:

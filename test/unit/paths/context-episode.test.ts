@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { CLEAR_CONTEXT, contextHolds, nextContextEpisode, type ContextEpisode, type ContextEvent } from "../../../src/core/context-episode.ts"
+import { CLEAR_CONTEXT, contextHolds, nextContextEpisode, type ContextEpisode, type ContextEvent } from "../../../src/paths/context/episode.ts"
 
 /** Feeds events in order; `idle` is the session's state when each arrives. */
 function run(events: [ContextEvent, boolean][], from: ContextEpisode = CLEAR_CONTEXT) {

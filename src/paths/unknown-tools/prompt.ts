@@ -3,7 +3,7 @@
  * tool, says plainly that there is no such tool, offers the closest real one when there is
  * one, and lists the first 20 available tools so the model can pick for itself.
  */
-import { quoteToolName } from "./format.ts"
+import { quoteToolName } from "../../prompts/format.ts"
 
 /** Tools listed in the prompt at most. */
 export const LISTED_TOOLS_MAX = 20
