@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, type OpencodeHost } from "./harness/opencode-host.ts"
-import { PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginPromptRequests } from "./support.ts"
+import { PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginPromptRequests, warmUp } from "./support.ts"
 
 const BAD = {
   maxRetries: "three",
@@ -23,7 +23,9 @@ registerOpencodeCleanup(afterAll, () => provider?.stop())
 beforeAll(async () => {
   provider = await startFakeProvider()
   host = await startOpencode({ providerUrl: provider.url, plugins: [[PLUGIN_URL, { ...SHORT_BUDGETS, ...BAD }]] })
-}, 60_000)
+  // A fresh server's first turn is slow; see warmUp for why the scenarios must not be it.
+  await warmUp(host, provider)
+}, 90_000)
 
 test(
   "(e) bad option values: one warning per bad key, and a stall is still recovered",

@@ -20,7 +20,7 @@ import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness
 import { startLocalRegistry, type LocalRegistry } from "./harness/local-registry.ts"
 import { BUN, cleanEnv, packCheckout, packResult, REPO, run as runIn } from "./harness/pack.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle } from "./harness/opencode-host.ts"
-import { SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginMessages, pluginPromptRequests } from "./support.ts"
+import { SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginMessages, pluginPromptRequests, warmUp } from "./support.ts"
 
 /** Everything `npm pack` may put in the tarball, and nothing else. */
 const SHIPPED = [
@@ -134,6 +134,8 @@ describe("the published package", () => {
       expect(startup).toHaveLength(1)
       expect(startup[0]).toContain(`opencode-auto-resume ${version} host=v1`)
 
+      // A fresh server's first turn is slow; see warmUp for why the scenario must not be it.
+      await warmUp(host, provider)
       const sessionID = await createSession(host)
       provider.enqueue(hangAfter("Let me look into"))
       provider.setFallback(text("Recovered: the answer is 42."))

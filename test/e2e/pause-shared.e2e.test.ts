@@ -17,7 +17,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
-import { AFTER_HOLD_MS, PLUGIN_URL, SHORT_BUDGETS, STALL_ACT_MS, autoResumeLog, eventually, pluginPromptRequests, sleep } from "./support.ts"
+import { AFTER_HOLD_MS, PLUGIN_URL, SHORT_BUDGETS, STALL_ACT_MS, autoResumeLog, eventually, pluginPromptRequests, sleep, warmUp } from "./support.ts"
 const REPO = path.resolve(import.meta.dir, "..", "..")
 const BIN = path.join(REPO, "bin", "auto-resume-toggle.mjs")
 
@@ -64,7 +64,14 @@ async function pauseFromChat(host: OpencodeHost, sessionID: string): Promise<voi
   await waitForIdle(host, sessionID, 15_000, mark)
 }
 
+/**
+ * A session with one finished turn. The server is warmed up first: a fresh server's first
+ * prompt takes seconds before its request (more on a loaded machine), past SHORT_BUDGETS' stall
+ * budget, and the watchdog then aborts it and queues a continue (seen: "stall detected
+ * phase=idle silent=4s"), so the session would be busy again when `/auto-resume off` comes.
+ */
 async function idleSession(host: OpencodeHost): Promise<string> {
+  await warmUp(host, provider)
   const sessionID = await createSession(host)
   provider.enqueue(text("Hello there."))
   await promptAsync(host, sessionID, "hello")

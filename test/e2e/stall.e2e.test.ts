@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { hangAfter, startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
 import { abortSession, createSession, messages, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
-import { CONTROL_WAIT_MS, PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginMessages, pluginPromptRequests, sleep } from "./support.ts"
+import { CONTROL_WAIT_MS, PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginMessages, pluginPromptRequests, sleep, warmUp } from "./support.ts"
 
 let provider: FakeProvider
 let host: OpencodeHost
@@ -16,7 +16,9 @@ registerOpencodeCleanup(afterAll, () => provider?.stop())
 beforeAll(async () => {
   provider = await startFakeProvider()
   host = await startOpencode({ providerUrl: provider.url, plugins: [[PLUGIN_URL, SHORT_BUDGETS]], logLevel: "DEBUG" })
-}, 60_000)
+  // A fresh server's first turn is slow; see warmUp for why the scenarios must not be it.
+  await warmUp(host, provider)
+}, 90_000)
 
 describe("stall recovery on OpenCode 1.18.33", () => {
   test(

@@ -1,6 +1,7 @@
 /** Shared helpers for the plugin's end-to-end tests on a real OpenCode server. */
 import path from "node:path"
 import { pathToFileURL } from "node:url"
+import { main as pauseToggle } from "../../src/cli/auto-resume-toggle.ts"
 import type { FakeProvider, RecordedRequest } from "./harness/fake-provider.ts"
 import {
   buildConfig,
@@ -140,20 +141,36 @@ export function sessionLog(host: OpencodeHost, sessionID: string): string[] {
 
 /**
  * Runs one throwaway turn so the scenarios do not pay the instance's lazy start (the first
- * prompt of a fresh server takes ~3 s or more before its request, longer than SHORT_BUDGETS'
- * stall budget, so the stall watchdog may answer it with a continue). Returns once the
- * provider has seen no request for `quietMs` and the session is deleted, so nothing of the
- * warm-up is left to consume a later scenario's script: the turn is over at its idle (measured:
- * no request of its own after that), and once the session is gone nothing can prompt it, so
- * the quiet only has to cover a request already on its way.
+ * prompt of a fresh server takes ~3 s or more before its request, 6 s under load, longer than
+ * SHORT_BUDGETS' stall budget). Returns once the provider has seen no request for `quietMs`
+ * and the session is deleted, so nothing of the warm-up is left to consume a later scenario's
+ * script: the turn is over at its idle (measured: no request of its own after that), and once
+ * the session is gone nothing can prompt it, so the quiet only has to cover a request already
+ * on its way.
+ *
+ * The warm-up session is paused for the plugin (the pause file, as `auto-resume-toggle <id>
+ * off` writes it) while its turn runs. Otherwise the watchdog finds that slow first turn
+ * stalled and aborts it before its request, and on 1.18.33 aborting a fresh instance's first
+ * turn then breaks every later prompt of the server ("prompt_async failed ... All fibers
+ * interrupted without error", no request reaches the provider): every scenario of the file
+ * fails. The pause is lifted once the session is gone.
  */
 export async function warmUp(host: OpencodeHost, provider: FakeProvider, quietMs = 500): Promise<void> {
   provider.setFallback({ kind: "text", content: "warm." })
   const sessionID = await createHostSession(host)
+  await pauseForPlugin(host, sessionID, "off")
   await promptHost(host, sessionID, "warm up")
   await waitForHostIdle(host, sessionID, 45_000)
   await quiet(provider, quietMs, 20_000)
   await host.client.session.delete({ path: { id: sessionID } })
+  await pauseForPlugin(host, sessionID, "on")
+}
+
+/** `auto-resume-toggle <sessionID> off|on` on the host's pause file, run in this process. */
+async function pauseForPlugin(host: OpencodeHost, sessionID: string, action: "off" | "on"): Promise<void> {
+  const said: string[] = []
+  const code = await pauseToggle([sessionID, action], { env: { XDG_CONFIG_HOME: host.configHome }, stdout: (l) => said.push(l), stderr: (l) => said.push(l) })
+  if (code !== 0) throw new Error(`auto-resume-toggle ${sessionID} ${action} exited ${code}: ${said.join("\n")}`)
 }
 
 /** Waits until the provider has seen no new request for `quietMs` (bounded by `timeoutMs`). */

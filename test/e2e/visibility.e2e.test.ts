@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { probeFixture, readProbe } from "./fixtures/probe-records.ts"
 import { hangAfter, startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
-import { PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginMessages, pluginPromptRequests } from "./support.ts"
+import { PLUGIN_URL, SHORT_BUDGETS, autoResumeLog, eventually, lastAssistantText, pluginMessages, pluginPromptRequests, warmUp } from "./support.ts"
 
 const { probeUrl, recordFile, cleanup } = probeFixture("visibility")
 
@@ -23,7 +23,9 @@ beforeAll(async () => {
     plugins: [[PLUGIN_URL, { ...SHORT_BUDGETS, visibleContinue: true }], [probeUrl, { recordFile }]],
     logLevel: "DEBUG",
   })
-}, 60_000)
+  // A fresh server's first turn is slow; see warmUp for why the scenarios must not be it.
+  await warmUp(host, provider)
+}, 90_000)
 
 describe("visible continues on OpenCode 1.18.33", () => {
   test(

@@ -77,6 +77,8 @@ export type OpencodeHost = {
   directory: string
   /** Temp root holding home/, config/, data/, cache/, state/, project/. */
   root: string
+  /** The XDG_CONFIG_HOME the server runs with (root/config unless opts.env names another). */
+  configHome: string
   pid: number
   client: OpencodeClient
   events: EventRecorder
@@ -492,6 +494,7 @@ export async function startOpencode(opts: StartOpencodeOptions): Promise<Opencod
     url,
     directory: dirs.project,
     root,
+    configHome: env.XDG_CONFIG_HOME!,
     pid,
     client,
     events,

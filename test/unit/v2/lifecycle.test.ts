@@ -33,9 +33,18 @@ describe("the universal entry on 2.x", () => {
       expect(host.openSubscriptions).toBe(0)
       expect(host.registeredTools).toHaveLength(0)
       expect(host.registeredCommands).toHaveLength(0)
-      await new Promise((r) => setTimeout(r, 50))
-      const log = readFileSync(join(stateDir, "opencode-auto-resume", "auto-resume.log"), "utf8")
-      const startup = log.split("\n").filter((l) => l.includes("opencode-auto-resume ") && l.includes("host=v2"))
+      // The log file is written asynchronously: wait for its startup line (bounded) rather than
+      // a fixed 50 ms, which a loaded machine can outlast before the write lands.
+      const startupLines = () => {
+        try {
+          const log = readFileSync(join(stateDir, "opencode-auto-resume", "auto-resume.log"), "utf8")
+          return log.split("\n").filter((l) => l.includes("opencode-auto-resume ") && l.includes("host=v2"))
+        } catch {
+          return []
+        }
+      }
+      for (const deadline = Date.now() + 10_000; startupLines().length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20))
+      const startup = startupLines()
       expect(startup).toHaveLength(1)
       expect(startup[0]).toContain("chunkTimeoutMs=60000")
     } finally {
