@@ -5,6 +5,7 @@
  * episode's transitions are test/unit/paths/context-episode.test.ts; the whole timelines
  * through the default export are the matrix rows full-context*, saturation*.
  */
+import { feed } from "../../support/path-steps.ts"
 import { describe, expect, test } from "bun:test"
 import { contextPath, type ContextState } from "../../../src/paths/context/path.ts"
 import type { Act, Hold } from "../../../src/runtime/may-act.ts"
@@ -28,18 +29,7 @@ const settled = (id: number, outcome: "ok" | "busy" | "error"): PathInput => ({ 
 
 /** Feeds the inputs in order; the state after them, every effect asked for, and the last wake asked. */
 function run(inputs: PathInput[], ctx: StepContext, from: ContextState = contextPath.initial()) {
-  let state = from
-  let wakeAt: number | undefined
-  const effects: PathEffect[] = []
-  for (const input of inputs) {
-    const result = contextPath.step(state, input, ctx)
-    if (!result) continue
-    expect(result.hold).toBeUndefined()
-    state = result.state
-    wakeAt = result.wakeAt
-    effects.push(...result.effects)
-  }
-  return { state, effects, wakeAt }
+  return feed(contextPath, inputs, ctx, from, true)
 }
 
 const acts = (effects: PathEffect[]) => effects.flatMap((e) => (e.kind === "act" ? [e] : []))

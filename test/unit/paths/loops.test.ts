@@ -3,6 +3,7 @@
  * runtime sees it (runtime/path.ts). The engine-level timelines of a live loop stay in the
  * scenario and matrix suites.
  */
+import { feed } from "../../support/path-steps.ts"
 import { describe, expect, test } from "bun:test"
 import { fingerprintArgs } from "../../../src/detect/tool-fingerprint.ts"
 import { detectLiveLoop, LIVE_RING_SIZE, nearIdenticalCall, recordToolCall, type ToolCallPrint } from "../../../src/paths/loops/live-loop.ts"
@@ -173,16 +174,7 @@ describe("the loops path's step", () => {
 
   /** Feeds the inputs in order; the state after them and every effect asked for. */
   function run(inputs: PathInput[], ctx = context()): { state: LoopsState; effects: PathEffect[] } {
-    let state = loopsPath.initial()
-    const effects: PathEffect[] = []
-    for (const input of inputs) {
-      const result = loopsPath.step(state, input, ctx)
-      if (!result) continue
-      expect(result.wakeAt).toBeUndefined()
-      expect(result.hold).toBeUndefined()
-      state = result.state
-      effects.push(...result.effects)
-    }
+    const { state, effects } = feed(loopsPath, inputs, ctx)
     return { state, effects }
   }
 

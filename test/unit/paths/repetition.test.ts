@@ -3,6 +3,7 @@
  * the abort then correction out as data, the loop window kept in its state. The engine-level
  * timelines (the abort, the prompt after it, the budgets) stay in test/unit/modules/repetition.test.ts.
  */
+import { feed } from "../../support/path-steps.ts"
 import { describe, expect, test } from "bun:test"
 import { repetitionPath, type RepetitionState } from "../../../src/paths/repetition/path.ts"
 import type { Act, Hold } from "../../../src/runtime/may-act.ts"
@@ -30,16 +31,7 @@ const signal = (type: "userMessage" | "idle" | "interrupted"): PathInput =>
 
 /** Feeds the inputs in order; the state after them and every effect asked for. */
 function run(inputs: PathInput[], ctx = context(), from: RepetitionState = repetitionPath.initial()) {
-  let state = from
-  const effects: PathEffect[] = []
-  for (const input of inputs) {
-    const result = repetitionPath.step(state, input, ctx)
-    if (!result) continue
-    expect(result.wakeAt).toBeUndefined()
-    expect(result.hold).toBeUndefined()
-    state = result.state
-    effects.push(...result.effects)
-  }
+  const { state, effects } = feed(repetitionPath, inputs, ctx, from)
   return { state, effects }
 }
 
