@@ -60,10 +60,24 @@ export async function settle<T>(promise: Promise<T>): Promise<T> {
   return watched
 }
 
-/** Waits (in real event-loop turns, never real sleeps) until `ready()` holds or the turns run out. */
-export async function until(ready: () => boolean, turns = 3000): Promise<boolean> {
+/** Real pauses for `until`: Atomics.wait sleeps on the wall clock even under fake timers. */
+const realPause = new Int32Array(new SharedArrayBuffer(4))
+
+/**
+ * Waits until `ready()` holds or the bound runs out: first `turns` event-loop turns (no timer,
+ * since a cell runs on fake time, which also freezes Date and performance.now), then turns with
+ * a real 5 ms pause between them for up to `realMs` more. The second part is for what finishes
+ * on another thread (a file write, the state-file log): a few thousand turns take a few ms,
+ * which a loaded machine can outlast (seen: the journal's first line missing in a parallel run).
+ */
+export async function until(ready: () => boolean, turns = 3000, realMs = 5_000): Promise<boolean> {
   for (let i = 0; i < turns; i++) {
     if (ready()) return true
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+  for (let waited = 0; waited < realMs; waited += 5) {
+    if (ready()) return true
+    Atomics.wait(realPause, 0, 0, 5)
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
   return ready()
