@@ -71,6 +71,8 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       return touch(state, now)
     case "interrupted":
       return interrupted(ctx, idle, state, signal, now)
+    case "reverted":
+      return reverted(ctx, idle, state, signal, now)
     case "turnSetup":
       state.setup = mergeSetup(state.setup, signal.setup)
       return undefined
@@ -201,11 +203,44 @@ function interrupted(ctx: EngineContext, idle: FinishedTurn, state: SessionState
     ctx.logger.log("debug", `session ${state.id}: interrupted while our abort is unanswered; ours if the host accepts it`)
     return "ended"
   }
+  userTookHand(ctx, idle, state, "cancelled by the user")
+  return "ended"
+}
+
+/** Longest message id kept: an id is short; a host that sends more is not believed further. */
+const MAX_REVERT_ID = 200
+
+/**
+ * A revert staged is the user's own hand, the same fact as ESC (the latch a genuine user message
+ * lifts): the reverted turn is not judged, nothing pending for it goes out, nothing until they
+ * write. The messages leaving the history later only void a judgement still pending: the host
+ * removes them as the user's next message goes in, and a latch set then would outlive it.
+ */
+function reverted(ctx: EngineContext, idle: FinishedTurn, state: SessionState, signal: Extract<Signal, { type: "reverted" }>, now: number): Liveness {
+  noteQuietEvent(state, "revert")
+  const messageID = signal.messageID?.slice(0, MAX_REVERT_ID)
+  if (!messageID) {
+    ctx.logger.log("debug", `session ${state.id}: a revert (${signal.phase}) that names no message; skipped`)
+    return touch(state, now)
+  }
+  if (signal.phase === "removed") {
+    idle.cancel(state)
+    ctx.logger.log("debug", `session ${state.id}: message ${messageID} left the history; no judgement of its turn`)
+    return touch(state, now)
+  }
+  if (state.revertedTo !== messageID) {
+    state.revertedTo = messageID
+    userTookHand(ctx, idle, state, `the user reverted the session to message ${messageID}`)
+  }
+  return touch(state, now)
+}
+
+/** The user took the session in hand (ESC, a revert): nothing of ours under way or pending goes on, nothing until they write. */
+function userTookHand(ctx: EngineContext, idle: FinishedTurn, state: SessionState, what: string): void {
   state.cancelledByUser = true
   cancelRecovery(state.intervention)
   idle.cancel(state)
-  ctx.logger.log("info", `session ${state.id}: cancelled by the user; standing down until the next user message`)
-  return "ended"
+  ctx.logger.log("info", `session ${state.id}: ${what}; standing down until the next user message`)
 }
 
 /** Newer agent/model facts win; a missing one never erases what is known. */

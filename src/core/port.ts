@@ -65,6 +65,14 @@ export type Signal =
    * failed. Whoever asked for it (the host after an overflow, the user, the plugin).
    */
   | { type: "compaction"; sessionID: string; phase: "started" | "ended" | "failed" }
+  /**
+   * The user reverted the session's newest messages. `staged`: the host marked the session
+   * reverted to `messageID` (1.x `session.revert` set, 2.x `session.revert.staged`): the user's
+   * own hand, as ESC is. `removed`: the reverted messages left the history (1.x
+   * `message.removed`, 2.x `session.revert.committed`), which the host does as the user's next
+   * message goes in. `messageID` absent: the host's shape named no message (malformed).
+   */
+  | { type: "reverted"; sessionID: string; phase: "staged" | "removed"; messageID?: string }
 
 export type SignalType = Signal["type"]
 
@@ -87,6 +95,7 @@ const SIGNAL_TYPE_SET: Record<SignalType, true> = {
   awaitingUser: true,
   todos: true,
   compaction: true,
+  reverted: true,
 }
 export const ALL_SIGNAL_TYPES = Object.keys(SIGNAL_TYPE_SET) as SignalType[]
 

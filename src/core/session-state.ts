@@ -61,6 +61,11 @@ export type SessionState = {
   awaiting: Set<string>
   /** ESC latch: set by a user abort, lifted only by a genuine user message. */
   cancelledByUser: boolean
+  /**
+   * The message the user's newest revert went back to (a `reverted` signal): the host repeats
+   * the session with its revert on every update, and only a new one is a new act of the user.
+   */
+  revertedTo?: string
   /** Completion latch (task_complete and friends), lifted by a genuine user message. */
   completed: boolean
   /** The agent/model of the last genuine user turn, reused by every continue. */
@@ -125,6 +130,7 @@ export function newSessionState(id: string, now: number): SessionState {
     parentDeleted: false,
     fallback: undefined,
     quietEvents: undefined,
+    revertedTo: undefined,
     paths: new Map(),
     busy: false,
     busySince: 0,

@@ -21,6 +21,7 @@ export type HostSteps = {
   nextStep(who: Who): Maybe
   end(who: Who, finish?: string): Maybe
   esc(who: Who): Maybe
+  revert(who: Who): Maybe
   fail(who: Who, kind: FailKind): Maybe
   providerDown(who: Who, kind: FailKind, ms: number | undefined): Maybe
   hostStops(who: Who, reason: "inactivity" | "superseded"): Maybe
@@ -79,6 +80,9 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
         break
       case "esc":
         await h.esc(who)
+        break
+      case "revert":
+        await h.revert(who)
         break
       case "fail":
         await h.fail(who, step.error)

@@ -33,6 +33,13 @@ export type Step =
   | { do: "end"; finish?: string; in?: Who }
   /** The user presses ESC. */
   | { do: "esc"; in?: Who }
+  /**
+   * The user reverts the newest turn (1.x the revert API on its last assistant message, 2.x
+   * `session.revert.stage` at its last user message), as the TUI's undo does. Both hosts refuse
+   * it while a run is live (BusyError): then nothing changes. The next prompt removes the
+   * reverted messages first (1.x `message.removed`, 2.x `session.revert.committed`).
+   */
+  | { do: "revert"; in?: Who }
   /** The run ends in a provider error OpenCode gave up on. */
   | { do: "fail"; error: FailKind; in?: Who }
   /**
@@ -113,6 +120,8 @@ export type Act =
   | { act: "compact"; in: Who }
   /** The task_complete tool's answer to the model; `ok: false` is a refusal the model reads as a failure. */
   | { act: "toolAnswer"; ok: boolean; text: string }
+  /** A toast of the plugin's own (1.x `tui.showToast`), not the answer to a command: what it tells the user unasked. */
+  | { act: "toast"; in: Who; text: string }
   /** The answer to `/auto-resume` (a local reply turn, a toast, or the command's own result). */
   | { act: "reply"; in?: string; text: string }
   /** The plugin changed a retry the host proposed (2.x `retry` hook): no retry, or this delay instead. */
@@ -130,6 +139,7 @@ export type Expect =
   /** `ok` unset: only the text the model reads is compared (1.x returns a refusal as plain output). */
   | { act: "toolAnswer"; ok?: boolean; text?: RegExp }
   | { act: "reply"; text?: RegExp }
+  | { act: "toast"; in?: Who; text?: RegExp }
   | { act: "hostRetry"; in?: Who; retry?: boolean; delayMs?: number }
   | { act: "duplicate"; in?: Who; kind?: "continue" | "correction" }
 

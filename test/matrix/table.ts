@@ -96,6 +96,7 @@ const E2E = {
   cutOff: "test/e2e/cut-off.e2e.test.ts",
   context: "test/e2e/context.e2e.test.ts",
   goal: "test/e2e/goal.e2e.test.ts",
+  undo: "test/e2e/undo.e2e.test.ts",
 }
 
 // -- goal mode
@@ -366,6 +367,32 @@ export const ROWS: Row[] = [
     steps: [user(), todos(OPEN), LONG_WORK, say("All done."), triggerOr([{ do: "esc" }], [end]), SETTLE],
     effect: [],
     controlEffect: [{ act: "send", kind: "correction", text: OPEN_TODO_NAMED }],
+  },
+  {
+    id: "undo-turn",
+    why: "a turn the user reverted is not judged: the printed tool call it ended on gets no correction, though the revert came before the judge's second look",
+    steps: [user(), say('<function=bash>{"command": "ls"}</function>'), end, trigger({ do: "revert" }), SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: /wrote a tool call out as text/ }],
+    e2e: [
+      { file: E2E.undo, test: "a printed tool call the user reverts before the judge's second look gets no correction" },
+      { file: E2E.undo, test: "control: the same printed tool call without the revert gets one correction" },
+    ],
+  },
+  {
+    id: "undo-hand",
+    why: "a revert is the user's own hand, as ESC is: when the host runs the session again with no new user message, a hang there gets nothing",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), end, trigger({ do: "revert" }), SETTLE, { do: "hostRun" }, say("Resuming "), { do: "wait", ms: STALL }],
+    effect: [],
+    controlEffect: ABORTED_AND_CONTINUED,
+  },
+  {
+    id: "undo-then-write",
+    why: "after a revert the user's next message is theirs again (the host removes the reverted messages as it goes in): a hang of that run is recovered",
+    options: ABORT_FIRST,
+    steps: [user(), say("Looking at the code "), end, { do: "revert" }, SETTLE, triggerOr([user({ text: "try it another way" })], [{ do: "hostRun" }]), say("Resuming "), { do: "wait", ms: STALL }],
+    effect: ABORTED_AND_CONTINUED,
   },
   {
     id: "cut-off-esc",

@@ -69,7 +69,36 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     }
   }
 
+  /** 1.18's revert API: the user message before the reverted turn, by session (the session's `revert.messageID`). */
+  const reverts = new Map<string, string>()
+
+  /**
+   * 1.18 on a revert (SessionRevert.revert): refused while the session runs (BusyError), the
+   * session unchanged when there is no message to go back to; else `session.revert` is set to
+   * the user message before the reverted assistant message, and the session is updated.
+   */
+  function revert(sessionID: string): void {
+    if (busy.has(sessionID)) return
+    const lastUser = [...list(sessionID)].reverse().find((m) => m.info.role === "user")
+    if (!lastUser) return
+    const messageID = String(lastUser.info.id)
+    reverts.set(sessionID, messageID)
+    event("session.updated", { info: { id: sessionID, title: "matrix", time: { created: 0, updated: Date.now() }, revert: { messageID, snapshot: "snap_1", diff: "" } } })
+  }
+
+  /** 1.18 before any prompt of a reverted session (SessionRevert.cleanup): the reverted messages go, one `message.removed` each, then the revert. */
+  function cleanupRevert(sessionID: string): void {
+    const messageID = reverts.get(sessionID)
+    if (messageID === undefined) return
+    reverts.delete(sessionID)
+    const messages = list(sessionID)
+    const from = messages.findIndex((m) => m.info.id === messageID)
+    for (const removed of from < 0 ? [] : messages.splice(from)) event("message.removed", { sessionID, messageID: removed.info.id })
+    event("session.updated", { info: { id: sessionID, title: "matrix", time: { created: 0, updated: Date.now() } } })
+  }
+
   function userMessage(sessionID: string, parts: Part[], agent: string, model: string, fromPlugin: boolean): void {
+    cleanupRevert(sessionID)
     const [providerID, modelID] = model.split("/") as [string, string]
     const info = { id: id("msg"), sessionID, role: "user", agent, model: { providerID, modelID }, time: { created: Date.now() } }
     list(sessionID).push({ info, parts })
@@ -244,8 +273,12 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
         }),
     },
     tui: {
-      showToast: (o: { body: { message: string } }) => {
-        acts.push({ act: "reply", text: o.body.message })
+      // The /auto-resume command answers a busy session with an "info" toast (its reply); the
+      // plugin's own notices (it gave up, a fallback model took over, the session waits on
+      // the user) are warnings, named by the session they concern in the message.
+      showToast: (o: { body: { message: string; variant?: string } }) => {
+        if (o.body.variant === "warning") acts.push({ act: "toast", in: o.body.message.includes(sessions.child) ? "child" : "main", text: o.body.message })
+        else acts.push({ act: "reply", text: o.body.message })
         return ok(true)
       },
     },
@@ -329,6 +362,7 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     },
     end: (who, finish) => endRun(sessions[who], undefined, finish),
     esc: (who) => aborted(sessions[who]),
+    revert: (who) => revert(sessions[who]),
     fail: (who, kind) => endRun(sessions[who], V1_ERRORS[kind]),
     providerDown: (who, kind, ms) => {
       const sessionID = sessions[who]

@@ -78,6 +78,7 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     },
     end: (who, finish) => endRun(sessions[who], "succeeded", undefined, finish),
     esc: (who) => endRun(sessions[who], "interrupted"),
+    revert: (who) => w.revert(sessions[who]),
     fail: (who, kind) => endRun(sessions[who], "failed", V2_ERRORS[kind]),
     providerDown: (who, kind, ms) => w.providerDown(sessions[who], V2_ERRORS[kind]!, ms),
     hostStops: (who, reason) => endRun(sessions[who], "interrupted", undefined, "stop", reason),

@@ -117,7 +117,35 @@ export function createV2World(options: Record<string, unknown>) {
     }
   }
 
+  /** Staged reverts by session: the message the session goes back to (its `revert.messageID`). */
+  const reverts = new Map<string, string>()
+
+  /**
+   * `session.revert.stage` at the newest user message, as the TUI's undo does: refused while the
+   * session runs (BusyError) and for a message the session does not hold (MessageNotFoundError),
+   * both with nothing changed; else `session.revert.staged { sessionID, revert }`.
+   */
+  function revert(sessionID: string): void {
+    if (runs.has(sessionID)) return
+    const lastUser = [...list(sessionID)].reverse().find((m) => m.type === "user")
+    if (!lastUser) return
+    reverts.set(sessionID, lastUser.id)
+    emit("session.revert.staged", { sessionID, revert: { messageID: lastUser.id, snapshot: "snap_1", files: [] } })
+  }
+
+  /** The next prompt commits a staged revert first: the messages from its boundary on go, `session.revert.committed { to }`. */
+  function commitRevert(sessionID: string): void {
+    const to = reverts.get(sessionID)
+    if (to === undefined) return
+    reverts.delete(sessionID)
+    const messages = list(sessionID)
+    const from = messages.findIndex((m) => m.id === to)
+    if (from >= 0) messages.splice(from)
+    emit("session.revert.committed", { sessionID, to })
+  }
+
   function userTurn(sessionID: string, message: Obj, fromPlugin: boolean): void {
+    commitRevert(sessionID)
     emit("session.inbox.enqueued", { sessionID, inboxID: message.id, item: { id: message.id, sessionID, type: message.type, payload: { text: message.text, metadata: message.metadata }, delivery: "steer" } })
     const run = runs.get(sessionID)
     if (run) {
@@ -399,6 +427,7 @@ export function createV2World(options: Record<string, unknown>) {
       step(sessionID)
     },
     assistantOf: (who: Who) => runs.get(sessions[who])?.assistant,
+    revert,
     /** Runs `fn` with every event withheld from the plugin (it was not loaded yet). */
     unseen(fn: () => void): void {
       deaf = true

@@ -135,7 +135,11 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
     case "session.updated": {
       const sessionID = str(get(props, "info", "id"))
       if (!sessionID) return NO_SIGNALS
-      return [{ type: "sessionCreated", sessionID, parentID: str(get(props, "info", "parentID")) }]
+      const created: Signal = { type: "sessionCreated", sessionID, parentID: str(get(props, "info", "parentID")) }
+      // The session as it is now, its revert among it: set while the user has reverted to a message.
+      const revert = get(props, "info", "revert")
+      if (revert === undefined || revert === null) return [created]
+      return [created, { type: "reverted", sessionID, phase: "staged", messageID: str(get(revert, "messageID")) }]
     }
     case "session.deleted": {
       const sessionID = str(get(props, "info", "id"))
@@ -179,6 +183,9 @@ export function mapOtherEvent(event: unknown, roles: MessageRoles, wallNow: () =
       if (get(props, "info", "summary") === true && get(props, "info", "error") !== undefined) return [usage, { type: "compaction", sessionID, phase: "failed" }]
       return [usage]
     }
+    // A reverted message leaving the history (1.x removes them as the next prompt goes in).
+    case "message.removed":
+      return [{ type: "reverted", sessionID, phase: "removed", messageID: str(get(props, "messageID")) }]
     case "todo.updated": {
       const todos = normalizeTodos(get(props, "todos"))
       return todos ? [{ type: "todos", sessionID, todos }] : [{ type: "activity", sessionID, event: type }]

@@ -138,6 +138,8 @@ export const SUBSCRIBED_TYPES: readonly string[] = [
   "session.input.promoted",
   "session.shell.started",
   "session.shell.ended",
+  "session.revert.staged",
+  "session.revert.committed",
 ]
 
 export function callIDOf(data: unknown): string | undefined {
@@ -198,6 +200,11 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesBy
     }
     case "session.deleted":
       return [{ type: "sessionDeleted", sessionID }]
+    // The user staged a revert (TUI /undo, the revert API); its commit removes the messages.
+    case "session.revert.staged":
+      return [{ type: "reverted", sessionID, phase: "staged", messageID: str(get(data, "revert", "messageID")) }]
+    case "session.revert.committed":
+      return [{ type: "reverted", sessionID, phase: "removed", messageID: str(data.to) }]
     case "session.tool.input.started": {
       const callID = callIDOf(data)
       const name = str(data.name) ?? str(data.tool)
