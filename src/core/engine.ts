@@ -26,6 +26,7 @@ import { snapshotOf, type SessionSnapshot } from "./session-snapshot.ts"
 import { takeOverSnapshots, takeOverWaits, type TakeOverDeps } from "./take-over.ts"
 import { cancelRecovery } from "./intervention.ts"
 import { JournalBook } from "./journal-book.ts"
+import { Notices } from "./notices.ts"
 import { PathRuntime, type ToolReply } from "../runtime/paths.ts"
 import { actGate } from "../runtime/may-act.ts"
 import type { AnyPath, ToolArgs } from "../runtime/path.ts"
@@ -78,6 +79,8 @@ export class RecoveryEngine {
   private readonly scheduler: WakeScheduler
   /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
   private readonly listeners: ReadonlyMap<SignalType, EngineModule[]>
+  /** What the user is told at once (notices.ts), heard from the history as it is made. */
+  private readonly notices: Notices
   private sweepTimer?: CancelTimer
   private disposed = false
   readonly pauses: PauseSource
@@ -90,6 +93,7 @@ export class RecoveryEngine {
     this.onSessionDeleted = deps.onSessionDeleted
     this.pauses = deps.pauses ?? new MemoryPauses()
     const logger = new CoreLogger(deps.port, () => this.resolved.options.debug)
+    this.notices = new Notices(() => this.ctx)
     this.scheduler = new WakeScheduler(deps.time, (state, now) => this.ctx.mayAct(state, "touch", now)?.reason, (owner, error) => {
       logger.fault(`wake:${owner}`, `${owner} failed on its wake: ${errorText(error)}`)
     })
@@ -102,7 +106,7 @@ export class RecoveryEngine {
       pauses: this.pauses,
       rateWaits: deps.rateWaits,
       goals: deps.goals,
-      journal: new JournalBook(() => this.ctx),
+      journal: new JournalBook(() => this.ctx, (state, entry, outcome) => this.notices.heard(state, entry, outcome)),
       effective: (state) => this.effective(state),
       mayAct: actGate({ paused: (id) => this.pauses.isPaused(id), pathHold: (state) => this.moduleHold(state) }),
       userStopped: (state) => {
@@ -218,7 +222,8 @@ export class RecoveryEngine {
     if (!state) return undefined
     const status = sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
     const wait = firstModule(this.modules, this.ctx.logger, "status failed", (m) => m.rateWait?.(state))
-    return wait ? { ...status, rateLimitWait: wait } : status
+    const notice = this.notices.last(state)
+    return { ...status, ...(wait ? { rateLimitWait: wait } : {}), ...(notice ? { notice } : {}) }
   }
 
   /** The host proposes its own retry (host-retry.ts): the decision to make instead, or undefined to let it stand. Never throws. */
@@ -339,6 +344,7 @@ export class RecoveryEngine {
 
   private forget(state: SessionState): void {
     this.ctx.journal?.forget(state)
+    this.notices.forget(state)
     state.dropped = true
     this.scheduler.clear(state)
     cancelRecovery(state.intervention)

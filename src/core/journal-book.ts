@@ -26,7 +26,11 @@ export class JournalBook {
   private readonly pending = new Map<string, Pending>()
   private readonly lastRefusal = new Map<string, string>()
 
-  constructor(private readonly context: () => EngineContext) {}
+  /** `listener`: told of every entry as it is made (`acted`: its outcome is still to come); the notices (notices.ts) hear here. */
+  constructor(
+    private readonly context: () => EngineContext,
+    private readonly listener?: (state: SessionState, entry: Omit<JournalEntry, "outcome" | "time" | "sessionID">, outcome: JournalOutcome | "acted") => void,
+  ) {}
 
   /**
    * An action reached the host: settled once the session answers or the window passes. `since`:
@@ -39,6 +43,7 @@ export class JournalBook {
     const now = ctx.time.now()
     const windowMs = tag.windowMs ?? stallBudgetMs(ctx.effective(state))
     const entry = { ...this.base(state, tag), action: tag.action ?? action }
+    this.tell(state, entry, "acted")
     this.pending.set(state.id, { entry, since: Math.min(now, since ?? now), deadline: now + Math.max(0, windowMs), state })
     this.look(state)
   }
@@ -51,7 +56,17 @@ export class JournalBook {
     if (this.lastRefusal.size >= MAX_REMEMBERED_REFUSALS) this.lastRefusal.clear()
     this.lastRefusal.set(state.id, key)
     const note = [tag.note, why].filter(Boolean).join("; ")
-    this.emit({ ...this.base(state, tag), action: tag.action ?? action, outcome, note: note || undefined })
+    const entry = { ...this.base(state, tag), action: tag.action ?? action, note: note || undefined }
+    this.tell(state, entry, outcome)
+    this.emit({ ...entry, outcome })
+  }
+
+  private tell(state: SessionState, entry: Omit<JournalEntry, "outcome">, outcome: JournalOutcome | "acted"): void {
+    try {
+      this.listener?.(state, entry, outcome)
+    } catch (error) {
+      this.context().logger.fault("journal", `the listener of session ${state.id}'s history failed: ${errorText(error)}`)
+    }
   }
 
   /** The session leaves the table: what it answered so far decides. */

@@ -133,6 +133,9 @@ export type SendRequest = {
 
 export type LogLevel = "debug" | "info" | "warn" | "error"
 
+/** A short notice in the terminal UI (1.x `tui.showToast`): what the user is told unasked (notices.ts). */
+export type Toast = { title: string; message: string; variant: "info" | "warning"; durationMs: number }
+
 /**
  * Everything the core may ask of the host. Every call may reject, throw, hang or return
  * junk: the engine bounds each by `sendTimeoutMs` and serialises them per session.
@@ -146,6 +149,11 @@ export interface HostPort {
    * throw and never block; a host without a history is simply not told.
    */
   journal?(entry: JournalEntry): void
+  /**
+   * Optional: shows a toast in the host's terminal UI, a no-op where none is attached. A host
+   * without a toast API (2.x) is simply not asked: its history and status say the same.
+   */
+  toast?(toast: Toast): Promise<void>
   /** Writes one log line to the host's log. Must never throw and never block. */
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void
   /** The newest `limit` messages of a session, oldest first, normalized. */

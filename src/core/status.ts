@@ -4,6 +4,7 @@ import { profileOf } from "../options/index.ts"
 import { continuesInWindow } from "./ladder.ts"
 import type { RecoveryRecord, SessionState } from "./session-state.ts"
 import { modelKey, type FallbackEpisode } from "./fallback.ts"
+import type { Notice } from "./notices.ts"
 
 export type SessionStatus = {
   sessionID: string
@@ -28,6 +29,8 @@ export type SessionStatus = {
   fallback?: { model: string; userModel?: string; at: number; why: string }
   /** A rate-limit wait that runs; `carriedOver`: taken over from a process that did not quit cleanly. */
   rateLimitWait?: RateLimitWaitStatus
+  /** What the user was last told at once since their last message (it gave up, a fallback, a wait on them): 1.x showed it as a toast. */
+  notice?: Notice
 }
 
 export type RateLimitWaitStatus = { until: number; rung: number; carriedOver: boolean }

@@ -166,6 +166,7 @@ export function formatStatusReport(input: StatusReportInput): string {
       `Fallback model: ${fallback.model} since ${formatLocalTime(fallback.at)}, because ${fallback.why}; your next message goes back to ${fallback.userModel ?? "your model"}`,
     )
   }
+  if (status.notice) lines.push(`Told you at ${formatLocalTime(status.notice.at)}: ${status.notice.message}`)
   const wait = status.rateLimitWait
   if (wait) lines.push(`Waiting for the rate limit${wait.carriedOver ? " (carried over from a restart)" : ""} until ${formatLocalTime(wait.until)} (hit ${wait.rung})`)
   const last = status.lastRecovery

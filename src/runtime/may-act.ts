@@ -96,11 +96,14 @@ export function actGate(facts: HoldFacts): MayAct {
   }
 }
 
+/** The guard of a session waiting on the user's answer (the history names it; a notice tells the user). */
+export const AWAITING_USER = "waiting for the user (question or permission open)"
+
 function userGuard(facts: HoldFacts, s: SessionState): string | undefined {
   if (facts.paused(s.id)) return "paused"
   if (s.cancelledByUser) return "cancelled by the user (ESC)"
   if (s.completed) return "task marked complete"
-  if (s.awaiting.size > 0) return "waiting for the user (question or permission open)"
+  if (s.awaiting.size > 0) return AWAITING_USER
   return undefined
 }
 

@@ -41,7 +41,7 @@ async function printedCallTurn(): Promise<{ sessionID: string; assistantID: stri
   provider.setFallback(text("Done."))
   await promptAsync(host, sessionID, "say hi with bash")
   await waitForIdle(host, sessionID, 30_000)
-  const assistant = (await messages(host, sessionID)).findLast((m) => m.info.role === "assistant")
+  const assistant = (await messages(host, sessionID)).reverse().find((m) => m.info.role === "assistant")
   expect(assistant).toBeDefined()
   return { sessionID, assistantID: String(assistant!.info.id), before }
 }

@@ -65,7 +65,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "A session stops before the goal you gave it is met": { rows: ["goal-continues", "goal-met", "goal-no-progress", "goal-budget"] },
   // README: what it never does
   "It does not interrupt a running tool.": { rows: ["tool-phase", "repetition-tool-open", "loop-live", "orphan-parent"] },
-  "It never overrides ESC.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort", "interrupted-reasons", "interrupted-superseded"] },
+  "It never overrides ESC or an undo.": { rows: ["esc", "esc-turn", "cut-off-esc", "own-abort", "interrupted-reasons", "interrupted-superseded", "undo-turn", "undo-hand", "undo-then-write"] },
   "It never talks over you.": { rows: ["question-hand-off", "permission-hand-off", "question-text-hand-off", "stop-patterns-hand-off", "active-user-window"] },
   "It never loops on its own.": { rows: ["retry-budget", "lifetime-budget"] },
   "It never sends the same prompt twice.": { rows: ["exactly-once", "idempotent-sends"] },

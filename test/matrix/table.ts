@@ -83,6 +83,21 @@ const ABORTED_AND_CONTINUED: Expect[] = [
   { act: "abort" },
   { act: "send", kind: "continue", text: /^continue — auto-resume: /m },
 ]
+/**
+ * What 1.x tells the user at once, as a toast (2.x has no toast API: its history and status say
+ * it): the plugin gave up on the session, a fallback model took over, or a recovery is held
+ * while the session waits on the user's answer. Never an ordinary recovery.
+ */
+const toldGaveUp = (why: RegExp): Expect => ({ act: "toast", text: new RegExp(`^auto-resume gave up on session ses_matrix_main \\(.*${why.source}.*\\)\\. Nothing more is sent until you write\\.$`) })
+const TOLD_FALLBACK: Expect = { act: "toast", text: /^auto-resume switched session ses_matrix_main to anthropic\/claude-y \(.+\)\. Your next message goes back to your own model\.$/ }
+const TOLD_WAITS: Expect = { act: "toast", text: /^Session ses_matrix_main waits for your answer \(a question or permission is open\): auto-resume holds its continue until you answer\.$/ }
+/** A dead endpoint's failure chain: recovery 1/3, 2/3, abort + resume 3/3 (the error is APIError on 1.x, the type provider.transport on 2.x). */
+const FAILURE_CHAIN: Expect[] = [
+  { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 1\/3\)\.\nAttempt 1\/3 at [^;\n]+; continue #1 since/ },
+  { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 2\/3\)\.\nAttempt 2\/3 at [^;\n]+; continue #2 since/ },
+  { act: "abort" },
+  { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 3\/3\) and earlier recovery prompts did not restart the turn\.\nAttempt 3\/3 at [^;\n]+; continue #3 since/ },
+]
 const REMINDER = /Your todo list still has 1 open item:[\s\S]*Add the rollback test/
 const OPEN_TODO_NAMED = /todo list still has open items[\s\S]*Add the rollback test/
 
@@ -287,19 +302,34 @@ export const ROWS: Row[] = [
   // -- hand-offs to the user
   {
     id: "question-hand-off",
-    why: "an open question holds recovery: the session is waiting on the user, not stalled",
+    why: "an open question holds recovery: the session is waiting on the user, not stalled (1.x tells the user so in a toast)",
     options: ABORT_FIRST,
     steps: [user(), say("I need a decision. "), trigger({ do: "ask", kind: "question", id: "que_1" }), { do: "wait", ms: STALL }],
     effect: [],
+    effectOn: { v1: [TOLD_WAITS] },
     controlEffect: ABORTED_AND_CONTINUED,
   },
   {
     id: "permission-hand-off",
-    why: "an open permission request holds recovery",
+    why: "an open permission request holds recovery (1.x tells the user so in a toast)",
     options: ABORT_FIRST,
     steps: [user(), say("Cleaning the build. "), trigger({ do: "ask", kind: "permission", id: "per_1" }), { do: "wait", ms: STALL }],
     effect: [],
+    effectOn: { v1: [TOLD_WAITS] },
     controlEffect: ABORTED_AND_CONTINUED,
+  },
+  {
+    id: "toast-waits-on-user",
+    why: "a recovery held while the session waits on the user's answer and nobody answers: 1.x tells the user once in a toast, however long the wait; an answered question tells nothing",
+    options: ABORT_FIRST,
+    steps: [
+      user(),
+      say("I need a decision. "),
+      { do: "ask", kind: "question", id: "que_1" },
+      triggerOr([{ do: "wait", ms: 3 * STALL }], [{ do: "answer", kind: "question", id: "que_1" }, say("Going with the first option."), end, { do: "wait", ms: 3 * STALL }]),
+    ],
+    effect: [TOLD_WAITS],
+    inert: { v2: "toasts" },
   },
   {
     id: "question-text-hand-off",
@@ -414,6 +444,8 @@ export const ROWS: Row[] = [
     options: { ...ABORT_FIRST, stallEpisodeMaxContinues: 1, __modelHangsAfterPrompt: true },
     steps: [user(), say("Looking at the code "), { do: "wait", ms: STALL }, triggerOr([], [say("Back at it. ")]), { do: "wait", ms: STALL }],
     effect: ABORTED_AND_CONTINUED,
+    // The budget spent: 1.x tells the user the plugin gave up.
+    effectOn: { v1: [...ABORTED_AND_CONTINUED, toldGaveUp(/retries exhausted \(1\/1\)/)] },
     controlEffect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
   },
   {
@@ -422,6 +454,7 @@ export const ROWS: Row[] = [
     options: { ...ABORT_FIRST, lifetimeMaxContinues: 1, __modelHangsAfterPrompt: true },
     steps: [user(), say("Looking at the code "), { do: "wait", ms: STALL }, triggerOr([say("Back at it. ")], [user({ text: "keep going" })]), { do: "wait", ms: STALL }],
     effect: ABORTED_AND_CONTINUED,
+    effectOn: { v1: [...ABORTED_AND_CONTINUED, toldGaveUp(/lifetime cap reached \(1\/1\)/)] },
     controlEffect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
   },
   // -- loops and tool misuse
@@ -539,12 +572,9 @@ export const ROWS: Row[] = [
     // next prompt came inside injectIntervalMs and was refused yet counted (continue #1, #3, #5).
     // Now every prompt waits for the spacing and only prompts sent are counted. (The error is
     // APIError on 1.x, the type provider.transport on 2.x.)
-    effect: [
-      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 1\/3\)\.\nAttempt 1\/3 at [^;\n]+; continue #1 since/ },
-      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 2\/3\)\.\nAttempt 2\/3 at [^;\n]+; continue #2 since/ },
-      { act: "abort" },
-      { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 3\/3\) and earlier recovery prompts did not restart the turn\.\nAttempt 3\/3 at [^;\n]+; continue #3 since/ },
-    ],
+    effect: FAILURE_CHAIN,
+    // Then it gives up, which 1.x tells the user in a toast (once, though the endpoint keeps failing).
+    effectOn: { v1: [...FAILURE_CHAIN, toldGaveUp(/failure loop: 3 recoveries in a row brought no model output/)] },
   },
   {
     id: "rate-limit",
@@ -564,8 +594,9 @@ export const ROWS: Row[] = [
     effect: [{ act: "send", kind: "continue", text: /openai\/gpt-x cannot go on for now \(rate limited: .*\), so anthropic\/claude-y takes over/, agent: "build", model: "anthropic/claude-y" }],
     // 2.x keeps the model per session: it is switched first (session.switchModel), then
     // prompted; when the fallback's run has ended the session goes back to the user's model,
-    // so whatever the user writes next runs there.
+    // so whatever the user writes next runs there. 1.x tells the user of the switch in a toast.
     effectOn: {
+      v1: [{ act: "send", kind: "continue", text: /openai\/gpt-x cannot go on for now \(rate limited: .*\), so anthropic\/claude-y takes over/, agent: "build", model: "anthropic/claude-y" }, TOLD_FALLBACK],
       v2: [
         { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
         { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },
@@ -592,7 +623,9 @@ export const ROWS: Row[] = [
     effect: [{ act: "send", kind: "continue", text: /openai\/gpt-x cannot go on for now \(.*cannot serve any request here\), so anthropic\/claude-y takes over/, agent: "build", model: "anthropic/claude-y" }],
     // 2.x: the host proposes a retry of both (this world's host retries every provider failure);
     // the plugin cancels it, as no retry fixes either, then switches the model for the session.
+    // 1.x tells the user of the switch in a toast.
     effectOn: {
+      v1: [{ act: "send", kind: "continue", text: /openai\/gpt-x cannot go on for now \(.*cannot serve any request here\), so anthropic\/claude-y takes over/, agent: "build", model: "anthropic/claude-y" }, TOLD_FALLBACK],
       v2: [
         { act: "hostRetry", retry: false },
         { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },

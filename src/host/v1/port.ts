@@ -7,7 +7,7 @@
  */
 import type { TimeSource } from "../../core/clock.ts"
 import { resolveOptions, type ResolvedOptions } from "../../options/index.ts"
-import type { HostPort, LogLevel, ModelRef, SendRequest, TurnSetup } from "../../core/port.ts"
+import type { HostPort, LogLevel, ModelRef, SendRequest, Toast, TurnSetup } from "../../core/port.ts"
 import { realTime } from "../real-time.ts"
 import { bookSend, isHiddenSend, SendLog } from "../send-log.ts"
 import { asObj, get, num, str } from "../shape.ts"
@@ -38,6 +38,7 @@ export type V1Client = {
   app: { log: SdkCall }
   tool?: { ids?: SdkCall }
   config?: { get?: SdkCall; providers?: SdkCall }
+  tui?: { showToast?: SdkCall }
 }
 
 async function unwrap(result: Promise<unknown> | undefined, what: string): Promise<unknown> {
@@ -92,6 +93,13 @@ export function createV1Port(client: V1Client, deps: V1PortDeps = {}): HostPort 
     },
     async abort(sessionID) {
       await unwrap(session.abort(path(sessionID)), "abort")
+    },
+    // `POST /tui/show-toast`: shown by an attached terminal UI, a no-op for a headless server.
+    async toast(toast: Toast) {
+      const tui = client.tui
+      if (typeof tui?.showToast !== "function") return
+      const body = { title: toast.title, message: toast.message, variant: toast.variant, duration: toast.durationMs }
+      await unwrap(tui.showToast({ body }), "toast")
     },
     log(level: LogLevel, message: string, extra?: Record<string, unknown>) {
       if (pendingLogs >= MAX_PENDING_LOGS) return
