@@ -10,6 +10,12 @@ import { Notices } from "../../../src/core/notices.ts"
 import type { HostPort, Toast } from "../../../src/core/port.ts"
 import { AWAITING_USER } from "../../../src/runtime/may-act.ts"
 import { bareContext } from "../../support/bare-context.ts"
+import { RecordingPort } from "../../support/recording-port.ts"
+import { SimulatedTime } from "../../support/simulated-time.ts"
+import { RecoveryEngine } from "../../../src/core/engine.ts"
+import { recoveryPaths } from "../../../src/paths/index.ts"
+import { resolveOptions } from "../../../src/options/index.ts"
+import type { Signal } from "../../../src/core/port.ts"
 
 type ToastBehaviour = "ok" | "reject" | "hang" | "throw"
 
@@ -129,4 +135,26 @@ describe("carried out through the port, bounded, never throwing", () => {
     expect((r.port as HostPort).toast).toBeUndefined()
     expect(r.notices.last(r.state)?.message).toMatch(/^auto-resume gave up on session s1/)
   })
+})
+
+describe("through the engine, on a host without toasts (2.x): the status says it", () => {
+  for (const asked of [true, false]) {
+    test(asked ? "a stall held by an open question: the status carries the notice" : "control: the same stall with no question is recovered, and the status carries none", async () => {
+      const time = new SimulatedTime()
+      const port = new RecordingPort(() => time.now())
+      const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions({}, {}), modules: [] })
+      const emit = (signal: Partial<Signal> & { type: Signal["type"] }) => engine.handle({ sessionID: "s1", ...signal } as Signal)
+      emit({ type: "userMessage", genuine: true })
+      emit({ type: "busy" })
+      emit({ type: "modelOutput" })
+      if (asked) emit({ type: "awaitingUser", key: "que_1", open: true })
+      for (let i = 0; i < 250; i++) {
+        time.advance(1000)
+        await new Promise<void>((resolve) => setImmediate(resolve))
+      }
+      expect(engine.status("s1")?.notice?.kind).toBe(asked ? "waits on the user" : undefined)
+      expect(port.calls.length > 0).toBe(!asked)
+      engine.dispose()
+    })
+  }
 })

@@ -55,6 +55,13 @@ describe("texts", () => {
     expect(formatStatusReport({ sessionID: "ses_x", paused: false, allPaused: false, now: NOW })).toContain("no counters yet")
   })
 
+  test("status report: what the user was last told at once (the toast on 1.x, the status alone on 2.x); nothing told, no line", () => {
+    const message = "auto-resume gave up on session ses_a (stall: lifetime cap reached (20/20)). Nothing more is sent until you write."
+    const told = formatStatusReport({ sessionID: "ses_a", paused: false, allPaused: false, status: sampleStatus({ notice: { kind: "gave up", message, at: NOW - 60_000 } }), now: NOW })
+    expect(told).toMatch(new RegExp(`Told you at .+: ${message.replace(/[()]/g, "\\$&")}`))
+    expect(formatStatusReport({ sessionID: "ses_a", paused: false, allPaused: false, status: sampleStatus(), now: NOW })).not.toContain("Told you")
+  })
+
   test("toggle replies", () => {
     expect(toggleReply({ action: "off", wasPaused: false, paused: true, allPaused: false })).toContain("is paused for this session")
     expect(toggleReply({ action: "off", wasPaused: true, paused: true, allPaused: false })).toContain("already paused")
