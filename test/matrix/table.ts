@@ -332,6 +332,19 @@ export const ROWS: Row[] = [
     inert: { v2: "toasts" },
   },
   {
+    id: "toast-waits-in-tool",
+    why: "1.18 asks its question inside the question tool's call: past the stall budget with it open, the user is told once that the session waits on them; the open tool alone (a long build) tells nothing",
+    steps: [
+      user(),
+      say("I need a decision. "),
+      { do: "toolStart", callID: "call_q", tool: "question", input: { questions: [{ question: "Which one?" }] } },
+      trigger({ do: "ask", kind: "question", id: "que_1" }),
+      { do: "wait", ms: 3 * STALL },
+    ],
+    effect: [TOLD_WAITS],
+    inert: { v2: "toasts" },
+  },
+  {
     id: "question-text-hand-off",
     why: "a turn that ends asking the user a question gets nothing, even outside the active-user window",
     steps: [user(), todos(OPEN), LONG_WORK, say("All done."), trigger(say("\nShould I also add the rollback test now?")), end, SETTLE],

@@ -18,7 +18,7 @@ import type { RecoveryKind } from "../../core/session-state.ts"
 import { assessBusySession, stallBudgetMs } from "../../core/watchdog.ts"
 import { describeQuietEvents, progressBaseline, progressCeilingMs } from "../../core/progress-ceiling.ts"
 import type { Options } from "../../options/index.ts"
-import { isGuard } from "../../runtime/may-act.ts"
+import { AWAITING_USER, isGuard } from "../../runtime/may-act.ts"
 import type { EffectOutcome, PathEffect, PathInput, RecoveryPath, StepContext, StepResult } from "../../runtime/path.ts"
 import { decideStallRecovery, recoveryKindOf, stallActionFor, type StallRung } from "./ladder.ts"
 import { stallTag } from "./journal-tag.ts"
@@ -182,6 +182,13 @@ function onDeadline(draft: Draft, ctx: StepContext): void {
   }
   if (assessment.kind === "tool-phase") {
     const t = assessment.oldest
+    // 1.18 asks its questions and permissions inside a tool call: silent past the budget with one
+    // open, the session waits on the user, which the history says (and the user is told, notices.ts).
+    const held = ctx.mayAct("touch")
+    if (held?.reason === AWAITING_USER) {
+      const tag = { trigger: "stall", evidence: `silent for ${formatDuration(assessment.silentMs)}; tool \`${t.tool}\` open for ${formatDuration(t.ageMs)}` }
+      draft.effects.push({ kind: "journal-refused", tag, action: "continue", why: "held", reason: held.reason })
+    }
     const note = t.stuck ? "looks stuck, still not interrupted" : "not interrupting"
     draft.held(`tool phase: tool "${t.tool}" (${t.callID}) in flight for ${formatDuration(t.ageMs)}, ${note}`, `tool:${t.callID}:${t.stuck}`)
     draft.ensureDeadline(assessment.recheckInMs)

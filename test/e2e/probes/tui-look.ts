@@ -4,19 +4,20 @@
  * Prints the screen (tmux capture-pane) after the recovery, so the message the plugin left can
  * be read in the real UI. Not a test: a probe run by hand.
  *
- *   bun test/e2e/probes/tui-look.ts stall|cut-off|tool-text [--type "/auto-resume history"] [--keep]
+ *   bun test/e2e/probes/tui-look.ts stall|cut-off|tool-text|gave-up|waits [--type "/auto-resume history"] [--keep]
  *
  * --type: typed into the UI after the recovery (then Enter), to see a command's answer.
  */
 import { spawnSync } from "node:child_process"
 import path from "node:path"
-import { hangAfter, startFakeProvider, text, type FakeProvider } from "../harness/fake-provider.ts"
+import { hangAfter, startFakeProvider, text, toolCall, type FakeProvider } from "../harness/fake-provider.ts"
 import { createSession, promptAsync, resolveOpencodeBinary, startOpencode } from "../harness/opencode-host.ts"
 import { PLUGIN_URL, eventually } from "../support.ts"
 
 const OPTIONS = { chunkTimeoutMs: 3000, gracePeriodMs: 500, baseBackoffMs: 200, maxBackoffMs: 1000, checkIntervalMs: 500 }
 
-type Look = { prompt: string; script(p: FakeProvider): void; recovered: string }
+/** `options`: the plugin's, over OPTIONS; `recovered`: the text on screen that shows the look happened. */
+type Look = { prompt: string; script(p: FakeProvider): void; recovered: string; options?: Record<string, unknown> }
 const LOOKS: Record<string, Look> = {
   stall: {
     prompt: "check the build",
@@ -42,6 +43,22 @@ const LOOKS: Record<string, Look> = {
     },
     recovered: "properly",
   },
+  // Every request hangs: one abort and continue, then the lifetime cap is spent and the plugin gives up (its toast).
+  "gave-up": {
+    prompt: "check the build",
+    script: (p) => p.setFallback(hangAfter("Let me check the build log")),
+    recovered: "gave up",
+    options: { lifetimeMaxContinues: 1 },
+  },
+  // The model asks the user a question nobody answers: the stall recovery is held, and the user told (its toast).
+  waits: {
+    prompt: "set up the database",
+    script: (p) => {
+      p.enqueue(toolCall("question", { questions: [{ header: "Database", question: "Which database should I use?", options: [{ label: "Postgres", description: "a server" }, { label: "SQLite", description: "a file" }] }] }))
+      p.setFallback(text("Going with your choice."))
+    },
+    recovered: "waits for",
+  },
 }
 
 const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8", timeout: 10_000 })
@@ -55,7 +72,7 @@ async function main(): Promise<number> {
   }
   const provider = await startFakeProvider()
   look.script(provider)
-  const host = await startOpencode({ providerUrl: provider.url, plugins: [[PLUGIN_URL, OPTIONS]] })
+  const host = await startOpencode({ providerUrl: provider.url, plugins: [[PLUGIN_URL, { ...OPTIONS, ...look.options }]] })
   const tmuxName = `look-${process.pid}`
   try {
     const sessionID = await createSession(host, { title: `look: ${name}` })
