@@ -112,6 +112,7 @@ const E2E = {
   context: "test/e2e/context.e2e.test.ts",
   goal: "test/e2e/goal.e2e.test.ts",
   undo: "test/e2e/undo.e2e.test.ts",
+  toasts: "test/e2e/toasts.e2e.test.ts",
 }
 
 // -- goal mode
@@ -343,6 +344,7 @@ export const ROWS: Row[] = [
     ],
     effect: [TOLD_WAITS],
     inert: { v2: "toasts" },
+    e2e: [{ file: E2E.toasts, test: "a question nobody answers: one toast that the session waits on the user, however long it stays open" }],
   },
   {
     id: "question-text-hand-off",
@@ -468,6 +470,10 @@ export const ROWS: Row[] = [
     steps: [user(), say("Looking at the code "), { do: "wait", ms: STALL }, triggerOr([say("Back at it. ")], [user({ text: "keep going" })]), { do: "wait", ms: STALL }],
     effect: ABORTED_AND_CONTINUED,
     effectOn: { v1: [...ABORTED_AND_CONTINUED, toldGaveUp(/lifetime cap reached \(1\/1\)/)] },
+    e2e: [
+      { file: E2E.toasts, test: "a session that keeps hanging: one abort and continue, then the plugin gives up and one toast says so" },
+      { file: E2E.toasts, test: "control: an ordinary stall recovery that works tells nothing" },
+    ],
     controlEffect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
   },
   // -- loops and tool misuse
