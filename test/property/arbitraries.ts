@@ -179,13 +179,37 @@ const chunks: Array<{ weight: number; arbitrary: Chunk }> = [
   { weight: 1, arbitrary: fc.constant([{ k: "sweep" } as Step]) },
 ]
 
+/**
+ * Undo (ScenarioShape.reverts): a finished turn the user reverts, maybe a repeat of the same
+ * revert, maybe the host running the session again and leaving it to stall; or the reverted
+ * messages leaving the history (as the user's next message goes in). Apart from `chunks` so a
+ * seed draws the timelines without reverts exactly as before.
+ */
+const revertChunks: Array<{ weight: number; arbitrary: Chunk }> = [
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(session, fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 2 }), waitMs, fc.boolean(), fc.boolean(), waitMs)
+      .map(([s, text, msg, ms, again, stalls, after]) => [
+        once({ t: "say", s, text }),
+        once({ t: "idle", s }),
+        once({ t: "revert", s, msg, v: 0 }),
+        { k: "wait", ms } as Step,
+        ...(again ? [once({ t: "revert", s, msg, v: 2 })] : []),
+        ...(stalls ? [once({ t: "busy", s }), once({ t: "output", s })] : []),
+        { k: "wait", ms: after } as Step,
+      ]),
+  },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant("ev" as const), ev: ev("revert", { msg: fc.integer({ min: 0, max: 2 }), v: variant }), how: delivery }).map((s) => [s as Step]) },
+]
+
 /** Rare: a burst of new sessions big enough to hit MAX_TRACKED_SESSIONS. */
 const flood: Chunk = fc
   .tuple(fc.integer({ min: 1, max: 1_200 }), fc.integer({ min: 0, max: 9 }))
   .map(([n, tag]) => [{ k: "flood", n, tag } as Step])
 
-export function timelineArb(maxChunks: number, withFloods: boolean, size: fc.SizeForArbitrary = "medium"): fc.Arbitrary<Step[]> {
-  const all = withFloods ? [...chunks, { weight: 3, arbitrary: flood }] : chunks
+export function timelineArb(maxChunks: number, withFloods: boolean, size: fc.SizeForArbitrary = "medium", withReverts = false): fc.Arbitrary<Step[]> {
+  const all = [...chunks, ...(withFloods ? [{ weight: 3, arbitrary: flood }] : []), ...(withReverts ? revertChunks : [])]
   return fc.array(fc.oneof(...all), { minLength: 1, maxLength: maxChunks, size }).map((cs) => cs.flat())
 }
 
@@ -246,12 +270,14 @@ export type ScenarioShape = {
   size?: fc.SizeForArbitrary
   /** Host answers that land after the plugin gave up on them (known finding, see known-bugs). */
   overdue?: boolean
+  /** The user's reverts (undo) in the mix. */
+  reverts?: boolean
 }
 
 export function scenarioArb(opts: ScenarioShape = {}): fc.Arbitrary<Scenario> {
   return fc.record({
     options: optionsArb,
-    steps: timelineArb(opts.maxChunks ?? 60, opts.floods ?? false, opts.size),
+    steps: timelineArb(opts.maxChunks ?? 60, opts.floods ?? false, opts.size, opts.reverts ?? false),
     calls: fc.array(callScriptArb(opts.overdue ?? false), { maxLength: 12 }),
   })
 }

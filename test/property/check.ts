@@ -13,6 +13,8 @@ export type Totals = {
   sends: number
   aborts: number
   escs: number
+  /** Reverts the user staged (a new one each). */
+  reverts: number
   events: number
   timers: number
   maxTracked: number
@@ -29,6 +31,7 @@ function add(t: Totals, s: RunStats): void {
   t.sends += s.sends
   t.aborts += s.aborts
   t.escs += s.escs
+  t.reverts += s.reverts
   t.events += s.events
   t.timers += s.timers
   t.maxTracked = Math.max(t.maxTracked, s.maxTracked)
@@ -47,7 +50,7 @@ export async function checkInvariants(
   /** The soak's junk reads, so a violation they caused shrinks too. */
   junkReads = false,
 ): Promise<CheckOutcome> {
-  const totals: Totals = { runs: 0, sends: 0, aborts: 0, escs: 0, events: 0, timers: 0, maxTracked: 0, v2: { resubscribes: 0, foreign: 0, undurable: 0, lost: 0 }, known: {} }
+  const totals: Totals = { runs: 0, sends: 0, aborts: 0, escs: 0, reverts: 0, events: 0, timers: 0, maxTracked: 0, v2: { resubscribes: 0, foreign: 0, undurable: 0, lost: 0 }, known: {} }
   const path = replayPath
   const details = await fc.check(
     fc.asyncProperty(arb, async (sc) => {

@@ -44,6 +44,12 @@ export type HostEvent =
   | { t: "todos"; s: number | string; open: number }
   | { t: "created"; s: number | string; parent?: number | string }
   | { t: "deleted"; s: number | string }
+  /**
+   * The user reverts the session to message `msg` (v0, v2: staged, the user's own hand as ESC
+   * is; a repeat of the same revert is no new act); v1: the reverted messages leave the history
+   * (as the user's next message goes in), which latches nothing.
+   */
+  | { t: "revert"; s: number | string; msg: number; v?: number }
 
 export type EventType = HostEvent["t"]
 
@@ -66,6 +72,8 @@ export type Facts = {
   /** The run ended: any open question or permission was settled with it. */
   clearAwaiting?: boolean
   deleted?: boolean
+  /** The user staged a revert to this message: their own hand, unless it is the one staged last. */
+  revertTo?: string
 }
 
 /** How the v1 driver reaches the adapter: the two hook shapes OpenCode 1.x uses. */
@@ -251,7 +259,18 @@ export const EVENT_KINDS: Registry = {
     v1: (_e, id, sink) => sink.event(ev("session.deleted", { info: { id } })),
     facts: () => ({ deleted: true }),
   },
+  revert: {
+    core: (e, id) => [{ type: "reverted", sessionID: id, phase: e.v === 1 ? "removed" : "staged", messageID: revertName(id, e.msg) }],
+    v1: (e, id, sink) =>
+      e.v === 1
+        ? sink.event(ev("message.removed", { sessionID: id, messageID: revertName(id, e.msg) }))
+        : sink.event(ev("session.updated", { info: { id, title: "t", revert: { messageID: revertName(id, e.msg), snapshot: "snap" } } })),
+    facts: (e, id) => (e.v === 1 ? {} : { revertTo: revertName(id, e.msg) }),
+  },
 }
+
+/** The message a revert goes back to, per session. */
+export const revertName = (sessionID: string, msg: number) => `msg_${sessionID}_rev_${msg}`
 
 /** Closing texts the idle judgement has opinions about (done, intent, tool-as-text, question...). */
 export const SAYINGS = [

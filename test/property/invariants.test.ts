@@ -26,7 +26,7 @@ const arbFor = (kind: DriverKind, shape: ScenarioShape = {}) => (kind === "v2" ?
 function summary(kind: string, usedSeed: number, t: Totals): string {
   const known = Object.entries(t.known)
   return (
-    `[property] ${kind}: seed=${usedSeed} runs=${t.runs} events=${t.events} timers=${t.timers} sends=${t.sends} aborts=${t.aborts} escs=${t.escs} maxTracked=${t.maxTracked}` +
+    `[property] ${kind}: seed=${usedSeed} runs=${t.runs} events=${t.events} timers=${t.timers} sends=${t.sends} aborts=${t.aborts} escs=${t.escs} reverts=${t.reverts} maxTracked=${t.maxTracked}` +
     (kind.startsWith("v2") ? ` resubscribes=${t.v2.resubscribes} foreign=${t.v2.foreign} undurable=${t.v2.undurable} lost=${t.v2.lost}` : "") +
     (known.length ? ` known-bug hits: ${known.map(([id, n]) => `${id}=${n}`).join(" ")}` : "")
   )
@@ -74,6 +74,15 @@ describe("invariants hold on adversarial timelines", () => {
         expect(outcome.totals.v2.foreign).toBeGreaterThan(0)
         expect(outcome.totals.v2.undurable).toBeGreaterThan(0)
       }
+    }, 60_000)
+
+    test(`${kind}: the user's reverts in the mix: after a revert nothing reaches the session until the user writes`, async () => {
+      const used = seed + 2 + ADAPTERS.indexOf(kind) * 1000
+      const outcome = await checkInvariants(kind, used, propertyRuns(60), arbFor(kind, { reverts: true }))
+      console.log(summary(`${kind} (reverts)`, used, outcome.totals))
+      if (!outcome.ok) throw new Error(outcome.report)
+      expect(outcome.totals.sends).toBeGreaterThan(0)
+      expect(outcome.totals.reverts).toBeGreaterThan(0)
     }, 60_000)
 
     test(`${kind}: bursts of new sessions keep every map within its cap`, async () => {

@@ -144,6 +144,8 @@ type OracleSession = {
   lastProgressAt: number
   awaiting: Set<string>
   escLatched: boolean
+  /** The revert the user staged last (Facts.revertTo): a repeat of it is no new act. */
+  revertedTo?: string
   continues: number
   provider?: string
   /** Incremented on every turn (see invariant 3b). */
@@ -230,7 +232,7 @@ export class Oracle {
   private readonly paused = new Set<string>()
   private pausedAll = false
   step = -1
-  stats = { events: 0, sends: 0, aborts: 0, otherCalls: 0, escs: 0 }
+  stats = { events: 0, sends: 0, aborts: 0, otherCalls: 0, escs: 0, reverts: 0 }
 
   constructor(
     rawOptions: Record<string, unknown>,
@@ -393,6 +395,13 @@ export class Oracle {
       }
       s.escLatched = true
       this.stats.escs++
+    }
+    // A revert is the user's own hand, as ESC is; no abort of ours can be taken for it.
+    if (f.revertTo !== undefined && f.revertTo !== s.revertedTo) {
+      s.revertedTo = f.revertTo
+      if (!s.escLatched) s.escInOwnAbortWindow = s.escAfterOwnAbortLanded = false
+      s.escLatched = true
+      this.stats.reverts++
     }
     if (e.t === "esc" || e.t === "abortEcho") {
       s.ownAbortUnreported = false

@@ -15,7 +15,7 @@
  * timeline drives the core, the 1.x adapter and this wire. What a 2.x host implies beyond the
  * neutral event (an interruption also ends the run) is stated in `V2_FACTS` for the oracle.
  */
-import { callName, keyName, SAYINGS, spec, type Facts, type HostEvent } from "./events.ts"
+import { callName, keyName, revertName, SAYINGS, spec, type Facts, type HostEvent } from "./events.ts"
 
 export type WireEvent = {
   id: string
@@ -254,6 +254,9 @@ export class V2Wire {
         this.running.delete(id)
         this.ownItems.delete(id)
         return [w("session.deleted", {})]
+      // A staged revert (the user's hand), or its commit as the next prompt goes in.
+      case "revert":
+        return e.v === 1 ? [w("session.revert.committed", { to: revertName(id, e.msg) })] : [w("session.revert.staged", { revert: { messageID: revertName(id, e.msg), files: [] } })]
     }
   }
 
