@@ -22,7 +22,7 @@ const only = process.argv.includes("--scenario") ? Number(arg("scenario", "0")) 
 const to = Number(arg("to", String(only === undefined ? from + 25 : from + 1)))
 
 for (let batch = from; batch < to; batch++) {
-  const { shape, batchSeed, scenarios } = soakBatch(seed, batch)
+  const { shape, batchSeed, scenarios } = soakBatch(seed, batch, process.argv.includes("--reverts"))
   for (const [index, sc] of scenarios.entries()) {
     if (only !== undefined && index !== only) continue
     const started = performance.now()

@@ -38,6 +38,8 @@ if (!adapters) {
 const strict = flag("strict")
 const junkReads = flag("junk-reads")
 const noShrink = flag("no-shrink")
+/** The user's reverts in the mix (other timelines for the same seed; scan-slow.ts takes the same flag). */
+const reverts = flag("reverts")
 
 
 type Count = { runs: number; events: number; timers: number; sends: number; aborts: number; escs: number; maxTracked: number }
@@ -50,10 +52,10 @@ const started = performance.now()
 let events = 0
 let batch = 0
 
-console.log(`soak: ${budget.toLocaleString()} events, seed ${seed}, adapters ${adapters.join("+")}${junkReads ? ", junk reads" : ""}; ${cpus()[0]?.model ?? "?"} x${cpus().length}, Bun ${Bun.version}`)
+console.log(`soak: ${budget.toLocaleString()} events, seed ${seed}, adapters ${adapters.join("+")}${junkReads ? ", junk reads" : ""}${reverts ? ", reverts" : ""}; ${cpus()[0]?.model ?? "?"} x${cpus().length}, Bun ${Bun.version}`)
 
 outer: while (events < budget) {
-  const { shape, batchSeed, scenarios } = soakBatch(seed, batch)
+  const { shape, batchSeed, scenarios } = soakBatch(seed, batch, reverts)
   for (const [index, sc] of scenarios.entries()) {
     for (const kind of adapters) {
       const r = await runScenario(sc, kind, { stopAtFirst: false, junkReads })
