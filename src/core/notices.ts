@@ -83,7 +83,7 @@ export class Notices {
     kept.told.add(key)
     const message = noticeText(notice.kind, state.id, entry)
     kept.last = { kind: notice.kind, message, at: ctx.time.now() }
-    ctx.logger.log("info", `session ${state.id}: told the user: ${message}`)
+    ctx.logger.log("debug", `session ${state.id}: told the user: ${message}`)
     this.show(state, { title: "auto-resume", message, variant: "warning", durationMs: TOAST_DURATION_MS })
   }
 
