@@ -147,6 +147,7 @@ export async function abortThenPrompt(
   let called = false
   const abort = () => {
     called = true
+    // Its report counts as ours until the longest the continue may wait for it (the ceiling).
     note(rec, { type: "abortCalling", until: abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS }, abortAt)
     return ctx.port.abort(state.id)
   }
