@@ -1,12 +1,7 @@
 import { describe, expect, test } from "bun:test"
-import { READY_CLOSED_CHANCES, judgeSecondPass, type JudgeInput, type Judgement } from "../../../src/core/judge.ts"
+import { READY_CLOSED_CHANCES, judgeSecondPass, type JudgeInput, type Judgement } from "../../../src/paths/judge/judge.ts"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
-import {
-  DONE_WITHOUT_DETAILS_PROMPT,
-  DONE_WITHOUT_WORK_PROMPT,
-  THINKING_TOOL_RECOVERY_PROMPT,
-  TOOL_TEXT_RECOVERY_PROMPT,
-} from "../../../src/prompts/nudges.ts"
+import { DONE_WITHOUT_DETAILS_PROMPT, DONE_WITHOUT_WORK_PROMPT, THINKING_TOOL_RECOVERY_PROMPT, TOOL_TEXT_RECOVERY_PROMPT } from "../../../src/paths/judge/prompts.ts"
 import type { TodoSnapshot } from "../../../src/todos/open.ts"
 import { assistant, closedList, openList, said, thought, tool, user } from "../../fixtures/transcript-builders.ts"
 import { NOW, WINDOW, input } from "./helpers.ts"

@@ -6,7 +6,6 @@
  */
 import { describe, expect, test } from "bun:test"
 import type { Goal } from "../../../src/core/goals.ts"
-import type { TurnFacts } from "../../../src/core/modules/finished-turn.ts"
 import { newSessionState, type SessionState } from "../../../src/core/session-state.ts"
 import type { TodoItem, TranscriptMessage, TranscriptPart } from "../../../src/core/transcript.ts"
 import { readEnding, type EndingReading } from "../../../src/detect/turn-ending.ts"
@@ -14,7 +13,7 @@ import { resolveOptions, type Options } from "../../../src/options/index.ts"
 import { goalPath, IDLE_TURNS_TO_STAND_DOWN, type GoalState } from "../../../src/paths/goal/path.ts"
 import { buildGoalContinue, lastWords } from "../../../src/paths/goal/prompt.ts"
 import { readGoalTurn, weighTurn, wordsOf } from "../../../src/paths/goal/progress.ts"
-import type { PathEffect, PathInput, StepContext, StepResult } from "../../../src/runtime/path.ts"
+import type { PathEffect, PathInput, StepContext, StepResult, TurnFacts } from "../../../src/runtime/path.ts"
 import type { TodoSnapshot } from "../../../src/todos/open.ts"
 
 const HOUR = 3_600_000
