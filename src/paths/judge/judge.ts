@@ -129,6 +129,8 @@ function guard(input: JudgeInput): { turn: TranscriptMessage } | { judgement: Ju
   const standDown = (reason: string) => ({ judgement: { kind: "stand-down", reason } as Judgement })
   const last = input.messages[input.messages.length - 1]
   if (!last) return { judgement: none("no messages to judge") }
+  // Our own exchange (the 1.x command's reply, marked by the host adapter) is no turn of the model.
+  if (last.ours === "command") return standDown("the newest turn is our command's exchange, not the model's")
   if (last.role !== "assistant") {
     return standDown(last.own ? "our own prompt has not been answered yet" : "the user spoke after the turn")
   }

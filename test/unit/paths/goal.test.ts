@@ -174,9 +174,10 @@ describe("a finished turn while a goal is set", () => {
     expect(acts(new Driver(world()).turn(messages, open, "unanswered"))).toHaveLength(1)
   })
 
-  test("the 1.x command's own reply turn is not the model's turn", () => {
+  test("a command exchange of ours (the 1.x command's reply, as the host adapter marks it) is not the model's turn", () => {
     const d = new Driver(world())
     const command = turnOf([[text("auto-resume: goal set for this session.")]], { own: true, text: "/auto-resume goal make the parser tests pass\n\nauto-resume: goal set" })
+    for (const message of command) message.ours = "command"
     expect(d.turn(command)).toBeUndefined()
     // Negative control: the same reply to a plain prompt of ours is a turn.
     expect(acts(new Driver(world()).turn(turnOf([[tool("bash")], [text("auto-resume: goal set for this session.")]], { own: true, text: "continue" })))).toHaveLength(1)
