@@ -35,7 +35,7 @@ export type TurnFacts = {
   options: Options
   now: number
   pass: Pass
-  /** The newest messages (TURN_HISTORY_LIMIT of them), oldest first. */
+  /** The newest messages (as many as the longest rule needs: runtime/turn-pass.ts), oldest first. */
   messages: readonly TranscriptMessage[]
   /** "none": the session has no list; "unreadable": it could not be read (never nudge on it). */
   todos: TodoSnapshot

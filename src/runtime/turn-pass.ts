@@ -37,7 +37,7 @@ import type { Pass, TurnEffect, TurnFacts } from "./path.ts"
  * How many of the newest messages one pass reads: enough for every rule of the pass (the
  * longest tool cycle made one call per step is the most any rule needs), read once and shared.
  */
-export const TURN_HISTORY_LIMIT = IDLE_LOOP_MESSAGES
+const TURN_HISTORY_LIMIT = IDLE_LOOP_MESSAGES
 
 type LookAgain = EffectOf<"look-again">
 type Acting = Exclude<TurnEffect, LookAgain | EffectOf<"none">>
