@@ -69,6 +69,14 @@ class SessionView implements StepContext {
     private readonly peers: PeerSource,
   ) {}
 
+  /** Aims the view at the session a step (or a fact) is asked for, at `now`, for the path at `index`. */
+  aim(session: SessionState, now: number, index: number): this {
+    this.session = session
+    this.now = now
+    this.index = index
+    return this
+  }
+
   peer(sessionID: string): Peer<unknown> | undefined {
     return this.peers.peerOf(sessionID, this.index)
   }
@@ -248,11 +256,8 @@ export class PathRuntime implements PeerSource {
       const path = this.paths[i]!
       if (!path.waitedOnSettled) continue
       view ??= this.newView()
-      view.session = session
-      view.now = now
-      view.index = i
       try {
-        if (path.waitedOnSettled(this.stateOf(session, i), view)) return true
+        if (path.waitedOnSettled(this.stateOf(session, i), view.aim(session, now, i))) return true
       } catch (error) {
         this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on waitedOnSettled: ${errorText(error)}`)
       }
@@ -332,13 +337,9 @@ export class PathRuntime implements PeerSource {
   private feed(session: SessionState, index: number, input: PathInput, now: number): TurnEffect | undefined {
     const path = this.paths[index]!
     let slot = session.paths.get(path.name) as Slot | undefined
-    const view = this.view
-    view.session = session
-    view.now = now
-    view.index = index
     let result
     try {
-      result = path.step(slot ? slot.state : this.initials[index], input, view)
+      result = path.step(slot ? slot.state : this.initials[index], input, this.view.aim(session, now, index))
     } catch (error) {
       this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on ${input.type}: ${errorText(error)}`)
       // A call of ours it would have answered is answered now, or the host would wait on it for good.
