@@ -128,7 +128,11 @@ export type PathEffect =
   | { kind: "latch-complete" }
   /** From now on the session's model output (`modelOutput` signals) reaches the paths that declared it: it is not routed by default, being most of the traffic. */
   | { kind: "watch-output" }
-  /** Ask the path's step for another session (by id) to look again: it hears `told`. Nothing happens when that session is not tracked. */
+  /**
+   * Ask the path's step for another session (by id) to look again: it hears `told`, at once.
+   * Nothing happens when that session is not tracked. A step must not answer `told` with a
+   * tell back, or the two would go round for good.
+   */
   | { kind: "tell"; session: string }
 
 /**

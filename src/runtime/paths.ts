@@ -359,16 +359,16 @@ export class PathRuntime implements PeerSource {
     const path = this.paths[index]!
     for (const effect of effects) {
       try {
-        // An effect for another session (a subagent's nudge) is carried out on it, if it is still tracked.
+        // An effect for another session (a subagent's nudge) is carried out on it, if the table still tracks it.
         const target = effect.kind === "act" || effect.kind === "journal-refused" ? effect.target : undefined
         const on = target === undefined ? session : this.sessions.get(target)
-        if (!on || on.dropped) continue
+        if (!on) continue
         runPathEffect(this.ctx, on, effect, {
           settle: (id, outcome) => this.feed(session, index, { type: "effectSettled", id, outcome }, this.ctx.time.now()),
           reply: (call, reply) => this.reply(call, reply),
           tell: (sessionID) => {
             const told = this.sessions.get(sessionID)
-            if (told && !told.dropped) this.feed(told, index, { type: "told", from: session.id }, this.ctx.time.now())
+            if (told) this.feed(told, index, { type: "told", from: session.id }, this.ctx.time.now())
           },
         })
       } catch (error) {
