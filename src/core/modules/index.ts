@@ -2,8 +2,7 @@
 import type { ModuleFactory } from "../module.ts"
 import { providerFailuresModule } from "./provider-failures.ts"
 import { fallbackModule } from "./fallback.ts"
-import { subagentsModule } from "./subagents.ts"
 
 export function defaultModules(): ModuleFactory[] {
-  return [providerFailuresModule, subagentsModule, fallbackModule]
+  return [providerFailuresModule, fallbackModule]
 }
