@@ -5,10 +5,9 @@
  */
 import type { Signal } from "./port.ts"
 import type { EngineContext } from "./context.ts"
-import type { FinishedTurn } from "./modules/finished-turn.ts"
+import type { FinishedTurn } from "../runtime/turn-pass.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, type OpenTool, type SessionState } from "./session-state.ts"
 import { boundedSet } from "./bounded.ts"
-import { subagentCallKind } from "./subagents.ts"
 import { cancelRecovery, interruptionWasOurs, note } from "./intervention.ts"
 import { noteQuietEvent } from "./progress-ceiling.ts"
 
@@ -165,8 +164,9 @@ function markIdle(ctx: EngineContext, idle: FinishedTurn, state: SessionState): 
   if (wasBusy || state.openTools.size > 0) state.openTools = new Map()
   if (state.awaiting.size > 0) state.awaiting = new Set()
   // A stall recovery in progress (abort, then continue) owns this idle; judging it too
-  // would stack a second prompt on the first.
-  if (!state.intervention.underWay) idle.start(state)
+  // would stack a second prompt on the first. It may be what that recovery waits for.
+  if (state.intervention.underWay) note(state.intervention, { type: "runEnded" }, ctx.time.now())
+  else idle.start(state)
 }
 
 function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: SessionState["setup"] | undefined): void {
@@ -246,4 +246,15 @@ function userTookHand(ctx: EngineContext, idle: FinishedTurn, state: SessionStat
 /** Newer agent/model facts win; a missing one never erases what is known. */
 function mergeSetup(known: SessionState["setup"], update: SessionState["setup"]): SessionState["setup"] {
   return { agent: update.agent ?? known.agent, model: update.model ?? known.model }
+}
+
+/**
+ * Whether a call of `tool` waits on a subagent: the host's subagent tool (`names`, HostPort.subagentTools)
+ * is a wait on the child, but a 2.x call with input `background: true` returns at once.
+ */
+export function subagentCallKind(tool: string, args: unknown, names: readonly string[]): OpenTool["subagent"] {
+  const lower = tool.toLowerCase()
+  if (!names.some((n) => n.toLowerCase() === lower)) return undefined
+  const background = typeof args === "object" && args !== null && (args as { background?: unknown }).background === true
+  return background ? "background" : "wait"
 }

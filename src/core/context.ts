@@ -61,11 +61,3 @@ export type FallbackOffer = {
   /** What the session gets when no model takes over, in a few words, for the history ("the usual wait applies"). */
   instead: string
 }
-
-/**
- * Why a session must not be touched right now (mayAct's answer to `touch`), or undefined when it
- * may be: the question finished-turn.ts asks, in its words, until the judge is a path.
- */
-export function holdReason(ctx: EngineContext, state: SessionState): string | undefined {
-  return ctx.mayAct(state, "touch", ctx.time.now())?.reason
-}

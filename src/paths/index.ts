@@ -6,18 +6,22 @@
 import type { AnyPath } from "../runtime/path.ts"
 import { contextPath } from "./context/path.ts"
 import { goalPath } from "./goal/path.ts"
+import { judgePath } from "./judge/path.ts"
 import { loopsPath } from "./loops/path.ts"
 import { repetitionPath } from "./repetition/path.ts"
 import { stallPath } from "./stall/path.ts"
+import { subagentsPath } from "./subagents/path.ts"
 import { taskCompletePath } from "./task-complete/path.ts"
 import { unknownToolsPath } from "./unknown-tools/path.ts"
 
 export const recoveryPaths: readonly AnyPath[] = [
+  subagentsPath,
   stallPath,
   loopsPath,
   repetitionPath,
   unknownToolsPath,
   taskCompletePath,
+  judgePath,
   contextPath,
   goalPath,
 ]

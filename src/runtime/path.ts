@@ -15,12 +15,39 @@ import type { HostRun } from "../core/host-run.ts"
 import type { Goal, GoalChange } from "../core/goals.ts"
 import type { JournalOutcome, JournalTag } from "../core/journal.ts"
 import type { ModelContext } from "../core/model-context.ts"
-import type { Pass, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
+import type { TranscriptMessage } from "../core/transcript.ts"
+import type { EndingReading } from "../detect/turn-ending.ts"
 import type { TodoSnapshot } from "../todos/open.ts"
 import type { Act, Hold } from "./may-act.ts"
+
+/**
+ * The two looks at a finished turn (runtime/turn-pass.ts): the first as soon as the session is
+ * quiet, never reading the closing text; the second once that text has landed.
+ */
+export type Pass = "first" | "second"
+
+/** A finished turn as one pass read it, once, for every rule of the pass. */
+export type TurnFacts = {
+  state: Readonly<SessionState>
+  options: Options
+  now: number
+  pass: Pass
+  /** The newest messages (as many as the longest rule needs: runtime/turn-pass.ts), oldest first. */
+  messages: readonly TranscriptMessage[]
+  /** "none": the session has no list; "unreadable": it could not be read (never nudge on it). */
+  todos: TodoSnapshot
+  /** How the newest assistant text ends: read once per pass, for every rule. */
+  ending?: EndingReading
+}
+
+/**
+ * What a rule may answer. A `look-again` is not an answer: the later rules of the pass still
+ * run, and the look is taken only when none of them acts. `none` is no answer either.
+ */
+export type TurnEffect = EffectOf<"nudge" | "command" | "compact" | "complete" | "charge" | "stand-down" | "look-again" | "none">
 
 export type PathInput =
   /**
@@ -52,7 +79,7 @@ export type PathInput =
   /** The session latched completion (task_complete): nothing more is due unless it runs again. */
   | { type: "standDown" }
   /**
-   * A finished turn, as the judge's pass read it, at one of the path's places among the
+   * A finished turn, as a pass read it (runtime/turn-pass.ts), at one of the path's places among the
    * finished-turn rules (RecoveryPath.turnSteps, `place` its name): for a path whose decision
    * needs the turn and its own state together. The step answers the rest of the pass in
    * `StepResult.turn`; its effects run like any step's.
@@ -63,6 +90,11 @@ export type PathInput =
    * with one `reply` effect naming `call`. `args`: what the model passed (task_complete's `evidence`).
    */
   | { type: "called"; tool: string; call: number; args?: ToolArgs }
+  /**
+   * The path's step for another session (`from`) asked that this one look again (a `tell`
+   * effect): a subagent's turn tells its parent. What changed is read off `from` (StepContext.peer).
+   */
+  | { type: "told"; from: string }
 
 /** The arguments a call of one of our tools was given, as text (bounded by the host adapter). */
 export type ToolArgs = Readonly<Record<string, string | undefined>>
@@ -90,8 +122,11 @@ export type PathEffect =
   | { kind: "log"; level: "warn" | "info" | "debug"; text: string }
   /** Log-once memory of a held recovery (SessionState.lastHeldReason, cleared by output and user turns). */
   | { kind: "note-held"; key: string | undefined }
-  /** A guard refused the action, or the path gave up or ended what it kept: one line in the user's history. */
-  | { kind: "journal-refused"; tag: JournalTag; action: string; why: Exclude<JournalOutcome, "revived" | "no effect">; reason: string }
+  /**
+   * A guard refused the action, or the path gave up or ended what it kept: one line in the
+   * user's history, of the session `target` names (by id) when the action was for another one.
+   */
+  | { kind: "journal-refused"; tag: JournalTag; action: string; why: Exclude<JournalOutcome, "revived" | "no effect">; reason: string; target?: string }
   /** Ask the host whether it still runs the session (bounded); answered as `host-run`. */
   | { kind: "ask-host-run"; id: number }
   /**
@@ -105,21 +140,33 @@ export type PathEffect =
    * An action of the path sent as it is (core/run-effect.ts): counted against the budget it
    * names, announced, journaled. With an `id` it is answered as `delivered` (an abort then
    * continue also as `committed` when its abort goes out); without one the path does not wait
-   * to hear how it ended.
+   * to hear how it ended. `target`: the session acted on (by id) when it is not the step's own
+   * (a subagent's nudge); nothing is done when that session is not tracked. Its outcome still
+   * comes back to the step's session.
    */
-  | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery }
+  | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery; target?: string }
   /** A change to the session's goal (core/goals.ts), kept by the goal store. */
   | { kind: "goal"; change: GoalChange }
   /** Read the session's todo list from the host (bounded); answered as `todos`. */
   | { kind: "read-todos"; id: number }
   /** The answer to a call of one of our tools (the `called` input); `ok: false` fails the call with `text`. */
   | { kind: "reply"; call: number; ok: boolean; text: string }
-  /** The session latches completion: it, and every path, the judge and a recovery under way, stand down. */
+  /** The session latches completion: it, every path, the finished-turn passes and a recovery under way stand down. */
   | { kind: "latch-complete" }
   /** From now on the session's model output (`modelOutput` signals) reaches the paths that declared it: it is not routed by default, being most of the traffic. */
   | { kind: "watch-output" }
+  /**
+   * Ask the path's step for another session (by id) to look again: it hears `told`, at once.
+   * Nothing happens when that session is not tracked. A step must not answer `told` with a
+   * tell back, or the two would go round for good.
+   */
+  | { kind: "tell"; session: string }
 
-/** What an `act` effect says of itself: the data part of a Delivery, never a callback. */
+/**
+ * What an `act` effect says of itself: the data part of a Delivery, never a callback. An
+ * `exception` is data too: what it needs at the abort's last moment is a fact mayAct asks the
+ * paths for then (RecoveryPath.waitedOnSettled).
+ */
 export type ActDelivery = Pick<Delivery, "label" | "budget" | "announce" | "exception" | "journal">
 
 export type StepResult<S> = {
@@ -132,9 +179,15 @@ export type StepResult<S> = {
    * text is a new hold (a new phase of the recovery); absent ends the path's hold.
    */
   hold?: string
-  /** The answer to a `turn` input for the rest of the judge's pass; absent: the later rules run. */
+  /** The answer to a `turn` input for the rest of the pass; absent: the later rules run. */
   turn?: TurnEffect
 }
+
+/** Another session as a path sees it: its record, and the path's state for it (its initial one when it has none). */
+export type Peer<S> = { readonly session: Readonly<SessionState>; readonly state: S }
+
+/** Another tracked session by id, as the path sees it; undefined when the table does not track it. */
+export type PeerLookup<S> = (sessionID: string) => Peer<S> | undefined
 
 /** The session as a step sees it: read-only, valid only during the step call. */
 export interface StepContext {
@@ -150,6 +203,18 @@ export interface StepContext {
   mayAct(act: Act): Hold | undefined
   /** The session's goal (core/goals.ts), active or how it last ended; undefined when it has none. */
   goal(): Goal | undefined
+  /**
+   * Another tracked session and the path's state for it (read-only): for a path whose sessions
+   * are related (a parent and its subagents). Undefined when it is not tracked. The state is
+   * the path's own type (the step's `S`). Absent in a context built by hand: no other session.
+   */
+  peer?(sessionID: string): Peer<unknown> | undefined
+  /**
+   * Every tracked session, as peer() gives it: a walk over the whole table (at most
+   * MAX_TRACKED_SESSIONS), for a rare look such as a session new to the path finding the
+   * sessions that named it their parent before it was tracked. Absent as `peer` is.
+   */
+  tracked?(): Iterable<Peer<unknown>>
 }
 
 export interface RecoveryPath<S> {
@@ -168,8 +233,8 @@ export interface RecoveryPath<S> {
   /** Tools of ours the path answers (the plugin registers them with the host): each call comes as a `called` input. */
   readonly tools?: readonly string[]
   /**
-   * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
-   * until the judge is a path itself.
+   * Rules for a finished turn, run with every other path's in priority order by the runtime's
+   * passes (runtime/turn-pass.ts).
    */
   readonly turnRules?: readonly PathTurnRule<S>[]
   /**
@@ -188,16 +253,25 @@ export interface RecoveryPath<S> {
   /**
    * Why the path keeps every recovery out of the session (a full context...): a fact mayAct
    * weighs (by "path"), unlike StepResult.hold, which is a recovery of the path's own under way
-   * that ESC or another recovery ends. Asked on every mayAct: cheap, pure.
+   * that ESC or another recovery ends. Asked on every mayAct: cheap, pure. `peers`: other
+   * sessions as the path sees them (StepContext.peer), for a hold that comes from one (a subagent
+   * waiting on the user holds its parent).
    */
-  holds?(state: S): string | undefined
+  holds?(state: S, peers?: PeerLookup<unknown>): string | undefined
+  /**
+   * Whether every session the session's open subagent calls wait on has settled (run and ended,
+   * or silent for good), so that those calls wait on nothing: the fact the orphan-parent
+   * exception to the open-call guard needs (core/intervention.ts), asked by mayAct at the abort's
+   * last moment. Pure. Absent: the path knows of no such wait.
+   */
+  waitedOnSettled?(state: S, ctx: StepContext): boolean
   /** The state waits on the host or the user past the idle sweep, which must not drop the session. */
   keeps?(state: S): boolean
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
   step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined
 }
 
-/** Where a path's step looks at a finished turn: the pass and its place among the rules (ascending; the judge at JUDGE_PRIORITY). */
+/** Where a path's step looks at a finished turn: the pass and its place among the rules (ascending). */
 export type TurnStep = { name: string; pass: Pass; priority: number }
 
 /** What a path's turn rule is handed beside the turn: its state for the session, and the host's tool names if it reads them. */
@@ -218,10 +292,20 @@ export type TurnAnswer<S> = { effect?: TurnEffect; state?: S; effects?: readonly
 export type PathTurnRule<S> = {
   name: string
   pass: Pass
-  /** Its place among the rules of the pass: ascending, the judge at JUDGE_PRIORITY. */
+  /** Its place among the rules of the pass: ascending. */
   priority: number
-  /** The rule reads the host's tool names (TurnInput.tools): the runtime fetches them, bounded and cached, before it decides. */
-  readsTools?: true
+  /**
+   * The rule reads the host's tool names (TurnInput.tools): `true`, the runtime fetches them,
+   * bounded and cached, before it decides; "cached", it is handed them only when the runtime
+   * has them at hand (a rule that must not wait on the host, nor make a call of its own).
+   */
+  readsTools?: true | "cached"
+  /**
+   * The rule weighs a hand-off to the user itself (it recovers a malfunction, such as an answer
+   * cut off at the output limit, before the closing text is read): it runs when the turn hands
+   * over to the user, and every rule without this is skipped.
+   */
+  weighsHandOff?: true
   /**
    * The rule reads the model's context limits and whether magic-context is loaded
    * (TurnInput.context), when this says it needs them for the turn: the runtime looks them up,

@@ -11,18 +11,38 @@ import { endRecovery, holdRecovery, type UnderWay } from "../core/intervention.t
 import type { Goal } from "../core/goals.ts"
 import { errorText } from "../core/logger.ts"
 import type { ModelContext } from "../core/model-context.ts"
-import type { PrioritizedRule, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
+import type { TurnRule } from "./turn-pass.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { Act, Hold } from "./may-act.ts"
-import type { AnyPath, PathEffect, PathInput, PathTurnRule, StepContext, ToolArgs } from "./path.ts"
+import type { AnyPath, PathEffect, PathInput, PathTurnRule, Peer, StepContext, ToolArgs, TurnEffect, TurnFacts } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
 
-/** The host's tool names (core/tool-names.ts: bounded, cached), for the turn rules that read them. */
-export type ToolNamesReader = () => Promise<readonly string[] | undefined>
+/**
+ * The host's tool names (core/tool-names.ts), for the turn rules that read them: `get` fetches
+ * them (bounded, cached), `peek` answers only what the cache holds, at once.
+ */
+export type ToolNamesReader = {
+  get(): Promise<readonly string[] | undefined>
+  peek(): readonly string[] | undefined
+}
 
 /** The session model's context limits and magic-context (core/model-context.ts: bounded, cached); undefined when a look-up failed. */
 export type ModelContextRead = (session: SessionState) => Promise<ModelContext | undefined>
+
+/** The tracked sessions (the engine's session table), for the paths' look at other sessions (StepContext.peer). */
+export type TrackedSessions = {
+  get(id: string): SessionState | undefined
+  values(): Iterable<SessionState>
+}
+
+const NO_SESSIONS: TrackedSessions = { get: () => undefined, values: () => [] }
+
+/** Other sessions and a path's state for each (by the path's index), as a step's view reads them. */
+type PeerSource = {
+  peerOf(sessionID: string, index: number): Peer<unknown> | undefined
+  trackedOf(index: number): Iterable<Peer<unknown>>
+}
 
 /** The answer to a call of one of our tools (PathEffect `reply`). */
 export type ToolReply = { ok: boolean; text: string }
@@ -47,8 +67,29 @@ const WAKE: PathInput = { type: "wake" }
 class SessionView implements StepContext {
   session!: SessionState
   now = 0
+  /** The path stepped (by index), whose states peer() reads. */
+  index = 0
 
-  constructor(private readonly ctx: EngineContext) {}
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly peers: PeerSource,
+  ) {}
+
+  /** Aims the view at the session a step (or a fact) is asked for, at `now`, for the path at `index`. */
+  aim(session: SessionState, now: number, index: number): this {
+    this.session = session
+    this.now = now
+    this.index = index
+    return this
+  }
+
+  peer(sessionID: string): Peer<unknown> | undefined {
+    return this.peers.peerOf(sessionID, this.index)
+  }
+
+  tracked(): Iterable<Peer<unknown>> {
+    return this.peers.trackedOf(this.index)
+  }
 
   options(): Options {
     return this.ctx.effective(this.session)
@@ -63,7 +104,7 @@ class SessionView implements StepContext {
   }
 }
 
-export class PathRuntime {
+export class PathRuntime implements PeerSource {
   private readonly view: SessionView
   /** Each path's initial state, built once: states are never changed in place. */
   private readonly initials: unknown[]
@@ -83,8 +124,9 @@ export class PathRuntime {
     private readonly paths: readonly AnyPath[],
     private readonly toolNames: ToolNamesReader,
     private readonly modelContext: ModelContextRead = async () => undefined,
+    private readonly sessions: TrackedSessions = NO_SESSIONS,
   ) {
-    this.view = new SessionView(ctx)
+    this.view = this.newView()
     this.initials = paths.map((path) => path.initial())
     paths.forEach((path, index) => {
       for (const type of path.signals ?? []) {
@@ -125,42 +167,51 @@ export class PathRuntime {
   }
 
   /**
-   * The paths' finished-turn rules as the judge runs them: each is handed its path's state for
+   * The paths' finished-turn rules as the passes run them (turn-pass.ts): each is handed its path's state for
    * the session (and what it reads of the host: its tool names, the model's context), and the
    * state, effects and wake it answers are kept and carried out as a step's. Beside them, the
    * paths' places among the rules (RecoveryPath.turnSteps): each hands the turn to its path's
    * step and answers with the step's `turn`.
    */
-  turnRules(): PrioritizedRule[] {
+  turnRules(): TurnRule[] {
     const steps = this.paths.flatMap((path, index) =>
-      (path.turnSteps ?? []).map((place): PrioritizedRule => ({
+      (path.turnSteps ?? []).map((place): TurnRule => ({
         name: `${path.name}:${place.name}`,
         pass: place.pass,
         priority: place.priority,
-        // The judge hands the session read-only; the runtime keeps its paths' states in it.
+        // The pass hands the session read-only; the runtime keeps its paths' states in it.
         decide: (facts) => this.feed(facts.state as SessionState, index, { type: "turn", place: place.name, facts }, facts.now),
       })),
     )
     return steps.concat(this.pathRules())
   }
 
-  private pathRules(): PrioritizedRule[] {
+  private pathRules(): TurnRule[] {
     return this.paths.flatMap((path, index) =>
-      (path.turnRules ?? []).map((rule: PathTurnRule<unknown>): PrioritizedRule => ({
+      (path.turnRules ?? []).map((rule: PathTurnRule<unknown>): TurnRule => ({
         name: rule.name,
         pass: rule.pass,
         priority: rule.priority,
+        ...(rule.weighsHandOff ? { weighsHandOff: true as const } : {}),
         decide:
-          rule.readsTools || rule.readsContext
+          rule.readsTools === true || rule.readsContext
             ? async (facts) => {
-                const tools = rule.readsTools ? await this.toolNames() : undefined
+                const tools = rule.readsTools === true ? await this.toolNames.get() : this.cachedTools(rule)
                 const session = facts.state as SessionState
                 const context = rule.readsContext?.(facts, this.stateOf(session, index)) ? await this.modelContext(session) : undefined
                 return this.decide(index, rule, facts, tools, context)
               }
-            : (facts) => this.decide(index, rule, facts, undefined, undefined),
+            : (facts) => this.decide(index, rule, facts, this.cachedTools(rule), undefined),
       })),
     )
+  }
+
+  private cachedTools(rule: PathTurnRule<unknown>): readonly string[] | undefined {
+    return rule.readsTools === "cached" ? this.toolNames.peek() : undefined
+  }
+
+  private newView(): SessionView {
+    return new SessionView(this.ctx, this)
   }
 
   /** The path's state for the session: the one it answered last, or its initial one. */
@@ -171,7 +222,7 @@ export class PathRuntime {
 
   private decide(index: number, rule: PathTurnRule<unknown>, facts: TurnFacts, tools: readonly string[] | undefined, context: ModelContext | undefined) {
     const name = this.paths[index]!.name
-    // The session the turn is judged for: the judge hands it read-only, the runtime keeps its paths' states.
+    // The session the turn is judged for: the pass hands it read-only, the runtime keeps its paths' states.
     const session = facts.state as SessionState
     let slot = session.paths.get(name) as Slot | undefined
     const answer = rule.decide(facts, { state: this.stateOf(session, index), tools, ...(context ? { context } : {}) })
@@ -190,10 +241,39 @@ export class PathRuntime {
       const path = this.paths[i]!
       if (!path.holds) continue
       const slot = session.paths.get(path.name) as Slot | undefined
-      const held = slot ? path.holds(slot.state) : undefined
+      const held = slot ? path.holds(slot.state, (id) => this.peerOf(id, i)) : undefined
       if (held) return held
     }
     return undefined
+  }
+
+  peerOf(sessionID: string, index: number): Peer<unknown> | undefined {
+    const session = this.sessions.get(sessionID)
+    return session && { session, state: this.stateOf(session, index) }
+  }
+
+  *trackedOf(index: number): Iterable<Peer<unknown>> {
+    for (const session of this.sessions.values()) yield { session, state: this.stateOf(session, index) }
+  }
+
+  /**
+   * Whether a path finds every session the session's open subagent calls wait on settled
+   * (RecoveryPath.waitedOnSettled), for mayAct at an abort's last moment. A view of its own:
+   * mayAct may be asked while a step runs, whose view must stay aimed at its session.
+   */
+  waitedOnSettled(session: SessionState, now: number): boolean {
+    let view: SessionView | undefined
+    for (let i = 0; i < this.paths.length; i++) {
+      const path = this.paths[i]!
+      if (!path.waitedOnSettled) continue
+      view ??= this.newView()
+      try {
+        if (path.waitedOnSettled(this.stateOf(session, i), view.aim(session, now, i))) return true
+      } catch (error) {
+        this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on waitedOnSettled: ${errorText(error)}`)
+      }
+    }
+    return false
   }
 
   /** A path waits on the host or the user for the session (RecoveryPath.keeps): the idle sweep leaves it. */
@@ -268,12 +348,9 @@ export class PathRuntime {
   private feed(session: SessionState, index: number, input: PathInput, now: number): TurnEffect | undefined {
     const path = this.paths[index]!
     let slot = session.paths.get(path.name) as Slot | undefined
-    const view = this.view
-    view.session = session
-    view.now = now
     let result
     try {
-      result = path.step(slot ? slot.state : this.initials[index], input, view)
+      result = path.step(slot ? slot.state : this.initials[index], input, this.view.aim(session, now, index))
     } catch (error) {
       this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on ${input.type}: ${errorText(error)}`)
       // A call of ours it would have answered is answered now, or the host would wait on it for good.
@@ -293,9 +370,17 @@ export class PathRuntime {
     const path = this.paths[index]!
     for (const effect of effects) {
       try {
-        runPathEffect(this.ctx, session, effect, {
+        // An effect for another session (a subagent's nudge) is carried out on it, if the table still tracks it.
+        const target = effect.kind === "act" || effect.kind === "journal-refused" ? effect.target : undefined
+        const on = target === undefined ? session : this.sessions.get(target)
+        if (!on) continue
+        runPathEffect(this.ctx, on, effect, {
           settle: (id, outcome) => this.feed(session, index, { type: "effectSettled", id, outcome }, this.ctx.time.now()),
           reply: (call, reply) => this.reply(call, reply),
+          tell: (sessionID) => {
+            const told = this.sessions.get(sessionID)
+            if (told) this.feed(told, index, { type: "told", from: session.id }, this.ctx.time.now())
+          },
         })
       } catch (error) {
         this.ctx.logger.fault(`path:${path.name}`, `${path.name}: ${effect.kind} failed: ${errorText(error)}`)

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { startFakeProvider, text, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, messages, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
-import { TOOL_TEXT_RECOVERY_PROMPT } from "../../src/prompts/nudges.ts"
+import { TOOL_TEXT_RECOVERY_PROMPT } from "../../src/paths/judge/prompts.ts"
 import { PLUGIN_URL, SHORT_BUDGETS, SHOW_MS, pluginMessages, quiet, requestsWithUserText, sessionLog, warmUp } from "./support.ts"
 
 /** From the turn's idle to the judge's second look: the time the revert has to land first. */
