@@ -5,6 +5,7 @@
  */
 import type { AnyPath } from "../runtime/path.ts"
 import { contextPath } from "./context/path.ts"
+import { failingToolsPath } from "./failing-tools/path.ts"
 import { goalPath } from "./goal/path.ts"
 import { loopsPath } from "./loops/path.ts"
 import { repetitionPath } from "./repetition/path.ts"
@@ -17,6 +18,7 @@ export const recoveryPaths: readonly AnyPath[] = [
   loopsPath,
   repetitionPath,
   unknownToolsPath,
+  failingToolsPath,
   taskCompletePath,
   contextPath,
   goalPath,

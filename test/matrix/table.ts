@@ -69,6 +69,15 @@ const call = (callID: string, tool: string, input: unknown = {}): Step[] => [
   { do: "toolStart", callID, tool, input },
   { do: "toolEnd", callID, output: "ok" },
 ]
+/** A call that fails with the host's error text. */
+const failed = (callID: string, tool: string, input: unknown, error: string): Step[] => [
+  { do: "toolStart", callID, tool, input },
+  { do: "toolEnd", callID, error },
+]
+const missing = (n: number): Step[] => failed(`r${n}`, "read", { filePath: `src/missing-${n}.ts` }, `File not found: src/missing-${n}.ts`)
+/** 1.18's words for a call whose permission the user rejected (RejectedError). */
+const DENIED = "The user rejected permission to use this specific tool call."
+const FAILING_READ = /`read` has failed 3 times in a row; last error: "File not found: src\/missing-3\.ts"\. List the folder/
 
 /** A hang: silence for a stall budget; its control keeps the stream alive for the same time. */
 const hang = (ms = STALL): TimelineStep => triggerOr([{ do: "wait", ms }], [{ do: "stream", ms }])
@@ -452,6 +461,44 @@ export const ROWS: Row[] = [
       { file: E2E.failures, test: "a tool that does not exist, called twice: the suggestion names bash, and the model then uses it" },
       { file: E2E.failures, test: "control: one call to a tool that does not exist gets no suggestion" },
     ],
+  },
+  {
+    id: "failing-tool",
+    why: "the same tool failing three times in a row with different arguments gets one quiet correction at the turn's end, naming the tool, its error and what to do instead; two failures get nothing",
+    steps: [user(), ...missing(1), { do: "nextStep" }, ...missing(2), { do: "nextStep" }, trigger(...missing(3)), say("I could not find the parser file."), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+  },
+  {
+    id: "failing-tool-mixed",
+    why: "a read that fails again after an edit failed in between still keeps failing; three failures of three different tools (a read, an edit, a command) are no tool that keeps failing: nothing is sent",
+    steps: [
+      user(),
+      ...missing(1),
+      triggerOr(
+        [...missing(2), ...missing(3)],
+        [...failed("e2", "edit", { filePath: "src/a.ts", oldString: "x" }, "oldString not found in content"), ...failed("b3", "bash", { command: "make" }, "make: *** No rule to make target")],
+      ),
+      say("Nothing worked."),
+      end,
+      SETTLE,
+    ],
+    effect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+  },
+  {
+    id: "failing-tool-denied",
+    why: "calls the user refused (a denied permission) are their hand, not failures: three denied reads get no correction",
+    steps: [
+      user(),
+      triggerOr(
+        [1, 2, 3].flatMap((n) => failed(`r${n}`, "read", { filePath: `src/missing-${n}.ts` }, DENIED)),
+        [1, 2, 3].flatMap((n) => missing(n)),
+      ),
+      say("I was not allowed to read those files."),
+      end,
+      SETTLE,
+    ],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: FAILING_READ }],
   },
   // -- subagents
   {
