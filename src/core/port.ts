@@ -81,6 +81,12 @@ export type ToolOutcome = "ok" | "failed" | "denied" | "unavailable"
 /** The most of a tool's error text a signal carries. */
 export const MAX_TOOL_ERROR_CHARS = 300
 
+/**
+ * How a command that exited non-zero reads as a `toolEnd` error: this, its code, then the last
+ * line it printed. Two such failures with the same text failed "the same way".
+ */
+export const EXIT_CODE_ERROR = "exit code "
+
 export type SignalType = Signal["type"]
 
 /** Every signal type, at run time; a Record so adding a type without listing it fails to compile. */

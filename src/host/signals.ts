@@ -1,5 +1,5 @@
 /** What both adapters read the same way from their host: errors, questions, session statuses. */
-import { MAX_TOOL_ERROR_CHARS, type Signal, type ToolOutcome } from "../core/port.ts"
+import { EXIT_CODE_ERROR, MAX_TOOL_ERROR_CHARS, type Signal, type ToolOutcome } from "../core/port.ts"
 import { retryAfterFromHeaders } from "../core/rate-limit.ts"
 import { asObj, get, num, str } from "./shape.ts"
 
@@ -85,7 +85,7 @@ export function completedTool(metadata: unknown, output: string | undefined): To
   const exit = num(get(metadata, "exit")) ?? num(get(metadata, "exitCode"))
   if (exit === undefined || exit === 0) return { outcome: "ok" }
   const last = lastLine(output)
-  return { outcome: "failed", error: oneLine(last ? `exit code ${exit}: ${last}` : `exit code ${exit}`, MAX_TOOL_ERROR_CHARS) }
+  return { outcome: "failed", error: oneLine(last ? `${EXIT_CODE_ERROR}${exit}: ${last}` : `${EXIT_CODE_ERROR}${exit}`, MAX_TOOL_ERROR_CHARS) }
 }
 
 /** The last non-blank line of a tool's output, read from its tail only. */

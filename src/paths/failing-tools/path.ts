@@ -6,7 +6,8 @@
  * cannot work. One quiet correction names the tool, the error and what to do instead.
  *
  * Counted live, from each call's end as the host reports it (Signal `toolEnd`): a failure adds
- * to its tool's streak, a success of that tool ends it. A call the user refused (a denied
+ * to its tool's streak, a success of that tool ends it (another tool's calls in between do not:
+ * an edit that fails, a re-read, and the edit failing again is still the edit failing). A call the user refused (a denied
  * permission, on either host) is their hand, not a failure: it ends the streak and is never
  * answered. A call of a tool that does not exist is the unknown-tools path's.
  *
@@ -27,6 +28,7 @@
 import { cutOffAnswer } from "../../detect/cut-off.ts"
 import { silentDeadStream } from "../../detect/dead-stream.ts"
 import { JUDGE_PRIORITY } from "../../core/modules/finished-turn.ts"
+import { EXIT_CODE_ERROR } from "../../core/port.ts"
 import type { PathTurnRule, RecoveryPath } from "../../runtime/path.ts"
 import { buildFailingToolsPrompt, type FailingTool } from "./prompt.ts"
 
@@ -109,12 +111,24 @@ export const failingToolsPath: RecoveryPath<FailingToolsState> = {
       case "failed": {
         if (state.counted.includes(signal.callID)) return undefined
         const counted = [...state.counted, signal.callID].slice(-MAX_COUNTED_CALLS)
-        const failures = (Object.hasOwn(state.streaks, tool) ? state.streaks[tool]!.failures : 0) + 1
-        const streaks = bounded({ ...without(state.streaks, tool), [tool]: { failures, error: signal.error ?? "failed" } })
+        const error = signal.error ?? "failed"
+        const before = Object.hasOwn(state.streaks, tool) ? state.streaks[tool] : undefined
+        const failures = (before && !otherWay(before.error, error) ? before.failures : 0) + 1
+        const streaks = bounded({ ...without(state.streaks, tool), [tool]: { failures, error } })
         return { state: { streaks, counted }, effects: [] }
       }
     }
   },
+}
+
+/**
+ * A command that exits non-zero keeps failing only when it fails the same way (the same code
+ * and last line): a build or test run whose failure changes between runs is work under way, not
+ * a step that cannot work. Any other failure of the tool counts (each missing path reads
+ * differently, and each is the same mistake).
+ */
+function otherWay(before: string, now: string): boolean {
+  return (before.startsWith(EXIT_CODE_ERROR) || now.startsWith(EXIT_CODE_ERROR)) && before !== now
 }
 
 function without(streaks: Readonly<Record<string, Streak>>, tool: string): Record<string, Streak> {
