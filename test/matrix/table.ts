@@ -105,6 +105,7 @@ const E2E = {
   cutOff: "test/e2e/cut-off.e2e.test.ts",
   context: "test/e2e/context.e2e.test.ts",
   goal: "test/e2e/goal.e2e.test.ts",
+  failingTools: "test/e2e/failing-tools.e2e.test.ts",
 }
 
 // -- goal mode
@@ -467,6 +468,11 @@ export const ROWS: Row[] = [
     why: "the same tool failing three times in a row with different arguments gets one quiet correction at the turn's end, naming the tool, its error and what to do instead; two failures get nothing",
     steps: [user(), ...missing(1), { do: "nextStep" }, ...missing(2), { do: "nextStep" }, trigger(...missing(3)), say("I could not find the parser file."), end, SETTLE],
     effect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+    e2e: [
+      { file: E2E.failingTools, test: "three reads of paths that do not exist: one correction names read, its error and what to do instead" },
+      { file: E2E.failingTools, test: "control: two failed reads get nothing" },
+      { file: E2E.failingTools, test: "a command that exits non-zero the same way three times, with different arguments: one correction names bash" },
+    ],
   },
   {
     id: "failing-tool-mixed",
@@ -483,6 +489,29 @@ export const ROWS: Row[] = [
       SETTLE,
     ],
     effect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+    e2e: [{ file: E2E.failingTools, test: "control: a failed read, a failed edit and a failed command, one each, get nothing" }],
+  },
+  {
+    id: "failing-tool-held",
+    why: "the correction waits for the turn's end, and a turn the user stopped with ESC is theirs: nothing",
+    steps: [user(), ...missing(1), ...missing(2), ...missing(3), say("Looking for the parser."), triggerOr([{ do: "esc" }], [end]), SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+  },
+  {
+    id: "failing-tool-asks",
+    why: "a turn that ends by asking the user where the file is waits for their answer: no correction talks over it",
+    steps: [
+      user(),
+      ...missing(1),
+      ...missing(2),
+      ...missing(3),
+      triggerOr([say("I cannot find the parser. Which folder is it in: src/parser or lib/parser?")], [say("I could not find the parser file.")]),
+      end,
+      SETTLE,
+    ],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: FAILING_READ }],
   },
   {
     id: "failing-tool-denied",
@@ -499,6 +528,7 @@ export const ROWS: Row[] = [
     ],
     effect: [],
     controlEffect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+    e2e: [{ file: E2E.failingTools, test: "control: three reads the user's permission rule denies are the user's hand, not failures: nothing" }],
   },
   // -- subagents
   {
