@@ -11,6 +11,7 @@ import { loopsPath } from "./loops/path.ts"
 import { repetitionPath } from "./repetition/path.ts"
 import { stallPath } from "./stall/path.ts"
 import { taskCompletePath } from "./task-complete/path.ts"
+import { unattendedPath } from "./unattended/path.ts"
 import { unknownToolsPath } from "./unknown-tools/path.ts"
 
 export const recoveryPaths: readonly AnyPath[] = [
@@ -22,4 +23,5 @@ export const recoveryPaths: readonly AnyPath[] = [
   taskCompletePath,
   contextPath,
   goalPath,
+  unattendedPath,
 ]

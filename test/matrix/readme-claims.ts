@@ -29,6 +29,7 @@ export const CLAIM_PAGES = [
   "docs/subagents.md",
   "docs/context-saturation.md",
   "docs/goals.md",
+  "docs/unattended-hours.md",
   "docs/pausing-and-history.md",
   "docs/opencode-2.md",
 ]
@@ -64,6 +65,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "The context window fills up, or nearly": { rows: ["full-context", "full-context-host-compacts", "saturation", "saturation-native", "saturation-subagent"] },
   "A parent session sits busy after its subagents finished": { rows: ["orphan-parent", "stuck-subagent"] },
   "A session the plugin heard no events for": { rows: ["discovery"] },
+  "A session runs on for hours with nobody there": { rows: ["unattended-hours", "unattended-off", "unattended-user-writes"] },
   "A session stops before the goal you gave it is met": { rows: ["goal-continues", "goal-met", "goal-no-progress", "goal-budget"] },
   // README: what it never does
   "It does not interrupt a running tool.": { rows: ["tool-phase", "repetition-tool-open", "loop-live", "orphan-parent"] },
@@ -132,6 +134,10 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "/auto-resume": { rows: ["pause-command-on"] },
   "auto-resume-toggle <sessionID> off|on|status": { rows: ["cli-pause"] },
   "auto-resume-toggle --all off|on": { rows: ["cli-pause-all"] },
+  // docs/unattended-hours.md
+  "Unattended hours (opt-in).": { rows: ["unattended-hours", "unattended-off"] },
+  "Said once, where you look.": { rows: ["unattended-hours"] },
+  "You writing again starts the count afresh.": { rows: ["unattended-user-writes"] },
   // docs/goals.md: goal mode
   "/auto-resume goal <text>": { rows: ["goal-continues", "goal-met"] },
   "/auto-resume goal off": { elsewhere: "test/unit/pause/goal-command.test.ts (the goal file, the reply and the history line of a clear)" },

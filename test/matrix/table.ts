@@ -108,6 +108,17 @@ const E2E = {
   failingTools: "test/e2e/failing-tools.e2e.test.ts",
 }
 
+// -- unattended hours
+/** The watchdog looks once a minute, not every 5 s: an hour of fake time is played in a few hundred looks, not thousands. */
+const HOURLY = { ...ABORT_FIRST, checkIntervalMs: 60_000 }
+const UNATTENDED = { ...HOURLY, unattendedMaxMs: 3_600_000 }
+/** An hour and more of healthy work, with no word from the user. */
+const UNATTENDED_WORK: Step = { do: "stream", ms: 3_700_000, every: 60_000 }
+/** A hang the once-a-minute watchdog sees: past the stall budget and its next look. */
+const UNATTENDED_HANG: Step = { do: "wait", ms: STALL + 60_000 }
+const STATUS: Step = { do: "pauseCommand", arg: "status" }
+const UNATTENDED_HELD = /Held: unattended for 1h 0m 0s since the user's last message \(unattendedMaxMs\): no continues until the user writes/
+
 // -- goal mode
 const GOAL: Step = { do: "pauseCommand", arg: "goal make the parser tests pass" }
 const GOAL_SET: Expect = { act: "reply", text: /goal set for this session: "make the parser tests pass"/ }
@@ -529,6 +540,30 @@ export const ROWS: Row[] = [
     effect: [],
     controlEffect: [{ act: "send", kind: "correction", text: FAILING_READ }],
     e2e: [{ file: E2E.failingTools, test: "control: three reads the user's permission rule denies are the user's hand, not failures: nothing" }],
+  },
+  // -- unattended hours
+  {
+    id: "unattended-hours",
+    why: "with unattendedMaxMs, a session that has run that long since the user's last message gets no more continues: its hang is left alone, and /auto-resume status says why; the same hang inside the limit is recovered",
+    options: UNATTENDED,
+    steps: [user(), say("Working on the migration "), trigger(UNATTENDED_WORK), say("Looking at the code "), UNATTENDED_HANG, STATUS],
+    effect: [{ act: "reply", text: UNATTENDED_HELD }],
+    controlEffect: [...ABORTED_AND_CONTINUED, { act: "reply", text: /^(?![\s\S]*Held:)[\s\S]*auto-resume for session/ }],
+  },
+  {
+    id: "unattended-off",
+    why: "unattendedMaxMs is off by default: the same long run with no word from the user keeps recovering",
+    options: HOURLY,
+    steps: [user(), say("Working on the migration "), UNATTENDED_WORK, say("Looking at the code "), triggerOr([UNATTENDED_HANG], [{ ...UNATTENDED_HANG, do: "stream" }])],
+    effect: ABORTED_AND_CONTINUED,
+  },
+  {
+    id: "unattended-user-writes",
+    why: "the user writing again after the limit was reached starts the count afresh: the next hang is recovered; a run the host starts by itself is still held",
+    options: UNATTENDED,
+    steps: [user(), say("Working on the migration "), UNATTENDED_WORK, end, SETTLE, triggerOr([user()], [{ do: "hostRun" }]), say("Looking at the code "), UNATTENDED_HANG],
+    effect: ABORTED_AND_CONTINUED,
+    controlEffect: [],
   },
   // -- subagents
   {
