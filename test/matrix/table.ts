@@ -106,6 +106,7 @@ const E2E = {
   context: "test/e2e/context.e2e.test.ts",
   goal: "test/e2e/goal.e2e.test.ts",
   failingTools: "test/e2e/failing-tools.e2e.test.ts",
+  unattended: "test/e2e/unattended.e2e.test.ts",
 }
 
 // -- unattended hours
@@ -549,6 +550,12 @@ export const ROWS: Row[] = [
     steps: [user(), say("Working on the migration "), trigger(UNATTENDED_WORK), say("Looking at the code "), UNATTENDED_HANG, STATUS],
     effect: [{ act: "reply", text: UNATTENDED_HELD }],
     controlEffect: [...ABORTED_AND_CONTINUED, { act: "reply", text: /^(?![\s\S]*Held:)[\s\S]*auto-resume for session/ }],
+    e2e: [
+      {
+        file: E2E.unattended,
+        test: "past unattendedMaxMs since the user's message, a hang gets no continue; the log, the history and /auto-resume status say why; the user writing again ends it",
+      },
+    ],
   },
   {
     id: "unattended-off",
@@ -556,6 +563,7 @@ export const ROWS: Row[] = [
     options: HOURLY,
     steps: [user(), say("Working on the migration "), UNATTENDED_WORK, say("Looking at the code "), triggerOr([UNATTENDED_HANG], [{ ...UNATTENDED_HANG, do: "stream" }])],
     effect: ABORTED_AND_CONTINUED,
+    e2e: [{ file: E2E.unattended, test: "control: the same long run with the option off (the default) is recovered: the hang is aborted and continued" }],
   },
   {
     id: "unattended-user-writes",
