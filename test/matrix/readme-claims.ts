@@ -85,7 +85,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "auto-resume-toggle history <sessionID>": { elsewhere: "test/unit/history/cli-history.test.ts" },
   "auto-resume-toggle history --json": { elsewhere: "test/unit/history/cli-history.test.ts" },
   // docs/: the recovery paths, rails and controls
-  "at the end of a turn": { rows: ["tool-text", "dead-stream", "done-claim-open-todos", "ready-to-continue", "action-intent", "loop-idle", "unknown-tool"] },
+  "at the end of a turn": { rows: ["tool-text", "dead-stream", "done-claim-open-todos", "ready-to-continue", "action-intent", "loop-idle", "unknown-tool", "failing-tool"] },
   "continue while busy": { rows: ["stall"] },
   "abort, then continue": { rows: ["stall", "stall-abort-strategy", "loop-live", "repetition", "repetition-tool-open", "orphan-parent", "own-abort"] },
   "A stream that goes silent.": { rows: ["stall", "stall-abort-strategy", "model-agent-kept", "subscribe-filter", "subscribe-unfiltered"] },
@@ -127,6 +127,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "Never the same recovery twice in a row.": { elsewhere: "test/property/invariants.test.ts (the oracle's 'a turn between' invariant over generated timelines)" },
   "Questions and permissions wait for you.": { rows: ["question-hand-off", "permission-hand-off", "question-text-hand-off", "stop-patterns-hand-off", "active-user-window", "active-user-window-ends"] },
   "Paused sessions get nothing": { rows: ["pause-command", "cli-pause"] },
+  "Unattended hours, if you set them.": { rows: ["unattended-hours", "unattended-user-writes"] },
   "One instance.": { rows: ["exactly-once", "idempotent-sends"] },
   "Bounded everything.": { elsewhere: "test/faults/faults.test.ts and test/property (hung, failing and junk host calls)" },
   // docs/pausing-and-history.md: pausing
