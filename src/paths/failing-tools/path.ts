@@ -6,10 +6,14 @@
  * cannot work. One quiet correction names the tool, the error and what to do instead.
  *
  * Counted live, from each call's end as the host reports it (Signal `toolEnd`): a failure adds
- * to its tool's streak, a success of that tool ends it (another tool's calls in between do not:
- * an edit that fails, a re-read, and the edit failing again is still the edit failing). A call the user refused (a denied
- * permission, on either host) is their hand, not a failure: it ends the streak and is never
- * answered. A call of a tool that does not exist is the unknown-tools path's.
+ * to its tool's streak, a success of that tool ends it. Another tool's calls in between do not
+ * (an edit that fails, a re-read, and the edit failing again is still the edit failing). A call
+ * the user refused (a denied permission, on either host) is their hand, not a failure: it ends
+ * the streak and is never answered. A call of a tool that does not exist is the unknown-tools
+ * path's.
+ *
+ * Not held by the active-user window: like a loop or a wrong tool name, a step that cannot work
+ * is a malfunction, not a model that stopped by choice.
  *
  * When: at the turn's end, as a finished-turn rule, never in the middle of a run. A demanding
  * user wants the model told before it gives up or claims the work is done, and never wants
