@@ -74,9 +74,10 @@ export type Signal =
 /**
  * How a tool call ended, as the host reported it: `ok`; `failed` (the tool errored, or a command
  * exited non-zero); `denied` (the user refused its permission, or a rule of theirs did: their
- * hand, not a failure); `unavailable` (no such tool: the unknown-tools path's).
+ * hand, not a failure); `aborted` (the run was stopped under it, by ESC or by us: no verdict on
+ * the tool); `unavailable` (no such tool: the unknown-tools path's).
  */
-export type ToolOutcome = "ok" | "failed" | "denied" | "unavailable"
+export type ToolOutcome = "ok" | "failed" | "denied" | "aborted" | "unavailable"
 
 /** The most of a tool's error text a signal carries. */
 export const MAX_TOOL_ERROR_CHARS = 300

@@ -1,5 +1,6 @@
 /** What both adapters read the same way from their host: errors, questions, session statuses. */
 import { EXIT_CODE_ERROR, MAX_TOOL_ERROR_CHARS, type Signal, type ToolOutcome } from "../core/port.ts"
+import { isAbortName } from "../core/provider-failure.ts"
 import { retryAfterFromHeaders } from "../core/rate-limit.ts"
 import { asObj, get, num, str } from "./shape.ts"
 
@@ -62,6 +63,8 @@ export function runningSessions(listing: unknown, host: "v1" | "v2"): string[] {
  */
 const DENIED_TEXT = /the user rejected permission to use|the user has specified a rule which prevents you/i
 const DENIED_TYPE = /permission/i
+/** A call the run's stop cut short (1.x "Tool execution aborted", 2.x an `aborted` error type). */
+const ABORTED_TEXT = /^(?:tool execution aborted|the operation was aborted|aborted)\b/i
 /** A call of a tool that does not exist (1.x "Model tried to call unavailable tool", 2.x `tool.unavailable`). */
 const UNAVAILABLE_TEXT = /unavailable tool|no tool named/i
 const UNAVAILABLE_TYPE = /unavailable|unknown[-_.]?tool|not[-_.]?found[-_.]?tool/i
@@ -72,6 +75,7 @@ export type ToolEnding = { outcome: ToolOutcome; error?: string }
 export function failedTool(message: string, type?: string): ToolEnding {
   const error = oneLine(message || type || "failed", MAX_TOOL_ERROR_CHARS)
   if (DENIED_TEXT.test(message) || (type !== undefined && DENIED_TYPE.test(type))) return { outcome: "denied", error }
+  if (ABORTED_TEXT.test(message.trim()) || isAbortName(type)) return { outcome: "aborted", error }
   if (UNAVAILABLE_TEXT.test(message) || (type !== undefined && UNAVAILABLE_TYPE.test(type))) return { outcome: "unavailable", error }
   return { outcome: "failed", error }
 }

@@ -107,6 +107,8 @@ export const failingToolsPath: RecoveryPath<FailingToolsState> = {
     if (signal.type !== "toolEnd" || signal.tool === undefined || signal.outcome === undefined) return undefined
     const { tool, outcome } = signal
     switch (outcome) {
+      // A run stopped under the call says nothing of the tool; a missing tool is another path's.
+      case "aborted":
       case "unavailable":
         return undefined
       case "ok":

@@ -52,10 +52,12 @@ describe("the failing-tools path's step", () => {
     expect(streaksAfter([missing(1), end("bash", "ok"), end("edit", "failed", "x"), missing(2), missing(3)]).streaks.read?.failures).toBe(3)
   })
 
-  test("a call the user denied ends the streak and is never counted; a missing tool is not this path's", () => {
+  test("a call the user denied ends the streak and is never counted; a missing tool is not this path's; an aborted call is neither", () => {
     expect(streaksAfter([missing(1), missing(2), end("read", "denied", "The user rejected permission")]).streaks).toEqual({})
     expect(streaksAfter([end("read", "denied"), end("read", "denied"), end("read", "denied")]).streaks).toEqual({})
     expect(streaksAfter([end("bassh", "unavailable"), end("bassh", "unavailable"), end("bassh", "unavailable")]).streaks).toEqual({})
+    // A run stopped under a call (ESC, our abort) neither counts nor ends the row.
+    expect(streaksAfter([missing(1), end("read", "aborted", "Tool execution aborted"), missing(2)]).streaks.read?.failures).toBe(2)
   })
 
   test("a call's end reported twice is counted once", () => {

@@ -78,6 +78,8 @@ describe("mapV1Event", () => {
     expect(end("read", { status: "error", error: "The user rejected permission to use this specific tool call." })).toMatchObject({ outcome: "denied" })
     expect(end("edit", { status: "error", error: "The user rejected permission to use this specific tool call with the following feedback: no" })).toMatchObject({ outcome: "denied" })
     expect(end("read", { status: "error", error: "The user has specified a rule which prevents you from using this specific tool call." })).toMatchObject({ outcome: "denied" })
+    // A run stopped under the call (ESC, or our abort) is no verdict on the tool.
+    expect(end("bash", { status: "error", error: "Tool execution aborted" })).toMatchObject({ outcome: "aborted" })
     // An OS error that says "permission denied" is a failure like any other.
     expect(end("bash", { status: "error", error: "EACCES: permission denied, open '/etc/shadow'" })).toMatchObject({ outcome: "failed" })
     expect(end("invalid", { status: "completed", input: { tool: "bassh" }, output: "Model tried to call unavailable tool 'bassh'." })).toMatchObject({ outcome: "unavailable" })

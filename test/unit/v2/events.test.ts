@@ -190,6 +190,7 @@ describe("tools", () => {
     })
     expect(end("session.tool.failed", { error: { type: "permission.rejected", message: "declined" } })).toMatchObject({ outcome: "denied" })
     expect(end("session.tool.failed", { error: { message: "The user rejected permission to use this specific tool call." } })).toMatchObject({ outcome: "denied" })
+    expect(end("session.tool.failed", { error: { type: "aborted", message: "interrupted" } })).toMatchObject({ outcome: "aborted" })
     expect(end("session.tool.failed", { error: { type: "tool.unavailable", message: "Model tried to call unavailable tool 'bassh'" } })).toMatchObject({ outcome: "unavailable" })
     expect(end("session.tool.success", { content: [{ type: "text", text: "FAIL src/a.test.ts\n1 failed" }], metadata: { exitCode: 1 } })).toMatchObject({ outcome: "failed", error: "exit code 1: 1 failed" })
     expect(end("session.tool.success", { content: "ok", metadata: { exit: 0 } })).toMatchObject({ outcome: "ok" })
