@@ -12,7 +12,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
-import { createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
+import { failedTool } from "../../src/host/signals.ts"
+import { abortSession, createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
 import { PLUGIN_URL, SHORT_BUDGETS, eventually, lastAssistantText, pluginMessages, pluginPromptRequests, quiet, sessionLog, toolParts, warmUp } from "./support.ts"
 
 const SETTLE_MS = 300
@@ -129,6 +130,24 @@ describe("tools that keep failing, on OpenCode 1.18.33", () => {
       expect(pluginPromptRequests(provider, before)).toHaveLength(0)
       expect(await pluginMessages(host, sessionID)).toHaveLength(0)
       expect(logged(sessionID, /failing-tool/)).toBe(0)
+    },
+    60_000,
+  )
+
+  test(
+    "a command the user stops (ESC) ends as an error part the plugin reads as aborted, never as the tool failing",
+    async () => {
+      const sessionID = await createSession(host)
+      provider.enqueue(toolCall("bash", { command: "sleep 30", description: "long" }))
+      provider.setFallback(text("unexpected extra turn"))
+      await promptAsync(host, sessionID, "run the long command")
+      expect(await eventually(async () => (await toolParts(host, sessionID)).some((p) => p.state.status === "running"), 20_000, 100)).toBe(true)
+      await abortSession(host, sessionID)
+      await waitForIdle(host, sessionID, 15_000)
+      const bash = await eventually(async () => (await toolParts(host, sessionID)).some((p) => p.state.status === "error"), 10_000, 100)
+      expect(bash).toBe(true)
+      const part = (await toolParts(host, sessionID)).find((p) => p.tool === "bash")
+      expect(failedTool(String(part.state.error)).outcome).toBe("aborted")
     },
     60_000,
   )
