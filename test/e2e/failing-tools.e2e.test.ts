@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
-import { failedTool } from "../../src/host/signals.ts"
+import { completedTool, failedTool } from "../../src/host/signals.ts"
 import { abortSession, createSession, promptAsync, registerOpencodeCleanup, startOpencode, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
 import { PLUGIN_URL, SHORT_BUDGETS, eventually, lastAssistantText, pluginMessages, pluginPromptRequests, quiet, sessionLog, toolParts, warmUp } from "./support.ts"
 
@@ -135,7 +135,7 @@ describe("tools that keep failing, on OpenCode 1.18.33", () => {
   )
 
   test(
-    "a command the user stops (ESC) ends as an error part the plugin reads as aborted, never as the tool failing",
+    "a command the user stops (ESC) is never read as the tool failing: 1.18 ends it completed with no exit code, or as an aborted error",
     async () => {
       const sessionID = await createSession(host)
       provider.enqueue(toolCall("bash", { command: "sleep 30", description: "long" }))
@@ -144,10 +144,13 @@ describe("tools that keep failing, on OpenCode 1.18.33", () => {
       expect(await eventually(async () => (await toolParts(host, sessionID)).some((p) => p.state.status === "running"), 20_000, 100)).toBe(true)
       await abortSession(host, sessionID)
       await waitForIdle(host, sessionID, 15_000)
-      const bash = await eventually(async () => (await toolParts(host, sessionID)).some((p) => p.state.status === "error"), 10_000, 100)
-      expect(bash).toBe(true)
-      const part = (await toolParts(host, sessionID)).find((p) => p.tool === "bash")
-      expect(failedTool(String(part.state.error)).outcome).toBe("aborted")
+      const ended = await eventually(async () => (await toolParts(host, sessionID)).some((p) => p.state.status === "completed" || p.state.status === "error"), 10_000, 100)
+      expect(ended).toBe(true)
+      const { state } = (await toolParts(host, sessionID)).find((p) => p.tool === "bash")
+      // Two endings race on 1.18.33: the bash tool's own ("User aborted the command", exit null)
+      // and the run's ("Tool execution aborted"-style error). Both read as no failure.
+      const ending = state.status === "error" ? failedTool(String(state.error)) : completedTool(state.metadata, state.output)
+      expect(["ok", "aborted"]).toContain(ending.outcome)
     },
     60_000,
   )
