@@ -221,7 +221,8 @@ export class RecoveryEngine {
     if (!state) return undefined
     const status = sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
     const wait = firstModule(this.modules, this.ctx.logger, "status failed", (m) => m.rateWait?.(state))
-    return wait ? { ...status, rateLimitWait: wait } : status
+    const held = this.moduleHold(state)
+    return { ...status, ...(wait ? { rateLimitWait: wait } : {}), ...(held ? { heldBy: held } : {}) }
   }
 
   /** The host proposes its own retry (host-retry.ts): the decision to make instead, or undefined to let it stand. Never throws. */

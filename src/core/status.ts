@@ -28,6 +28,8 @@ export type SessionStatus = {
   fallback?: { model: string; userModel?: string; at: number; why: string }
   /** A rate-limit wait that runs; `carriedOver`: taken over from a process that did not quit cleanly. */
   rateLimitWait?: RateLimitWaitStatus
+  /** Why no recovery may reach the session now, as a recovery path states it (a full context, unattended hours...). */
+  heldBy?: string
 }
 
 export type RateLimitWaitStatus = { until: number; rung: number; carriedOver: boolean }
