@@ -31,7 +31,7 @@
  */
 import { cutOffAnswer } from "../../detect/cut-off.ts"
 import { silentDeadStream } from "../../detect/dead-stream.ts"
-import { JUDGE_PRIORITY } from "../../core/modules/finished-turn.ts"
+import { JUDGE_PRIORITY } from "../judge/path.ts"
 import { EXIT_CODE_ERROR } from "../../core/port.ts"
 import type { PathTurnRule, RecoveryPath } from "../../runtime/path.ts"
 import { buildFailingToolsPrompt, type FailingTool } from "./prompt.ts"
