@@ -226,7 +226,8 @@ export class RecoveryEngine {
     const status = sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
     const wait = firstModule(this.modules, this.ctx.logger, "status failed", (m) => m.rateWait?.(state))
     const notice = this.notices.last(state)
-    return { ...status, ...(wait ? { rateLimitWait: wait } : {}), ...(notice ? { notice } : {}) }
+    const held = this.moduleHold(state)
+    return { ...status, ...(wait ? { rateLimitWait: wait } : {}), ...(held ? { heldBy: held } : {}), ...(notice ? { notice } : {}) }
   }
 
   /** The host proposes its own retry (host-retry.ts): the decision to make instead, or undefined to let it stand. Never throws. */

@@ -32,7 +32,12 @@ export type Signal =
   | { type: "idle"; sessionID: string }
   /** `args` (when the host gives them) feed the live tool-loop fingerprint. */
   | { type: "toolStart"; sessionID: string; callID: string; tool: string; args?: unknown }
-  | { type: "toolEnd"; sessionID: string; callID: string }
+  /**
+   * A tool call ended. From the host's record of the call (not the v1 `tool.execute.after`
+   * hook, which fires for a command that exits non-zero too): `tool` as the model called it,
+   * `outcome`, and for a failure or a denial the host's error text, capped (MAX_TOOL_ERROR_CHARS).
+   */
+  | { type: "toolEnd"; sessionID: string; callID: string; tool?: string; outcome?: ToolOutcome; error?: string }
   /** A user message entered the session; `genuine` is false for the plugin's own prompts. */
   | { type: "userMessage"; sessionID: string; genuine: boolean; setup?: TurnSetup }
   /** The agent/model of the current genuine turn, learnt after its message (v2 step start). */
@@ -73,6 +78,23 @@ export type Signal =
    * message goes in. `messageID` absent: the host's shape named no message (malformed).
    */
   | { type: "reverted"; sessionID: string; phase: "staged" | "removed"; messageID?: string }
+
+/**
+ * How a tool call ended, as the host reported it: `ok`; `failed` (the tool errored, or a command
+ * exited non-zero); `denied` (the user refused its permission, or a rule of theirs did: their
+ * hand, not a failure); `aborted` (the run was stopped under it, by ESC or by us: no verdict on
+ * the tool); `unavailable` (no such tool: the unknown-tools path's).
+ */
+export type ToolOutcome = "ok" | "failed" | "denied" | "aborted" | "unavailable"
+
+/** The most of a tool's error text a signal carries. */
+export const MAX_TOOL_ERROR_CHARS = 300
+
+/**
+ * How a command that exited non-zero reads as a `toolEnd` error: this, its code, then the last
+ * line it printed. Two such failures with the same text failed "the same way".
+ */
+export const EXIT_CODE_ERROR = "exit code "
 
 export type SignalType = Signal["type"]
 

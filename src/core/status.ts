@@ -29,6 +29,8 @@ export type SessionStatus = {
   fallback?: { model: string; userModel?: string; at: number; why: string }
   /** A rate-limit wait that runs; `carriedOver`: taken over from a process that did not quit cleanly. */
   rateLimitWait?: RateLimitWaitStatus
+  /** Why no recovery may reach the session now, as a recovery path states it (a full context, unattended hours...). */
+  heldBy?: string
   /** What the user was last told at once since their last message (it gave up, a fallback, a wait on them): 1.x showed it as a toast. */
   notice?: Notice
 }

@@ -5,6 +5,7 @@
  */
 import type { AnyPath } from "../runtime/path.ts"
 import { contextPath } from "./context/path.ts"
+import { failingToolsPath } from "./failing-tools/path.ts"
 import { goalPath } from "./goal/path.ts"
 import { judgePath } from "./judge/path.ts"
 import { loopsPath } from "./loops/path.ts"
@@ -12,6 +13,7 @@ import { repetitionPath } from "./repetition/path.ts"
 import { stallPath } from "./stall/path.ts"
 import { subagentsPath } from "./subagents/path.ts"
 import { taskCompletePath } from "./task-complete/path.ts"
+import { unattendedPath } from "./unattended/path.ts"
 import { unknownToolsPath } from "./unknown-tools/path.ts"
 
 export const recoveryPaths: readonly AnyPath[] = [
@@ -20,8 +22,10 @@ export const recoveryPaths: readonly AnyPath[] = [
   loopsPath,
   repetitionPath,
   unknownToolsPath,
+  failingToolsPath,
   taskCompletePath,
   judgePath,
   contextPath,
   goalPath,
+  unattendedPath,
 ]

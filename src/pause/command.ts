@@ -169,6 +169,7 @@ export function formatStatusReport(input: StatusReportInput): string {
   if (status.notice) lines.push(`Told you at ${formatLocalTime(status.notice.at)}: ${status.notice.message}`)
   const wait = status.rateLimitWait
   if (wait) lines.push(`Waiting for the rate limit${wait.carriedOver ? " (carried over from a restart)" : ""} until ${formatLocalTime(wait.until)} (hit ${wait.rung})`)
+  if (status.heldBy) lines.push(`Held: ${status.heldBy}`)
   const last = status.lastRecovery
   lines.push(
     last

@@ -23,11 +23,13 @@ export const CLAIM_PAGES = [
   "docs/loops.md",
   "docs/repetition.md",
   "docs/unknown-tools.md",
+  "docs/failing-tools.md",
   "docs/provider-failures.md",
   "docs/fallback-models.md",
   "docs/subagents.md",
   "docs/context-saturation.md",
   "docs/goals.md",
+  "docs/unattended-hours.md",
   "docs/pausing-and-history.md",
   "docs/opencode-2.md",
 ]
@@ -56,12 +58,14 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "The model calls the same tools over and over": { rows: ["loop-idle", "loop-idle-cycle", "loop-live"] },
   "The model streams the same passage again and again": { rows: ["repetition", "repetition-tool-open"] },
   "The model calls a tool that does not exist, twice": { rows: ["unknown-tool"] },
+  "The same tool fails three times in a row": { rows: ["failing-tool", "failing-tool-mixed", "failing-tool-denied"] },
   "The provider breaks the stream and OpenCode gives up": { rows: ["streaming-failure", "streaming-failure-chain"] },
   "A rate limit or spent quota": { rows: ["rate-limit", "rate-limit-cooldown", "rate-limit-ended-by-pause"] },
   "The model stays unavailable longer than a stall budget": { rows: ["fallback-model", "fallback-model-permanent"] },
   "The context window fills up, or nearly": { rows: ["full-context", "full-context-host-compacts", "saturation", "saturation-native", "saturation-subagent"] },
   "A parent session sits busy after its subagents finished": { rows: ["orphan-parent", "stuck-subagent"] },
   "A session the plugin heard no events for": { rows: ["discovery"] },
+  "A session runs on for hours with nobody there": { rows: ["unattended-hours", "unattended-off", "unattended-user-writes"] },
   "A session stops before the goal you gave it is met": { rows: ["goal-continues", "goal-met", "goal-no-progress", "goal-budget"] },
   // README: what it never does
   "It does not interrupt a running tool.": { rows: ["tool-phase", "repetition-tool-open", "loop-live", "orphan-parent"] },
@@ -81,7 +85,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "auto-resume-toggle history <sessionID>": { elsewhere: "test/unit/history/cli-history.test.ts" },
   "auto-resume-toggle history --json": { elsewhere: "test/unit/history/cli-history.test.ts" },
   // docs/: the recovery paths, rails and controls
-  "at the end of a turn": { rows: ["tool-text", "dead-stream", "done-claim-open-todos", "ready-to-continue", "action-intent", "loop-idle", "unknown-tool"] },
+  "at the end of a turn": { rows: ["tool-text", "dead-stream", "done-claim-open-todos", "ready-to-continue", "action-intent", "loop-idle", "unknown-tool", "failing-tool"] },
   "continue while busy": { rows: ["stall"] },
   "abort, then continue": { rows: ["stall", "stall-abort-strategy", "loop-live", "repetition", "repetition-tool-open", "orphan-parent", "own-abort"] },
   "A stream that goes silent.": { rows: ["stall", "stall-abort-strategy", "model-agent-kept", "subscribe-filter", "subscribe-unfiltered"] },
@@ -104,6 +108,10 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "Loops.": { rows: ["loop-idle", "loop-live"] },
   "Repetition while streaming.": { rows: ["repetition", "repetition-tool-open"] },
   "Tools that do not exist.": { rows: ["unknown-tool"] },
+  "Tools that keep failing.": { rows: ["failing-tool", "failing-tool-mixed"] },
+  "Never for a call you refused.": { rows: ["failing-tool-denied"] },
+  "At the end of the turn, never in the middle of it.": { rows: ["failing-tool", "failing-tool-held", "failing-tool-asks"] },
+  "One per turn, within a budget.": { elsewhere: "test/unit/paths/failing-tools.test.ts (one correction per turn, the streak starting over, the finishedTurnMaxNudges budget)" },
   "Provider failures.": { rows: ["streaming-failure", "streaming-failure-chain", "rate-limit", "rate-limit-cooldown", "retry-hook-one-wait", "retry-hook-permanent", "full-context", "full-context-host-compacts"] },
   "Fallback models (opt-in).": { rows: ["fallback-model", "fallback-model-permanent"] },
   "Rate-limit waits across a restart.": {
@@ -119,6 +127,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "Never the same recovery twice in a row.": { elsewhere: "test/property/invariants.test.ts (the oracle's 'a turn between' invariant over generated timelines)" },
   "Questions and permissions wait for you.": { rows: ["question-hand-off", "permission-hand-off", "question-text-hand-off", "stop-patterns-hand-off", "active-user-window", "active-user-window-ends"] },
   "Paused sessions get nothing": { rows: ["pause-command", "cli-pause"] },
+  "Unattended hours, if you set them.": { rows: ["unattended-hours", "unattended-user-writes"] },
   "One instance.": { rows: ["exactly-once", "idempotent-sends"] },
   "Bounded everything.": { elsewhere: "test/faults/faults.test.ts and test/property (hung, failing and junk host calls)" },
   // docs/pausing-and-history.md: pausing
@@ -126,6 +135,10 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "/auto-resume": { rows: ["pause-command-on"] },
   "auto-resume-toggle <sessionID> off|on|status": { rows: ["cli-pause"] },
   "auto-resume-toggle --all off|on": { rows: ["cli-pause-all"] },
+  // docs/unattended-hours.md
+  "Unattended hours (opt-in).": { rows: ["unattended-hours", "unattended-off"] },
+  "Said once, where you look.": { rows: ["unattended-hours"] },
+  "You writing again starts the count afresh.": { rows: ["unattended-user-writes"] },
   // docs/goals.md: goal mode
   "/auto-resume goal <text>": { rows: ["goal-continues", "goal-met"] },
   "/auto-resume goal off": { elsewhere: "test/unit/pause/goal-command.test.ts (the goal file, the reply and the history line of a clear)" },

@@ -70,6 +70,15 @@ const call = (callID: string, tool: string, input: unknown = {}): Step[] => [
   { do: "toolStart", callID, tool, input },
   { do: "toolEnd", callID, output: "ok" },
 ]
+/** A call that fails with the host's error text. */
+const failed = (callID: string, tool: string, input: unknown, error: string): Step[] => [
+  { do: "toolStart", callID, tool, input },
+  { do: "toolEnd", callID, error },
+]
+const missing = (n: number): Step[] => failed(`r${n}`, "read", { filePath: `src/missing-${n}.ts` }, `File not found: src/missing-${n}.ts`)
+/** 1.18's words for a call whose permission the user rejected (RejectedError). */
+const DENIED = "The user rejected permission to use this specific tool call."
+const FAILING_READ = /`read` has failed 3 times in a row; last error: "File not found: src\/missing-3\.ts"\. List the folder/
 
 /** A hang: silence for a stall budget; its control keeps the stream alive for the same time. */
 const hang = (ms = STALL): TimelineStep => triggerOr([{ do: "wait", ms }], [{ do: "stream", ms }])
@@ -114,7 +123,20 @@ const E2E = {
   goal: "test/e2e/goal.e2e.test.ts",
   undo: "test/e2e/undo.e2e.test.ts",
   toasts: "test/e2e/toasts.e2e.test.ts",
+  failingTools: "test/e2e/failing-tools.e2e.test.ts",
+  unattended: "test/e2e/unattended.e2e.test.ts",
 }
+
+// -- unattended hours
+/** The watchdog looks once a minute, not every 5 s: an hour of fake time is played in a few hundred looks, not thousands. */
+const HOURLY = { ...ABORT_FIRST, checkIntervalMs: 60_000 }
+const UNATTENDED = { ...HOURLY, unattendedMaxMs: 3_600_000 }
+/** An hour and more of healthy work, with no word from the user. */
+const UNATTENDED_WORK: Step = { do: "stream", ms: 3_700_000, every: 60_000 }
+/** A hang the once-a-minute watchdog sees: past the stall budget and its next look. */
+const UNATTENDED_HANG: Step = { do: "wait", ms: STALL + 60_000 }
+const STATUS: Step = { do: "pauseCommand", arg: "status" }
+const UNATTENDED_HELD = /Held: unattended for 1h 0m 0s since the user's last message \(unattendedMaxMs\): no continues until the user writes/
 
 // -- goal mode
 const GOAL: Step = { do: "pauseCommand", arg: "goal make the parser tests pass" }
@@ -542,6 +564,104 @@ export const ROWS: Row[] = [
       { file: E2E.failures, test: "a tool that does not exist, called twice: the suggestion names bash, and the model then uses it" },
       { file: E2E.failures, test: "control: one call to a tool that does not exist gets no suggestion" },
     ],
+  },
+  {
+    id: "failing-tool",
+    why: "the same tool failing three times in a row with different arguments gets one quiet correction at the turn's end, naming the tool, its error and what to do instead; two failures get nothing",
+    steps: [user(), ...missing(1), { do: "nextStep" }, ...missing(2), { do: "nextStep" }, trigger(...missing(3)), say("I could not find the parser file."), end, SETTLE],
+    effect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+    e2e: [
+      { file: E2E.failingTools, test: "three reads of paths that do not exist: one correction names read, its error and what to do instead" },
+      { file: E2E.failingTools, test: "control: two failed reads get nothing" },
+      { file: E2E.failingTools, test: "a command that exits non-zero the same way three times, with different arguments: one correction names bash" },
+    ],
+  },
+  {
+    id: "failing-tool-mixed",
+    why: "a read that fails again after an edit failed in between still keeps failing; three failures of three different tools (a read, an edit, a command) are no tool that keeps failing: nothing is sent",
+    steps: [
+      user(),
+      ...missing(1),
+      triggerOr(
+        [...missing(2), ...missing(3)],
+        [...failed("e2", "edit", { filePath: "src/a.ts", oldString: "x" }, "oldString not found in content"), ...failed("b3", "bash", { command: "make" }, "make: *** No rule to make target")],
+      ),
+      say("Nothing worked."),
+      end,
+      SETTLE,
+    ],
+    effect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+    e2e: [{ file: E2E.failingTools, test: "control: a failed read, a failed edit and a failed command, one each, get nothing" }],
+  },
+  {
+    id: "failing-tool-held",
+    why: "the correction waits for the turn's end, and a turn the user stopped with ESC is theirs: nothing",
+    steps: [user(), ...missing(1), ...missing(2), ...missing(3), say("Looking for the parser."), triggerOr([{ do: "esc" }], [end]), SETTLE],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+  },
+  {
+    id: "failing-tool-asks",
+    why: "a turn that ends by asking the user where the file is waits for their answer: no correction talks over it",
+    steps: [
+      user(),
+      ...missing(1),
+      ...missing(2),
+      ...missing(3),
+      triggerOr([say("I cannot find the parser. Which folder is it in: src/parser or lib/parser?")], [say("I could not find the parser file.")]),
+      end,
+      SETTLE,
+    ],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+  },
+  {
+    id: "failing-tool-denied",
+    why: "calls the user refused (a denied permission) are their hand, not failures: three denied reads get no correction",
+    steps: [
+      user(),
+      triggerOr(
+        [1, 2, 3].flatMap((n) => failed(`r${n}`, "read", { filePath: `src/missing-${n}.ts` }, DENIED)),
+        [1, 2, 3].flatMap((n) => missing(n)),
+      ),
+      say("I was not allowed to read those files."),
+      end,
+      SETTLE,
+    ],
+    effect: [],
+    controlEffect: [{ act: "send", kind: "correction", text: FAILING_READ }],
+    e2e: [{ file: E2E.failingTools, test: "control: three reads the user's permission rule denies are the user's hand, not failures: nothing" }],
+  },
+  // -- unattended hours
+  {
+    id: "unattended-hours",
+    why: "with unattendedMaxMs, a session that has run that long since the user's last message gets no more continues: its hang is left alone, and /auto-resume status says why; the same hang inside the limit is recovered",
+    options: UNATTENDED,
+    steps: [user(), say("Working on the migration "), trigger(UNATTENDED_WORK), say("Looking at the code "), UNATTENDED_HANG, STATUS],
+    effect: [{ act: "reply", text: UNATTENDED_HELD }],
+    controlEffect: [...ABORTED_AND_CONTINUED, { act: "reply", text: /^(?![\s\S]*Held:)[\s\S]*auto-resume for session/ }],
+    e2e: [
+      {
+        file: E2E.unattended,
+        test: "past unattendedMaxMs since the user's message, a hang gets no continue; the log, the history and /auto-resume status say why; the user writing again ends it",
+      },
+    ],
+  },
+  {
+    id: "unattended-off",
+    why: "unattendedMaxMs is off by default: the same long run with no word from the user keeps recovering",
+    options: HOURLY,
+    steps: [user(), say("Working on the migration "), UNATTENDED_WORK, say("Looking at the code "), triggerOr([UNATTENDED_HANG], [{ ...UNATTENDED_HANG, do: "stream" }])],
+    effect: ABORTED_AND_CONTINUED,
+    e2e: [{ file: E2E.unattended, test: "control: the same long run with the option off (the default) is recovered: the hang is aborted and continued" }],
+  },
+  {
+    id: "unattended-user-writes",
+    why: "the user writing again after the limit was reached starts the count afresh: the next hang is recovered; a run the host starts by itself is still held",
+    options: UNATTENDED,
+    steps: [user(), say("Working on the migration "), UNATTENDED_WORK, end, SETTLE, triggerOr([user()], [{ do: "hostRun" }]), say("Looking at the code "), UNATTENDED_HANG],
+    effect: ABORTED_AND_CONTINUED,
+    controlEffect: [],
   },
   // -- subagents
   {

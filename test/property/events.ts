@@ -182,7 +182,12 @@ export const EVENT_KINDS: Registry = {
     facts: (e, id) => ({ turn: "always", busy: true, toolStart: { callID: callName(id, e.call), tool: e.tool } }),
   },
   toolEnd: {
-    core: (e, id) => [{ type: "toolEnd", sessionID: id, callID: callName(id, e.call) }],
+    // As the v1 driver reports it: v 1 a completed part, v 2 a failed one (the failing-tools path counts it), else the bare hook.
+    core: (e, id) => [
+      e.v === 1 || e.v === 2
+        ? { type: "toolEnd", sessionID: id, callID: callName(id, e.call), tool: "bash", ...(e.v === 1 ? { outcome: "ok" as const } : { outcome: "failed" as const, error: "boom" }) }
+        : { type: "toolEnd", sessionID: id, callID: callName(id, e.call) },
+    ],
     v1: (e, id, sink) =>
       e.v === 1 || e.v === 2
         ? sink.event(

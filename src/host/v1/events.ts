@@ -4,7 +4,7 @@
  */
 import type { Signal } from "../../core/port.ts"
 import { normalizeTodos } from "./messages.ts"
-import { errorSignal, QUESTION_ANSWERED, QUESTION_OPENED } from "../signals.ts"
+import { completedTool, errorSignal, failedTool, QUESTION_ANSWERED, QUESTION_OPENED, type ToolEnding } from "../signals.ts"
 import { get, num, str } from "../shape.ts"
 import { BoundedMap } from "../../core/bounded.ts"
 
@@ -236,7 +236,7 @@ function mapPart(part: unknown, sessionID: string, roles: MessageRoles, output: 
     const status = str(get(part, "state", "status"))
     if (!callID) return { type: "activity", sessionID }
     if (status === "running") return { type: "toolStart", sessionID, callID, tool }
-    if (status === "completed" || status === "error") return { type: "toolEnd", sessionID, callID }
+    if (status === "completed" || status === "error") return { type: "toolEnd", sessionID, callID, tool, ...toolEnding(tool, status, get(part, "state")) }
     output(sessionID)
     return null
   }
@@ -245,4 +245,15 @@ function mapPart(part: unknown, sessionID: string, roles: MessageRoles, output: 
   // The user message that starts a compaction (1.18: `{ type: "compaction", auto, overflow? }`).
   if (kind === "compaction") return { type: "compaction", sessionID, phase: "started" }
   return { type: "activity", sessionID, event: kind ? `message.part.updated(${kind})` : "message.part.updated" }
+}
+
+/**
+ * How a tool part ended: 1.18 records a call of a tool that does not exist as a completed part
+ * of the `invalid` tool (HOST-NOTES), and a command that exits non-zero as a completed `bash`
+ * part with the code in `metadata.exit`.
+ */
+function toolEnding(tool: string, status: "completed" | "error", state: unknown): ToolEnding {
+  if (status === "error") return failedTool(str(get(state, "error")) ?? "")
+  if (tool === "invalid") return { outcome: "unavailable" }
+  return completedTool(get(state, "metadata"), str(get(state, "output")))
 }

@@ -15,7 +15,7 @@
 import { usedTokens } from "../../core/saturation.ts"
 import type { Signal } from "../../core/port.ts"
 import { isAbortName } from "../../core/provider-failure.ts"
-import { errorSignal, QUESTION_ANSWERED, QUESTION_OPENED, type HostError } from "../signals.ts"
+import { completedTool, errorSignal, failedTool, QUESTION_ANSWERED, QUESTION_OPENED, type HostError, type ToolEnding } from "../signals.ts"
 import { asObj, get, num, str, type Obj } from "../shape.ts"
 import { RunMemory } from "./run-memory.ts"
 import { BoundedMap } from "../../core/bounded.ts"
@@ -222,8 +222,10 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesBy
     case "session.tool.failed": {
       const callID = callIDOf(data)
       if (!callID) return [{ type: "activity", sessionID }]
+      const tool = tools.lookup(sessionID, callID)
       tools.forget(sessionID, callID)
-      return [{ type: "toolEnd", sessionID, callID }]
+      const ending = type === "session.tool.failed" ? toolFailure(data.error) : completedTool(data.metadata, contentText(data.content))
+      return [tool === undefined ? { type: "toolEnd", sessionID, callID, ...ending } : { type: "toolEnd", sessionID, callID, tool, ...ending }]
     }
   }
 
@@ -336,4 +338,17 @@ function awaitingSignals(sessionID: string, type: string, data: Obj): Signal[] {
   // candidate (closing an unknown key is harmless; a gate left open would hold recovery).
   if (keys.length === 0) keys.push(family)
   return keys.map((key) => ({ type: "awaitingUser", sessionID, key, open: false }))
+}
+
+/** `session.tool.failed { error: { type, message } }` (an older build may send the text alone). */
+function toolFailure(error: unknown): ToolEnding {
+  return failedTool(str(error) ?? str(get(error, "message")) ?? "", str(get(error, "type")) ?? str(get(error, "name")))
+}
+
+/** The text a tool answered (`content`: a string or text parts), for a failed command's last line. */
+function contentText(content: unknown): string | undefined {
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return undefined
+  for (let i = content.length - 1; i >= 0; i--) if (str(get(content[i], "type")) === "text") return str(get(content[i], "text"))
+  return undefined
 }

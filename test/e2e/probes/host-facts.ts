@@ -117,8 +117,8 @@ try {
     console.log(JSON.stringify(msgs.map((m) => [m.info.role, m.info.finish ?? null, m.info.error?.name ?? null, m.parts.map((p: any) => p.text ?? p.type)])))
   }
 
-  if (run("abort")) {
-    console.log("\n=== abort: event sequence and how soon a fresh turn starts ===")
+  /** A turn whose provider stream hangs after a little text: what both abort probes abort. */
+  async function hangingRun() {
     const s = await createSession(host)
     const from = host.events.mark()
     const reqFrom = provider.requests.length
@@ -126,12 +126,11 @@ try {
     await promptAsync(host, s, "to be aborted")
     await provider.waitForRequests(reqFrom + 1, 15000)
     await Bun.sleep(500)
-    const ta = Date.now()
-    console.log(`${ts(ta)} -- session.abort`)
-    await abortSession(host, s)
-    console.log(`${ts(Date.now())} -- abort returned; promptAsync at once`)
-    provider.enqueue(text("fresh turn answer"))
-    await promptAsync(host, s, "right after abort")
+    return { s, from, reqFrom }
+  }
+
+  /** What followed an abort sent at `ta`: when the fresh turn reached the provider, the events and the messages left. */
+  async function afterAbort(s: string, from: number, reqFrom: number, ta: number) {
     await provider.waitForRequests(reqFrom + 2, 15000).catch((e) => console.log(String(e)))
     console.log(`${ts(Date.now())} -- second provider request ${Date.now() - ta} ms after abort`)
     await Bun.sleep(3000)
@@ -141,18 +140,24 @@ try {
     console.log(JSON.stringify(msgs.map((m) => [m.info.role, m.info.finish ?? null, m.info.error?.name ?? null, m.parts.map((p: any) => p.text ?? p.type)])))
   }
 
+  if (run("abort")) {
+    console.log("\n=== abort: event sequence and how soon a fresh turn starts ===")
+    const { s, from, reqFrom } = await hangingRun()
+    const ta = Date.now()
+    console.log(`${ts(ta)} -- session.abort`)
+    await abortSession(host, s)
+    console.log(`${ts(Date.now())} -- abort returned; promptAsync at once`)
+    provider.enqueue(text("fresh turn answer"))
+    await promptAsync(host, s, "right after abort")
+    await afterAbort(s, from, reqFrom, ta)
+  }
+
   if (run("abort-early")) {
     // What a plugin that prompts on the abort's first idle meets: the prompt goes out on the first
     // `session.status idle` of the aborted run, before the abort call has answered and before the
     // aborted message's update and the second idle.
     console.log("\n=== abort-early: promptAsync on the first idle of the aborted run ===")
-    const s = await createSession(host)
-    const from = host.events.mark()
-    const reqFrom = provider.requests.length
-    provider.enqueue(hangAfter("partial "))
-    await promptAsync(host, s, "to be aborted")
-    await provider.waitForRequests(reqFrom + 1, 15000)
-    await Bun.sleep(500)
+    const { s, from, reqFrom } = await hangingRun()
     const ta = Date.now()
     const mark = host.events.mark()
     const firstIdle = host.events.waitForEvent((e) => e?.type === "session.status" && e?.properties?.sessionID === s && e?.properties?.status?.type === "idle", 5000, mark)
@@ -164,13 +169,7 @@ try {
     await promptAsync(host, s, "right after first idle")
     await aborting
     console.log(`${ts(Date.now())} -- abort returned`)
-    await provider.waitForRequests(reqFrom + 2, 15000).catch((e) => console.log(String(e)))
-    console.log(`${ts(Date.now())} -- second provider request ${Date.now() - ta} ms after abort`)
-    await Bun.sleep(3000)
-    timeline(s, from)
-    providerLog(reqFrom)
-    const msgs = await messages(host, s)
-    console.log(JSON.stringify(msgs.map((m) => [m.info.role, m.info.finish ?? null, m.info.error?.name ?? null, m.parts.map((p: any) => p.text ?? p.type)])))
+    await afterAbort(s, from, reqFrom, ta)
   }
 
   if (run("synthetic")) {

@@ -37,6 +37,7 @@ describe("defaults", () => {
       taskCompleteMaxRefusals: 3,
       goalMaxContinues: 25,
       goalMaxMs: 14_400_000,
+      unattendedMaxMs: 0,
       minActivityGapMs: 1_000,
       warmupMs: 15_000,
       discoveryDelayMs: 5_000,

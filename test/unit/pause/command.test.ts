@@ -44,6 +44,12 @@ describe("texts", () => {
     expect(text).toMatch(/Last recovery: continue, 2m 5s ago \(.+\), because no output for 3m 5s/)
   })
 
+  test("status report says why a recovery path holds the session, and says nothing when none does", () => {
+    const held = formatStatusReport({ sessionID: "ses_a", paused: false, allPaused: false, status: sampleStatus({ heldBy: "unattended for 8h 0m 0s since the user's last message" }), now: NOW })
+    expect(held).toContain("Held: unattended for 8h 0m 0s since the user's last message")
+    expect(formatStatusReport({ sessionID: "ses_a", paused: false, allPaused: false, status: sampleStatus(), now: NOW })).not.toContain("Held:")
+  })
+
   test("status report when paused, all paused, idle, unknown session", () => {
     const idle = sampleStatus({ busy: false, openTools: [], lastRecovery: undefined, awaitingUser: true, cancelledByUser: true, completed: true })
     const paused = formatStatusReport({ sessionID: "ses_a", paused: true, allPaused: false, status: idle, now: NOW })

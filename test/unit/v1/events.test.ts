@@ -66,8 +66,26 @@ describe("mapV1Event", () => {
   test("tool parts open and close tool calls by callID", () => {
     const part = (status: string) => ev("message.part.updated", { part: { type: "tool", sessionID: "s", callID: "c1", tool: "bash", state: { status } } })
     expect(map(part("running"))).toEqual([{ type: "toolStart", sessionID: "s", callID: "c1", tool: "bash" }])
-    expect(map(part("completed"))).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c1" }])
-    expect(map(part("error"))).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c1" }])
+    expect(map(part("completed"))).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c1", tool: "bash", outcome: "ok" }])
+    expect(map(part("error"))).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c1", tool: "bash", outcome: "failed", error: "failed" }])
+  })
+
+  test("a tool call's end says how it ended: its error (one line, capped), a denial, a missing tool, a command's exit code", () => {
+    const end = (tool: string, state: Record<string, unknown>) => map(ev("message.part.updated", { part: { type: "tool", sessionID: "s", callID: "c1", tool, state } }))[0]
+    expect(end("read", { status: "error", error: "File not found: /w/src/a.ts\nDid you mean a.tsx?" })).toMatchObject({ outcome: "failed", error: "File not found: /w/src/a.ts Did you mean a.tsx?" })
+    expect((end("read", { status: "error", error: "x".repeat(5000) }) as { error: string }).error.length).toBe(300)
+    // 1.18's RejectedError, CorrectedError and DeniedError: the user's hand, never a failure.
+    expect(end("read", { status: "error", error: "The user rejected permission to use this specific tool call." })).toMatchObject({ outcome: "denied" })
+    expect(end("edit", { status: "error", error: "The user rejected permission to use this specific tool call with the following feedback: no" })).toMatchObject({ outcome: "denied" })
+    expect(end("read", { status: "error", error: "The user has specified a rule which prevents you from using this specific tool call." })).toMatchObject({ outcome: "denied" })
+    // A run stopped under the call (ESC, or our abort) is no verdict on the tool.
+    expect(end("bash", { status: "error", error: "Tool execution aborted" })).toMatchObject({ outcome: "aborted" })
+    // An OS error that says "permission denied" is a failure like any other.
+    expect(end("bash", { status: "error", error: "EACCES: permission denied, open '/etc/shadow'" })).toMatchObject({ outcome: "failed" })
+    expect(end("invalid", { status: "completed", input: { tool: "bassh" }, output: "Model tried to call unavailable tool 'bassh'." })).toMatchObject({ outcome: "unavailable" })
+    expect(end("bash", { status: "completed", output: "make: *** No rule\nmake failed\n\n", metadata: { exit: 2 } })).toMatchObject({ outcome: "failed", error: "exit code 2: make failed" })
+    expect(end("bash", { status: "completed", output: "", metadata: { exit: 0 } })).toMatchObject({ outcome: "ok" })
+    expect(end("bash", { status: "completed", output: "done" })).toEqual({ type: "toolEnd", sessionID: "s", callID: "c1", tool: "bash", outcome: "ok" })
   })
 
   test("permissions and questions open and close an awaiting-user gate (both permission spellings)", () => {

@@ -163,7 +163,7 @@ describe("tools", () => {
     expect(map(ev("session.tool.called", { sessionID: "s", id: "c1", input: { command: "ls" }, executed: false }), tools)).toEqual([
       { type: "toolStart", sessionID: "s", callID: "c1", tool: "bash", args: { command: "ls" } },
     ])
-    expect(map(ev("session.tool.success", { sessionID: "s", id: "c1", content: [], executed: true }), tools)).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c1" }])
+    expect(map(ev("session.tool.success", { sessionID: "s", id: "c1", content: [], executed: true }), tools)).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c1", tool: "bash", outcome: "ok" }])
     expect(tools.size).toBe(0)
   })
 
@@ -171,7 +171,29 @@ describe("tools", () => {
     const tools = new ToolNamesByCall()
     map(ev("session.tool.input.started", { sessionID: "s", callID: "c2", name: "read" }), tools)
     expect(map(ev("session.tool.called", { sessionID: "s", callID: "c2", input: {} }), tools)[0]).toMatchObject({ type: "toolStart", callID: "c2", tool: "read" })
-    expect(map(ev("session.tool.failed", { sessionID: "s", callID: "c2", error: "x" }), tools)).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c2" }])
+    expect(map(ev("session.tool.failed", { sessionID: "s", callID: "c2", error: "x" }), tools)).toEqual([{ type: "toolEnd", sessionID: "s", callID: "c2", tool: "read", outcome: "failed", error: "x" }])
+  })
+
+  test("a tool call's end says how it ended: its error, a permission refused, a missing tool, a command's exit code", () => {
+    const end = (type: string, data: Record<string, unknown>) => {
+      const tools = new ToolNamesByCall()
+      map(ev("session.tool.input.started", { sessionID: "s", id: "c1", name: "shell" }), tools)
+      return map(ev(type, { sessionID: "s", id: "c1", ...data }), tools)[0]
+    }
+    expect(end("session.tool.failed", { error: { type: "tool.execution", message: "oldString not found in content" } })).toEqual({
+      type: "toolEnd",
+      sessionID: "s",
+      callID: "c1",
+      tool: "shell",
+      outcome: "failed",
+      error: "oldString not found in content",
+    })
+    expect(end("session.tool.failed", { error: { type: "permission.rejected", message: "declined" } })).toMatchObject({ outcome: "denied" })
+    expect(end("session.tool.failed", { error: { message: "The user rejected permission to use this specific tool call." } })).toMatchObject({ outcome: "denied" })
+    expect(end("session.tool.failed", { error: { type: "aborted", message: "interrupted" } })).toMatchObject({ outcome: "aborted" })
+    expect(end("session.tool.failed", { error: { type: "tool.unavailable", message: "Model tried to call unavailable tool 'bassh'" } })).toMatchObject({ outcome: "unavailable" })
+    expect(end("session.tool.success", { content: [{ type: "text", text: "FAIL src/a.test.ts\n1 failed" }], metadata: { exitCode: 1 } })).toMatchObject({ outcome: "failed", error: "exit code 1: 1 failed" })
+    expect(end("session.tool.success", { content: "ok", metadata: { exit: 0 } })).toMatchObject({ outcome: "ok" })
   })
 
   test("a call whose name we never saw is still a tool call; one without an id is only output", () => {
