@@ -8,7 +8,7 @@ import { type HostPort, type ModelRef, type Signal, type SignalType } from "./po
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
-import type { EngineContext, FallbackOffer } from "./context.ts"
+import type { EngineContext } from "./context.ts"
 import { userTurnModel } from "./fallback.ts"
 import { WakeScheduler } from "./scheduler.ts"
 import { SessionDiscovery, sessionsToDiscover } from "./discovery.ts"
@@ -104,7 +104,7 @@ export class RecoveryEngine {
       goals: deps.goals,
       journal: new JournalBook(() => this.ctx),
       effective: (state) => this.effective(state),
-      mayAct: actGate({ paused: (id) => this.pauses.isPaused(id), pathHold: (state) => this.moduleHold(state) }),
+      mayAct: actGate({ paused: (id) => this.pauses.isPaused(id), pathHold: (state, now) => this.moduleHold(state, now) }),
       userStopped: (state) => {
         if (state.dropped) state.cancelledByUser = true
         else this.handle({ type: "interrupted", sessionID: state.id, byUser: true, settledLate: true })
@@ -114,7 +114,6 @@ export class RecoveryEngine {
         cancelRecovery(state.intervention)
         this.idle.cancel(state)
       },
-      offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
     const modelContext = new ModelContextReader(this.ctx)
@@ -125,6 +124,7 @@ export class RecoveryEngine {
       // A failed look-up is no decision: the rule is handed nothing.
       (state) => (state.setup.model ? modelContext.read(state.setup.model, state.parentID === undefined, this.ctx.effective(state).sendTimeoutMs).catch(() => undefined) : Promise.resolve(undefined)),
     )
+    this.paths.checkModels(this.resolved)
     this.modules = (deps.modules ?? defaultModules()).map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
@@ -192,12 +192,8 @@ export class RecoveryEngine {
   }
 
   /** The holds the modules and the paths state, a fact mayAct weighs (EngineModule.hold, RecoveryPath.holds). */
-  private moduleHold(state: SessionState): string | undefined {
-    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.hold?.(state) || undefined) ?? this.paths.holds(state)
-  }
-
-  private offerTakeOver(state: SessionState, offer: FallbackOffer): boolean {
-    return firstModule(this.modules, this.ctx.logger, "take-over failed", (module) => module.takeOver?.(state, offer)) === true
+  private moduleHold(state: SessionState, now: number): string | undefined {
+    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.hold?.(state) || undefined) ?? this.paths.holds(state, now)
   }
 
   /**
@@ -217,8 +213,8 @@ export class RecoveryEngine {
     const state = this.sessions.get(sessionID)
     if (!state) return undefined
     const status = sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
-    const wait = firstModule(this.modules, this.ctx.logger, "status failed", (m) => m.rateWait?.(state))
-    return wait ? { ...status, rateLimitWait: wait } : status
+    const more = this.paths.status(state)
+    return more ? { ...status, ...more } : status
   }
 
   /** The host proposes its own retry (host-retry.ts): the decision to make instead, or undefined to let it stand. Never throws. */
@@ -229,7 +225,7 @@ export class RecoveryEngine {
       // location's session is another instance's to shape.
       const state = this.sessions.get(sessionID)
       if (!state) return undefined
-      return firstModule(this.modules, this.ctx.logger, "host retry failed", (module) => module.hostRetry?.(state, proposal))
+      return this.paths.retryProposed(state, proposal, this.ctx.time.now())
     } catch (error) {
       this.ctx.logger.fault("engine", `host retry failed: ${errorText(error)}`)
       return undefined
@@ -267,7 +263,14 @@ export class RecoveryEngine {
   }
 
   private get takeOver(): TakeOverDeps {
-    return { ctx: this.ctx, sessions: this.sessions, modules: this.modules, adopted: (s, saved) => this.paths.adopted(s, saved), handle: (signal) => this.handle(signal), disposed: () => this.disposed }
+    return {
+      ctx: this.ctx,
+      sessions: this.sessions,
+      adopted: (s, saved) => this.paths.adopted(s, saved),
+      restoreWait: (s, wait) => this.paths.waitRestored(s, wait, this.ctx.time.now()),
+      handle: (signal) => this.handle(signal),
+      disposed: () => this.disposed,
+    }
   }
 
   get trackedSessions(): number {
@@ -343,6 +346,7 @@ export class RecoveryEngine {
     this.scheduler.clear(state)
     cancelRecovery(state.intervention)
     everyModule(this.modules ?? [], this.ctx.logger, "cleanup failed", (module) => module.forget?.(state))
+    this.paths?.dropped(state)
     try {
       this.onSessionDropped?.(state.id)
     } catch (error) {

@@ -8,11 +8,13 @@ import { contextPath } from "./context/path.ts"
 import { goalPath } from "./goal/path.ts"
 import { loopsPath } from "./loops/path.ts"
 import { repetitionPath } from "./repetition/path.ts"
+import { providerFailuresPath } from "./provider-failures/path.ts"
 import { stallPath } from "./stall/path.ts"
 import { taskCompletePath } from "./task-complete/path.ts"
 import { unknownToolsPath } from "./unknown-tools/path.ts"
 
 export const recoveryPaths: readonly AnyPath[] = [
+  providerFailuresPath,
   stallPath,
   loopsPath,
   repetitionPath,

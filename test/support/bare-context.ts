@@ -29,7 +29,6 @@ export function bareContext() {
     mayAct: actGate({ paused: (id) => pauses.isPaused(id), pathHold: () => undefined }),
     userStopped: () => undefined,
     standDown: () => undefined,
-    offerTakeOver: () => false,
   }
   const state = newSessionState("s1", time.now())
   return { time, port, pauses, ctx, state }

@@ -1,9 +1,7 @@
 /** The recovery paths the engine runs by default as modules; the paths of paths/index.ts and the finished-turn judge come on top. */
 import type { ModuleFactory } from "../module.ts"
-import { providerFailuresModule } from "./provider-failures.ts"
-import { fallbackModule } from "./fallback.ts"
 import { subagentsModule } from "./subagents.ts"
 
 export function defaultModules(): ModuleFactory[] {
-  return [providerFailuresModule, subagentsModule, fallbackModule]
+  return [subagentsModule]
 }
