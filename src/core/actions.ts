@@ -12,7 +12,7 @@ import { exclusiveHostCall, reporter } from "./host-calls.ts"
 import { abortSettled, cancelRecovery, endRecovery, holdRecovery, lateLandingHoldMs, note, type CallOutcome, type OpenCallException } from "./intervention.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { promptSetup } from "./fallback.ts"
-import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
+import { promptSpacing, recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 
 export type { OpenCallException }
 
@@ -83,13 +83,6 @@ export function uncountUnsent(state: SessionState, outcome: CallOutcome | "held"
 /** How long a prompt must wait so that it keeps `injectIntervalMs` from the previous one. */
 export function spacingWait(ctx: EngineContext, state: SessionState): number {
   return promptSpacing(state, ctx.effective(state).injectIntervalMs, ctx.time.now())
-}
-
-/** spacingWait over what a path's step is handed: the session, its spacing option, the time. */
-export function promptSpacing(state: Readonly<SessionState>, injectIntervalMs: number, now: number): number {
-  const acceptedAt = state.intervention.prompt.acceptedAt
-  if (acceptedAt === undefined) return 0
-  return Math.max(0, acceptedAt + injectIntervalMs - now)
 }
 
 /** `commit`: every hold and the abort veto passed, the abort call goes out next (what a caller counts

@@ -13,7 +13,7 @@
 import type { Options } from "../../options/index.ts"
 import { none, type EffectOf } from "../../core/effect.ts"
 import { backoffDelay } from "../../core/ladder.ts"
-import { ECHO_GRACE_MS } from "../../core/intervention.ts"
+import { ECHO_GRACE_MS } from "../../options/constants.ts"
 
 /**
  * running        a run started after a recovery of ours, no model output yet: a failure now

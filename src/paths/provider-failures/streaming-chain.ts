@@ -3,7 +3,7 @@
  * time: fed by the session's signals and by the outcomes of its own prompts, held while the
  * session may not be prompted, and given to a fallback model instead of giving up.
  */
-import { promptSpacing } from "../../core/actions.ts"
+import { promptSpacing } from "../../core/session-state.ts"
 import type { EffectOf } from "../../core/effect.ts"
 import type { Outcome } from "../../core/run-effect.ts"
 import type { Options } from "../../options/index.ts"

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
-import { ECHO_GRACE_MS as FAILURE_ECHO_GRACE_MS } from "../../../src/core/intervention.ts"
+import { ECHO_GRACE_MS as FAILURE_ECHO_GRACE_MS } from "../../../src/options/constants.ts"
 import {
   FAILURE_WATCHDOG_MIN_MS,
   INITIAL_FAILURE_STATE,
