@@ -131,7 +131,6 @@ export class RecoveryEngine {
       module = make({
         ctx: this.ctx,
         sessions: this.sessions,
-        resolved: this.resolved,
         wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => runIntent(this.ctx, state, module?.onWake?.(state, wake))),
       })
       return module

@@ -6,7 +6,6 @@
  * is one module in its own file; the engine only iterates them.
  */
 import type { Signal, SignalType } from "./port.ts"
-import type { ResolvedOptions } from "../options/index.ts"
 import type { EngineContext } from "./context.ts"
 import type { PrioritizedRule } from "./modules/finished-turn.ts"
 import type { Intent } from "./run-effect.ts"
@@ -21,7 +20,6 @@ export type SessionLookup = {
 export type ModuleEnv = {
   ctx: EngineContext
   sessions: SessionLookup
-  resolved?: ResolvedOptions
   /**
    * When the module next wants `onWake` for a session (replacing its earlier wish; undefined
    * cancels it). The engine keeps one timer per session for all modules (scheduler.ts).
