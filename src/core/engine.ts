@@ -345,7 +345,9 @@ export class RecoveryEngine {
     this.scheduler.clear(state)
     cancelRecovery(state.intervention)
     everyModule(this.modules ?? [], this.ctx.logger, "cleanup failed", (module) => module.forget?.(state))
-    this.paths?.dropped(state)
+    // Not when the engine goes away: what the paths keep outside a session (a wait in the wait
+    // file) is the next instance's to take over, or the dispose hook's to end on a clean exit.
+    if (!this.disposed) this.paths?.dropped(state)
     try {
       this.onSessionDropped?.(state.id)
     } catch (error) {
