@@ -1,6 +1,6 @@
 /**
- * The effects every recovery path shares: send a prompt, or abort the run and prompt after a
- * short pause. Each re-checks the safety holds at the last moment, runs through the bounded,
+ * The effects every recovery path shares: send a prompt, or abort the run and prompt once it
+ * has ended. Each re-checks the safety holds at the last moment, runs through the bounded,
  * one-at-a-time host call, and reports failures once per kind.
  */
 import type { SendKind } from "./port.ts"
@@ -90,8 +90,9 @@ export function spacingWait(ctx: EngineContext, state: SessionState): number {
 export type AbortHooks = { commit?: () => void; vetoed?: (why: string) => void }
 
 /**
- * Aborts the running turn (marked as ours, so it is never read as ESC), then prompts after
- * ABORT_CONTINUE_DELAY_MS unless a new run started by itself meanwhile. `onSent` runs after
+ * Aborts the running turn (marked as ours, so it is never read as ESC), then prompts as soon as
+ * the host shows the run over (an `idle`), at the latest ABORT_CONTINUE_DELAY_MS after the abort
+ * answered, unless a new run started by itself meanwhile. `onSent` runs after
  * a successful prompt; `exception` lets the abort end an open call (see OpenCallException);
  * `hooks` hear when the abort is committed (every check and the history veto passed) or vetoed.
  * Settles when the whole action is over: with the prompt's outcome once its host call settled,
@@ -137,12 +138,14 @@ export async function abortThenPrompt(
   const options = ctx.effective(state)
   const abortAt = ctx.time.now()
   // The host reports the abort (interrupted, idle) before the abort call returns: the recovery
-  // stays marked as under way, so that idle is not judged as a finished turn meanwhile.
-  holdRecovery(rec)
+  // stays marked as under way, so that idle is not judged as a finished turn meanwhile, and the
+  // idle is kept as the run's end (runEndedAt) for the continue.
+  const calling = holdRecovery(rec)
   // Opened only when the call really goes out: a refused one must not touch another's count.
   let called = false
   const abort = () => {
     called = true
+    // Its report counts as ours until the longest the continue may wait for it (the ceiling).
     note(rec, { type: "abortCalling", until: abortAt + options.sendTimeoutMs + options.gracePeriodMs + ABORT_CONTINUE_DELAY_MS }, abortAt)
     return ctx.port.abort(state.id)
   }
@@ -162,14 +165,19 @@ export async function abortThenPrompt(
     endRecovery(rec)
     return undefined
   }
-  // The prompt after the abort must also respect the send spacing, or the host refuses it and
-  // the aborted session is left idle with nothing on its way.
-  const delay = Math.max(ABORT_CONTINUE_DELAY_MS, spacingWait(ctx, state))
+  // The continue goes out once the host shows the run over (an idle since the call went out, often
+  // before it answered), or at the ceiling when it shows nothing. Either way it keeps the send
+  // spacing, or the host refuses it and the aborted session is left idle with nothing on its way.
+  const ended = calling.runEndedAt !== undefined
+  const ceiling = ctx.time.now() + ABORT_CONTINUE_DELAY_MS
+  const dueAt = (runEnded: boolean) => Math.max(runEnded ? ctx.time.now() : ceiling, ctx.time.now() + spacingWait(ctx, state))
+  const delay = dueAt(ended) - ctx.time.now()
   const what = nothingToStop ? "nothing was running to abort" : "aborted the run"
-  ctx.logger.log("info", `session ${state.id}: ${what} (${request.label}); prompting in ${delay}ms`)
+  const when = ended ? "the run has ended" : "or as soon as the run has ended"
+  ctx.logger.log("info", `session ${state.id}: ${what} (${request.label}); prompting in ${delay}ms (${when})`)
   return await new Promise<CallOutcome | "held" | undefined>((done) => {
     // On the session's one timer; its wake's holds are not read here: sendPrompt asks at the last moment.
-    ctx.wake(state, ABORT_PAUSE, ctx.time.now() + delay, () => {
+    const prompt = () => {
       endRecovery(rec)
       // The abort ended the run; a busy period that began since then is a run the host started by
       // itself (for example a prompt that was waiting in its inbox): ours would only queue behind it.
@@ -181,12 +189,15 @@ export async function abortThenPrompt(
         done(sent)
         if (sent === "ok") onSent?.()
       }, () => done("failed"))
-    })
+    }
+    ctx.wake(state, ABORT_PAUSE, dueAt(ended), prompt)
     // Whoever cancels the pause (a user turn, ESC, another recovery) also ends the action.
-    holdRecovery(rec, () => {
+    const pause = holdRecovery(rec, () => {
       ctx.wake(state, ABORT_PAUSE, undefined, () => undefined)
       done(undefined)
     })
+    // The host shows the run over while we wait: the continue goes out now (spacing allowing).
+    if (!ended) pause.onRunEnded = () => ctx.wake(state, ABORT_PAUSE, dueAt(true), prompt)
   })
 }
 

@@ -163,8 +163,9 @@ function markIdle(ctx: EngineContext, idle: FinishedTurn, state: SessionState): 
   if (wasBusy || state.openTools.size > 0) state.openTools = new Map()
   if (state.awaiting.size > 0) state.awaiting = new Set()
   // A stall recovery in progress (abort, then continue) owns this idle; judging it too
-  // would stack a second prompt on the first.
-  if (!state.intervention.underWay) idle.start(state)
+  // would stack a second prompt on the first. It may be what that recovery waits for.
+  if (state.intervention.underWay) note(state.intervention, { type: "runEnded" }, ctx.time.now())
+  else idle.start(state)
 }
 
 function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: SessionState["setup"] | undefined): void {

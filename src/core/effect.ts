@@ -10,7 +10,8 @@ export type Effect =
   /** A continue prompt, its text built when it goes out from `reason` ("Attempt k/n" from `attempt`). */
   | { kind: "continue"; reason: string; attempt?: number; maxAttempts?: number }
   /**
-   * Abort the run (marked as ours), then the continue after ABORT_CONTINUE_DELAY_MS; with `text`,
+   * Abort the run (marked as ours), then the continue once the host shows the run over (at most
+   * ABORT_CONTINUE_DELAY_MS after the abort answered); with `text`,
    * that prompt instead of a continue (a loop's correction).
    */
   | { kind: "abort-continue"; reason: string; attempt?: number; maxAttempts?: number; text?: string; sendKind?: SendKind }

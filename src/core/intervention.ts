@@ -117,8 +117,13 @@ function abortLanding(rec: Intervention, now: number): boolean {
 /** A recovery under way, or a host call out (the table never sweeps such a session). */
 export const inFlight = (rec: Intervention): boolean => rec.underWay !== undefined || rec.call.busy
 
-/** `cancelled` once the user, ESC or a newer recovery ended it; `cancel` stops its timer (none while a call of it is out). */
-export type UnderWay = { cancelled: boolean; cancel?: () => void }
+/**
+ * `cancelled` once the user, ESC or a newer recovery ended it; `cancel` stops its timer (none
+ * while a call of it is out). `runEndedAt`: when the host last showed the run over while this
+ * recovery was under way (an idle), and `onRunEnded` the step that waited for it (the continue
+ * after our abort goes out then, not after a fixed pause).
+ */
+export type UnderWay = { cancelled: boolean; cancel?: () => void; runEndedAt?: number; onRunEnded?: () => void }
 
 export function holdRecovery(rec: Intervention, cancel?: () => void): UnderWay {
   return (rec.underWay = { cancelled: false, cancel })
@@ -143,6 +148,8 @@ export type Event =
   | { type: "abortCalling"; until: number }
   /** The session moved on (a run began or ended, the model or a tool spoke): stop awaiting. */
   | { type: "runMovedOn" }
+  /** The host shows the session's run over (idle): a recovery under way that waits for it goes on. */
+  | { type: "runEnded" }
   /** The user wrote: an interruption from now on ends the user's own turn. */
   | { type: "userTookOver" }
   | { type: "runStarted" }
@@ -176,6 +183,13 @@ export function note(rec: Intervention, event: Event, now: number): void {
     case "runMovedOn":
       if (rec.abort !== undefined && rec.abort.phase !== "calling") rec.abort = undefined
       return
+    case "runEnded": {
+      const underWay = rec.underWay
+      if (!underWay) return
+      underWay.runEndedAt = now
+      underWay.onRunEnded?.()
+      return
+    }
     case "userTookOver":
       note(rec, { type: "runMovedOn" }, now)
       // Our abort aimed at the run before: even answered promptly, an interruption now is theirs.

@@ -251,14 +251,17 @@ export function judgeSecondPass(input: JudgeInput): Judgement {
   // is theirs to answer: decided before every rule that reads the text, so no nudge ever
   // answers it for them.
   const ending = input.ending ?? readEnding(text, input.options)
-  if (ending.handOff) return { kind: "stand-down", reason: `hand-off: the reply waits on the user (${ending.handOff.detail})` }
+  const printed = toolCallInText(turn, input.knownTools)
+  // The classifier reads words, and the markup of a call the reply ends on has a few
+  // ("<deploy>prod</deploy>"): a hand-off only the classifier read yields to that call, which
+  // asks nothing of the user. A structural hand-off (a question, a request) still wins.
+  if (ending.handOff && !(ending.handOff.how === "model" && printed)) return { kind: "stand-down", reason: `hand-off: the reply waits on the user (${ending.handOff.detail})` }
   if (endsWithCelebration(text)) return completion(input, "celebration", "ends with 🎉")
   // A last line that announces an action with a colon is that, whatever else it reads as.
   const announces = ending.announcesAction === true
   const family = ending.family
   if (family?.family === "stop") return completion(input, "stop-statement", `stop statement (${family.detail})`, family.layer)
 
-  const printed = toolCallInText(turn, input.knownTools)
   if (printed) return budgeted(input, "tool-text", toolTextPrompt(input.options), "correction", `tool call written as text (${printed.form}: ${printed.detail})`)
   const stranded = toolCallInReasoning(turn, input.knownTools)
   if (stranded) return budgeted(input, "thinking-tool", thinkingToolPrompt(input.options), "correction", `tool call left in reasoning (${stranded.form}: ${stranded.detail})`)

@@ -39,8 +39,11 @@ export const DEFAULT_TOOL_NAMES: readonly string[] = Object.freeze(
   ).split(" "),
 )
 
-/** Leaked special tokens; gpt-oss harmony addresses a call "to=functions.<name>" and ends it with <|call|>. */
-const MARKERS: readonly string[] = ["<|tool_call", "<|tool_calls", "<\uff5ctool\u2581call", "[tool_calls]", "<|python_tag|>", "to=functions.", "<|call|>", "<|constrain|>"]
+/**
+ * Leaked special tokens, as read after markerSpelling; gpt-oss harmony addresses a call
+ * "to=functions.<name>" and ends it with <|call|>.
+ */
+const MARKERS: readonly string[] = ["<|tool_call", "<|tool_calls", "[tool_calls]", "<|python_tag|>", "to=functions.", "<|call|>", "<|constrain|>"]
 
 /** A Llama 3.x pythonic call opening a line: `[name(` then `)` or `arg=`. */
 const PYTHONIC = /^[ \t]*\[([A-Za-z_][\w.]{0,60})\((?:\)|[A-Za-z_]\w{0,60}[ \t]?=)/gm
@@ -54,9 +57,10 @@ const REACT = /^[ \t]*Action:[ \t]*([\w.-]{1,60})[ \t]*\r?\n[ \t]*Action[ \t]Inp
 /** A fence opened with the info string Gemma uses for a call. */
 const TOOL_FENCE = /^[ ]{0,3}(?:```|~~~)[ \t]*(tool_code|tool_call)[ \t]*$/m
 
+/** A call object: typed as a call (OpenAI's "function", Anthropic's "tool_use" block), or a tool's name then its arguments. */
 const JSON_FORMS: readonly RegExp[] = [
-  /\{\s*"type"\s*:\s*"function"/i,
-  /\{\s*"(?:name|tool|tool_name)"\s*:\s*"[^"\\\n]{1,100}"\s*,\s*"(?:arguments|parameters|input|args)"\s*:/i,
+  /\{\s*"type"\s*:\s*"(?:function|tool_use|tool_call)"/i,
+  /\{\s*"(?:name|tool|tool_name)"\s*:\s*"[^"\\\n]{1,100}"\s*,\s*"(?:arguments|parameters|input|args|tool_input|tool_args|params)"\s*:/i,
   /"tool_calls"\s*:\s*\[/i,
   /"function"\s*:\s*\{\s*"name"\s*:/i,
 ]
@@ -204,8 +208,17 @@ function scanToolFence(window: string): ToolCallHit | undefined {
   return m ? { form: "tool-fence", detail: `\`\`\`${m[1]}` } : undefined
 }
 
-function scanMarkers(text: string): ToolCallHit | undefined {
+/**
+ * DeepSeek's tokens are written with a full-width bar and "▁" for the underscore
+ * (`<｜tool▁call▁begin｜>`), and models print them with either bar: one spelling for all.
+ */
+function markerSpelling(text: string): string {
   const lower = text.toLowerCase()
+  return lower.indexOf("\u2581") < 0 && lower.indexOf("\uff5c") < 0 ? lower : lower.replace(/\uff5c/g, "|").replace(/\u2581/g, "_")
+}
+
+function scanMarkers(text: string): ToolCallHit | undefined {
+  const lower = markerSpelling(text)
   const marker = MARKERS.find((m) => lower.includes(m))
   return marker === undefined ? undefined : { form: "marker", detail: marker }
 }

@@ -5,8 +5,10 @@
  */
 
 /**
- * Pause between our own abort and the continue after it: a host that reports the abort late
- * must have done so before we prompt, or an ESC taken for our echo goes unnoticed.
+ * The longest pause between our own abort's answer and the continue after it. The continue goes
+ * out as soon as the host shows the run over (an idle; 1.18 reports it before it answers the
+ * abort, 2.x with the interruption); this ceiling is for a host that shows nothing, whose late
+ * report of the abort must come before we prompt, or an ESC taken for our echo goes unnoticed.
  */
 export const ABORT_CONTINUE_DELAY_MS = 5_000
 

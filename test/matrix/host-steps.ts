@@ -24,6 +24,7 @@ export type HostSteps = {
   fail(who: Who, kind: FailKind): Maybe
   providerDown(who: Who, kind: FailKind, ms: number | undefined): Maybe
   hostStops(who: Who, reason: "inactivity" | "superseded"): Maybe
+  abortReported(who: Who): Maybe
   overflow(who: Who): Maybe
   compacted(who: Who): Maybe
   ask(who: Who, kind: "question" | "permission", id: string): Maybe
@@ -88,6 +89,9 @@ export function common(h: HostSteps): (step: Step) => Promise<void> {
         break
       case "hostStops":
         await h.hostStops(who, step.reason)
+        break
+      case "abortReported":
+        await h.abortReported(who)
         break
       case "overflow":
         await h.overflow(who)

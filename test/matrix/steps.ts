@@ -77,6 +77,13 @@ export type Step =
    * (neither supersedes the other, they share no memory) and both hear every event.
    */
   | { do: "secondProcess" }
+  /**
+   * The host reports the end of the run the plugin aborted (1.18: MessageAbortedError and idle;
+   * 2.x: `session.execution.interrupted`). Only with the knob `__abortReportedLater`, which has
+   * the host answer the abort call and hold that report back until this step; otherwise the
+   * host reports it as it answers.
+   */
+  | { do: "abortReported"; in?: Who }
   /** The host starts a run by itself, with no user message (a queued item, a child's notice). */
   | { do: "hostRun" }
   /** The host runs the session but none of its events reached the plugin (loaded mid-run). */

@@ -27,7 +27,8 @@ export type Row = {
    * makes the model hang on the plugin's prompts as well instead of answering them,
    * `__modelFailsAfterPrompt` makes the provider fail them (a dead endpoint),
    * `__modelWorksAfterPrompt` makes the model answer them with a real tool call and a new
-   * report each time (instead of a bare "On it."), `__subscribeForm`
+   * report each time (instead of a bare "On it."), `__abortReportedLater` has the host answer
+   * the plugin's abort and report the run's end only at an `abortReported` step, `__subscribeForm`
    * plays a 2.x build whose `event.subscribe` takes the types array ("types") or ignores the
    * filter ("unfiltered"; 1.x has no subscription and ignores it).
    */
@@ -380,6 +381,16 @@ export const ROWS: Row[] = [
     options: { ...ABORT_FIRST, __modelHangsAfterPrompt: true },
     steps: [user(), say("Looking at the code "), triggerOr([{ do: "wait", ms: STALL }, { do: "wait", ms: STALL }], [{ do: "stream", ms: 2 * STALL }])],
     effect: [...ABORTED_AND_CONTINUED, ...ABORTED_AND_CONTINUED],
+  },
+  {
+    id: "abort-continue-on-run-end",
+    why: "after its abort the continue goes out as soon as the host shows the aborted run over, not after a fixed pause: reported two seconds after the abort, a second later the continue is out; unreported, only the abort so far (the continue waits for the report, at most five seconds)",
+    options: { ...ABORT_FIRST, __abortReportedLater: true },
+    // The abort goes out at about 184 s (the 183 s budget, then the 1 s backoff); its ceiling is 189 s.
+    steps: [user(), say("Looking at the code "), { do: "wait", ms: 186_000 }, trigger({ do: "abortReported" }), { do: "wait", ms: 1_000 }],
+    effect: ABORTED_AND_CONTINUED,
+    controlEffect: [{ act: "abort" }],
+    e2e: [{ file: E2E.stall, test: "(a) a stream that hangs mid-answer is recovered and the turn completes" }],
   },
   {
     id: "retry-budget",

@@ -50,7 +50,9 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
   const outages = new Map<string, { error: Record<string, unknown>; until?: number }>()
   let stopped = false
   // Matrix knobs, not plugin options: magic-context loaded; the model hangs on the plugin's prompts too.
-  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, __modelWorksAfterPrompt: worksAfterPrompt, ...pluginOptions } = options
+  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, __modelWorksAfterPrompt: worksAfterPrompt, __abortReportedLater: abortReportedLater, ...pluginOptions } = options
+  /** Sessions whose abort was answered and not reported yet (`__abortReportedLater`). */
+  const unreportedAborts = new Set<string>()
   let checks = 0
 
   const list = (sessionID: string) => {
@@ -202,7 +204,8 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
       },
       abort: (o: { path: { id: string } }) => {
         acts.push({ act: "abort", in: whoOf(o.path.id) })
-        void Promise.resolve().then(() => aborted(o.path.id))
+        if (abortReportedLater) unreportedAborts.add(o.path.id)
+        else void Promise.resolve().then(() => aborted(o.path.id))
         return ok(true)
       },
       messages: (o: { path: { id: string } }) => ok(structuredClone(history.get(o.path.id) ?? [])),
@@ -338,6 +341,9 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     },
     // 1.x has no interrupted reasons: a run the host stops by itself just ends.
     hostStops: (who) => endRun(sessions[who]),
+    abortReported: (who) => {
+      if (unreportedAborts.delete(sessions[who])) aborted(sessions[who])
+    },
     // Measured on 1.18.33 (test/e2e/HOST-NOTES.md): the overflow is reported, then compacted within the same run.
     overflow: (who) => {
       const sessionID = sessions[who]

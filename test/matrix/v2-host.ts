@@ -81,6 +81,7 @@ export async function startV2Host(options: Record<string, unknown>): Promise<Mat
     fail: (who, kind) => endRun(sessions[who], "failed", V2_ERRORS[kind]),
     providerDown: (who, kind, ms) => w.providerDown(sessions[who], V2_ERRORS[kind]!, ms),
     hostStops: (who, reason) => endRun(sessions[who], "interrupted", undefined, "stop", reason),
+    abortReported: (who) => w.abortReported(sessions[who]),
     // A 2.x build that compacts by itself: the failed step, then its compaction, within the run.
     overflow: (who) => {
       const sessionID = sessions[who]

@@ -64,7 +64,9 @@ export function createV2World(options: Record<string, unknown>) {
   const id = (prefix: string) => `${prefix}_${String(++seq).padStart(5, "0")}`
   const [providerID, modelID] = USER_MODEL.split("/") as [string, string]
   // Matrix knobs, not plugin options: magic-context loaded; the model hangs on the plugin's prompts too.
-  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, __modelWorksAfterPrompt: worksAfterPrompt, __subscribeForm: subscribeForm, ...pluginOptions } = options
+  const { __magicContext: magic, __modelHangsAfterPrompt: hangsAfterPrompt, __modelFailsAfterPrompt: failsAfterPrompt, __modelWorksAfterPrompt: worksAfterPrompt, __subscribeForm: subscribeForm, __abortReportedLater: abortReportedLater, ...pluginOptions } = options
+  /** Sessions whose interrupt was answered and not reported yet (`__abortReportedLater`). */
+  const unreportedAborts = new Set<string>()
   let checks = 0
   /** The agent and model each session runs on (2.x keeps them per session). */
   const setups = new Map<string, { agent: string; providerID: string; modelID: string }>()
@@ -304,7 +306,8 @@ export function createV2World(options: Record<string, unknown>) {
       interrupt: async((a: Obj) => {
         acts.push({ act: "abort", in: whoOf(a.sessionID) })
         const live = runs.has(a.sessionID)
-        void Promise.resolve().then(() => endRun(a.sessionID, "interrupted"))
+        if (abortReportedLater && live) unreportedAborts.add(a.sessionID)
+        else void Promise.resolve().then(() => endRun(a.sessionID, "interrupted"))
         return { interrupted: live }
       }),
       compact: async((a: Obj) => {
@@ -387,6 +390,10 @@ export function createV2World(options: Record<string, unknown>) {
       if (!runs.has(sessionID)) return
       outages.set(sessionID, ms === undefined ? { error } : { error, until: Date.now() + ms })
       void requestRefused(sessionID, 1)
+    },
+    /** The run an interrupt was held back for (`__abortReportedLater`) ends now, as interrupted. */
+    abortReported(sessionID: string): void {
+      if (unreportedAborts.delete(sessionID)) endRun(sessionID, "interrupted")
     },
     /** The step that made tool calls ends; the host starts the next step of the same run. */
     nextStep(sessionID: string): void {

@@ -1,7 +1,7 @@
 /**
  * Re-measures the host facts written down in ../HOST-NOTES.md against the real OpenCode binary.
  * Not a test: run `node_modules/.bin/bun test/e2e/probes/host-facts.ts [scenario...]` and read the
- * timelines it prints. Scenarios: hang, queue, abort, synthetic, tool, silent.
+ * timelines it prints. Scenarios: hang, queue, abort, abort-early, synthetic, tool, silent.
  */
 import fs from "node:fs"
 import os from "node:os"
@@ -132,6 +132,38 @@ try {
     console.log(`${ts(Date.now())} -- abort returned; promptAsync at once`)
     provider.enqueue(text("fresh turn answer"))
     await promptAsync(host, s, "right after abort")
+    await provider.waitForRequests(reqFrom + 2, 15000).catch((e) => console.log(String(e)))
+    console.log(`${ts(Date.now())} -- second provider request ${Date.now() - ta} ms after abort`)
+    await Bun.sleep(3000)
+    timeline(s, from)
+    providerLog(reqFrom)
+    const msgs = await messages(host, s)
+    console.log(JSON.stringify(msgs.map((m) => [m.info.role, m.info.finish ?? null, m.info.error?.name ?? null, m.parts.map((p: any) => p.text ?? p.type)])))
+  }
+
+  if (run("abort-early")) {
+    // What a plugin that prompts on the abort's first idle meets: the prompt goes out on the first
+    // `session.status idle` of the aborted run, before the abort call has answered and before the
+    // aborted message's update and the second idle.
+    console.log("\n=== abort-early: promptAsync on the first idle of the aborted run ===")
+    const s = await createSession(host)
+    const from = host.events.mark()
+    const reqFrom = provider.requests.length
+    provider.enqueue(hangAfter("partial "))
+    await promptAsync(host, s, "to be aborted")
+    await provider.waitForRequests(reqFrom + 1, 15000)
+    await Bun.sleep(500)
+    const ta = Date.now()
+    const mark = host.events.mark()
+    const firstIdle = host.events.waitForEvent((e) => e?.type === "session.status" && e?.properties?.sessionID === s && e?.properties?.status?.type === "idle", 5000, mark)
+    console.log(`${ts(ta)} -- session.abort`)
+    const aborting = abortSession(host, s)
+    await firstIdle
+    console.log(`${ts(Date.now())} -- first idle seen; promptAsync at once`)
+    provider.enqueue(text("fresh turn answer"))
+    await promptAsync(host, s, "right after first idle")
+    await aborting
+    console.log(`${ts(Date.now())} -- abort returned`)
     await provider.waitForRequests(reqFrom + 2, 15000).catch((e) => console.log(String(e)))
     console.log(`${ts(Date.now())} -- second provider request ${Date.now() - ta} ms after abort`)
     await Bun.sleep(3000)

@@ -229,6 +229,31 @@ describe("nudges sent this turn", () => {
   })
 })
 
+describe("the run's end, for a recovery that waits on it", () => {
+  test("the recovery under way hears it: when, and its step is run (the continue after our abort)", () => {
+    const rec = newIntervention()
+    const underWay = holdRecovery(rec)
+    let heard = 0
+    underWay.onRunEnded = () => heard++
+    note(rec, { type: "runEnded" }, 42)
+    expect(underWay.runEndedAt).toBe(42)
+    expect(heard).toBe(1)
+  })
+
+  test("negative controls: nothing under way hears nothing; a recovery ended before the idle is not told", () => {
+    const rec = newIntervention()
+    note(rec, { type: "runEnded" }, 1)
+    expect(rec.underWay).toBeUndefined()
+    const underWay = holdRecovery(rec)
+    let heard = 0
+    underWay.onRunEnded = () => heard++
+    endRecovery(rec, underWay)
+    note(rec, { type: "runEnded" }, 2)
+    expect(underWay.runEndedAt).toBeUndefined()
+    expect(heard).toBe(0)
+  })
+})
+
 describe("the exceptions to the open-call guard", () => {
   const wait = { tool: "task", startedAt: 0, subagent: "wait" as const }
   test("a live tool loop may end any open call; an orphan parent only its waiting subagent call, once its children settled", () => {

@@ -46,6 +46,9 @@ const positives: Array<[string, string, ToolCallForm]> = [
   ["Mistral marker, nothing after it", "Running it: [TOOL_CALLS]", "marker"],
   ["special-token marker", "<|tool_call_begin|>bash", "marker"],
   ["DeepSeek marker", "<\uff5ctool\u2581call\u2581begin\uff5c>function", "marker"],
+  ["DeepSeek marker with ASCII bars", "Running the suite:\n\n<|tool\u2581calls\u2581begin|><|tool\u2581call\u2581begin|>function<|tool\u2581sep|>bash\n```json\n{\"command\": \"pytest -x\"}\n```<|tool\u2581call\u2581end|><|tool\u2581calls\u2581end|>", "marker"],
+  ["JSON Anthropic tool_use block", 'Adjusting the limits.\n\n{"type": "tool_use", "name": "edit", "input": {"file_path": "values.yaml"}}', "json"],
+  ["JSON tool_name + tool_input", 'Running the tests:\n\n{"tool_name": "bash", "tool_input": {"command": "npx ng test"}}', "json"],
 ]
 
 const negatives: Array<[string, string]> = [
@@ -62,6 +65,8 @@ const negatives: Array<[string, string]> = [
   ["unclosed fence swallows the rest", "Here:\n```\n<function=bash>"],
   ["JSON without arguments", '{"name": "my-package", "version": "1.0.0"}'],
   ["JSON with type other than function", '{"type": "module"}'],
+  ["a \u2581 in prose without a token", "The tokenizer marks a leading space with \u2581 and a bar with \uff5c in its vocabulary."],
+  ["JSON tool_name without its input", '{"tool_name": "bash", "timeout": 30}'],
   ["cut-off prefix too short", "a <fu"],
   ["cut-off unknown tag", "see <paragraph"],
   ["prefix of a tag not at the end", "<func and more text"],
@@ -137,6 +142,11 @@ describe("prose about calls is not a printed call", () => {
       "a quoted JSON tool schema",
       'The tool is declared as {"name": "read_file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}} in the registry.',
       '{"name": "read_file", "arguments": {"path": "src/a.ts"}}',
+    ],
+    [
+      "a tool_use block described mid-sentence",
+      'Each {"type": "tool_use", "id": "toolu_1", "name": "edit", "input": {}} block in the response is answered by a tool_result block with the same id in the next user message.',
+      '{"type": "tool_use", "id": "toolu_1", "name": "edit", "input": {"file_path": "a.ts"}}',
     ],
   ]
   test.each(cases)("%s", (_name, prose, call) => {

@@ -99,6 +99,15 @@ describe("tool calls as text", () => {
     expect(outcome(judge("<deploy>prod</deploy>", { knownTools: ["deploy"] }))).toBe("send:tool-text")
   })
 
+  test("a hand-off only the classifier read yields to a call printed at the end; a structural one does not", () => {
+    const byModel = { ending: { handOff: { how: "model" as const, detail: "the ending reads as a request to the user (p=0.42)" } } }
+    expect(outcome(judge("Running it now.\n<bash>ls -la</bash>", byModel))).toBe("send:tool-text")
+    // Controls: the same reading with no call stands down; a question with the call stands down.
+    expect(outcome(judge("Running it now.", byModel))).toBe("none")
+    const asked = { ending: { handOff: { how: "question" as const, detail: "the last sentence is a question" } } }
+    expect(outcome(judge("Running it now.\n<bash>ls -la</bash>", asked))).toBe("none")
+  })
+
   test("a call left in the reasoning gets the thinking-tool prompt", () => {
     const v = judge(thought("<function=edit>\n<parameter=path>a.ts</parameter>", "Editing the file now."))
     expect(v.kind === "nudge" && [v.feature, v.text]).toEqual(["thinking-tool", THINKING_TOOL_RECOVERY_PROMPT])
