@@ -11,7 +11,7 @@
  * The target is well under 5 ms for every row.
  */
 import os from "node:os"
-import { judgeFirstPass, judgeSecondPass, type JudgeInput } from "../src/core/judge.ts"
+import { judgeFirstPass, judgeSecondPass, type JudgeInput } from "../src/paths/judge/judge.ts"
 import { decideTaskComplete } from "../src/paths/task-complete/decide.ts"
 import type { TranscriptMessage } from "../src/core/transcript.ts"
 import { hasActionIntent } from "../src/detect/action-intent.ts"
@@ -27,7 +27,7 @@ import { stopStatement } from "../src/detect/stop-statement.ts"
 import { findToolCallText, toolCallInReasoning, toolCallInText } from "../src/detect/tool-call-text.ts"
 import { hasWorkDescription } from "../src/detect/work-description.ts"
 import { OPTION_DEFAULTS } from "../src/options/index.ts"
-import { todoReminderPrompt } from "../src/prompts/nudges.ts"
+import { todoReminderPrompt } from "../src/paths/judge/prompts.ts"
 import { readTodosFromTranscript } from "../src/todos/transcript-reader.ts"
 import { ADVERSARIAL_CASES, ONE_MB } from "../test/fixtures/adversarial.ts"
 

@@ -5,7 +5,7 @@
  */
 import type { Signal } from "./port.ts"
 import type { EngineContext } from "./context.ts"
-import type { FinishedTurn } from "./modules/finished-turn.ts"
+import type { FinishedTurn } from "../runtime/turn-pass.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, type OpenTool, type SessionState } from "./session-state.ts"
 import { boundedSet } from "./bounded.ts"
 import { subagentCallKind } from "./subagents.ts"

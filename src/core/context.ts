@@ -44,11 +44,3 @@ export type EngineContext = {
   /** The session latched completion (task_complete): every path, the judge and a recovery under way stand down. */
   standDown(state: SessionState): void
 }
-
-/**
- * Why a session must not be touched right now (mayAct's answer to `touch`), or undefined when it
- * may be: the question finished-turn.ts asks, in its words, until the judge is a path.
- */
-export function holdReason(ctx: EngineContext, state: SessionState): string | undefined {
-  return ctx.mayAct(state, "touch", ctx.time.now())?.reason
-}

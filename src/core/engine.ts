@@ -12,7 +12,6 @@ import type { EngineContext } from "./context.ts"
 import { userTurnModel } from "./fallback.ts"
 import { WakeScheduler } from "./scheduler.ts"
 import { SessionDiscovery, sessionsToDiscover } from "./discovery.ts"
-import { FinishedTurn, finishedTurnRules, type TurnRule } from "./modules/finished-turn.ts"
 import type { EngineModule, ModuleFactory } from "./module.ts"
 import { defaultModules } from "./modules/index.ts"
 import { ToolNames } from "./tool-names.ts"
@@ -27,6 +26,7 @@ import { takeOverSnapshots, takeOverWaits, type TakeOverDeps } from "./take-over
 import { cancelRecovery } from "./intervention.ts"
 import { JournalBook } from "./journal-book.ts"
 import { PathRuntime, type ToolReply } from "../runtime/paths.ts"
+import { FinishedTurn } from "../runtime/turn-pass.ts"
 import { actGate } from "../runtime/may-act.ts"
 import type { AnyPath, ToolArgs } from "../runtime/path.ts"
 import { runIntent } from "./run-effect.ts"
@@ -51,8 +51,6 @@ export type EngineDeps = {
   rateWaits?: RateWaitStore
   /** The sessions' goals (goals.ts; stores/goal-file.ts); absent: no session has a goal. */
   goals?: GoalSource
-  /** Replaces the finished-turn rules entirely (tests of the judging itself). */
-  turnRules?: readonly TurnRule[]
   /**
    * The recovery paths to run (runtime/path.ts), handed in by whoever starts the engine
    * (host/instance.ts passes paths/index.ts): the engine names none of them.
@@ -120,7 +118,7 @@ export class RecoveryEngine {
     this.paths = new PathRuntime(
       this.ctx,
       deps.paths,
-      () => toolNames.get(),
+      toolNames,
       // A failed look-up is no decision: the rule is handed nothing.
       (state) => (state.setup.model ? modelContext.read(state.setup.model, state.parentID === undefined, this.ctx.effective(state).sendTimeoutMs).catch(() => undefined) : Promise.resolve(undefined)),
     )
@@ -136,8 +134,8 @@ export class RecoveryEngine {
       return module
     })
     this.listeners = signalListeners(this.modules)
-    const moduleRules = [...this.paths.turnRules(), ...this.modules.flatMap((m) => m.turnRules ?? [])]
-    this.idle = new FinishedTurn(this.ctx, deps.turnRules ?? finishedTurnRules(() => toolNames.peek(), moduleRules))
+    // The finished-turn rules of every path and module, in their priority order: the runtime knows none of them.
+    this.idle = new FinishedTurn(this.ctx, [...this.paths.turnRules(), ...this.modules.flatMap((m) => m.turnRules ?? [])])
     this.discovery = new SessionDiscovery(this.ctx, sessionsToDiscover(this.ctx, this.sessions, this.resolved.options.checkIntervalMs, (signal) => this.handle(signal)), this.resolved.options)
     this.discovery.start()
     this.scheduleSweep()

@@ -7,7 +7,7 @@
  */
 import type { Signal, SignalType } from "./port.ts"
 import type { EngineContext } from "./context.ts"
-import type { PrioritizedRule } from "./modules/finished-turn.ts"
+import type { TurnRule } from "../runtime/turn-pass.ts"
 import type { Intent } from "./run-effect.ts"
 import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
@@ -45,8 +45,8 @@ export interface EngineModule {
    * one answer weighs (runtime/may-act.ts), never an answer of its own.
    */
   hold?(state: SessionState): string | undefined
-  /** Rules for a finished turn, judged beside the judge's own (modules/finished-turn.ts). */
-  turnRules?: readonly PrioritizedRule[]
+  /** Rules for a finished turn, run with the paths' in priority order (runtime/turn-pass.ts). */
+  turnRules?: readonly TurnRule[]
   /**
    * True while the module still has something due for an idle session beyond a wake it asked
    * for (those keep it anyway), such as a lock that waits for the user: the idle sweep leaves

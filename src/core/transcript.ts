@@ -33,6 +33,12 @@ export type TranscriptMessage = {
   parts: TranscriptPart[]
   /** True for the plugin's own prompts (never a genuine user turn). */
   own?: boolean
+  /**
+   * The message belongs to an exchange of ours that is no turn of the model's, as the host
+   * adapter knows it: "command", the 1.x `/auto-resume` command's message and the answer of its
+   * local reply model (host/v1/command-model.ts). Every reader of the history skips such a turn.
+   */
+  ours?: "command"
   /** Assistant only: why the model stopped, if it finished. */
   finish?: string
   /** Assistant only: error name when the turn ended in error (e.g. MessageAbortedError). */

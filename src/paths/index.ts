@@ -6,6 +6,7 @@
 import type { AnyPath } from "../runtime/path.ts"
 import { contextPath } from "./context/path.ts"
 import { goalPath } from "./goal/path.ts"
+import { judgePath } from "./judge/path.ts"
 import { loopsPath } from "./loops/path.ts"
 import { repetitionPath } from "./repetition/path.ts"
 import { providerFailuresPath } from "./provider-failures/path.ts"
@@ -20,6 +21,7 @@ export const recoveryPaths: readonly AnyPath[] = [
   repetitionPath,
   unknownToolsPath,
   taskCompletePath,
+  judgePath,
   contextPath,
   goalPath,
 ]

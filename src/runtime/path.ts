@@ -18,14 +18,40 @@ import type { HostRetryDecision, HostRetryProposal } from "../core/host-retry.ts
 import type { RestoredWait } from "../core/carried-waits.ts"
 import type { JournalOutcome, JournalTag } from "../core/journal.ts"
 import type { ModelContext } from "../core/model-context.ts"
-import type { Pass, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
 import type { ModelRef, Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
 import type { SessionStatus } from "../core/status.ts"
 import type { TranscriptMessage } from "../core/transcript.ts"
+import type { EndingReading } from "../detect/turn-ending.ts"
 import type { TodoSnapshot } from "../todos/open.ts"
 import type { Act, Hold } from "./may-act.ts"
+
+/**
+ * The two looks at a finished turn (runtime/turn-pass.ts): the first as soon as the session is
+ * quiet, never reading the closing text; the second once that text has landed.
+ */
+export type Pass = "first" | "second"
+
+/** A finished turn as one pass read it, once, for every rule of the pass. */
+export type TurnFacts = {
+  state: Readonly<SessionState>
+  options: Options
+  now: number
+  pass: Pass
+  /** The newest messages (as many as the longest rule needs: runtime/turn-pass.ts), oldest first. */
+  messages: readonly TranscriptMessage[]
+  /** "none": the session has no list; "unreadable": it could not be read (never nudge on it). */
+  todos: TodoSnapshot
+  /** How the newest assistant text ends: read once per pass, for every rule. */
+  ending?: EndingReading
+}
+
+/**
+ * What a rule may answer. A `look-again` is not an answer: the later rules of the pass still
+ * run, and the look is taken only when none of them acts. `none` is no answer either.
+ */
+export type TurnEffect = EffectOf<"nudge" | "command" | "compact" | "complete" | "charge" | "stand-down" | "look-again" | "none">
 
 export type PathInput =
   /**
@@ -57,7 +83,7 @@ export type PathInput =
   /** The session latched completion (task_complete): nothing more is due unless it runs again. */
   | { type: "standDown" }
   /**
-   * A finished turn, as the judge's pass read it, at one of the path's places among the
+   * A finished turn, as a pass read it (runtime/turn-pass.ts), at one of the path's places among the
    * finished-turn rules (RecoveryPath.turnSteps, `place` its name): for a path whose decision
    * needs the turn and its own state together. The step answers the rest of the pass in
    * `StepResult.turn`; its effects run like any step's.
@@ -134,7 +160,7 @@ export type PathEffect =
   | { kind: "read-todos"; id: number }
   /** The answer to a call of one of our tools (the `called` input); `ok: false` fails the call with `text`. */
   | { kind: "reply"; call: number; ok: boolean; text: string }
-  /** The session latches completion: it, and every path, the judge and a recovery under way, stand down. */
+  /** The session latches completion: it, every path, the finished-turn passes and a recovery under way stand down. */
   | { kind: "latch-complete" }
   /** Read the session's newest `limit` messages from the host, bounded by `timeoutMs`; answered as `messages`. */
   | { kind: "read-messages"; id: number; limit: number; timeoutMs: number }
@@ -166,7 +192,7 @@ export type StepResult<S> = {
    * text is a new hold (a new phase of the recovery); absent ends the path's hold.
    */
   hold?: string
-  /** The answer to a `turn` input for the rest of the judge's pass; absent: the later rules run. */
+  /** The answer to a `turn` input for the rest of the pass; absent: the later rules run. */
   turn?: TurnEffect
   /** The answer to a `retryProposed` input: the decision the host makes instead; absent: its proposal stands. */
   retry?: HostRetryDecision
@@ -216,8 +242,8 @@ export interface RecoveryPath<S> {
   /** Tools of ours the path answers (the plugin registers them with the host): each call comes as a `called` input. */
   readonly tools?: readonly string[]
   /**
-   * Rules for a finished turn, judged beside the judge's own (core/modules/finished-turn.ts)
-   * until the judge is a path itself.
+   * Rules for a finished turn, run with every other path's in priority order by the runtime's
+   * passes (runtime/turn-pass.ts).
    */
   readonly turnRules?: readonly PathTurnRule<S>[]
   /**
@@ -250,7 +276,7 @@ export interface RecoveryPath<S> {
 /** What a path may add to the session's status. */
 export type PathStatus = Pick<SessionStatus, "rateLimitWait">
 
-/** Where a path's step looks at a finished turn: the pass and its place among the rules (ascending; the judge at JUDGE_PRIORITY). */
+/** Where a path's step looks at a finished turn: the pass and its place among the rules (ascending). */
 export type TurnStep = { name: string; pass: Pass; priority: number }
 
 /** What a path's turn rule is handed beside the turn: its state for the session, and the host's tool names if it reads them. */
@@ -271,10 +297,20 @@ export type TurnAnswer<S> = { effect?: TurnEffect; state?: S; effects?: readonly
 export type PathTurnRule<S> = {
   name: string
   pass: Pass
-  /** Its place among the rules of the pass: ascending, the judge at JUDGE_PRIORITY. */
+  /** Its place among the rules of the pass: ascending. */
   priority: number
-  /** The rule reads the host's tool names (TurnInput.tools): the runtime fetches them, bounded and cached, before it decides. */
-  readsTools?: true
+  /**
+   * The rule reads the host's tool names (TurnInput.tools): `true`, the runtime fetches them,
+   * bounded and cached, before it decides; "cached", it is handed them only when the runtime
+   * has them at hand (a rule that must not wait on the host, nor make a call of its own).
+   */
+  readsTools?: true | "cached"
+  /**
+   * The rule weighs a hand-off to the user itself (it recovers a malfunction, such as an answer
+   * cut off at the output limit, before the closing text is read): it runs when the turn hands
+   * over to the user, and every rule without this is skipped.
+   */
+  weighsHandOff?: true
   /**
    * The rule reads the model's context limits and whether magic-context is loaded
    * (TurnInput.context), when this says it needs them for the turn: the runtime looks them up,

@@ -15,15 +15,21 @@ import type { HostRetryDecision, HostRetryProposal } from "../core/host-retry.ts
 import type { RestoredWait } from "../core/carried-waits.ts"
 import { errorText } from "../core/logger.ts"
 import type { ModelContext } from "../core/model-context.ts"
-import type { PrioritizedRule, TurnEffect, TurnFacts } from "../core/modules/finished-turn.ts"
+import type { TurnRule } from "./turn-pass.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { Act, Hold } from "./may-act.ts"
-import type { AnyPath, DeclaredInput, PathEffect, PathInput, PathStatus, PathTurnRule, StepContext, StepResult, ToolArgs } from "./path.ts"
+import type { AnyPath, DeclaredInput, PathEffect, PathInput, PathStatus, PathTurnRule, StepContext, StepResult, ToolArgs, TurnEffect, TurnFacts } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
 
-/** The host's tool names (core/tool-names.ts: bounded, cached), for the turn rules that read them. */
-export type ToolNamesReader = () => Promise<readonly string[] | undefined>
+/**
+ * The host's tool names (core/tool-names.ts), for the turn rules that read them: `get` fetches
+ * them (bounded, cached), `peek` answers only what the cache holds, at once.
+ */
+export type ToolNamesReader = {
+  get(): Promise<readonly string[] | undefined>
+  peek(): readonly string[] | undefined
+}
 
 /** The session model's context limits and magic-context (core/model-context.ts: bounded, cached); undefined when a look-up failed. */
 export type ModelContextRead = (session: SessionState) => Promise<ModelContext | undefined>
@@ -143,42 +149,47 @@ export class PathRuntime {
   }
 
   /**
-   * The paths' finished-turn rules as the judge runs them: each is handed its path's state for
+   * The paths' finished-turn rules as the passes run them (turn-pass.ts): each is handed its path's state for
    * the session (and what it reads of the host: its tool names, the model's context), and the
    * state, effects and wake it answers are kept and carried out as a step's. Beside them, the
    * paths' places among the rules (RecoveryPath.turnSteps): each hands the turn to its path's
    * step and answers with the step's `turn`.
    */
-  turnRules(): PrioritizedRule[] {
+  turnRules(): TurnRule[] {
     const steps = this.paths.flatMap((path, index) =>
-      (path.turnSteps ?? []).map((place): PrioritizedRule => ({
+      (path.turnSteps ?? []).map((place): TurnRule => ({
         name: `${path.name}:${place.name}`,
         pass: place.pass,
         priority: place.priority,
-        // The judge hands the session read-only; the runtime keeps its paths' states in it.
+        // The pass hands the session read-only; the runtime keeps its paths' states in it.
         decide: (facts) => this.feed(facts.state as SessionState, index, { type: "turn", place: place.name, facts }, facts.now)?.turn,
       })),
     )
     return steps.concat(this.pathRules())
   }
 
-  private pathRules(): PrioritizedRule[] {
+  private pathRules(): TurnRule[] {
     return this.paths.flatMap((path, index) =>
-      (path.turnRules ?? []).map((rule: PathTurnRule<unknown>): PrioritizedRule => ({
+      (path.turnRules ?? []).map((rule: PathTurnRule<unknown>): TurnRule => ({
         name: rule.name,
         pass: rule.pass,
         priority: rule.priority,
+        ...(rule.weighsHandOff ? { weighsHandOff: true as const } : {}),
         decide:
-          rule.readsTools || rule.readsContext
+          rule.readsTools === true || rule.readsContext
             ? async (facts) => {
-                const tools = rule.readsTools ? await this.toolNames() : undefined
+                const tools = rule.readsTools === true ? await this.toolNames.get() : this.cachedTools(rule)
                 const session = facts.state as SessionState
                 const context = rule.readsContext?.(facts, this.stateOf(session, index)) ? await this.modelContext(session) : undefined
                 return this.decide(index, rule, facts, tools, context)
               }
-            : (facts) => this.decide(index, rule, facts, undefined, undefined),
+            : (facts) => this.decide(index, rule, facts, this.cachedTools(rule), undefined),
       })),
     )
+  }
+
+  private cachedTools(rule: PathTurnRule<unknown>): readonly string[] | undefined {
+    return rule.readsTools === "cached" ? this.toolNames.peek() : undefined
   }
 
   /** The path's state for the session: the one it answered last, or its initial one. */
@@ -189,7 +200,7 @@ export class PathRuntime {
 
   private decide(index: number, rule: PathTurnRule<unknown>, facts: TurnFacts, tools: readonly string[] | undefined, context: ModelContext | undefined) {
     const name = this.paths[index]!.name
-    // The session the turn is judged for: the judge hands it read-only, the runtime keeps its paths' states.
+    // The session the turn is judged for: the pass hands it read-only, the runtime keeps its paths' states.
     const session = facts.state as SessionState
     let slot = session.paths.get(name) as Slot | undefined
     const answer = rule.decide(facts, { state: this.stateOf(session, index), tools, ...(context ? { context } : {}) })

@@ -13,7 +13,7 @@
  */
 import fs from "node:fs"
 import path from "node:path"
-import { judgeSecondPass, type Judgement } from "../../src/core/judge.ts"
+import { judgeSecondPass, type Judgement } from "../../src/paths/judge/judge.ts"
 import type { TodoItem } from "../../src/core/transcript.ts"
 import { quietInput, verdictFamily } from "./score.ts"
 import type { Family, Sample } from "./types.ts"

@@ -3,7 +3,7 @@
  * judge concluded against the label. The setting is the quiet default: a warm session, the
  * user away, no todo list, nothing open, no budget used.
  */
-import { judgeSecondPass, type JudgeInput, type Judgement } from "../../src/core/judge.ts"
+import { judgeSecondPass, type JudgeInput, type Judgement } from "../../src/paths/judge/judge.ts"
 import type { TranscriptMessage, TranscriptPart } from "../../src/core/transcript.ts"
 import { closestTool } from "../../src/detect/unknown-tool.ts"
 import { OPTION_DEFAULTS } from "../../src/options/index.ts"

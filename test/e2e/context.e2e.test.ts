@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { hangAfter, httpError, startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
 import { abortSession, createSession, promptAsync, registerOpencodeCleanup, type OpencodeHost } from "./harness/opencode-host.ts"
-import { TOOL_TEXT_RECOVERY_PROMPT } from "../../src/prompts/nudges.ts"
+import { TOOL_TEXT_RECOVERY_PROMPT } from "../../src/paths/judge/prompts.ts"
 import { AFTER_HOLD_MS, SHORT_BUDGETS, STALL_ACT_MS, eventually, lastAssistantText, pluginPromptRequests, quiet, requestsWithUserText, sessionLog, sleep, startTwinHost } from "./support.ts"
 
 /** What OpenAI answers for a prompt past the window; 1.18 reads it as ContextOverflowError. */

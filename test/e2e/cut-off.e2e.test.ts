@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, messages, promptAsync, registerOpencodeCleanup, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
-import { CUT_OFF_PROMPT } from "../../src/prompts/nudges.ts"
+import { CUT_OFF_PROMPT } from "../../src/paths/judge/prompts.ts"
 import { SHORT_BUDGETS, eventually, lastAssistantText, pluginMessages, quiet, sessionLog, startTwinHost, toolParts } from "./support.ts"
 
 const SETTLE_MS = 300

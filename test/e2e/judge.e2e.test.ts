@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { reasoningOnly, startFakeProvider, text, toolCall, type FakeProvider } from "./harness/fake-provider.ts"
 import { createSession, promptAsync, registerOpencodeCleanup, waitForIdle, type OpencodeHost } from "./harness/opencode-host.ts"
-import { DEAD_STREAM_PROMPT, TOOL_TEXT_RECOVERY_PROMPT } from "../../src/prompts/nudges.ts"
+import { DEAD_STREAM_PROMPT, TOOL_TEXT_RECOVERY_PROMPT } from "../../src/paths/judge/prompts.ts"
 import {
   SHORT_BUDGETS,
   eventually,

@@ -205,7 +205,7 @@ export const FIXED_BUGS: KnownBug[] = [
     id: "K14-idle-judgement-spins-after-clock-step-back",
     summary:
       "With minActivityGapMs 0, a session that goes idle after the wall clock stepped back has quietFor < 0 = gap, so " +
-      "modules/finished-turn.ts reschedules its judgement with delay min(gap, gap - quietFor) = 0, forever: a zero-delay timer loop that, " +
+      "modules/finished-turn.ts (now runtime/turn-pass.ts) reschedules its judgement with delay min(gap, gap - quietFor) = 0, forever: a zero-delay timer loop that, " +
       "on real timers, spins the host's CPU until the clock catches up with the step.",
     matches: (v) => v.invariant === "6-bounds" && /timer storm/.test(v.detail) && v.facts.clockWentBack === true,
   },  {

@@ -2,7 +2,7 @@
 import { SimulatedTime } from "./simulated-time.ts"
 import { RecoveryEngine } from "../../src/core/engine.ts"
 import { recoveryPaths } from "../../src/paths/index.ts"
-import type { TurnRule } from "../../src/core/modules/finished-turn.ts"
+import type { AnyPath } from "../../src/runtime/path.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import type { Signal } from "../../src/core/port.ts"
 import { SendRefusedError } from "../../src/host/send-log.ts"
@@ -31,11 +31,12 @@ export async function settle(): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve))
 }
 
-export function makeHarness(rawOptions: Record<string, unknown> = {}, env: Record<string, string> = {}, turnRules?: readonly TurnRule[]): Harness {
+/** `paths`: the recovery paths to run instead of every path (paths/index.ts). */
+export function makeHarness(rawOptions: Record<string, unknown> = {}, env: Record<string, string> = {}, paths: readonly AnyPath[] = recoveryPaths): Harness {
   const time = new SimulatedTime()
   const port = new RecordingPort(() => time.now())
   const pauses = new MemoryPauses()
-  const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions(rawOptions, env), pauses, turnRules })
+  const engine = new RecoveryEngine({ paths, port, time, options: resolveOptions(rawOptions, env), pauses })
   return {
     time,
     port,

@@ -1,4 +1,4 @@
-/** The recovery paths the engine runs by default as modules; the paths of paths/index.ts and the finished-turn judge come on top. */
+/** The recovery paths the engine runs by default as modules; the paths of paths/index.ts come on top. */
 import type { ModuleFactory } from "../module.ts"
 import { subagentsModule } from "./subagents.ts"
 

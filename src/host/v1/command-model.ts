@@ -75,7 +75,11 @@ export function isCommandPart(part: unknown): boolean {
   return get(part, "metadata", "autoResume") === true && get(part, "metadata", "kind") === COMMAND_PART_KIND
 }
 
-function isReplyMessage(message: unknown): boolean {
+/**
+ * A message of a command exchange (a 1.x history entry): the command's own message, a prompt the
+ * reply model answered, or that model's answer. Never a turn of a real model.
+ */
+export function isCommandExchange(message: unknown): boolean {
   const info = get(message, "info")
   const role = str(get(info, "role"))
   if (role === "assistant") return str(get(info, "providerID")) === REPLY_PROVIDER_ID
@@ -102,10 +106,10 @@ export function dropCommandExchanges(messages: unknown): number {
       break
     }
   }
-  if (newestUser !== undefined && isReplyMessage(newestUser)) return 0
+  if (newestUser !== undefined && isCommandExchange(newestUser)) return 0
   let removed = 0
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (isReplyMessage(messages[i])) {
+    if (isCommandExchange(messages[i])) {
       messages.splice(i, 1)
       removed++
     }

@@ -2,6 +2,7 @@
 import type { TodoItem, TranscriptMessage, TranscriptPart, ToolPartStatus } from "../../core/transcript.ts"
 import { asObj, get, num, str } from "../shape.ts"
 import { clip, messageStats, modelOf, prosePart } from "../normalize.ts"
+import { isCommandExchange } from "./command-model.ts"
 
 const TOOL_STATUSES = new Set<ToolPartStatus>(["pending", "running", "completed", "error"])
 
@@ -42,6 +43,7 @@ export function normalizeV1Message(entry: unknown): TranscriptMessage | undefine
     role,
     parts: list.flatMap((p) => normalizePart(p) ?? []),
     own: list.some((p) => get(p, "metadata", "autoResume") === true) || undefined,
+    ...(isCommandExchange(entry) ? { ours: "command" as const } : {}),
     finish: str(info.finish),
     errorName: str(get(info, "error", "name")),
     ...messageStats(info),

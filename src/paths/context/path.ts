@@ -14,7 +14,7 @@
  * and one continue); a subagent native compaction (only when `subagentNativeCompactionEnabled`).
  * Unknown limits or failed look-ups mean no intervention.
  */
-import { JUDGE_PRIORITY } from "../../core/modules/finished-turn.ts"
+import { JUDGE_PRIORITY } from "../judge/path.ts"
 import { explainFailure } from "../../core/provider-failure.ts"
 import type { Outcome } from "../../core/run-effect.ts"
 import { saturationRatio } from "../../core/saturation.ts"

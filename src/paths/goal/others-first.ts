@@ -11,7 +11,7 @@ import { cutOffAnswer } from "../../detect/cut-off.ts"
 import { silentDeadStream } from "../../detect/dead-stream.ts"
 import { toolCallInReasoning, toolCallInText } from "../../detect/tool-call-text.ts"
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
-import type { TurnFacts } from "../../core/modules/finished-turn.ts"
+import type { TurnFacts } from "../../runtime/path.ts"
 import type { TranscriptMessage } from "../../core/transcript.ts"
 
 /** What another rule is likely to answer in this turn, or undefined when the turn is the goal's. */

@@ -6,8 +6,8 @@
  * no progress (progress.ts). One pure step; the goal itself is kept by the goal store (read
  * through StepContext.goal, changed through `goal` effects).
  *
- * The path looks at a finished turn at two places among the judge's rules (core/modules/
- * finished-turn.ts): before the judge, for every turn the judge would read as the model stopping
+ * The path looks at a finished turn at two places among the finished-turn rules (paths/judge
+ * is at JUDGE_PRIORITY): before the judge, for every turn the judge would read as the model stopping
  * by choice (a "done" too: the judge would take it at its word, while the goal is met only by
  * task_complete with evidence); after every other rule, for a turn nobody else answered. A
  * malfunction (a printed tool call, a dead stream, a cut-off answer), a loop or a failed call is
@@ -24,8 +24,8 @@ import { formatDuration } from "../../prompts/format.ts"
 import { quotedGoal } from "../../prompts/nudges.ts"
 import type { Goal } from "../../core/goals.ts"
 import type { JournalTag } from "../../core/journal.ts"
-import { JUDGE_PRIORITY, type TurnFacts } from "../../core/modules/finished-turn.ts"
-import type { EffectOutcome, PathEffect, RecoveryPath, StepContext, StepResult } from "../../runtime/path.ts"
+import type { EffectOutcome, PathEffect, RecoveryPath, StepContext, StepResult, TurnFacts } from "../../runtime/path.ts"
+import { JUDGE_PRIORITY } from "../judge/path.ts"
 import { othersFirst } from "./others-first.ts"
 import { buildGoalContinue } from "./prompt.ts"
 import { readGoalTurn, weighTurn, wordsOf, type TurnPrint } from "./progress.ts"

@@ -20,10 +20,6 @@ const MAX_WORDS = 400
 /** Fewer new words than this is a restatement, not news ("On it.", "Still working on it."). */
 export const MIN_NEW_WORDS = 3
 
-/** The one provider of the 1.x command's local reply model (host/v1/command-model.ts): its answers are not the model's turns. */
-const COMMAND_REPLY_PROVIDER = "auto-resume"
-const COMMAND_PREFIX = "/auto-resume"
-
 export type GoalTurn = {
   /** The newest assistant message: which turn this is. */
   id: string
@@ -40,15 +36,14 @@ export type TurnPrint = { id: string; words: readonly string[]; todos: string }
 
 /**
  * The finished turn, or undefined when the newest message is no finished turn of the model: a
- * user's or our own message, a turn that ended in an error, or the 1.x command's reply.
+ * user's or our own message, a turn that ended in an error, or a command exchange of ours (the
+ * 1.x command's reply, as the host adapter marks it: TranscriptMessage.ours).
  */
 export function readGoalTurn(messages: readonly TranscriptMessage[]): GoalTurn | undefined {
   const newest = messages[messages.length - 1]
-  if (!newest || newest.role !== "assistant" || newest.errorName || newest.model?.providerID === COMMAND_REPLY_PROVIDER) return undefined
+  if (!newest || newest.role !== "assistant" || newest.errorName || newest.ours === "command") return undefined
   let start = messages.length - 1
   while (start > 0 && messages[start - 1]!.role === "assistant") start--
-  const asked = messages[start - 1]
-  if (asked?.own && asked.parts.some((p) => p.kind === "text" && p.text.trimStart().startsWith(COMMAND_PREFIX))) return undefined
   const turn = messages.slice(start)
   let tools = 0
   for (const message of turn) for (const part of message.parts) if (part.kind === "tool" && part.status !== "error" && !NOT_WORK.has(part.tool)) tools++

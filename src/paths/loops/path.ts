@@ -9,7 +9,7 @@
  */
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
 import type { JournalTag } from "../../core/journal.ts"
-import { JUDGE_PRIORITY } from "../../core/modules/finished-turn.ts"
+import { JUDGE_PRIORITY } from "../judge/path.ts"
 import { isGuard } from "../../runtime/may-act.ts"
 import type { PathEffect, PathTurnRule, RecoveryPath, StepContext } from "../../runtime/path.ts"
 import { recordToolCall, type LiveToolLoop, type ToolCallPrint } from "./live-loop.ts"

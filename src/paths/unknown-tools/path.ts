@@ -7,7 +7,7 @@
  * same wrong calls are not answered at every later turn. A genuine user message starts afresh.
  */
 import { detectUnknownTool } from "../../detect/unknown-tool.ts"
-import { JUDGE_PRIORITY } from "../../core/modules/finished-turn.ts"
+import { JUDGE_PRIORITY } from "../judge/path.ts"
 import type { PathTurnRule, RecoveryPath } from "../../runtime/path.ts"
 import { buildUnknownToolPrompt } from "./prompt.ts"
 

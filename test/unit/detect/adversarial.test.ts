@@ -5,7 +5,7 @@
  * input (see src/detect/README.md for the caps).
  */
 import { describe, expect, test } from "bun:test"
-import { judgeFirstPass, judgeSecondPass, type JudgeInput } from "../../../src/core/judge.ts"
+import { judgeFirstPass, judgeSecondPass, type JudgeInput } from "../../../src/paths/judge/judge.ts"
 import { decideTaskComplete } from "../../../src/paths/task-complete/decide.ts"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
 import { hasActionIntent } from "../../../src/detect/action-intent.ts"
@@ -19,7 +19,8 @@ import { stopStatement } from "../../../src/detect/stop-statement.ts"
 import { findToolCallText, toolCallInReasoning, toolCallInText } from "../../../src/detect/tool-call-text.ts"
 import { hasWorkDescription } from "../../../src/detect/work-description.ts"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
-import { MAX_LISTED_TODOS, MAX_TODO_TEXT, todoReminderPrompt } from "../../../src/prompts/nudges.ts"
+import { MAX_LISTED_TODOS, MAX_TODO_TEXT } from "../../../src/prompts/nudges.ts"
+import { todoReminderPrompt } from "../../../src/paths/judge/prompts.ts"
 import { readTodosFromTranscript } from "../../../src/todos/transcript-reader.ts"
 import { ADVERSARIAL_CASES, ONE_MB, base64Noise } from "../../fixtures/adversarial.ts"
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { judgeFirstPass, judgeSecondPass, type Judgement } from "../../../src/core/judge.ts"
-import { DEAD_STREAM_PROMPT, THINKING_TOOL_RECOVERY_PROMPT } from "../../../src/prompts/nudges.ts"
+import { judgeFirstPass, judgeSecondPass, type Judgement } from "../../../src/paths/judge/judge.ts"
+import { DEAD_STREAM_PROMPT, THINKING_TOOL_RECOVERY_PROMPT } from "../../../src/paths/judge/prompts.ts"
 import { assistant, said, thought, tool, user } from "../../fixtures/transcript-builders.ts"
 import { NOW, WINDOW, input } from "./helpers.ts"
 

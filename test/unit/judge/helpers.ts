@@ -1,5 +1,5 @@
 /** Builds judge inputs with quiet defaults: a warm session, the user away, nothing open. */
-import type { JudgeInput } from "../../../src/core/judge.ts"
+import type { JudgeInput } from "../../../src/paths/judge/judge.ts"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
 import { user } from "../../fixtures/transcript-builders.ts"

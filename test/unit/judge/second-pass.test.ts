@@ -1,12 +1,7 @@
 import { describe, expect, test } from "bun:test"
-import { READY_CLOSED_CHANCES, judgeSecondPass, type JudgeInput, type Judgement } from "../../../src/core/judge.ts"
+import { READY_CLOSED_CHANCES, judgeFirstPass, judgeSecondPass, type JudgeInput, type Judgement } from "../../../src/paths/judge/judge.ts"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
-import {
-  DONE_WITHOUT_DETAILS_PROMPT,
-  DONE_WITHOUT_WORK_PROMPT,
-  THINKING_TOOL_RECOVERY_PROMPT,
-  TOOL_TEXT_RECOVERY_PROMPT,
-} from "../../../src/prompts/nudges.ts"
+import { DONE_WITHOUT_DETAILS_PROMPT, DONE_WITHOUT_WORK_PROMPT, THINKING_TOOL_RECOVERY_PROMPT, TOOL_TEXT_RECOVERY_PROMPT } from "../../../src/paths/judge/prompts.ts"
 import type { TodoSnapshot } from "../../../src/todos/open.ts"
 import { assistant, closedList, openList, said, thought, tool, user } from "../../fixtures/transcript-builders.ts"
 import { NOW, WINDOW, input } from "./helpers.ts"
@@ -419,5 +414,16 @@ describe("a stop only the classifier read", () => {
   })
   test("with a todo open it still gets the reminder", () => {
     expect(outcome(judge("Still failing.", { todos: openList, ending: modelStop }))).toBe("send:todo-reminder")
+  })
+})
+
+describe("a command exchange of ours (the 1.x /auto-resume reply, marked by the host adapter)", () => {
+  const reply = (ours: boolean): TranscriptMessage => ({ ...said("Done."), ...(ours ? { ours: "command" as const } : {}) })
+  test("is no turn of the model: both passes stand down", () => {
+    expect(judge(reply(true)).kind).toBe("stand-down")
+    expect(judgeFirstPass(input(reply(true))).kind).toBe("stand-down")
+  })
+  test("control: the same text from the model is judged (a bare done claim asks for a report)", () => {
+    expect(outcome(judge(reply(false)))).toBe("send:done-claim")
   })
 })

@@ -6,7 +6,6 @@
  */
 import { describe, expect, test } from "bun:test"
 import type { Goal } from "../../../src/core/goals.ts"
-import type { TurnFacts } from "../../../src/core/modules/finished-turn.ts"
 import { newSessionState, type SessionState } from "../../../src/core/session-state.ts"
 import type { TodoItem, TranscriptMessage, TranscriptPart } from "../../../src/core/transcript.ts"
 import { readEnding, type EndingReading } from "../../../src/detect/turn-ending.ts"
@@ -14,7 +13,7 @@ import { resolveOptions, type Options } from "../../../src/options/index.ts"
 import { goalPath, IDLE_TURNS_TO_STAND_DOWN, type GoalState } from "../../../src/paths/goal/path.ts"
 import { buildGoalContinue, lastWords } from "../../../src/paths/goal/prompt.ts"
 import { readGoalTurn, weighTurn, wordsOf } from "../../../src/paths/goal/progress.ts"
-import type { PathEffect, PathInput, StepContext, StepResult } from "../../../src/runtime/path.ts"
+import type { PathEffect, PathInput, StepContext, StepResult, TurnFacts } from "../../../src/runtime/path.ts"
 import type { TodoSnapshot } from "../../../src/todos/open.ts"
 
 const HOUR = 3_600_000
@@ -175,9 +174,10 @@ describe("a finished turn while a goal is set", () => {
     expect(acts(new Driver(world()).turn(messages, open, "unanswered"))).toHaveLength(1)
   })
 
-  test("the 1.x command's own reply turn is not the model's turn", () => {
+  test("a command exchange of ours (the 1.x command's reply, as the host adapter marks it) is not the model's turn", () => {
     const d = new Driver(world())
     const command = turnOf([[text("auto-resume: goal set for this session.")]], { own: true, text: "/auto-resume goal make the parser tests pass\n\nauto-resume: goal set" })
+    for (const message of command) message.ours = "command"
     expect(d.turn(command)).toBeUndefined()
     // Negative control: the same reply to a plain prompt of ours is a turn.
     expect(acts(new Driver(world()).turn(turnOf([[tool("bash")], [text("auto-resume: goal set for this session.")]], { own: true, text: "continue" })))).toHaveLength(1)

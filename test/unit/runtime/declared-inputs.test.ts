@@ -12,6 +12,8 @@ import type { PathInput, RecoveryPath } from "../../../src/runtime/path.ts"
 import { PathRuntime } from "../../../src/runtime/paths.ts"
 import { bareContext } from "../../support/bare-context.ts"
 
+/** The host's tool names: none, and never asked for here. */
+const NO_TOOL_NAMES = { get: async () => undefined, peek: () => undefined }
 const PROPOSAL: HostRetryProposal = { name: "APIError", message: "Rate limit exceeded", status: 429, attempt: 1, proposed: { retry: true, delayMs: 2000 } }
 const WAIT: RestoredWait = { sessionID: "s1", rung: 2, remainingMs: 60_000, until: 60_000, busy: false }
 
@@ -31,7 +33,7 @@ const seenBy = (state: ReturnType<typeof bareContext>["state"], name: string) =>
 describe("inputs a path declares it hears", () => {
   test("the host's retry proposal is answered by the path that hears it, at once", () => {
     const { ctx, state } = bareContext()
-    const runtime = new PathRuntime(ctx, [recorder("deaf"), recorder("hearing", ["retryProposed"])], async () => undefined)
+    const runtime = new PathRuntime(ctx, [recorder("deaf"), recorder("hearing", ["retryProposed"])], NO_TOOL_NAMES)
     expect(runtime.retryProposed(state, PROPOSAL, 0)).toEqual({ retry: false })
     expect(seenBy(state, "hearing")).toEqual(["retryProposed"])
     // Negative control: a path that did not declare it never sees it (a stall step answers any input).
@@ -40,21 +42,21 @@ describe("inputs a path declares it hears", () => {
 
   test("negative control: with no path hearing it the host's proposal stands", () => {
     const { ctx, state } = bareContext()
-    const runtime = new PathRuntime(ctx, [recorder("deaf")], async () => undefined)
+    const runtime = new PathRuntime(ctx, [recorder("deaf")], { get: async () => undefined, peek: () => undefined })
     expect(runtime.retryProposed(state, PROPOSAL, 0)).toBeUndefined()
   })
 
   test("a wait carried over a restart is taken by the path that hears it; none: not taken", () => {
     const taking = bareContext()
-    const runtime = new PathRuntime(taking.ctx, [recorder("hearing", ["waitRestored"])], async () => undefined)
+    const runtime = new PathRuntime(taking.ctx, [recorder("hearing", ["waitRestored"])], NO_TOOL_NAMES)
     expect(runtime.waitRestored(taking.state, WAIT, 0)).toBe(true)
     const none = bareContext()
-    expect(new PathRuntime(none.ctx, [recorder("deaf")], async () => undefined).waitRestored(none.state, WAIT, 0)).toBe(false)
+    expect(new PathRuntime(none.ctx, [recorder("deaf")], { get: async () => undefined, peek: () => undefined }).waitRestored(none.state, WAIT, 0)).toBe(false)
   })
 
   test("the session leaving the table reaches only the paths that keep something outside it", () => {
     const { ctx, state } = bareContext()
-    const runtime = new PathRuntime(ctx, [recorder("deaf"), recorder("hearing", ["dropped"])], async () => undefined)
+    const runtime = new PathRuntime(ctx, [recorder("deaf"), recorder("hearing", ["dropped"])], NO_TOOL_NAMES)
     runtime.dropped(state)
     expect(seenBy(state, "hearing")).toEqual(["dropped"])
     expect(seenBy(state, "deaf")).toBeUndefined()
@@ -74,7 +76,7 @@ describe("facts that depend on the time, and the status", () => {
 
   test("a hold that ends at a time is over at that time, and mayAct says so", () => {
     const { ctx, state } = bareContext()
-    const runtime = new PathRuntime(ctx, [until], async () => undefined)
+    const runtime = new PathRuntime(ctx, [until], { get: async () => undefined, peek: () => undefined })
     runtime.signal(state, { type: "idle", sessionID: state.id }, 0)
     expect(runtime.holds(state, 999)).toBe("waiting until it is over")
     expect(runtime.holds(state, 1000)).toBeUndefined()
@@ -82,7 +84,7 @@ describe("facts that depend on the time, and the status", () => {
 
   test("a path's part of the status; negative control: none before it has a state", () => {
     const { ctx, state } = bareContext()
-    const runtime = new PathRuntime(ctx, [until], async () => undefined)
+    const runtime = new PathRuntime(ctx, [until], { get: async () => undefined, peek: () => undefined })
     expect(runtime.status(state)).toBeUndefined()
     runtime.signal(state, { type: "idle", sessionID: state.id }, 0)
     expect(runtime.status(state)).toEqual({ rateLimitWait: { until: 1000, rung: 1, carriedOver: false } })

@@ -22,7 +22,7 @@ const holding: RecoveryPath<boolean> = {
 describe("what a path states about a session", () => {
   test("its hold and its keep follow its state for the session; none before it has one", () => {
     const { ctx, state } = bareContext()
-    const runtime = new PathRuntime(ctx, [holding], async () => undefined)
+    const runtime = new PathRuntime(ctx, [holding], { get: async () => undefined, peek: () => undefined })
     expect(runtime.holds(state, 0)).toBeUndefined()
     expect(runtime.keeps(state)).toBe(false)
     runtime.signal(state, { type: "idle", sessionID: state.id }, 0)

@@ -1,5 +1,5 @@
 /**
- * A path's finished-turn rules as the runtime hands them to the judge (runtime/paths.ts
+ * A path's finished-turn rules as the runtime hands them to its passes (runtime/paths.ts
  * turnRules): each decides on the turn with its path's state for the session and, when it says
  * it reads them, the host's tool names; the state it answers is the one its path has next.
  */
@@ -28,7 +28,7 @@ function counting(readsTools: boolean, seen: Array<readonly string[] | undefined
 function runtimeWith(path: AnyPath) {
   const { ctx, state } = bareContext()
   let reads = 0
-  const runtime = new PathRuntime(ctx, [path], async () => (reads++, ["bash"]))
+  const runtime = new PathRuntime(ctx, [path], { get: async () => (reads++, ["bash"]), peek: () => undefined })
   const [rule] = runtime.turnRules()
   if (!rule) throw new Error("no rule")
   return { rule, facts: { state } as unknown as Facts, state, reads: () => reads }
@@ -57,6 +57,29 @@ describe("a path's turn rules", () => {
     expect(p.reads()).toBe(0)
   })
 
+  test("a rule that reads the cached tool names gets what the runtime has at hand, at once, and never asks the host", () => {
+    const { ctx, state } = bareContext()
+    const handed: Array<readonly string[] | undefined> = []
+    const rule: PathTurnRule<number> = { name: "peek", pass: "second", priority: 50, readsTools: "cached", decide: (_facts, { tools }) => void handed.push(tools) }
+    let cached: readonly string[] | undefined
+    let asked = 0
+    const runtime = new PathRuntime(ctx, [{ name: "peek", turnRules: [rule], initial: () => 0, step: () => undefined }], { get: async () => (asked++, ["bash"]), peek: () => cached })
+    const [decide] = runtime.turnRules()
+    // Nothing at hand: nothing handed, and the rule answers at once (no promise).
+    expect(decide!.decide({ state } as unknown as Facts)).toBeUndefined()
+    cached = ["read", "edit"]
+    decide!.decide({ state } as unknown as Facts)
+    expect(handed).toEqual([undefined, ["read", "edit"]])
+    expect(asked).toBe(0)
+  })
+
+  test("a rule that weighs a hand-off itself says so to the passes; one that does not, does not", () => {
+    const { ctx } = bareContext()
+    const rule = (weighs: boolean): PathTurnRule<number> => ({ name: `w${weighs}`, pass: "first", priority: 50, ...(weighs ? { weighsHandOff: true as const } : {}), decide: () => undefined })
+    const runtime = new PathRuntime(ctx, [{ name: "w", turnRules: [rule(true), rule(false)], initial: () => 0, step: () => undefined }], { get: async () => undefined, peek: () => undefined })
+    expect(runtime.turnRules().map((r) => [r.name, r.weighsHandOff])).toEqual([["wtrue", true], ["wfalse", undefined]])
+  })
+
   test("a rule that reads the model's context is handed it when it says it needs it; what it answers beside its state is carried out", async () => {
     const { ctx, state, time } = bareContext()
     const handed: unknown[] = []
@@ -70,7 +93,7 @@ describe("a path's turn rules", () => {
     const path: RecoveryPath<number> = { name: "room", turnRules: [rule], initial: () => 0, step: () => undefined }
     let looked = 0
     const answer = { limit: { context: 1_000 }, magicContext: false }
-    const runtime = new PathRuntime(ctx, [path], async () => undefined, async () => (looked++, answer))
+    const runtime = new PathRuntime(ctx, [path], { get: async () => undefined, peek: () => undefined }, async () => (looked++, answer))
     const [decide] = runtime.turnRules()
     await decide!.decide({ state } as unknown as Facts)
     // Not needed yet (the rule's state says so): not looked up.

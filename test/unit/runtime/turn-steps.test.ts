@@ -7,7 +7,8 @@
 import { describe, expect, test } from "bun:test"
 import { RecoveryEngine } from "../../../src/core/engine.ts"
 import type { Goal, GoalChange, GoalSource } from "../../../src/core/goals.ts"
-import { JUDGE_PRIORITY, type PrioritizedRule } from "../../../src/core/modules/finished-turn.ts"
+import { JUDGE_PRIORITY } from "../../../src/paths/judge/path.ts"
+import type { TurnRule } from "../../../src/runtime/turn-pass.ts"
 import type { ModuleFactory } from "../../../src/core/module.ts"
 import type { Signal, SignalType } from "../../../src/core/port.ts"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
@@ -40,7 +41,7 @@ function lookingPath(answer: "stand-down" | "none", priority: number, seen: Seen
 
 /** A module rule that records that it ran. */
 function laterRule(ran: string[]): ModuleFactory {
-  const rule: PrioritizedRule = { name: "later", pass: "second", priority: JUDGE_PRIORITY + 40, decide: () => void ran.push("later") }
+  const rule: TurnRule = { name: "later", pass: "second", priority: JUDGE_PRIORITY + 40, decide: () => void ran.push("later") }
   return () => ({ name: "later-module", turnRules: [rule] })
 }
 
@@ -92,7 +93,7 @@ describe("a path that looks at finished turns (turnSteps)", () => {
 
   test("its place is its priority: after a rule that answers first it is not asked at all", async () => {
     const seen: Seen[] = []
-    const first: PrioritizedRule = { name: "first", pass: "second", priority: JUDGE_PRIORITY + 20, decide: () => ({ kind: "stand-down", reason: "mine" }) }
+    const first: TurnRule = { name: "first", pass: "second", priority: JUDGE_PRIORITY + 20, decide: () => ({ kind: "stand-down", reason: "mine" }) }
     const t = setup(lookingPath("stand-down", JUDGE_PRIORITY + 30, seen), [() => ({ name: "first-module", turnRules: [first] })])
     await t.finishTurn("The parser reads nested brackets now.")
     expect(seen).toEqual([])

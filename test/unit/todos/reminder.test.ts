@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { MAX_LISTED_TODOS, MAX_TODO_TEXT, todoReminderPrompt } from "../../../src/prompts/nudges.ts"
+import { MAX_LISTED_TODOS, MAX_TODO_TEXT } from "../../../src/prompts/nudges.ts"
+import { todoReminderPrompt } from "../../../src/paths/judge/prompts.ts"
 import { closedList, openList } from "../../fixtures/transcript-builders.ts"
 
 describe("open-todos reminder", () => {

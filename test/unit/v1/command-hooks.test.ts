@@ -12,6 +12,7 @@ import {
   replyFetch,
   replyFromPromptText,
 } from "../../../src/host/v1/command-model.ts"
+import { normalizeV1Messages } from "../../../src/host/v1/messages.ts"
 import { isOwnPromptPart } from "../../../src/host/v1/port.ts"
 import { FakePauses, NOW, sampleStatus } from "../pause/helpers.ts"
 
@@ -205,6 +206,20 @@ describe("history hygiene", () => {
     ]
     expect(dropCommandExchanges(messages)).toBe(2)
     expect(messages.map((m) => m.info.id)).toEqual(["u1", "u3"])
+  })
+
+  test("the transcript marks every message of a command exchange as ours, so no reader takes it for the model's turn", () => {
+    const history = normalizeV1Messages([
+      user("u1", [{ type: "text", text: "hi" }]),
+      assistant("a1", "fake"),
+      user("u2", [commandPart]),
+      assistant("a2", REPLY_PROVIDER_ID),
+      { info: { id: "u3", role: "user", model: { providerID: REPLY_PROVIDER_ID, modelID: REPLY_MODEL_ID } }, parts: [{ type: "text", text: "What is in the README?" }] },
+      // Negative control: a prompt of ours that is no command (a continue) is ours, not a command exchange.
+      user("u4", [{ type: "text", text: "continue", synthetic: true, metadata: { autoResume: true } }]),
+    ])
+    expect(history.map((m) => [m.id, m.ours])).toEqual([["u1", undefined], ["a1", undefined], ["u2", "command"], ["a2", "command"], ["u3", "command"], ["u4", undefined]])
+    expect(history.find((m) => m.id === "u4")?.own).toBe(true)
   })
 
   test("the reply turn itself keeps its message", () => {

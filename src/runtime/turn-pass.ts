@@ -1,123 +1,75 @@
 /**
- * A finished turn that is not really finished: the judge of a turn that ended.
+ * A finished turn, as the runtime judges it: `session.idle` decides nothing by itself.
  *
- * `session.idle` decides nothing by itself. The turn is judged in two passes: as soon as the
- * session has been quiet for `minActivityGapMs` (rules that never read the closing text: dead
- * stream, an answer cut off at the output limit, hand-off to the user, user busy), and after
- * `toolTextCheckDelayMs` (rules that read the closing text, which may still be landing in the
- * history when idle fires). Each pass reads the last few messages once. A new turn voids a
- * pending pass; a second idle replaces it instead of stacking a second judgement.
+ * The turn is looked at in two passes: as soon as the session has been quiet for
+ * `minActivityGapMs` (rules that never read the closing text: a dead stream, an answer cut off at
+ * the output limit, a hand-off to the user), and after `toolTextCheckDelayMs` (rules that read the
+ * closing text, which may still be landing in the history when idle fires). Each pass reads the
+ * last few messages and the todo list once, for every rule. A new turn voids a pending pass; a
+ * second idle replaces it instead of stacking a second judgement.
  *
- * Rules are pure: they get the facts and return an effect or nothing. The first rule that
- * answers wins the pass. The judge (judge.ts) is the rule at JUDGE_PRIORITY; other modules add
- * theirs (loops, unknown tools, saturation). What reaches the host goes through the engine's
- * one effect runner (run-effect.ts), like every other path's.
+ * The rules are the paths' (RecoveryPath.turnRules and turnSteps, runtime/path.ts), and the
+ * modules' still to migrate, run in ascending priority: the first that answers wins the pass. What
+ * the winner asks for reaches the host through the engine's one effect runner (run-effect.ts), like
+ * every other path's. The runtime knows none of the rules: the paths hand them in.
  *
  * A second pass whose only finding was held by the active-user window (a look-again) is run
  * once more when the window ends, on the same timer: a new turn, ESC or a newer user message in
  * between voids that look (so does a pause in force when it is due), and that look never asks
  * for another. A subagent's turn is not looked at again.
  */
-import type { Options } from "../../options/index.ts"
-import { holdReason, type EngineContext } from "../context.ts"
-import type { EffectOf } from "../effect.ts"
-import { readTodosBounded, reporter, TimeoutError, withTimeout } from "../host-calls.ts"
-import { judgeFirstPass, judgeSecondPass, type Judgement, type JudgeInput, type NudgeBudgets } from "../judge.ts"
-import { errorText } from "../logger.ts"
-import { runEffect } from "../run-effect.ts"
-import type { SessionState } from "../session-state.ts"
-import { messageTail } from "../../detect/text.ts"
-import { IDLE_LOOP_MESSAGES } from "../../detect/tool-loop.ts"
-import { readEnding, type EndingReading } from "../../detect/turn-ending.ts"
-import { readTodosFromTranscript } from "../../todos/transcript-reader.ts"
-import type { TodoSnapshot } from "../../todos/open.ts"
-import type { TranscriptMessage } from "../transcript.ts"
+import type { Options } from "../options/index.ts"
+import type { EngineContext } from "../core/context.ts"
+import type { EffectOf } from "../core/effect.ts"
+import { readTodosBounded, reporter, TimeoutError, withTimeout } from "../core/host-calls.ts"
+import { errorText } from "../core/logger.ts"
+import { runEffect } from "../core/run-effect.ts"
+import type { SessionState } from "../core/session-state.ts"
+import type { TranscriptMessage } from "../core/transcript.ts"
+import { messageTail } from "../detect/text.ts"
+import { IDLE_LOOP_MESSAGES } from "../detect/tool-loop.ts"
+import { readEnding } from "../detect/turn-ending.ts"
+import { readTodosFromTranscript } from "../todos/transcript-reader.ts"
+import type { TodoSnapshot } from "../todos/open.ts"
+import type { Pass, TurnEffect, TurnFacts } from "./path.ts"
 
 /**
  * How many of the newest messages one pass reads: enough for every rule of the pass (the
  * longest tool cycle made one call per step is the most any rule needs), read once and shared.
  */
-export const JUDGE_HISTORY_LIMIT = IDLE_LOOP_MESSAGES
+const TURN_HISTORY_LIMIT = IDLE_LOOP_MESSAGES
 
-export type Pass = "first" | "second"
-
-export type TurnFacts = {
-  state: Readonly<SessionState>
-  options: Options
-  now: number
-  pass: Pass
-  messages: readonly TranscriptMessage[]
-  /** "none": the session has no list; "unreadable": it could not be read (never nudge on it). */
-  todos: TodoSnapshot
-  /** How the newest assistant text ends: read once per pass, for every rule. */
-  ending?: EndingReading
-}
-
-/**
- * What a rule may answer. A `look-again` is not an answer: the later rules of the pass still
- * run, and the look is taken only when none of them acts. `none` is no answer either.
- */
-export type TurnEffect = EffectOf<"nudge" | "command" | "compact" | "complete" | "charge" | "stand-down" | "look-again" | "none">
 type LookAgain = EffectOf<"look-again">
 type Acting = Exclude<TurnEffect, LookAgain | EffectOf<"none">>
 
+/** A rule of a pass, as the runtime runs it (the paths' rules and turn steps, the modules' rules). */
 export type TurnRule = {
   name: string
   pass: Pass
+  /** Its place among the rules of the pass: ascending. */
+  priority: number
   /**
-   * The rule weighs a hand-off itself (the judge: a malfunction such as an answer cut off at the
-   * output limit is recovered before the text is read). Every other rule is skipped when the
-   * turn hands over to the user.
+   * The rule weighs a hand-off itself (a malfunction such as an answer cut off at the output
+   * limit is recovered before the text is read). Every other rule is skipped when the turn hands
+   * over to the user.
    */
   weighsHandOff?: true
   decide(facts: TurnFacts): TurnEffect | undefined | Promise<TurnEffect | undefined>
-}
-
-/** Rules run in ascending priority; the judge sits at JUDGE_PRIORITY. */
-export const JUDGE_PRIORITY = 50
-
-export type PrioritizedRule = TurnRule & { priority: number }
-
-/** Tool names the host registry reported, for recognising bare tool tags printed as text. */
-export type KnownTools = () => readonly string[] | undefined
-
-function judgeInput(facts: TurnFacts, knownTools: KnownTools): JudgeInput {
-  const state = facts.state
-  return {
-    messages: facts.messages,
-    todos: facts.todos,
-    options: facts.options,
-    now: facts.now,
-    sessionStartedAt: state.firstSeenAt,
-    lastGenuineUserAt: state.lastGenuineUserAt || undefined,
-    awaitingUser: state.awaiting.size > 0,
-    toolsInFlightAtIdle: state.toolsInFlightAtIdle,
-    budgets: Object.fromEntries(state.featureCounts) as NudgeBudgets,
-    knownTools: knownTools(),
-    ending: facts.ending,
-  }
-}
-
-/** The judge's two passes among the modules' rules, in priority order. */
-export function finishedTurnRules(knownTools: KnownTools, moduleRules: readonly PrioritizedRule[] = []): TurnRule[] {
-  const rule = (pass: Pass, judge: (input: JudgeInput) => Judgement): PrioritizedRule => ({
-    name: `judge-${pass}`,
-    pass,
-    weighsHandOff: true,
-    priority: JUDGE_PRIORITY,
-    decide: (facts) => judge(judgeInput(facts, knownTools)),
-  })
-  return [...moduleRules, rule("first", judgeFirstPass), rule("second", judgeSecondPass)].sort((a, b) => a.priority - b.priority)
 }
 
 /** The name the judgement's wake goes by on the session's one timer. */
 const OWNER = "finished-turn"
 
 export class FinishedTurn {
+  private readonly rules: readonly TurnRule[]
+
   constructor(
     private readonly ctx: EngineContext,
-    private readonly rules: readonly TurnRule[],
-  ) {}
+    rules: readonly TurnRule[],
+  ) {
+    // A stable sort: rules of one priority keep the order they were handed in.
+    this.rules = [...rules].sort((a, b) => a.priority - b.priority)
+  }
 
   /** Called on every idle transition; replaces any judgement still pending. */
   start(state: SessionState): void {
@@ -157,9 +109,10 @@ export class FinishedTurn {
     const options = this.ctx.effective(state)
     const facts = await this.gatherFacts(state, options, pass)
     if (!facts || !this.stillCurrent(state, epoch)) return
-    // A turn that ends by asking the user holds every rule of either pass, not only the judge's:
-    // a loop prompt, or a compaction and its continue, answered in their place talks past them
-    // just the same. The judge weighs it itself, after the malfunctions it recovers regardless.
+    // A turn that ends by asking the user holds every rule of either pass but those that weigh
+    // the hand-off themselves (TurnRule.weighsHandOff, after the malfunctions they recover
+    // regardless): a loop prompt, or a compaction and its continue, answered in the user's place
+    // talks past them just the same.
     const handOff = facts.ending?.handOff
     if (handOff) this.ctx.logger.log("debug", `session ${state.id}: idle judgement (${pass} pass) holds every other rule: hand-off: the reply waits on the user (${handOff.detail})`)
 
@@ -202,7 +155,7 @@ export class FinishedTurn {
     // effects (sends, aborts), and a read must never make a recovery prompt lose its turn.
     const timeout = options.sendTimeoutMs
     const label = "read history"
-    const history = await withTimeout(this.ctx.time, timeout, label, () => this.ctx.port.readMessages(state.id, JUDGE_HISTORY_LIMIT)).catch((error: unknown) => {
+    const history = await withTimeout(this.ctx.time, timeout, label, () => this.ctx.port.readMessages(state.id, TURN_HISTORY_LIMIT)).catch((error: unknown) => {
       reporter(this.ctx, state)(label, error instanceof TimeoutError ? "timeout" : "failed", error)
       return undefined
     })
@@ -232,7 +185,7 @@ export class FinishedTurn {
     }
     // The session left the table while its history was read (deleted, swept): nothing goes out.
     if (state.dropped) return log.log("debug", `session ${state.id}: ${action.feature} not sent: the session is no longer tracked`)
-    const held = holdReason(this.ctx, state)
+    const held = this.ctx.mayAct(state, "touch", this.ctx.time.now())?.reason
     if (held) return this.ctx.journal?.refused(state, { trigger: action.feature, evidence: action.reason }, action.kind === "nudge" ? "prompt" : action.kind, "held", held)
     // Never deliver the same recovery twice without a turn in between (doubled idle events).
     if (state.intervention.sentThisTurn.has(action.feature)) return log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)

@@ -1,6 +1,6 @@
 /**
- * The judgement of a finished turn, as two pure functions; the engine owns timers, history
- * reads, sending and counting.
+ * The judgement of a finished turn, as two pure functions; the runtime's passes (runtime/
+ * turn-pass.ts) own the timers, the history read, sending and counting.
  *
  * The first pass (on idle) never reads the closing text: it may still be on its way into the
  * history. The second pass, `toolTextCheckDelayMs` later on a fresh read, repeats the guards
@@ -12,17 +12,17 @@
  * Each feature may send at most `finishedTurnMaxNudges` times. `done-claim` and `ready-closed`
  * start over only on a genuine user message, never on a new busy cycle.
  */
-import { cutOffAnswer } from "../detect/cut-off.ts"
-import { endsWithCelebration } from "../detect/celebration.ts"
-import { silentDeadStream } from "../detect/dead-stream.ts"
-import { handOffOf } from "../detect/hand-off.ts"
-import { messageTail } from "../detect/text.ts"
-import { toolCallInReasoning, toolCallInText } from "../detect/tool-call-text.ts"
-import { readEnding, type EndingReading } from "../detect/turn-ending.ts"
-import { TODO_WRITE_TOOL } from "../todos/transcript-reader.ts"
-import { hasWorkDescription } from "../detect/work-description.ts"
-import type { Options } from "../options/index.ts"
-import { none, type EffectOf } from "./effect.ts"
+import { cutOffAnswer } from "../../detect/cut-off.ts"
+import { endsWithCelebration } from "../../detect/celebration.ts"
+import { silentDeadStream } from "../../detect/dead-stream.ts"
+import { handOffOf } from "../../detect/hand-off.ts"
+import { messageTail } from "../../detect/text.ts"
+import { toolCallInReasoning, toolCallInText } from "../../detect/tool-call-text.ts"
+import { readEnding, type EndingReading } from "../../detect/turn-ending.ts"
+import { TODO_WRITE_TOOL } from "../../todos/transcript-reader.ts"
+import { hasWorkDescription } from "../../detect/work-description.ts"
+import type { Options } from "../../options/index.ts"
+import { none, type EffectOf } from "../../core/effect.ts"
 import {
   actionIntentPromptText,
   cutOffPrompt,
@@ -33,9 +33,9 @@ import {
   thinkingToolPrompt,
   todoReminderPrompt,
   toolTextPrompt,
-} from "../prompts/nudges.ts"
-import { allTodosClosed, openTodos, type TodoSnapshot } from "../todos/open.ts"
-import type { TranscriptMessage } from "./transcript.ts"
+} from "./prompts.ts"
+import { allTodosClosed, openTodos, type TodoSnapshot } from "../../todos/open.ts"
+import type { TranscriptMessage } from "../../core/transcript.ts"
 
 export type NudgeFeature =
   | "dead-stream"
@@ -129,6 +129,8 @@ function guard(input: JudgeInput): { turn: TranscriptMessage } | { judgement: Ju
   const standDown = (reason: string) => ({ judgement: { kind: "stand-down", reason } as Judgement })
   const last = input.messages[input.messages.length - 1]
   if (!last) return { judgement: none("no messages to judge") }
+  // Our own exchange (the 1.x command's reply, marked by the host adapter) is no turn of the model.
+  if (last.ours === "command") return standDown("the newest turn is our command's exchange, not the model's")
   if (last.role !== "assistant") {
     return standDown(last.own ? "our own prompt has not been answered yet" : "the user spoke after the turn")
   }

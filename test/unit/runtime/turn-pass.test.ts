@@ -1,17 +1,30 @@
-/** The finished-turn module: two passes, one history read each, replaced not stacked, safely executed. */
+/**
+ * The runtime's finished-turn passes (runtime/turn-pass.ts): two passes, one history read each,
+ * replaced not stacked, safely executed. The rules are a probe path's (its turnRules), run
+ * through the runtime as every path's are; the stall path runs beside it.
+ */
 import { describe, expect, test } from "bun:test"
-import type { TurnFacts, TurnRule } from "../../../src/core/modules/finished-turn.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
+import { stallPath } from "../../../src/paths/stall/path.ts"
+import type { PathTurnRule, TurnEffect, TurnFacts } from "../../../src/runtime/path.ts"
 import { makeHarness, userTurn } from "../../support/harness.ts"
 
-function recorder(pass: "first" | "second", answer?: (f: TurnFacts) => ReturnType<TurnRule["decide"]>) {
+type Rule = PathTurnRule<undefined>
+
+/** The engine with the stall path and a path of these rules alone (the rules in the order given, all at one priority). */
+function harness(options: Record<string, unknown>, rules: Rule[]) {
+  return makeHarness(options, {}, [stallPath, { name: "probe", turnRules: rules, initial: () => undefined, step: () => undefined }])
+}
+
+function recorder(pass: "first" | "second", answer?: (f: TurnFacts) => TurnEffect | undefined) {
   const seen: TurnFacts[] = []
-  const rule: TurnRule = {
+  const rule: Rule = {
     name: `probe-${pass}`,
     pass,
+    priority: 50,
     decide(facts) {
       seen.push(facts)
-      return answer?.(facts)
+      return { effect: answer?.(facts) }
     },
   }
   return { rule, seen }
@@ -27,7 +40,7 @@ describe("finished-turn judging", () => {
         if (deleteMidJudgement) h!.emit({ type: "sessionDeleted" })
         return nudge
       })
-      h = makeHarness({ minActivityGapMs: 0 }, {}, [first.rule])
+      h = harness({ minActivityGapMs: 0 }, [first.rule])
       h.emit(...userTurn, { type: "idle" })
       await h.advance(1000)
       expect(first.seen).toHaveLength(1)
@@ -40,7 +53,7 @@ describe("finished-turn judging", () => {
   test("the first pass runs once the session is quiet for minActivityGapMs, the second after toolTextCheckDelayMs, each with one history read", async () => {
     const first = recorder("first")
     const second = recorder("second")
-    const h = makeHarness({ toolTextCheckDelayMs: 3000, minActivityGapMs: 1000 }, {}, [first.rule, second.rule])
+    const h = harness({ toolTextCheckDelayMs: 3000, minActivityGapMs: 1000 }, [first.rule, second.rule])
     h.emit(...userTurn, { type: "idle" })
     await h.advance(500)
     expect(first.seen).toHaveLength(0)
@@ -59,7 +72,7 @@ describe("finished-turn judging", () => {
 
   test("a new turn cancels a pending second pass", async () => {
     const second = recorder("second", () => nudge)
-    const h = makeHarness({ toolTextCheckDelayMs: 3000 }, {}, [second.rule])
+    const h = harness({ toolTextCheckDelayMs: 3000 }, [second.rule])
     h.emit(...userTurn, { type: "idle" })
     await h.advance(1000)
     h.emit({ type: "busy" })
@@ -70,7 +83,7 @@ describe("finished-turn judging", () => {
 
   test("negative control: without the new turn the second pass sends its nudge", async () => {
     const second = recorder("second", () => nudge)
-    const h = makeHarness({ toolTextCheckDelayMs: 3000 }, {}, [second.rule])
+    const h = harness({ toolTextCheckDelayMs: 3000 }, [second.rule])
     h.emit(...userTurn, { type: "idle" })
     await h.advance(5000)
     expect(h.port.sends.map((s) => s.text)).toEqual(["nudge"])
@@ -78,7 +91,7 @@ describe("finished-turn judging", () => {
 
   test("a doubled idle replaces the pending judgement and never sends the same recovery twice", async () => {
     const first = recorder("first", () => nudge)
-    const h = makeHarness({}, {}, [first.rule])
+    const h = harness({}, [first.rule])
     h.emit(...userTurn, { type: "idle" }, { type: "idle" })
     await h.advance(1000)
     h.emit({ type: "idle" })
@@ -93,7 +106,7 @@ describe("finished-turn judging", () => {
   test("a cancelled, paused or awaited session is not judged", async () => {
     for (const hold of ["esc", "pause", "await"] as const) {
       const first = recorder("first", () => nudge)
-      const h = makeHarness({}, {}, [first.rule])
+      const h = harness({}, [first.rule])
       h.emit(...userTurn)
       if (hold === "esc") h.emit({ type: "interrupted" })
       if (hold === "pause") h.pauses.pause("s1")
@@ -105,9 +118,9 @@ describe("finished-turn judging", () => {
   })
 
   test("a throwing rule is logged once and the next rule still runs", async () => {
-    const broken: TurnRule = { name: "broken", pass: "first", decide: () => { throw new Error("boom") } }
+    const broken: Rule = { name: "broken", pass: "first", priority: 50, decide: () => { throw new Error("boom") } }
     const next = recorder("first", () => nudge)
-    const h = makeHarness({}, {}, [broken, next.rule])
+    const h = harness({}, [broken, next.rule])
     h.emit(...userTurn, { type: "idle" })
     await h.advance(1000)
     expect(h.port.sends).toHaveLength(1)
@@ -116,7 +129,7 @@ describe("finished-turn judging", () => {
 
   test("idle nudges count against the lifetime cap of the user episode", async () => {
     const first = recorder("first", () => nudge)
-    const h = makeHarness({ lifetimeMaxContinues: 2 }, {}, [first.rule])
+    const h = harness({ lifetimeMaxContinues: 2 }, [first.rule])
     h.emit(...userTurn)
     for (let i = 0; i < 4; i++) {
       h.emit({ type: "idle" })
@@ -132,7 +145,7 @@ describe("finished-turn judging", () => {
   test("a nudge the host refused does not count against the lifetime cap; control: one it took does", async () => {
     const counted = async (behaviour: "reject" | "ok") => {
       const first = recorder("first", () => nudge)
-      const h = makeHarness({}, {}, [first.rule])
+      const h = harness({}, [first.rule])
       h.port.sendBehaviour = behaviour
       h.emit(...userTurn, { type: "idle" })
       await h.advance(1000)
@@ -145,7 +158,7 @@ describe("finished-turn judging", () => {
 
   test("a failed history read skips the pass instead of judging on nothing", async () => {
     const first = recorder("first", () => nudge)
-    const h = makeHarness({}, {}, [first.rule])
+    const h = harness({}, [first.rule])
     h.port.readBehaviour = "reject"
     h.emit(...userTurn, { type: "idle" })
     await h.advance(5000)
@@ -155,26 +168,26 @@ describe("finished-turn judging", () => {
 
   test("todos pushed by the host are used instead of a read; a failed todo read is 'unreadable'", async () => {
     const first = recorder("first")
-    const h = makeHarness({}, {}, [first.rule])
+    const h = harness({}, [first.rule])
     h.emit(...userTurn, { type: "todos", todos: [{ content: "a", status: "pending" }] }, { type: "idle" })
     await h.advance(1000)
     expect(first.seen[0]?.todos).toEqual([{ content: "a", status: "pending" }])
 
     const none = recorder("first")
-    const h2 = makeHarness({}, {}, [none.rule])
+    const h2 = harness({}, [none.rule])
     h2.emit(...userTurn, { type: "idle" })
     await h2.advance(1000)
     expect(none.seen[0]?.todos).toBe("none")
 
     const broken = recorder("first")
-    const h3 = makeHarness({}, {}, [broken.rule])
+    const h3 = harness({}, [broken.rule])
     h3.port.todosBehaviour = "reject"
     h3.emit(...userTurn, { type: "idle" })
     await h3.advance(1000)
     expect(broken.seen[0]?.todos).toBe("unreadable")
 
     const fromLog = recorder("first")
-    const h4 = makeHarness({}, {}, [fromLog.rule])
+    const h4 = harness({}, [fromLog.rule])
     h4.port.todosBehaviour = "reject"
     h4.port.history.set("s1", [
       { id: "a1", role: "assistant", parts: [{ kind: "tool", callID: "t", tool: "todowrite", status: "completed", input: { todos: [{ content: "x", status: "in_progress" }] } }] },
@@ -186,7 +199,7 @@ describe("finished-turn judging", () => {
 
   test("the stall recovery's own abort does not trigger a judgement of its idle", async () => {
     const first = recorder("first", () => nudge)
-    const h = makeHarness({ busyStallStrategy: "abort" }, {}, [first.rule])
+    const h = harness({ busyStallStrategy: "abort" }, [first.rule])
     h.emit(...userTurn)
     await h.advance(184_000, 1000)
     expect(h.port.actions).toEqual(["abort"])
@@ -207,10 +220,10 @@ describe("a judgement held for later (look-again)", () => {
     })
   }
 
-  function setup(extra: TurnRule[] = []) {
+  function setup(extra: Rule[] = []) {
     let h: ReturnType<typeof makeHarness> | undefined
     const second = holdingRule(() => h!)
-    h = makeHarness({ toolTextCheckDelayMs: 3000 }, {}, [second.rule, ...extra])
+    h = harness({ toolTextCheckDelayMs: 3000 }, [second.rule, ...extra])
     h.emit(...userTurn, { type: "idle" })
     return { h, second }
   }
@@ -239,5 +252,30 @@ describe("a judgement held for later (look-again)", () => {
     await h.advance(120_000, 1000)
     expect(second.seen).toHaveLength(1)
     expect(h.port.sends.map((s) => s.text)).toEqual(["nudge"])
+  })
+})
+
+describe("a turn that hands over to the user", () => {
+  /** Both passes of a turn ending in `text`: which of a rule that weighs the hand-off and one that does not were asked. */
+  async function asked(text: string) {
+    const weighs = recorder("second")
+    weighs.rule.weighsHandOff = true
+    const plain = recorder("second")
+    const h = harness({ toolTextCheckDelayMs: 3000 }, [weighs.rule, plain.rule])
+    h.port.history.set("s1", [
+      { id: "u1", role: "user", parts: [{ kind: "text", text: "rename the parser module" }] },
+      { id: "a1", role: "assistant", parts: [{ kind: "text", text }], finish: "stop" },
+    ])
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(5000)
+    return { weighs: weighs.seen.length, plain: plain.seen.length }
+  }
+
+  test("holds every rule but those that weigh the hand-off themselves", async () => {
+    expect(await asked("Should I also rename the tests that import it?")).toEqual({ weighs: 1, plain: 0 })
+  })
+
+  test("control: a turn that does not hand over reaches every rule", async () => {
+    expect(await asked("The parser module is renamed and its importers updated.")).toEqual({ weighs: 1, plain: 1 })
   })
 })
