@@ -8,7 +8,6 @@ import type { EngineContext } from "./context.ts"
 import type { FinishedTurn } from "../runtime/turn-pass.ts"
 import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, type OpenTool, type SessionState } from "./session-state.ts"
 import { boundedSet } from "./bounded.ts"
-import { subagentCallKind } from "./subagents.ts"
 import { cancelRecovery, interruptionWasOurs, note } from "./intervention.ts"
 import { noteQuietEvent } from "./progress-ceiling.ts"
 
@@ -212,4 +211,15 @@ function interrupted(ctx: EngineContext, idle: FinishedTurn, state: SessionState
 /** Newer agent/model facts win; a missing one never erases what is known. */
 function mergeSetup(known: SessionState["setup"], update: SessionState["setup"]): SessionState["setup"] {
   return { agent: update.agent ?? known.agent, model: update.model ?? known.model }
+}
+
+/**
+ * Whether a call of `tool` waits on a subagent: the host's subagent tool (`names`, HostPort.subagentTools)
+ * is a wait on the child, but a 2.x call with input `background: true` returns at once.
+ */
+export function subagentCallKind(tool: string, args: unknown, names: readonly string[]): OpenTool["subagent"] {
+  const lower = tool.toLowerCase()
+  if (!names.some((n) => n.toLowerCase() === lower)) return undefined
+  const background = typeof args === "object" && args !== null && (args as { background?: unknown }).background === true
+  return background ? "background" : "wait"
 }

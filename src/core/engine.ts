@@ -102,7 +102,11 @@ export class RecoveryEngine {
       goals: deps.goals,
       journal: new JournalBook(() => this.ctx),
       effective: (state) => this.effective(state),
-      mayAct: actGate({ paused: (id) => this.pauses.isPaused(id), pathHold: (state, now) => this.moduleHold(state, now) }),
+      mayAct: actGate({
+        paused: (id) => this.pauses.isPaused(id),
+        pathHold: (state, now) => this.moduleHold(state, now),
+        waitedOnSettled: (state, now) => this.paths.waitedOnSettled(state, now),
+      }),
       userStopped: (state) => {
         if (state.dropped) state.cancelledByUser = true
         else this.handle({ type: "interrupted", sessionID: state.id, byUser: true, settledLate: true })
@@ -121,6 +125,7 @@ export class RecoveryEngine {
       toolNames,
       // A failed look-up is no decision: the rule is handed nothing.
       (state) => (state.setup.model ? modelContext.read(state.setup.model, state.parentID === undefined, this.ctx.effective(state).sendTimeoutMs).catch(() => undefined) : Promise.resolve(undefined)),
+      this.sessions,
     )
     this.paths.checkModels(this.resolved)
     this.modules = (deps.modules ?? defaultModules()).map((make) => {

@@ -258,13 +258,13 @@ export function interruptionWasOurs(rec: Intervention, byUser: boolean | undefin
  * The exceptions to the open-call guard, for an abort only, where the open call is itself what
  * is stuck: a proven live tool loop (every open call is the loop's), and an orphan parent (only
  * its subagent calls that wait on a child, and only while every child has settled).
+ * `childrenSettled`: whether every child has, asked at the abort's last moment (a fact of the
+ * paths', RecoveryPath.waitedOnSettled), and only when an orphan parent's call is open.
  */
-export type OpenCallException =
-  | { kind: "live-tool-loop" }
-  | { kind: "orphan-parent"; childrenSettled: () => boolean }
+export type OpenCallException = { kind: "live-tool-loop" } | { kind: "orphan-parent" }
 
-export function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool): boolean {
+export function abortMayEnd(exception: OpenCallException | undefined, open: OpenTool, childrenSettled: () => boolean): boolean {
   if (!exception) return false
   if (exception.kind === "live-tool-loop") return true
-  return open.subagent === "wait" && exception.childrenSettled()
+  return open.subagent === "wait" && childrenSettled()
 }

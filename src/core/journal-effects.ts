@@ -47,14 +47,6 @@ export function watchedDelivery(via: Delivery, seen: AbortSeen): Delivery {
   }
 }
 
-/**
- * A path found this action due but a guard (`why`) kept it from being planned at all: the same
- * entry the runner would have made of it (trigger, evidence, action, session), settled as held.
- */
-export function journalHeld(ctx: EngineContext, state: SessionState, effect: HostEffect, via: Delivery, why: string): void {
-  ctx.journal?.refused(via.target ?? state, journalTag(effect, via), actionName(effect), "held", why)
-}
-
 /** The lifetime budget refused the action before anything went out. */
 export function journalGaveUp(ctx: EngineContext, target: SessionState, effect: HostEffect, via: Delivery): void {
   const cap = ctx.effective(target).lifetimeMaxContinues

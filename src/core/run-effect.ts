@@ -22,8 +22,6 @@ export type Outcome = CallOutcome | "held" | undefined
 export type Delivery = {
   /** The host call's label in the log ("send continue"). */
   label: string
-  /** The session acted on when it is not the one the module was handed (a subagent's nudge). */
-  target?: SessionState
   /**
    * Counted as a recovery first (actions.ts beginRecovery): refused at the lifetime cap, and
    * then nothing goes out and no hook runs. `record` makes it the session's last recovery;
@@ -94,10 +92,9 @@ async function carryOut(ctx: EngineContext, target: SessionState, effect: HostEf
   }
 }
 
-/** Carries out one planned effect. Never throws; settles when the action and its follow-ups are decided. */
-export async function runEffect(ctx: EngineContext, state: SessionState, plan: Planned): Promise<Outcome> {
+/** Carries out one planned effect on `target`. Never throws; settles when the action and its follow-ups are decided. */
+export async function runEffect(ctx: EngineContext, target: SessionState, plan: Planned): Promise<Outcome> {
   const { effect, via } = plan
-  const target = via.target ?? state
   const budget = via.budget
   try {
     if (budget) {
@@ -122,7 +119,7 @@ export async function runEffect(ctx: EngineContext, state: SessionState, plan: P
     // Only a prompt that reached the session counts against lifetimeMaxContinues.
     if (budget?.refundUnsent && uncountUnsent(target, outcome)) ctx.logger.log("debug", `session ${target.id}: ${budget.what} not sent (${outcome ?? "no continue"}); not counted`)
     const next = via.onSettled?.(outcome)
-    if (next) void runEffect(ctx, state, next)
+    if (next) void runEffect(ctx, target, next)
   } catch (error) {
     // Runs after a host call settled: nothing must reach the host as an unhandled rejection.
     ctx.logger.fault("effect", `session ${target.id}: after ${via.label}: ${errorText(error)}`)

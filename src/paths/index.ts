@@ -11,11 +11,13 @@ import { loopsPath } from "./loops/path.ts"
 import { repetitionPath } from "./repetition/path.ts"
 import { providerFailuresPath } from "./provider-failures/path.ts"
 import { stallPath } from "./stall/path.ts"
+import { subagentsPath } from "./subagents/path.ts"
 import { taskCompletePath } from "./task-complete/path.ts"
 import { unknownToolsPath } from "./unknown-tools/path.ts"
 
 export const recoveryPaths: readonly AnyPath[] = [
   providerFailuresPath,
+  subagentsPath,
   stallPath,
   loopsPath,
   repetitionPath,

@@ -17,9 +17,11 @@ import { countEpisodeContinue, episodeContinueSent } from "./episode-continue.ts
 export type EffectHooks = {
   settle(id: number, outcome: EffectOutcome): void
   reply(call: number, answer: { ok: boolean; text: string }): void
+  /** The path's step for another session (by id) is to look again (PathEffect `tell`). */
+  tell(sessionID: string): void
 }
 
-/** Runs one effect; one that reaches the host settles later, through `hooks.settle`. */
+/** Runs one effect on `state` (the session it is for); one that reaches the host settles later, through `hooks.settle`. */
 export function runPathEffect(ctx: EngineContext, state: SessionState, effect: PathEffect, hooks: EffectHooks): void {
   const settle = (id: number, outcome: EffectOutcome) => hooks.settle(id, outcome)
   switch (effect.kind) {
@@ -60,6 +62,9 @@ export function runPathEffect(ctx: EngineContext, state: SessionState, effect: P
       return
     case "watch-output":
       state.outputWatched = true
+      return
+    case "tell":
+      hooks.tell(effect.session)
       return
     case "read-messages":
       void withTimeout(ctx.time, effect.timeoutMs, "history read", () => ctx.port.readMessages(state.id, effect.limit)).then(

@@ -59,6 +59,8 @@ export type HoldFacts = {
   paused(sessionID: string): boolean
   /** The hold a recovery path states for the session at `now`, or undefined (the engine asks each in turn). */
   pathHold(session: SessionState, now: number): string | undefined
+  /** Every session the session's open subagent calls wait on has settled, as the paths find it now (RecoveryPath.waitedOnSettled). */
+  waitedOnSettled(session: SessionState, now: number): boolean
 }
 
 export type MayAct = (session: SessionState, act: Act, now: number) => Hold | undefined
@@ -87,7 +89,7 @@ export function actGate(facts: HoldFacts): MayAct {
         const veto = typeof act !== "string" && act.kind === "abort" ? act.veto : undefined
         if (veto !== undefined) return { reason: veto, by: "tool" }
         if (session.dropped) return { reason: "the session is no longer tracked", by: "gone" }
-        const held = guard(session, now) ?? runningTool(session, now, exception)
+        const held = guard(session, now) ?? runningTool(session, now, exception, () => facts.waitedOnSettled(session, now))
         if (held) return held
         if (kind === "abort") return ours(session, now, "abort")
         return typeof act === "string" || act.kind !== "send" || !act.decided ? undefined : turnTaken(session, act.decided)
@@ -114,9 +116,9 @@ function ours(s: SessionState, now: number, act: "recovery" | "ladder" | "prompt
  * session, whatever decided it earlier (a recovery decided before the tool started must not be
  * carried out while it runs), but for the exceptions intervention.ts states.
  */
-function runningTool(s: SessionState, now: number, exception: OpenCallException | undefined): Hold | undefined {
+function runningTool(s: SessionState, now: number, exception: OpenCallException | undefined, childrenSettled: () => boolean): Hold | undefined {
   for (const open of s.openTools.values()) {
-    if (now - open.startedAt < TOOL_WEDGED_CEILING_MS && !abortMayEnd(exception, open)) return { reason: `tool "${open.tool}" is running`, by: "tool" }
+    if (now - open.startedAt < TOOL_WEDGED_CEILING_MS && !abortMayEnd(exception, open, childrenSettled)) return { reason: `tool "${open.tool}" is running`, by: "tool" }
   }
   return undefined
 }

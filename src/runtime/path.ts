@@ -95,6 +95,11 @@ export type PathInput =
    */
   | { type: "called"; tool: string; call: number; args?: ToolArgs }
   /**
+   * The path's step for another session (`from`) asked that this one look again (a `tell`
+   * effect): a subagent's turn tells its parent. What changed is read off `from` (StepContext.peer).
+   */
+  | { type: "told"; from: string }
+  /**
    * The host proposes to retry a failed provider call itself (2.x retry hook, core/host-retry.ts):
    * the step answers in StepResult.retry (absent: the proposal stands). The host waits on the
    * answer: it is given at once, and no effect of the step is waited for.
@@ -136,8 +141,11 @@ export type PathEffect =
   | { kind: "log"; level: "warn" | "info" | "debug"; text: string }
   /** Log-once memory of a held recovery (SessionState.lastHeldReason, cleared by output and user turns). */
   | { kind: "note-held"; key: string | undefined }
-  /** A guard refused the action, or the path gave up or ended what it kept: one line in the user's history. */
-  | { kind: "journal-refused"; tag: JournalTag; action: string; why: Exclude<JournalOutcome, "revived" | "no effect">; reason: string }
+  /**
+   * A guard refused the action, or the path gave up or ended what it kept: one line in the
+   * user's history, of the session `target` names (by id) when the action was for another one.
+   */
+  | { kind: "journal-refused"; tag: JournalTag; action: string; why: Exclude<JournalOutcome, "revived" | "no effect">; reason: string; target?: string }
   /** Ask the host whether it still runs the session (bounded); answered as `host-run`. */
   | { kind: "ask-host-run"; id: number }
   /**
@@ -151,9 +159,11 @@ export type PathEffect =
    * An action of the path sent as it is (core/run-effect.ts): counted against the budget it
    * names, announced, journaled. With an `id` it is answered as `delivered` (an abort then
    * continue also as `committed` when its abort goes out); without one the path does not wait
-   * to hear how it ended.
+   * to hear how it ended. `target`: the session acted on (by id) when it is not the step's own
+   * (a subagent's nudge); nothing is done when that session is not tracked. Its outcome still
+   * comes back to the step's session.
    */
-  | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery }
+  | { kind: "act"; id?: number; effect: HostEffect; via: ActDelivery; target?: string }
   /** A change to the session's goal (core/goals.ts), kept by the goal store. */
   | { kind: "goal"; change: GoalChange }
   /** Read the session's todo list from the host (bounded); answered as `todos`. */
@@ -178,8 +188,18 @@ export type PathEffect =
   | { kind: "restore-model"; model: ModelRef }
   /** From now on the session's model output (`modelOutput` signals) reaches the paths that declared it: it is not routed by default, being most of the traffic. */
   | { kind: "watch-output" }
+  /**
+   * Ask the path's step for another session (by id) to look again: it hears `told`, at once.
+   * Nothing happens when that session is not tracked. A step must not answer `told` with a
+   * tell back, or the two would go round for good.
+   */
+  | { kind: "tell"; session: string }
 
-/** What an `act` effect says of itself: the data part of a Delivery, never a callback. */
+/**
+ * What an `act` effect says of itself: the data part of a Delivery, never a callback. An
+ * `exception` is data too: what it needs at the abort's last moment is a fact mayAct asks the
+ * paths for then (RecoveryPath.waitedOnSettled).
+ */
 export type ActDelivery = Pick<Delivery, "label" | "budget" | "announce" | "exception" | "journal">
 
 export type StepResult<S> = {
@@ -197,6 +217,12 @@ export type StepResult<S> = {
   /** The answer to a `retryProposed` input: the decision the host makes instead; absent: its proposal stands. */
   retry?: HostRetryDecision
 }
+
+/** Another session as a path sees it: its record, and the path's state for it (its initial one when it has none). */
+export type Peer<S> = { readonly session: Readonly<SessionState>; readonly state: S }
+
+/** Another tracked session by id, as the path sees it; undefined when the table does not track it. */
+export type PeerLookup<S> = (sessionID: string) => Peer<S> | undefined
 
 /** The session as a step sees it: read-only, valid only during the step call. */
 export interface StepContext {
@@ -216,6 +242,18 @@ export interface StepContext {
   mayAct(act: Act): Hold | undefined
   /** The session's goal (core/goals.ts), active or how it last ended; undefined when it has none. */
   goal(): Goal | undefined
+  /**
+   * Another tracked session and the path's state for it (read-only): for a path whose sessions
+   * are related (a parent and its subagents). Undefined when it is not tracked. The state is
+   * the path's own type (the step's `S`). Absent in a context built by hand: no other session.
+   */
+  peer?(sessionID: string): Peer<unknown> | undefined
+  /**
+   * Every tracked session, as peer() gives it: a walk over the whole table (at most
+   * MAX_TRACKED_SESSIONS), for a rare look such as a session new to the path finding the
+   * sessions that named it their parent before it was tracked. Absent as `peer` is.
+   */
+  tracked?(): Iterable<Peer<unknown>>
 }
 
 export interface RecoveryPath<S> {
@@ -262,11 +300,20 @@ export interface RecoveryPath<S> {
   /**
    * Why the path keeps every recovery out of the session (a full context...): a fact mayAct
    * weighs (by "path"), unlike StepResult.hold, which is a recovery of the path's own under way
-   * that ESC or another recovery ends. Asked on every mayAct: cheap, pure.
+   * that ESC or another recovery ends. Asked on every mayAct: cheap, pure. `peers`: other
+   * sessions as the path sees them (StepContext.peer), for a hold that comes from one (a subagent
+   * waiting on the user holds its parent).
    */
-  holds?(state: S, now: number): string | undefined
+  holds?(state: S, now: number, peers?: PeerLookup<unknown>): string | undefined
   /** What the path adds to the session's status (`/auto-resume status`); undefined: nothing. */
   status?(state: S): PathStatus | undefined
+  /**
+   * Whether every session the session's open subagent calls wait on has settled (run and ended,
+   * or silent for good), so that those calls wait on nothing: the fact the orphan-parent
+   * exception to the open-call guard needs (core/intervention.ts), asked by mayAct at the abort's
+   * last moment. Pure. Absent: the path knows of no such wait.
+   */
+  waitedOnSettled?(state: S, ctx: StepContext): boolean
   /** The state waits on the host or the user past the idle sweep, which must not drop the session. */
   keeps?(state: S): boolean
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */

@@ -19,7 +19,7 @@ import type { TurnRule } from "./turn-pass.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { Act, Hold } from "./may-act.ts"
-import type { AnyPath, DeclaredInput, PathEffect, PathInput, PathStatus, PathTurnRule, StepContext, StepResult, ToolArgs, TurnEffect, TurnFacts } from "./path.ts"
+import type { AnyPath, DeclaredInput, PathEffect, PathInput, PathStatus, PathTurnRule, Peer, StepContext, StepResult, ToolArgs, TurnEffect, TurnFacts } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
 
 /**
@@ -33,6 +33,20 @@ export type ToolNamesReader = {
 
 /** The session model's context limits and magic-context (core/model-context.ts: bounded, cached); undefined when a look-up failed. */
 export type ModelContextRead = (session: SessionState) => Promise<ModelContext | undefined>
+
+/** The tracked sessions (the engine's session table), for the paths' look at other sessions (StepContext.peer). */
+export type TrackedSessions = {
+  get(id: string): SessionState | undefined
+  values(): Iterable<SessionState>
+}
+
+const NO_SESSIONS: TrackedSessions = { get: () => undefined, values: () => [] }
+
+/** Other sessions and a path's state for each (by the path's index), as a step's view reads them. */
+type PeerSource = {
+  peerOf(sessionID: string, index: number): Peer<unknown> | undefined
+  trackedOf(index: number): Iterable<Peer<unknown>>
+}
 
 /** The answer to a call of one of our tools (PathEffect `reply`). */
 export type ToolReply = { ok: boolean; text: string }
@@ -58,11 +72,30 @@ const DROPPED: PathInput = { type: "dropped" }
 class SessionView implements StepContext {
   session!: SessionState
   now = 0
+  /** The path stepped (by index), whose states peer() reads. */
+  index = 0
 
   constructor(
     private readonly ctx: EngineContext,
+    private readonly peers: PeerSource,
     private readonly unknown: ReadonlySet<string>,
   ) {}
+
+  /** Aims the view at the session a step (or a fact) is asked for, at `now`, for the path at `index`. */
+  aim(session: SessionState, now: number, index: number): this {
+    this.session = session
+    this.now = now
+    this.index = index
+    return this
+  }
+
+  peer(sessionID: string): Peer<unknown> | undefined {
+    return this.peers.peerOf(sessionID, this.index)
+  }
+
+  tracked(): Iterable<Peer<unknown>> {
+    return this.peers.trackedOf(this.index)
+  }
 
   options(): Options {
     return this.ctx.effective(this.session)
@@ -85,7 +118,7 @@ class SessionView implements StepContext {
   }
 }
 
-export class PathRuntime {
+export class PathRuntime implements PeerSource {
   private readonly view: SessionView
   /** Each path's initial state, built once: states are never changed in place. */
   private readonly initials: unknown[]
@@ -107,8 +140,9 @@ export class PathRuntime {
     private readonly paths: readonly AnyPath[],
     private readonly toolNames: ToolNamesReader,
     private readonly modelContext: ModelContextRead = async () => undefined,
+    private readonly sessions: TrackedSessions = NO_SESSIONS,
   ) {
-    this.view = new SessionView(ctx, this.unknownModels)
+    this.view = this.newView()
     this.initials = paths.map((path) => path.initial())
     paths.forEach((path, index) => {
       for (const type of path.signals ?? []) {
@@ -192,6 +226,10 @@ export class PathRuntime {
     return rule.readsTools === "cached" ? this.toolNames.peek() : undefined
   }
 
+  private newView(): SessionView {
+    return new SessionView(this.ctx, this, this.unknownModels)
+  }
+
   /** The path's state for the session: the one it answered last, or its initial one. */
   private stateOf(session: SessionState, index: number): unknown {
     const slot = session.paths.get(this.paths[index]!.name) as Slot | undefined
@@ -219,10 +257,39 @@ export class PathRuntime {
       const path = this.paths[i]!
       if (!path.holds) continue
       const slot = session.paths.get(path.name) as Slot | undefined
-      const held = slot ? path.holds(slot.state, now) : undefined
+      const held = slot ? path.holds(slot.state, now, (id) => this.peerOf(id, i)) : undefined
       if (held) return held
     }
     return undefined
+  }
+
+  peerOf(sessionID: string, index: number): Peer<unknown> | undefined {
+    const session = this.sessions.get(sessionID)
+    return session && { session, state: this.stateOf(session, index) }
+  }
+
+  *trackedOf(index: number): Iterable<Peer<unknown>> {
+    for (const session of this.sessions.values()) yield { session, state: this.stateOf(session, index) }
+  }
+
+  /**
+   * Whether a path finds every session the session's open subagent calls wait on settled
+   * (RecoveryPath.waitedOnSettled), for mayAct at an abort's last moment. A view of its own:
+   * mayAct may be asked while a step runs, whose view must stay aimed at its session.
+   */
+  waitedOnSettled(session: SessionState, now: number): boolean {
+    let view: SessionView | undefined
+    for (let i = 0; i < this.paths.length; i++) {
+      const path = this.paths[i]!
+      if (!path.waitedOnSettled) continue
+      view ??= this.newView()
+      try {
+        if (path.waitedOnSettled(this.stateOf(session, i), view.aim(session, now, i))) return true
+      } catch (error) {
+        this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on waitedOnSettled: ${errorText(error)}`)
+      }
+    }
+    return false
   }
 
   /** A path waits on the host or the user for the session (RecoveryPath.keeps): the idle sweep leaves it. */
@@ -364,12 +431,9 @@ export class PathRuntime {
   private feed(session: SessionState, index: number, input: PathInput, now: number): StepResult<unknown> | undefined {
     const path = this.paths[index]!
     let slot = session.paths.get(path.name) as Slot | undefined
-    const view = this.view
-    view.session = session
-    view.now = now
     let result
     try {
-      result = path.step(slot ? slot.state : this.initials[index], input, view)
+      result = path.step(slot ? slot.state : this.initials[index], input, this.view.aim(session, now, index))
     } catch (error) {
       this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on ${input.type}: ${errorText(error)}`)
       // A call of ours it would have answered is answered now, or the host would wait on it for good.
@@ -389,9 +453,17 @@ export class PathRuntime {
     const path = this.paths[index]!
     for (const effect of effects) {
       try {
-        runPathEffect(this.ctx, session, effect, {
+        // An effect for another session (a subagent's nudge) is carried out on it, if the table still tracks it.
+        const target = effect.kind === "act" || effect.kind === "journal-refused" ? effect.target : undefined
+        const on = target === undefined ? session : this.sessions.get(target)
+        if (!on) continue
+        runPathEffect(this.ctx, on, effect, {
           settle: (id, outcome) => this.feed(session, index, { type: "effectSettled", id, outcome }, this.ctx.time.now()),
           reply: (call, reply) => this.reply(call, reply),
+          tell: (sessionID) => {
+            const told = this.sessions.get(sessionID)
+            if (told) this.feed(told, index, { type: "told", from: session.id }, this.ctx.time.now())
+          },
         })
       } catch (error) {
         this.ctx.logger.fault(`path:${path.name}`, `${path.name}: ${effect.kind} failed: ${errorText(error)}`)

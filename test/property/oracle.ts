@@ -193,7 +193,7 @@ function refusedOrFailed(script: CallScript): boolean {
 }
 
 /**
- * Documented exception (src/core/subagents.ts): an orphan parent is aborted while it still
+ * Documented exception (src/paths/subagents/machine.ts): an orphan parent is aborted while it still
  * holds its subagent call (`task`) open, because that call's work is over: every child the
  * parent started has run and finished, or a child has been silent past subagentDeadMs. The
  * oracle allows it only when the host's own account agrees: every open young tool is a

@@ -6,13 +6,14 @@ import type { EngineContext } from "../../src/core/context.ts"
 import { CoreLogger } from "../../src/core/logger.ts"
 import { MemoryPauses } from "../../src/core/pauses.ts"
 import { WakeScheduler } from "../../src/core/scheduler.ts"
-import { actGate } from "../../src/runtime/may-act.ts"
+import { actGate, type HoldFacts } from "../../src/runtime/may-act.ts"
 import { newSessionState } from "../../src/core/session-state.ts"
 import { resolveOptions } from "../../src/options/index.ts"
 import { RecordingPort } from "./recording-port.ts"
 import { SimulatedTime } from "./simulated-time.ts"
 
-export function bareContext() {
+/** `facts`: mayAct's facts where a test needs them other than none. */
+export function bareContext(facts: Partial<HoldFacts> = {}) {
   const time = new SimulatedTime()
   const port = new RecordingPort(() => time.now())
   const options = resolveOptions({}, {}).options
@@ -26,7 +27,7 @@ export function bareContext() {
     logger: new CoreLogger(port, () => false),
     pauses,
     effective: () => options,
-    mayAct: actGate({ paused: (id) => pauses.isPaused(id), pathHold: () => undefined }),
+    mayAct: actGate({ paused: (id) => pauses.isPaused(id), pathHold: () => undefined, waitedOnSettled: () => false, ...facts }),
     userStopped: () => undefined,
     standDown: () => undefined,
   }

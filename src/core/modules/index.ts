@@ -1,7 +1,6 @@
 /** The recovery paths the engine runs by default as modules; the paths of paths/index.ts come on top. */
 import type { ModuleFactory } from "../module.ts"
-import { subagentsModule } from "./subagents.ts"
 
 export function defaultModules(): ModuleFactory[] {
-  return [subagentsModule]
+  return []
 }

@@ -6,8 +6,9 @@ import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/index.ts"
 import { bareContext } from "../../support/bare-context.ts"
 import { settle } from "../../support/harness.ts"
 
-function setup() {
-  const { time, port, pauses, ctx, state } = bareContext()
+/** `childrenSettled`: what the paths say of the children an orphan parent's calls wait on (mayAct's fact). */
+function setup(childrenSettled = false) {
+  const { time, port, pauses, ctx, state } = bareContext({ waitedOnSettled: () => childrenSettled })
   let done = false
   const start = (exception?: OpenCallException) => {
     void abortThenPrompt(ctx, state, { kind: "continue", label: "send continue", text: "go on" }, undefined, exception).then(() => {
@@ -110,29 +111,29 @@ describe("abortThenPrompt settles when the whole action is over", () => {
 })
 
 describe("the open-tool guard and its two exceptions", () => {
-  const settled = (value: boolean): OpenCallException => ({ kind: "orphan-parent", childrenSettled: () => value })
+  const ORPHAN: OpenCallException = { kind: "orphan-parent" }
   // As apply-signal records them: the host's subagent tool is a wait on the child unless it runs in the background.
   const open = (s: ReturnType<typeof setup>, callID: string, tool: string, subagent?: "wait" | "background") =>
     s.state.openTools.set(callID, { tool, startedAt: s.time.now(), subagent: subagent ?? (tool === "task" ? "wait" : undefined) })
 
   test("an orphan parent's open subagent call, every child settled: the abort goes out", async () => {
-    const s = setup()
+    const s = setup(true)
     open(s, "call_sub", "task")
-    s.start(settled(true))
+    s.start(ORPHAN)
     await settle()
     expect(s.port.actions).toEqual(["abort"])
   })
 
   test("control: a background subagent call is not waited on, so the exception does not cover it: refused", async () => {
-    const s = setup()
+    const s = setup(true)
     open(s, "call_sub", "task", "background")
-    s.start(settled(true))
+    s.start(ORPHAN)
     await settle()
     expect(s.port.calls).toHaveLength(0)
   })
 
   test("control: the same call without the exception: refused", async () => {
-    const s = setup()
+    const s = setup(true)
     open(s, "call_sub", "task")
     s.start()
     await settle()
@@ -141,21 +142,21 @@ describe("the open-tool guard and its two exceptions", () => {
   })
 
   test("control: a child no longer settled when the abort would go out: refused", async () => {
-    const s = setup()
+    const s = setup(false)
     open(s, "call_sub", "task")
-    s.start(settled(false))
+    s.start(ORPHAN)
     await settle()
     expect(s.port.calls).toHaveLength(0)
   })
 
   test("control: another tool open beside the subagent call, or instead of it: refused", async () => {
-    const beside = setup()
+    const beside = setup(true)
     open(beside, "call_sub", "task")
     open(beside, "call_bash", "bash")
-    beside.start(settled(true))
-    const instead = setup()
+    beside.start(ORPHAN)
+    const instead = setup(true)
     open(instead, "call_bash", "bash")
-    instead.start(settled(true))
+    instead.start(ORPHAN)
     await settle()
     expect(beside.port.calls).toHaveLength(0)
     expect(instead.port.calls).toHaveLength(0)

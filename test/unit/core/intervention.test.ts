@@ -257,14 +257,14 @@ describe("the run's end, for a recovery that waits on it", () => {
 describe("the exceptions to the open-call guard", () => {
   const wait = { tool: "task", startedAt: 0, subagent: "wait" as const }
   test("a live tool loop may end any open call; an orphan parent only its waiting subagent call, once its children settled", () => {
-    expect(abortMayEnd({ kind: "live-tool-loop" }, { tool: "bash", startedAt: 0 })).toBe(true)
-    expect(abortMayEnd({ kind: "orphan-parent", childrenSettled: () => true }, wait)).toBe(true)
+    expect(abortMayEnd({ kind: "live-tool-loop" }, { tool: "bash", startedAt: 0 }, () => false)).toBe(true)
+    expect(abortMayEnd({ kind: "orphan-parent" }, wait, () => true)).toBe(true)
   })
 
   test("negative controls: no exception, a child still working, a background run, another tool", () => {
-    expect(abortMayEnd(undefined, wait)).toBe(false)
-    expect(abortMayEnd({ kind: "orphan-parent", childrenSettled: () => false }, wait)).toBe(false)
-    expect(abortMayEnd({ kind: "orphan-parent", childrenSettled: () => true }, { ...wait, subagent: "background" })).toBe(false)
-    expect(abortMayEnd({ kind: "orphan-parent", childrenSettled: () => true }, { tool: "bash", startedAt: 0 })).toBe(false)
+    expect(abortMayEnd(undefined, wait, () => true)).toBe(false)
+    expect(abortMayEnd({ kind: "orphan-parent" }, wait, () => false)).toBe(false)
+    expect(abortMayEnd({ kind: "orphan-parent" }, { ...wait, subagent: "background" }, () => true)).toBe(false)
+    expect(abortMayEnd({ kind: "orphan-parent" }, { tool: "bash", startedAt: 0 }, () => true)).toBe(false)
   })
 })

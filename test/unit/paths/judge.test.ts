@@ -6,7 +6,6 @@
  */
 import { describe, expect, test } from "bun:test"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
-import { readEnding } from "../../../src/detect/turn-ending.ts"
 import { JUDGE_PRIORITY, judgePath } from "../../../src/paths/judge/path.ts"
 import type { TurnFacts } from "../../../src/runtime/path.ts"
 import { PathRuntime } from "../../../src/runtime/paths.ts"
@@ -22,7 +21,8 @@ function judgeRules(cached: readonly string[] | undefined) {
     { id: "a1", role: "assistant", parts: [{ kind: "text", text: "<deploy>prod</deploy>" }], finish: "stop" },
   ]
   const options = ctx.effective(state)
-  const facts = (pass: TurnFacts["pass"]): TurnFacts => ({ state, options, now: 0, pass, messages, todos: "none", ending: readEnding("<deploy>prod</deploy>", options) })
+  // The ending is read as nothing in particular: what the classifier makes of the markup is pinned in test/unit/judge/.
+  const facts = (pass: TurnFacts["pass"]): TurnFacts => ({ state, options, now: 0, pass, messages, todos: "none", ending: {} })
   return { rules: runtime.turnRules(), facts, fetches: () => fetches }
 }
 

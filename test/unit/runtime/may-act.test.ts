@@ -13,7 +13,7 @@ const NOW = 1_000_000
 
 function world(facts: Partial<HoldFacts> = {}) {
   const state: SessionState = newSessionState("s1", 0)
-  const mayAct = actGate({ paused: () => false, pathHold: () => undefined, ...facts })
+  const mayAct = actGate({ paused: () => false, pathHold: () => undefined, waitedOnSettled: () => false, ...facts })
   return { state, ask: (act: Act, now = NOW) => mayAct(state, act, now) }
 }
 

@@ -1,7 +1,127 @@
-/** Subagents through the whole engine, on the simulated clock. */
+/**
+ * The subagents path (paths/subagents): first its step's own contract with the runtime (what a
+ * child's signal and a parent's look answer, as data), then timelines through the runtime in the
+ * engine, on the simulated clock.
+ */
 import { describe, expect, test } from "bun:test"
 import type { Signal } from "../../../src/core/port.ts"
+import { newSessionState, type SessionState } from "../../../src/core/session-state.ts"
+import { effectiveOptions, resolveOptions } from "../../../src/options/index.ts"
+import { subagentsPath, type SubagentsState } from "../../../src/paths/subagents/path.ts"
+import type { Hold } from "../../../src/runtime/may-act.ts"
+import type { PathEffect, PathInput, StepContext, StepResult } from "../../../src/runtime/path.ts"
 import { makeHarness, type Harness } from "../../support/harness.ts"
+
+describe("the step", () => {
+  const options = effectiveOptions(resolveOptions({}, {}))
+  /** The sessions the step may look at, and the path's state for each. */
+  type World = { sessions: Map<string, SessionState>; states: Map<string, SubagentsState>; hold?: Hold }
+  const stateOf = (w: World, id: string) => w.states.get(id) ?? subagentsPath.initial()
+  function context(w: World, id: string, now: number): StepContext {
+    const peer = (other: string) => {
+      const session = w.sessions.get(other)
+      return session && { session, state: stateOf(w, other) }
+    }
+    return {
+      session: w.sessions.get(id)!,
+      now,
+      options: () => options,
+      mayAct: () => w.hold,
+      goal: () => undefined,
+      paused: () => false,
+      unknownModels: () => new Set<string>(),
+      peer,
+      tracked: () => [...w.sessions.keys()].map((other) => peer(other)!),
+    }
+  }
+  function step(w: World, id: string, input: PathInput, now: number): StepResult<SubagentsState> | undefined {
+    const result = subagentsPath.step(stateOf(w, id), input, context(w, id, now))
+    if (result) w.states.set(id, result.state)
+    return result
+  }
+  const signal = (w: World, id: string, s: Partial<Signal> & { type: Signal["type"] }, now: number) => step(w, id, { type: "signal", signal: { sessionID: id, ...s } as Signal }, now)
+  const kinds = (effects: readonly PathEffect[] | undefined) => (effects ?? []).map((e) => e.kind)
+
+  /** A busy parent holding its task call, and a busy child created under it at 0 that wrote at 0. */
+  function parentAndChild(): World {
+    const parent = newSessionState("parent", 0)
+    parent.busy = true
+    parent.openTools.set("call_task", { tool: "task", startedAt: 0, subagent: "wait" })
+    const child = newSessionState("child", 0)
+    child.parentID = "parent"
+    const w: World = { sessions: new Map([["parent", parent], ["child", child]]), states: new Map() }
+    signal(w, "child", { type: "sessionCreated", parentID: "parent" }, 0)
+    child.busy = true
+    child.idleEpoch++
+    signal(w, "child", { type: "busy" }, 0)
+    return w
+  }
+
+  test("a child's signal tells its parent's step to look again; the parent lists the child once told", () => {
+    const w = parentAndChild()
+    const told = signal(w, "child", { type: "toolStart", callID: "c1", tool: "bash" }, 1_000)
+    expect(told?.effects).toContainEqual({ kind: "tell", session: "parent" })
+    step(w, "parent", { type: "told", from: "child" }, 1_000)
+    expect(stateOf(w, "parent").children).toEqual(["child"])
+  })
+
+  test("negative control: a session with no parent tells no one", () => {
+    const w = parentAndChild()
+    const result = signal(w, "parent", { type: "toolStart", callID: "c2", tool: "bash" }, 1_000)
+    expect(kinds(result?.effects)).not.toContain("tell")
+  })
+
+  test("a quiet child's nudge is an act naming the child; one that reached it counts the child's turns from there", () => {
+    for (const outcome of ["ok", "failed"] as const) {
+      const w = parentAndChild()
+      step(w, "parent", { type: "told", from: "child" }, 0)
+      const looked = step(w, "parent", { type: "wake" }, 61_000)
+      const act = looked?.effects.find((e): e is Extract<PathEffect, { kind: "act" }> => e.kind === "act")
+      expect(act).toMatchObject({ kind: "act", target: "child", effect: { kind: "nudge", sessionID: "child" }, via: { label: "send subagent nudge" } })
+      const decided = stateOf(w, "parent").orphan.unanswered
+      // A turn of the child while the prompt was on its way was no answer to it.
+      signal(w, "child", { type: "toolEnd", callID: "c1" }, 61_500)
+      step(w, "parent", { type: "effectSettled", id: act!.id!, outcome: { kind: "delivered", outcome } }, 62_000)
+      const after = stateOf(w, "parent")
+      expect(after.nudges).toEqual([])
+      if (outcome === "ok") expect(after.orphan.unanswered[0]!.turns).toBe(decided[0]!.turns + 1)
+      // Negative control: a nudge that never reached the child leaves the count as it was decided.
+      else expect(after.orphan.unanswered).toEqual(decided)
+    }
+  })
+
+  test("a nudge due while the parent is paused is one held line in the child's history, nothing sent", () => {
+    const w = parentAndChild()
+    step(w, "parent", { type: "told", from: "child" }, 0)
+    w.hold = { reason: "paused", by: "user" }
+    const looked = step(w, "parent", { type: "wake" }, 61_000)
+    expect(kinds(looked?.effects)).toEqual(["journal-refused"])
+    expect(looked?.effects[0]).toMatchObject({ target: "child", action: "prompt to the subagent", why: "held", reason: "parent parent: paused" })
+  })
+
+  test("the parent holds while a child waits on its user; not otherwise", () => {
+    const w = parentAndChild()
+    step(w, "parent", { type: "told", from: "child" }, 0)
+    const peers = (id: string) => {
+      const session = w.sessions.get(id)
+      return session && { session, state: stateOf(w, id) }
+    }
+    expect(subagentsPath.holds!(stateOf(w, "parent"), 0, peers)).toBeUndefined()
+    w.sessions.get("child")!.awaiting.add("q1")
+    expect(subagentsPath.holds!(stateOf(w, "parent"), 0, peers)).toBe("subagent child is waiting for the user")
+  })
+
+  test("every child settled is what lets the orphan abort end the parent's subagent call: a finished child is, a working one is not", () => {
+    const w = parentAndChild()
+    step(w, "parent", { type: "told", from: "child" }, 0)
+    expect(subagentsPath.waitedOnSettled!(stateOf(w, "parent"), context(w, "parent", 1_000))).toBe(false)
+    const child = w.sessions.get("child")!
+    child.busy = false
+    child.idleEpoch++
+    signal(w, "child", { type: "idle" }, 1_000)
+    expect(subagentsPath.waitedOnSettled!(stateOf(w, "parent"), context(w, "parent", 1_000))).toBe(true)
+  })
+})
 
 type Sig = Partial<Signal> & { type: Signal["type"] }
 const on = (h: Harness, sessionID: string, ...signals: Sig[]) => h.emit(...signals.map((s) => ({ ...s, sessionID })))

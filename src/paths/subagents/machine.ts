@@ -17,10 +17,9 @@
  *
  * Any parent activity after a wait started means the parent is alive: back to watching.
  */
-import type { Options } from "../options/index.ts"
-import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt } from "../prompts/subagents.ts"
-import type { EffectOf } from "./effect.ts"
-import type { OpenTool } from "./session-state.ts"
+import type { Options } from "../../options/index.ts"
+import type { EffectOf } from "../../core/effect.ts"
+import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt } from "./prompt.ts"
 
 /** No new child output for this long reads as stuck... */
 export const STUCK_CHILD_MS = 60_000
@@ -57,7 +56,7 @@ export type ParentFacts = {
 export type OrphanBudgets = Pick<Options, "subagentWaitMs" | "gracePeriodMs" | "subagentDeadMs"> & {
   stuckChildMs?: number
   stuckChildToolMs?: number
-  /** The host's subagent tool names (HostPort.subagentTools). */
+  /** The names of the parent's open calls that wait on a subagent (apply-signal.ts marks them from HostPort.subagentTools). */
   subagentToolNames: readonly string[]
 }
 
@@ -81,14 +80,6 @@ export const INITIAL_ORPHAN_STATE: OrphanState = { phase: "watching", since: 0, 
 export type OrphanEffect = EffectOf<"none" | "abort-continue"> | (EffectOf<"nudge"> & { sessionID: string })
 
 export type OrphanStep = { state: OrphanState; effect: OrphanEffect; wakeAt?: number }
-
-/** A 2.x call with input `background: true` returns at once: no wait on the child. */
-export function subagentCallKind(tool: string, args: unknown, names: readonly string[]): OpenTool["subagent"] {
-  const lower = tool.toLowerCase()
-  if (!names.some((n) => n.toLowerCase() === lower)) return undefined
-  const background = typeof args === "object" && args !== null && (args as { background?: unknown }).background === true
-  return background ? "background" : "wait"
-}
 
 type ChildVerdict = "active" | "awaiting-user" | "stuck" | "dead" | "crashed" | "finished"
 

@@ -1,6 +1,6 @@
 /**
  * Texts for the subagent paths. A nudge goes to the CHILD session; the parent, when it has
- * to be aborted and resumed, gets the ordinary continue (continue.ts) with the reason below.
+ * to be aborted and resumed, gets the ordinary continue (prompts/continue.ts) with the reason below.
  */
 
 /** To a subagent that has produced nothing for a while. */

@@ -6,14 +6,13 @@ import {
   nextOrphanStep,
   STUCK_CHILD_MS,
   STUCK_CHILD_TOOL_MS,
-  subagentCallKind,
   type ChildFacts,
   type OrphanBudgets,
   type OrphanState,
   type OrphanStep,
   type ParentFacts,
-} from "../../../src/core/subagents.ts"
-import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../../src/prompts/subagents.ts"
+} from "../../../src/paths/subagents/machine.ts"
+import { buildCrashedSubagentPrompt, buildStuckSubagentPrompt, orphanParentReason } from "../../../src/paths/subagents/prompt.ts"
 
 const budgets: OrphanBudgets = { subagentWaitMs: 15_000, gracePeriodMs: 3_000, subagentDeadMs: 1_800_000, subagentToolNames: ["task"] }
 
@@ -311,17 +310,5 @@ describe("what the open-tool guard's orphan-parent exception asks of the core", 
     expect(childSettled(child({ status: "busy", lastOutputAt: now - 1_000 }), now, budgets)).toBe(false)
     expect(childSettled(child({ status: "busy", lastOutputAt: now - STUCK_CHILD_MS - 1 }), now, budgets)).toBe(false)
     expect(childSettled(child({ status: "busy", lastOutputAt: 0, awaitingUser: true }), now, budgets)).toBe(false)
-  })
-})
-
-describe("which open call is a wait on a subagent", () => {
-  test("the host's subagent tool is a wait, unless it runs in the background; any other tool is none", () => {
-    expect(subagentCallKind("subagent", { prompt: "p" }, ["subagent"])).toBe("wait")
-    expect(subagentCallKind("Subagent", {}, ["subagent"])).toBe("wait")
-    expect(subagentCallKind("subagent", { prompt: "p", background: true }, ["subagent"])).toBe("background")
-    expect(subagentCallKind("subagent", { background: "yes" }, ["subagent"])).toBe("wait")
-    expect(subagentCallKind("task", { prompt: "p" }, ["subagent"])).toBeUndefined()
-    expect(subagentCallKind("task", undefined, ["task"])).toBe("wait")
-    expect(subagentCallKind("bash", { background: true }, ["task"])).toBeUndefined()
   })
 })
