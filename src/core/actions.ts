@@ -12,7 +12,7 @@ import { exclusiveHostCall, reporter } from "./host-calls.ts"
 import { abortSettled, cancelRecovery, endRecovery, holdRecovery, lateLandingHoldMs, note, type CallOutcome, type OpenCallException } from "./intervention.ts"
 import { stallBudgetMs } from "./watchdog.ts"
 import { promptSetup } from "./fallback.ts"
-import { recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
+import { promptSpacing, recoveryRecord, type RecoveryKind, type SessionState } from "./session-state.ts"
 
 export type { OpenCallException }
 
@@ -82,9 +82,7 @@ export function uncountUnsent(state: SessionState, outcome: CallOutcome | "held"
 
 /** How long a prompt must wait so that it keeps `injectIntervalMs` from the previous one. */
 export function spacingWait(ctx: EngineContext, state: SessionState): number {
-  const acceptedAt = state.intervention.prompt.acceptedAt
-  if (acceptedAt === undefined) return 0
-  return Math.max(0, acceptedAt + ctx.effective(state).injectIntervalMs - ctx.time.now())
+  return promptSpacing(state, ctx.effective(state).injectIntervalMs, ctx.time.now())
 }
 
 /** `commit`: every hold and the abort veto passed, the abort call goes out next (what a caller counts

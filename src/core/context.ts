@@ -43,21 +43,4 @@ export type EngineContext = {
   userStopped(state: SessionState): void
   /** The session latched completion (task_complete): every path, the judge and a recovery under way stand down. */
   standDown(state: SessionState): void
-  /** Offers a failing model's session to the modules that can move it on (module.ts takeOver). */
-  offerTakeOver(state: SessionState, offer: FallbackOffer): boolean
-}
-
-/**
- * What a path that would wait or give up hands over: why, how long it would wait (Infinity:
- * until the user writes), whether the host still holds a retry of its own that must be ended
- * first, and what to do after all when the switch cannot happen (the wait or give-up it skipped),
- * and what that is, as the history names it.
- */
-export type FallbackOffer = {
-  why: string
-  waitMs: number
-  hostRetrying: boolean
-  otherwise?: () => void
-  /** What the session gets when no model takes over, in a few words, for the history ("the usual wait applies"). */
-  instead: string
 }

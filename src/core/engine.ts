@@ -8,7 +8,7 @@ import { type HostPort, type ModelRef, type Signal, type SignalType } from "./po
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
-import type { EngineContext, FallbackOffer } from "./context.ts"
+import type { EngineContext } from "./context.ts"
 import { userTurnModel } from "./fallback.ts"
 import { WakeScheduler } from "./scheduler.ts"
 import { SessionDiscovery, sessionsToDiscover } from "./discovery.ts"
@@ -108,7 +108,7 @@ export class RecoveryEngine {
       effective: (state) => this.effective(state),
       mayAct: actGate({
         paused: (id) => this.pauses.isPaused(id),
-        pathHold: (state) => this.moduleHold(state),
+        pathHold: (state, now) => this.moduleHold(state, now),
         waitedOnSettled: (state, now) => this.paths.waitedOnSettled(state, now),
       }),
       userStopped: (state) => {
@@ -120,7 +120,6 @@ export class RecoveryEngine {
         cancelRecovery(state.intervention)
         this.idle.cancel(state)
       },
-      offerTakeOver: (state, offer) => this.offerTakeOver(state, offer),
     }
     const toolNames = new ToolNames(this.ctx, () => this.resolved.options.sendTimeoutMs)
     const modelContext = new ModelContextReader(this.ctx)
@@ -132,13 +131,13 @@ export class RecoveryEngine {
       (state) => (state.setup.model ? modelContext.read(state.setup.model, state.parentID === undefined, this.ctx.effective(state).sendTimeoutMs).catch(() => undefined) : Promise.resolve(undefined)),
       this.sessions,
     )
+    this.paths.checkModels(this.resolved)
     this.modules = (deps.modules ?? defaultModules()).map((make) => {
       let module: EngineModule | undefined
       const owner = () => `module:${module?.name}`
       module = make({
         ctx: this.ctx,
         sessions: this.sessions,
-        resolved: this.resolved,
         wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => runIntent(this.ctx, state, module?.onWake?.(state, wake))),
       })
       return module
@@ -199,12 +198,8 @@ export class RecoveryEngine {
   }
 
   /** The holds the modules and the paths state, a fact mayAct weighs (EngineModule.hold, RecoveryPath.holds). */
-  private moduleHold(state: SessionState): string | undefined {
-    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.hold?.(state) || undefined) ?? this.paths.holds(state)
-  }
-
-  private offerTakeOver(state: SessionState, offer: FallbackOffer): boolean {
-    return firstModule(this.modules, this.ctx.logger, "take-over failed", (module) => module.takeOver?.(state, offer)) === true
+  private moduleHold(state: SessionState, now: number): string | undefined {
+    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.hold?.(state) || undefined) ?? this.paths.holds(state, now)
   }
 
   /**
@@ -224,10 +219,11 @@ export class RecoveryEngine {
     const state = this.sessions.get(sessionID)
     if (!state) return undefined
     const status = sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
-    const wait = firstModule(this.modules, this.ctx.logger, "status failed", (m) => m.rateWait?.(state))
+    const more = this.paths.status(state)
+    const now = this.ctx.time.now()
+    const held = this.moduleHold(state, now)
     const notice = this.notices.last(state)
-    const held = this.moduleHold(state)
-    return { ...status, ...(wait ? { rateLimitWait: wait } : {}), ...(held ? { heldBy: held } : {}), ...(notice ? { notice } : {}) }
+    return { ...status, ...(more ?? {}), ...(held ? { heldBy: held } : {}), ...(notice ? { notice } : {}) }
   }
 
   /** The host proposes its own retry (host-retry.ts): the decision to make instead, or undefined to let it stand. Never throws. */
@@ -238,7 +234,7 @@ export class RecoveryEngine {
       // location's session is another instance's to shape.
       const state = this.sessions.get(sessionID)
       if (!state) return undefined
-      return firstModule(this.modules, this.ctx.logger, "host retry failed", (module) => module.hostRetry?.(state, proposal))
+      return this.paths.retryProposed(state, proposal, this.ctx.time.now())
     } catch (error) {
       this.ctx.logger.fault("engine", `host retry failed: ${errorText(error)}`)
       return undefined
@@ -276,7 +272,14 @@ export class RecoveryEngine {
   }
 
   private get takeOver(): TakeOverDeps {
-    return { ctx: this.ctx, sessions: this.sessions, modules: this.modules, adopted: (s, saved) => this.paths.adopted(s, saved), handle: (signal) => this.handle(signal), disposed: () => this.disposed }
+    return {
+      ctx: this.ctx,
+      sessions: this.sessions,
+      adopted: (s, saved) => this.paths.adopted(s, saved),
+      restoreWait: (s, wait) => this.paths.waitRestored(s, wait, this.ctx.time.now()),
+      handle: (signal) => this.handle(signal),
+      disposed: () => this.disposed,
+    }
   }
 
   get trackedSessions(): number {
@@ -353,6 +356,9 @@ export class RecoveryEngine {
     this.scheduler.clear(state)
     cancelRecovery(state.intervention)
     everyModule(this.modules ?? [], this.ctx.logger, "cleanup failed", (module) => module.forget?.(state))
+    // Not when the engine goes away: what the paths keep outside a session (a wait in the wait
+    // file) is the next instance's to take over, or the dispose hook's to end on a clean exit.
+    if (!this.disposed) this.paths?.dropped(state)
     try {
       this.onSessionDropped?.(state.id)
     } catch (error) {

@@ -9,17 +9,12 @@
  * before the call returns; one the count cannot account for is the user's. In doubt the user
  * wins: an echo taken for ESC costs one recovery, an ESC taken for an echo talks over the user.
  */
+import { ECHO_GRACE_MS } from "../options/constants.ts"
 import type { OpenTool } from "./session-state.ts"
 
 /** How long before answering an abort the host may report it (1.18: a few ms; the margin is for load). */
 export const ABORT_REPORT_SKEW_MS = 1_000
 
-/**
- * How long an accepted prompt may take to show up before it is taken for one that never will:
- * OpenCode shows one within milliseconds, 5 s covers a lagging event stream, and a host that never
- * shows prompts delays the next by just this. Not sendTimeoutMs: that budgets the answer, which came.
- */
-export const ECHO_GRACE_MS = 5_000
 
 /** However short the stall budget, a host gets this long to carry out or report a call of ours. */
 export const MIN_LATE_LANDING_HOLD_MS = 60_000

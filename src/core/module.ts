@@ -6,13 +6,9 @@
  * is one module in its own file; the engine only iterates them.
  */
 import type { Signal, SignalType } from "./port.ts"
-import type { ResolvedOptions } from "../options/index.ts"
-import type { EngineContext, FallbackOffer } from "./context.ts"
+import type { EngineContext } from "./context.ts"
 import type { TurnRule } from "../runtime/turn-pass.ts"
 import type { Intent } from "./run-effect.ts"
-import type { RestoredWait } from "./carried-waits.ts"
-import type { HostRetryDecision, HostRetryProposal } from "./host-retry.ts"
-import type { RateLimitWaitStatus } from "./status.ts"
 import type { Wake } from "./scheduler.ts"
 import type { SessionState } from "./session-state.ts"
 
@@ -24,7 +20,6 @@ export type SessionLookup = {
 export type ModuleEnv = {
   ctx: EngineContext
   sessions: SessionLookup
-  resolved?: ResolvedOptions
   /**
    * When the module next wants `onWake` for a session (replacing its earlier wish; undefined
    * cancels it). The engine keeps one timer per session for all modules (scheduler.ts).
@@ -59,22 +54,6 @@ export interface EngineModule {
    * still bounded by the table's ceiling.
    */
   keepsSession?(state: SessionState): boolean
-  /**
-   * Another path is about to wait out or give up on a failing model: a module that can move the
-   * session on instead (a fallback model) takes it over and answers true; the caller then skips
-   * its wait. Must answer at once; what it sends goes out later.
-   */
-  takeOver?(state: SessionState, offer: FallbackOffer): boolean
-  /**
-   * The host proposes to retry a failed provider call itself (2.x retry hook, host-retry.ts): a
-   * module that owns such failures answers the decision to make instead; undefined lets the
-   * proposal stand. Must answer at once (the host waits on it) and make no host call.
-   */
-  hostRetry?(state: SessionState, proposal: HostRetryProposal): HostRetryDecision | undefined
-  /** A rate-limit wait a previous process left (carried-waits.ts): the module that keeps such waits takes it and answers true. */
-  adoptWait?(state: SessionState, wait: RestoredWait): boolean
-  /** The session's running rate-limit wait, for the status; undefined when none runs. */
-  rateWait?(state: SessionState): RateLimitWaitStatus | undefined
   /** The session left the table: drop whatever the module keeps for it. */
   forget?(state: SessionState): void
   dispose?(): void

@@ -55,10 +55,6 @@ export type HostEffect = EffectOf<"continue" | "abort-continue" | "nudge" | "com
 /** What a module's signal or wake handler returns: nothing, or what it wants done. */
 export type Intent = Planned | readonly (Planned | undefined)[] | undefined | void
 
-export function planned(effect: HostEffect, via: Delivery): Planned {
-  return { effect, via }
-}
-
 function continueFor(ctx: EngineContext, target: SessionState, effect: EffectOf<"continue" | "abort-continue">, via: Delivery): PromptRequest {
   if (effect.kind === "abort-continue" && effect.text !== undefined) return { text: effect.text, kind: effect.sendKind ?? "correction", label: via.label }
   const fixed = effect.attempt

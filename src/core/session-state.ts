@@ -161,3 +161,10 @@ export function newSessionState(id: string, now: number): SessionState {
 export function recoveryRecord(state: SessionState, kind: RecoveryKind, reason: string, at: number): RecoveryRecord {
   return { kind, reason, at, epoch: state.runEpoch, outputAt: state.lastModelOutputAt }
 }
+
+/** How long a prompt must wait so that it keeps `injectIntervalMs` from the previous one the host took (actions.ts spacingWait; read by paths too). */
+export function promptSpacing(state: Readonly<SessionState>, injectIntervalMs: number, now: number): number {
+  const acceptedAt = state.intervention.prompt.acceptedAt
+  if (acceptedAt === undefined) return 0
+  return Math.max(0, acceptedAt + injectIntervalMs - now)
+}

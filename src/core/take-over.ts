@@ -5,9 +5,7 @@
  */
 import type { Signal } from "./port.ts"
 import type { EngineContext } from "./context.ts"
-import type { EngineModule } from "./module.ts"
 import { errorText } from "./logger.ts"
-import { firstModule } from "./module-calls.ts"
 import type { RestoredWait } from "./carried-waits.ts"
 import { restoreState, type SessionSnapshot } from "./session-snapshot.ts"
 import type { SessionState } from "./session-state.ts"
@@ -16,12 +14,13 @@ import { MAX_TRACKED_SESSIONS, type SessionTable } from "./session-table.ts"
 export type TakeOverDeps = {
   ctx: EngineContext
   sessions: SessionTable
-  modules: readonly EngineModule[]
   /**
    * The session came from the instance replaced: the recovery paths take back the states its
    * snapshot carried (`saved`) and re-arm what they keep (runtime/paths.ts).
    */
   adopted(state: SessionState, saved: unknown): void
+  /** A wait a previous process left for the session, to the recovery paths: true when one took it (runtime/paths.ts). */
+  restoreWait(state: SessionState, wait: RestoredWait): boolean
   handle(signal: Signal): void
   disposed(): boolean
 }
@@ -45,7 +44,7 @@ export function takeOverSnapshots({ ctx, sessions, adopted }: TakeOverDeps, snap
  * session resumes its wait for the time left (none left: its continue goes out once the
  * session is idle), with the agent and model it had. Returns how many were taken.
  */
-export function takeOverWaits({ ctx, sessions, modules, handle, disposed }: TakeOverDeps, waits: readonly RestoredWait[]): number {
+export function takeOverWaits({ ctx, sessions, restoreWait, handle, disposed }: TakeOverDeps, waits: readonly RestoredWait[]): number {
   let taken = 0
   for (const wait of waits.slice(0, MAX_TRACKED_SESSIONS)) {
     try {
@@ -53,7 +52,7 @@ export function takeOverWaits({ ctx, sessions, modules, handle, disposed }: Take
       const state = sessions.touch(wait.sessionID, ctx.time.now())
       if (!state.setup.agent && !state.setup.model) state.setup = { ...(wait.agent ? { agent: wait.agent } : {}), ...(wait.model ? { model: wait.model } : {}) }
       if (wait.busy && !state.busy) handle({ type: "busy", sessionID: wait.sessionID, inferred: true })
-      if (firstModule(modules, ctx.logger, "wait restore failed", (m) => m.adoptWait?.(state, wait))) taken++
+      if (restoreWait(state, wait)) taken++
     } catch (error) {
       ctx.logger.fault("engine", `restoring the wait of session ${wait.sessionID} failed: ${errorText(error)}`)
     }

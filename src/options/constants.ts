@@ -32,3 +32,10 @@ export const TOOL_IDS_CACHE_MS = 300_000
  * check, and a healed one is seen again within this.
  */
 export const UNREAD_HISTORY_MAX_LOOK_GAP_MS = 300_000
+
+/**
+ * How long an accepted prompt may take to show up before it is taken for one that never will:
+ * OpenCode shows one within milliseconds, 5 s covers a lagging event stream, and a host that never
+ * shows prompts delays the next by just this. Not sendTimeoutMs: that budgets the answer, which came.
+ */
+export const ECHO_GRACE_MS = 5_000

@@ -10,6 +10,7 @@ import { goalPath } from "./goal/path.ts"
 import { judgePath } from "./judge/path.ts"
 import { loopsPath } from "./loops/path.ts"
 import { repetitionPath } from "./repetition/path.ts"
+import { providerFailuresPath } from "./provider-failures/path.ts"
 import { stallPath } from "./stall/path.ts"
 import { subagentsPath } from "./subagents/path.ts"
 import { taskCompletePath } from "./task-complete/path.ts"
@@ -17,6 +18,7 @@ import { unattendedPath } from "./unattended/path.ts"
 import { unknownToolsPath } from "./unknown-tools/path.ts"
 
 export const recoveryPaths: readonly AnyPath[] = [
+  providerFailuresPath,
   subagentsPath,
   stallPath,
   loopsPath,

@@ -4,7 +4,9 @@
  * actions need (run-effect.ts Delivery) are built here, never by the path.
  */
 import type { EngineContext } from "../core/context.ts"
-import { readTodosBounded } from "../core/host-calls.ts"
+import { modelKey } from "../core/fallback.ts"
+import { readTodosBounded, withTimeout } from "../core/host-calls.ts"
+import { errorText } from "../core/logger.ts"
 import { askHostRun } from "../core/host-run.ts"
 import { runEffect, type Delivery } from "../core/run-effect.ts"
 import type { SessionState } from "../core/session-state.ts"
@@ -64,7 +66,49 @@ export function runPathEffect(ctx: EngineContext, state: SessionState, effect: P
     case "tell":
       hooks.tell(effect.session)
       return
+    case "read-messages":
+      void withTimeout(ctx.time, effect.timeoutMs, "history read", () => ctx.port.readMessages(state.id, effect.limit)).then(
+        (messages) => settle(effect.id, { kind: "messages", messages }),
+        () => settle(effect.id, { kind: "messages", messages: undefined }),
+      )
+      return
+    case "carry-wait":
+      return carryWait(ctx, state, effect)
+    case "fallback-episode":
+      state.fallback = effect.episode
+      if (effect.model) state.setup = { ...state.setup, model: effect.model }
+      return
+    case "restore-model": {
+      const restore = ctx.port.restoreModel
+      if (!restore) return
+      withTimeout(ctx.time, ctx.effective(state).sendTimeoutMs, "model restore", () => restore.call(ctx.port, state.id, effect.model)).catch((error: unknown) =>
+        ctx.logger.log("warn", `session ${state.id}: could not put the session back on ${modelKey(effect.model)}: ${errorText(error)}`),
+      )
+      return
+    }
   }
+}
+
+/**
+ * The wait file is shared with other processes, and the engine's clock may run ahead of the wall
+ * after a backward step: what goes in is wall time.
+ */
+function carryWait(ctx: EngineContext, state: SessionState, effect: Extract<PathEffect, { kind: "carry-wait" }>): void {
+  const store = ctx.rateWaits
+  if (!store) return
+  const wait = effect.wait
+  if (!wait) {
+    store.end(state.id)
+    ctx.logger.log("debug", `session ${state.id}: rate-limit wait removed from the wait file (${effect.why})`)
+    return
+  }
+  const wall = ctx.time.wall?.()
+  const wallTime = (at: number) => Math.round(wall === undefined ? at : wall + (at - ctx.time.now()))
+  const saved: Parameters<typeof store.save>[0] = { sessionID: state.id, rung: wait.rung, until: wallTime(wait.until), since: wallTime(wait.since) }
+  if (state.setup.agent) saved.agent = state.setup.agent
+  if (state.setup.model) saved.model = state.setup.model
+  if (wait.carriedOver) saved.carriedOver = true
+  store.save(saved)
 }
 
 /**

@@ -57,8 +57,8 @@ export function isGuard(hold: Hold | undefined): hold is Hold {
 export type HoldFacts = {
   /** The user paused the session (the pause store). */
   paused(sessionID: string): boolean
-  /** The hold a recovery path states for the session, or undefined (the engine asks each in turn). */
-  pathHold(session: SessionState): string | undefined
+  /** The hold a recovery path states for the session at `now`, or undefined (the engine asks each in turn). */
+  pathHold(session: SessionState, now: number): string | undefined
   /** Every session the session's open subagent calls wait on has settled, as the paths find it now (RecoveryPath.waitedOnSettled). */
   waitedOnSettled(session: SessionState, now: number): boolean
 }
@@ -67,21 +67,21 @@ export type MayAct = (session: SessionState, act: Act, now: number) => Hold | un
 
 /** The answer, over the facts of one engine. */
 export function actGate(facts: HoldFacts): MayAct {
-  const guard = (s: SessionState): Hold | undefined => {
+  const guard = (s: SessionState, now: number): Hold | undefined => {
     const user = userGuard(facts, s)
     if (user) return { reason: user, by: "user" }
-    const path = facts.pathHold(s)
+    const path = facts.pathHold(s, now)
     return path ? { reason: path, by: "path" } : undefined
   }
   return (session, act, now) => {
     const kind = typeof act === "string" ? act : act.kind
     switch (kind) {
       case "touch":
-        return guard(session)
+        return guard(session, now)
       case "recovery":
       case "ladder":
       case "prompt":
-        return guard(session) ?? ours(session, now, kind)
+        return guard(session, now) ?? ours(session, now, kind)
       case "send":
       case "abort": {
         const exception = typeof act === "string" ? undefined : act.exception
@@ -89,7 +89,7 @@ export function actGate(facts: HoldFacts): MayAct {
         const veto = typeof act !== "string" && act.kind === "abort" ? act.veto : undefined
         if (veto !== undefined) return { reason: veto, by: "tool" }
         if (session.dropped) return { reason: "the session is no longer tracked", by: "gone" }
-        const held = guard(session) ?? runningTool(session, now, exception, () => facts.waitedOnSettled(session, now))
+        const held = guard(session, now) ?? runningTool(session, now, exception, () => facts.waitedOnSettled(session, now))
         if (held) return held
         if (kind === "abort") return ours(session, now, "abort")
         return typeof act === "string" || act.kind !== "send" || !act.decided ? undefined : turnTaken(session, act.decided)

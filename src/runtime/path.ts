@@ -9,15 +9,19 @@
  *
  * The runtime never imports a path: paths/index.ts is the one list that names them.
  */
-import type { Options } from "../options/index.ts"
+import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { EffectOf } from "../core/effect.ts"
 import type { HostRun } from "../core/host-run.ts"
+import type { FallbackEpisode } from "../core/fallback.ts"
 import type { Goal, GoalChange } from "../core/goals.ts"
+import type { HostRetryDecision, HostRetryProposal } from "../core/host-retry.ts"
+import type { RestoredWait } from "../core/carried-waits.ts"
 import type { JournalOutcome, JournalTag } from "../core/journal.ts"
 import type { ModelContext } from "../core/model-context.ts"
-import type { Signal, SignalType } from "../core/port.ts"
+import type { ModelRef, Signal, SignalType } from "../core/port.ts"
 import type { Delivery, HostEffect, Outcome } from "../core/run-effect.ts"
 import type { RecoveryKind, SessionState } from "../core/session-state.ts"
+import type { SessionStatus } from "../core/status.ts"
 import type { TranscriptMessage } from "../core/transcript.ts"
 import type { EndingReading } from "../detect/turn-ending.ts"
 import type { TodoSnapshot } from "../todos/open.ts"
@@ -95,6 +99,19 @@ export type PathInput =
    * effect): a subagent's turn tells its parent. What changed is read off `from` (StepContext.peer).
    */
   | { type: "told"; from: string }
+  /**
+   * The host proposes to retry a failed provider call itself (2.x retry hook, core/host-retry.ts):
+   * the step answers in StepResult.retry (absent: the proposal stands). The host waits on the
+   * answer: it is given at once, and no effect of the step is waited for.
+   */
+  | { type: "retryProposed"; proposal: HostRetryProposal }
+  /** A rate-limit wait a process that did not exit cleanly left in the wait file (core/carried-waits.ts), for the session: a step that answers takes it. */
+  | { type: "waitRestored"; wait: RestoredWait }
+  /** The session left the table: the path's state goes with it, what it keeps outside the session (a wait-file entry) is the step's to end. */
+  | { type: "dropped" }
+
+/** The inputs a path hears only when it says so (RecoveryPath.hears): rare, each meant for the path that keeps what they are about. */
+export type DeclaredInput = "retryProposed" | "waitRestored" | "dropped"
 
 /** The arguments a call of one of our tools was given, as text (bounded by the host adapter). */
 export type ToolArgs = Readonly<Record<string, string | undefined>>
@@ -116,6 +133,8 @@ export type EffectOutcome =
   | { kind: "committed" }
   /** The session's todo list as the host gave it (a bounded read): "none" without one, "unreadable" when the read failed. */
   | { kind: "todos"; todos: TodoSnapshot }
+  /** The session's newest messages (a bounded read); undefined when the read failed or timed out. */
+  | { kind: "messages"; messages: TranscriptMessage[] | undefined }
 
 /** What a path may ask for; every kind is carried out by the runtime (runtime/effects.ts). */
 export type PathEffect =
@@ -153,6 +172,20 @@ export type PathEffect =
   | { kind: "reply"; call: number; ok: boolean; text: string }
   /** The session latches completion: it, every path, the finished-turn passes and a recovery under way stand down. */
   | { kind: "latch-complete" }
+  /** Read the session's newest `limit` messages from the host, bounded by `timeoutMs`; answered as `messages`. */
+  | { kind: "read-messages"; id: number; limit: number; timeoutMs: number }
+  /**
+   * The session's rate-limit wait in the wait file (core/carried-waits.ts), so that a restart
+   * carries it over: `wait` (engine times) saves it, none removes it (`why` in the debug log).
+   */
+  | { kind: "carry-wait"; wait?: { rung: number; until: number; since: number; carriedOver: boolean }; why: string }
+  /**
+   * Another model takes over the session's prompts (`episode`, core/fallback.ts), or none does
+   * any more; `model`: the model the session's own turns are on from now on.
+   */
+  | { kind: "fallback-episode"; episode: FallbackEpisode | undefined; model?: ModelRef }
+  /** Put the session back on the user's model where the model belongs to the session (2.x), bounded; a failure is a warning. */
+  | { kind: "restore-model"; model: ModelRef }
   /** From now on the session's model output (`modelOutput` signals) reaches the paths that declared it: it is not routed by default, being most of the traffic. */
   | { kind: "watch-output" }
   /**
@@ -181,6 +214,8 @@ export type StepResult<S> = {
   hold?: string
   /** The answer to a `turn` input for the rest of the pass; absent: the later rules run. */
   turn?: TurnEffect
+  /** The answer to a `retryProposed` input: the decision the host makes instead; absent: its proposal stands. */
+  retry?: HostRetryDecision
 }
 
 /** Another session as a path sees it: its record, and the path's state for it (its initial one when it has none). */
@@ -195,6 +230,10 @@ export interface StepContext {
   readonly now: number
   /** The options as they apply to this session right now. */
   options(): Options
+  /** The user paused the session: a fact that ends what a path waits on (whether it may act is mayAct's). */
+  paused(): boolean
+  /** Model entries the options name (RecoveryPath.namesModels) that the host's model list lacks: never switched to. */
+  unknownModels(): ReadonlySet<string>
   /**
    * Whether the path may do `act` now (runtime/may-act.ts, for this session at `now`): why not,
    * whose fact that is, and until when; undefined when it may. The one answer: a path states
@@ -230,6 +269,14 @@ export interface RecoveryPath<S> {
    * nothing per streamed event.
    */
   readonly streams?: readonly ("liveness" | "text")[]
+  /** The rare inputs the path hears (DeclaredInput); absent: none. */
+  readonly hears?: readonly DeclaredInput[]
+  /**
+   * Model entries the options name for the path (`option`: the option's name): checked once at
+   * start against the host's model list (bounded), one warning naming those it lacks, which
+   * StepContext.unknownModels then reports.
+   */
+  namesModels?(resolved: ResolvedOptions): { option: string; entries: readonly string[] }
   /** Tools of ours the path answers (the plugin registers them with the host): each call comes as a `called` input. */
   readonly tools?: readonly string[]
   /**
@@ -257,7 +304,9 @@ export interface RecoveryPath<S> {
    * sessions as the path sees them (StepContext.peer), for a hold that comes from one (a subagent
    * waiting on the user holds its parent).
    */
-  holds?(state: S, peers?: PeerLookup<unknown>): string | undefined
+  holds?(state: S, now: number, peers?: PeerLookup<unknown>): string | undefined
+  /** What the path adds to the session's status (`/auto-resume status`); undefined: nothing. */
+  status?(state: S): PathStatus | undefined
   /**
    * Whether every session the session's open subagent calls wait on has settled (run and ended,
    * or silent for good), so that those calls wait on nothing: the fact the orphan-parent
@@ -270,6 +319,9 @@ export interface RecoveryPath<S> {
   /** `undefined`: nothing changes (the state, the wake and the hold stay; no effect). */
   step(state: S, input: PathInput, ctx: StepContext): StepResult<S> | undefined
 }
+
+/** What a path may add to the session's status. */
+export type PathStatus = Pick<SessionStatus, "rateLimitWait">
 
 /** Where a path's step looks at a finished turn: the pass and its place among the rules (ascending). */
 export type TurnStep = { name: string; pass: Pass; priority: number }

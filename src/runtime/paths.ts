@@ -5,17 +5,21 @@
  * is under way, and runs the effects it names, feeding their outcomes back as inputs.
  * It knows no path: it is handed the list (paths/index.ts).
  */
-import type { Options } from "../options/index.ts"
+import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { EngineContext } from "../core/context.ts"
 import { endRecovery, holdRecovery, type UnderWay } from "../core/intervention.ts"
 import type { Goal } from "../core/goals.ts"
+import { unknownModelEntries } from "../core/fallback.ts"
+import { withTimeout } from "../core/host-calls.ts"
+import type { HostRetryDecision, HostRetryProposal } from "../core/host-retry.ts"
+import type { RestoredWait } from "../core/carried-waits.ts"
 import { errorText } from "../core/logger.ts"
 import type { ModelContext } from "../core/model-context.ts"
 import type { TurnRule } from "./turn-pass.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { Act, Hold } from "./may-act.ts"
-import type { AnyPath, PathEffect, PathInput, PathTurnRule, Peer, StepContext, ToolArgs, TurnEffect, TurnFacts } from "./path.ts"
+import type { AnyPath, DeclaredInput, PathEffect, PathInput, PathStatus, PathTurnRule, Peer, StepContext, StepResult, ToolArgs, TurnEffect, TurnFacts } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
 
 /**
@@ -59,6 +63,7 @@ const HOLD_CANCELLED: PathInput = { type: "holdCancelled" }
 const ADOPTED: PathInput = { type: "adopted" }
 const STAND_DOWN: PathInput = { type: "standDown" }
 const WAKE: PathInput = { type: "wake" }
+const DROPPED: PathInput = { type: "dropped" }
 
 /**
  * The session as a step sees it. One per runtime, re-aimed before each step: a step is
@@ -73,6 +78,7 @@ class SessionView implements StepContext {
   constructor(
     private readonly ctx: EngineContext,
     private readonly peers: PeerSource,
+    private readonly unknown: ReadonlySet<string>,
   ) {}
 
   /** Aims the view at the session a step (or a fact) is asked for, at `now`, for the path at `index`. */
@@ -93,6 +99,14 @@ class SessionView implements StepContext {
 
   options(): Options {
     return this.ctx.effective(this.session)
+  }
+
+  paused(): boolean {
+    return this.ctx.pauses.isPaused(this.session.id)
+  }
+
+  unknownModels(): ReadonlySet<string> {
+    return this.unknown
   }
 
   mayAct(act: Act): Hold | undefined {
@@ -116,6 +130,8 @@ export class PathRuntime implements PeerSource {
   /** Calls of our tools not answered yet, by call number. */
   private readonly calls = new Map<number, PendingCall>()
   private lastCall = 0
+  /** Model entries the options name that the host's model list lacks (RecoveryPath.namesModels). */
+  private readonly unknownModels = new Set<string>()
   /** The streamed-text input, re-aimed for each delta (the hot path): a step keeps nothing of it. */
   private readonly textInput = { type: "text" as const, part: "", delta: undefined as string | undefined, text: undefined as string | undefined }
 
@@ -180,7 +196,7 @@ export class PathRuntime implements PeerSource {
         pass: place.pass,
         priority: place.priority,
         // The pass hands the session read-only; the runtime keeps its paths' states in it.
-        decide: (facts) => this.feed(facts.state as SessionState, index, { type: "turn", place: place.name, facts }, facts.now),
+        decide: (facts) => this.feed(facts.state as SessionState, index, { type: "turn", place: place.name, facts }, facts.now)?.turn,
       })),
     )
     return steps.concat(this.pathRules())
@@ -211,7 +227,7 @@ export class PathRuntime implements PeerSource {
   }
 
   private newView(): SessionView {
-    return new SessionView(this.ctx, this)
+    return new SessionView(this.ctx, this, this.unknownModels)
   }
 
   /** The path's state for the session: the one it answered last, or its initial one. */
@@ -236,12 +252,12 @@ export class PathRuntime implements PeerSource {
   }
 
   /** The facts the paths state (RecoveryPath.holds): the first, for mayAct. */
-  holds(session: SessionState): string | undefined {
+  holds(session: SessionState, now: number): string | undefined {
     for (let i = 0; i < this.paths.length; i++) {
       const path = this.paths[i]!
       if (!path.holds) continue
       const slot = session.paths.get(path.name) as Slot | undefined
-      const held = slot ? path.holds(slot.state, (id) => this.peerOf(id, i)) : undefined
+      const held = slot ? path.holds(slot.state, now, (id) => this.peerOf(id, i)) : undefined
       if (held) return held
     }
     return undefined
@@ -334,6 +350,73 @@ export class PathRuntime implements PeerSource {
     pending.answer(reply)
   }
 
+  /** What the paths add to the session's status (RecoveryPath.status). */
+  status(session: SessionState): PathStatus | undefined {
+    let status: PathStatus | undefined
+    for (const path of this.paths) {
+      const slot = path.status ? (session.paths.get(path.name) as Slot | undefined) : undefined
+      if (!slot) continue
+      try {
+        const more = path.status!(slot.state)
+        if (more) status = { ...status, ...more }
+      } catch (error) {
+        this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed on its status: ${errorText(error)}`)
+      }
+    }
+    return status
+  }
+
+  /** The host proposes to retry a failed provider call itself: the first answer of a path that hears it, or undefined to let it stand. */
+  retryProposed(session: SessionState, proposal: HostRetryProposal, now: number): HostRetryDecision | undefined {
+    const input: PathInput = { type: "retryProposed", proposal }
+    for (const index of this.hearing("retryProposed")) {
+      const answer = this.feed(session, index, input, now)?.retry
+      if (answer) return answer
+    }
+    return undefined
+  }
+
+  /** A rate-limit wait a previous process left for the session: true when a path took it. */
+  waitRestored(session: SessionState, wait: RestoredWait, now: number): boolean {
+    const input: PathInput = { type: "waitRestored", wait }
+    let taken = false
+    for (const index of this.hearing("waitRestored")) if (this.feed(session, index, input, now)) taken = true
+    return taken
+  }
+
+  /** The session left the table: the paths that keep something outside it end it. */
+  dropped(session: SessionState): void {
+    const now = this.ctx.time.now()
+    for (const index of this.hearing("dropped")) this.feed(session, index, DROPPED, now)
+  }
+
+  private hearing(input: DeclaredInput): number[] {
+    return this.paths.flatMap((path, index) => (path.hears?.includes(input) ? [index] : []))
+  }
+
+  /**
+   * The model entries the paths' options name, checked once against the host's model list
+   * (bounded): one warning per option naming the entries it lacks, never switched to.
+   */
+  checkModels(resolved: ResolvedOptions): void {
+    const list = this.ctx.port.listModels
+    if (!list) return
+    for (const path of this.paths) {
+      const named = path.namesModels?.(resolved)
+      if (!named || named.entries.length === 0) continue
+      withTimeout(this.ctx.time, resolved.options.sendTimeoutMs, "model list", () => list.call(this.ctx.port)).then(
+        (known) => {
+          // No list at all says nothing about the entries: they are kept as given.
+          if (!Array.isArray(known) || known.length === 0) return
+          const missing = unknownModelEntries(named.entries, known)
+          for (const name of missing) this.unknownModels.add(name)
+          if (missing.length > 0) this.ctx.logger.log("warn", `${named.option}: the host knows no model ${missing.map((m) => `"${m}"`).join(", ")}; dropped`)
+        },
+        (error: unknown) => this.ctx.logger.log("debug", `${named.option}: the host's model list could not be read (${errorText(error)}); entries kept as given`),
+      )
+    }
+  }
+
   /** The session latched completion. */
   standDown(session: SessionState): void {
     this.everyPath(session, STAND_DOWN)
@@ -344,8 +427,8 @@ export class PathRuntime implements PeerSource {
     for (let i = 0; i < this.paths.length; i++) this.feed(session, i, input, now)
   }
 
-  /** Runs one step and what it asked for; returns its answer to a `turn` input. */
-  private feed(session: SessionState, index: number, input: PathInput, now: number): TurnEffect | undefined {
+  /** Runs one step and what it asked for; returns the step's answer (undefined: nothing changed, or it failed). */
+  private feed(session: SessionState, index: number, input: PathInput, now: number): StepResult<unknown> | undefined {
     const path = this.paths[index]!
     let slot = session.paths.get(path.name) as Slot | undefined
     let result
@@ -363,7 +446,7 @@ export class PathRuntime implements PeerSource {
     this.hold(session, index, slot, session.dropped ? undefined : result.hold)
     this.wake(session, index, slot, session.dropped ? undefined : result.wakeAt)
     this.run(session, index, result.effects)
-    return result.turn
+    return result
   }
 
   private run(session: SessionState, index: number, effects: readonly PathEffect[]): void {

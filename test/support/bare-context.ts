@@ -30,7 +30,6 @@ export function bareContext(facts: Partial<HoldFacts> = {}) {
     mayAct: actGate({ paused: (id) => pauses.isPaused(id), pathHold: () => undefined, waitedOnSettled: () => false, ...facts }),
     userStopped: () => undefined,
     standDown: () => undefined,
-    offerTakeOver: () => false,
   }
   const state = newSessionState("s1", time.now())
   return { time, port, pauses, ctx, state }

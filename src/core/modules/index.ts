@@ -1,8 +1,6 @@
-/** The recovery paths the engine runs by default as modules; the paths of paths/index.ts come on top. */
+/** The engine modules run by default: none since every recovery path is a path (paths/index.ts); the machinery stays for the tests that plug a module in. */
 import type { ModuleFactory } from "../module.ts"
-import { providerFailuresModule } from "./provider-failures.ts"
-import { fallbackModule } from "./fallback.ts"
 
 export function defaultModules(): ModuleFactory[] {
-  return [providerFailuresModule, fallbackModule]
+  return []
 }

@@ -78,7 +78,7 @@ export const subagentsPath: RecoveryPath<SubagentsState> = {
   name: "subagents",
   signals: SIGNALS,
   initial: () => INITIAL,
-  holds(state, peers) {
+  holds(state, _now, peers) {
     const waiting = peers && childAwaitingUser(state.children, peers as RelatedLookup, 0)
     return waiting ? `subagent ${waiting} is waiting for the user` : undefined
   },

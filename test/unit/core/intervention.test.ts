@@ -5,8 +5,8 @@
  * own-abort.test.ts, failures.test.ts, safety.test.ts and the property tests.
  */
 import { describe, expect, test } from "bun:test"
+import { ECHO_GRACE_MS } from "../../../src/options/constants.ts"
 import {
-  ECHO_GRACE_MS,
   abortMayEnd,
   abortSettled,
   cancelRecovery,

@@ -1,6 +1,6 @@
-/** Outage texts as providers send them, in the shapes both hosts report (src/core/outage.ts). */
+/** Outage texts as providers send them, in the shapes both hosts report (src/paths/provider-failures/outage.ts). */
 import { describe, expect, test } from "bun:test"
-import { classifyOutage, outageLabel, type OutageKind } from "../../../src/core/outage.ts"
+import { classifyOutage, outageLabel, type OutageKind } from "../../../src/paths/provider-failures/outage.ts"
 
 describe("classifyOutage", () => {
   const cases: [string, Parameters<typeof classifyOutage>[0], OutageKind | undefined][] = [

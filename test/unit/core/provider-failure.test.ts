@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
-import { ECHO_GRACE_MS as FAILURE_ECHO_GRACE_MS } from "../../../src/core/intervention.ts"
+import { ECHO_GRACE_MS as FAILURE_ECHO_GRACE_MS } from "../../../src/options/constants.ts"
 import {
   FAILURE_WATCHDOG_MIN_MS,
   INITIAL_FAILURE_STATE,
@@ -10,7 +10,7 @@ import {
   type FailureEvent,
   type FailureState,
   type FailureStep,
-} from "../../../src/core/failure-chain.ts"
+} from "../../../src/paths/provider-failures/failure-chain.ts"
 import {
   explainFailure,
   isStreamingFailure,
@@ -19,7 +19,7 @@ import {
   type FailureClass,
   type FailureClassifierOptions,
 } from "../../../src/core/provider-failure.ts"
-import { abortResumeReason, streamingFailureReason } from "../../../src/prompts/failures.ts"
+import { abortResumeReason, streamingFailureReason } from "../../../src/paths/provider-failures/prompts.ts"
 
 const classifyFailure = (signal: ErrorSignal, options: FailureClassifierOptions): FailureClass => explainFailure(signal, options).kind
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { OPTION_DEFAULTS } from "../../../src/options/index.ts"
-import { INITIAL_FAILURE_STATE, nextFailureStep } from "../../../src/core/failure-chain.ts"
+import { INITIAL_FAILURE_STATE, nextFailureStep } from "../../../src/paths/provider-failures/failure-chain.ts"
 import {
   clearRateLimit,
   INITIAL_RATE_LIMIT_STATE,
@@ -11,7 +11,7 @@ import {
   RETRY_AFTER_MAX_MS,
   type RateLimitState,
 } from "../../../src/core/rate-limit.ts"
-import { rateLimitResumeReason } from "../../../src/prompts/failures.ts"
+import { rateLimitResumeReason } from "../../../src/paths/provider-failures/prompts.ts"
 
 const ladder = [100, 200, 400]
 

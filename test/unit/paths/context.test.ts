@@ -18,7 +18,7 @@ const NOW = 10_000_000
 type Session = { id: string; busy: boolean; dropped: boolean; outputWatched: boolean }
 
 function context(session: Session, held: (act: Act) => Hold | undefined = () => undefined, now = NOW): StepContext {
-  return { session: session as unknown as StepContext["session"], now, options: () => options, mayAct: held, goal: () => undefined }
+  return { session: session as unknown as StepContext["session"], now, options: () => options, mayAct: held, goal: () => undefined, paused: () => false, unknownModels: () => new Set() }
 }
 
 const free = (): Session => ({ id: "s1", busy: false, dropped: false, outputWatched: false })
@@ -39,7 +39,7 @@ describe("the context path's step: a full context the host does not compact", ()
     const ctx = context(free())
     const full = run([overflow, idle], ctx)
     expect(full.effects.map((e) => e.kind)).toEqual(["log", "watch-output"])
-    expect(contextPath.holds!(full.state)).toContain("waiting for its compaction")
+    expect(contextPath.holds!(full.state, 0)).toContain("waiting for its compaction")
     expect(contextPath.keeps!(full.state)).toBe(true)
     // The host may yet compact by itself: nothing of ours at the idle, a look one interval later.
     expect(acts(full.effects)).toEqual([])
@@ -57,7 +57,7 @@ describe("the context path's step: a full context the host does not compact", ()
     if (resume?.effect.kind !== "continue") throw new Error("no continue")
     expect(resume.effect.reason).toContain("the context window overflowed")
     expect(resume.via.budget).toMatchObject({ what: "context recovery", refundUnsent: true })
-    expect(contextPath.holds!(resumed.state)).toBeUndefined()
+    expect(contextPath.holds!(resumed.state, 0)).toBeUndefined()
 
     const over = run([settled(resume.id!, "ok"), { type: "signal", signal: { type: "modelOutput", sessionID: "s1", part: "p", delta: "x" } } as PathInput, idle], ctx, resumed.state)
     expect(over.state.episode.phase).toBe("clear")
@@ -84,7 +84,7 @@ describe("the context path's step: a full context the host does not compact", ()
     expect(refused.state.episode.phase).toBe("stood-down")
     // (watch-output again: this fake session's flag is never set, the runtime would set it)
     expect(refused.effects.map((e) => e.kind)).toEqual(["watch-output", "log", "journal-refused"])
-    expect(contextPath.holds!(refused.state)).toContain("waiting for the user")
+    expect(contextPath.holds!(refused.state, 0)).toContain("waiting for the user")
     const user: PathInput = { type: "signal", signal: { type: "userMessage", sessionID: "s1", genuine: true } as never }
     expect(run([user], ctx, refused.state).state.episode.phase).toBe("clear")
   })
@@ -95,7 +95,7 @@ describe("the context path's step: the host compacts by itself", () => {
     const r = run([overflow, compaction("started"), idle, compaction("ended")], context(free()))
     expect(acts(r.effects)).toEqual([])
     expect(r.state.episode.phase).toBe("clear")
-    expect(contextPath.holds!(r.state)).toBeUndefined()
+    expect(contextPath.holds!(r.state, 0)).toBeUndefined()
   })
 })
 

@@ -48,7 +48,7 @@ function world(over: Partial<Options> = {}): World {
 }
 
 function ctxOf(w: World): StepContext {
-  return { session: w.session, now: w.now, options: () => w.options, mayAct: mayActOf(w), goal: () => w.goal }
+  return { session: w.session, now: w.now, options: () => w.options, mayAct: mayActOf(w), goal: () => w.goal, paused: () => false, unknownModels: () => new Set() }
 }
 
 /** mayAct as the world has it: a guard of the user (`held`), else something of ours under way (`inFlight`). */

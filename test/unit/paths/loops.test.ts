@@ -166,6 +166,8 @@ describe("the loops path's step", () => {
       },
       mayAct: (act) => (act === "recovery" ? held : undefined),
       goal: () => undefined,
+      paused: () => false,
+      unknownModels: () => new Set<string>(),
     }
   }
 

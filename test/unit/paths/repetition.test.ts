@@ -16,7 +16,7 @@ const SENTENCE = "I need to verify the session table before I change it. "
 const session = { id: "s1" } as unknown as StepContext["session"]
 
 function context(now = NOW, held: (act: Act) => Hold | undefined = () => undefined): StepContext {
-  return { session, now, options: () => options, mayAct: held, goal: () => undefined }
+  return { session, now, options: () => options, mayAct: held, goal: () => undefined, paused: () => false, unknownModels: () => new Set() }
 }
 
 /** The text streamed as deltas of one part, 11 characters at a time. */

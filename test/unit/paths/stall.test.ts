@@ -38,7 +38,7 @@ function busySession(over: Partial<Record<keyof Session, unknown>> = {}): Sessio
 
 /** `held`: mayAct's answer, per act asked (none: every act may go). */
 function context(session: Session, now: number, held: (act: Act) => Hold | undefined = () => undefined): StepContext {
-  return { session, now, options: () => options, mayAct: held, goal: () => undefined }
+  return { session, now, options: () => options, mayAct: held, goal: () => undefined, paused: () => false, unknownModels: () => new Set() }
 }
 
 function step(state: StallState, input: PathInput, session: Session, now: number, held?: (act: Act) => Hold | undefined): StepResult<StallState> {

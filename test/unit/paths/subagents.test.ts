@@ -28,6 +28,8 @@ describe("the step", () => {
       options: () => options,
       mayAct: () => w.hold,
       goal: () => undefined,
+      paused: () => false,
+      unknownModels: () => new Set<string>(),
       peer,
       tracked: () => [...w.sessions.keys()].map((other) => peer(other)!),
     }
@@ -104,9 +106,9 @@ describe("the step", () => {
       const session = w.sessions.get(id)
       return session && { session, state: stateOf(w, id) }
     }
-    expect(subagentsPath.holds!(stateOf(w, "parent"), peers)).toBeUndefined()
+    expect(subagentsPath.holds!(stateOf(w, "parent"), 0, peers)).toBeUndefined()
     w.sessions.get("child")!.awaiting.add("q1")
-    expect(subagentsPath.holds!(stateOf(w, "parent"), peers)).toBe("subagent child is waiting for the user")
+    expect(subagentsPath.holds!(stateOf(w, "parent"), 0, peers)).toBe("subagent child is waiting for the user")
   })
 
   test("every child settled is what lets the orphan abort end the parent's subagent call: a finished child is, a working one is not", () => {

@@ -18,7 +18,7 @@ function session(over: Partial<Record<keyof Session, unknown>> = {}): Session {
 }
 
 function step(input: PathInput, s: Session = session(), state: TaskCompleteState = taskCompletePath.initial()): StepResult<TaskCompleteState> | undefined {
-  return taskCompletePath.step(state, input, { session: s, now: 1_000, options: () => options, mayAct: () => undefined, goal: () => undefined })
+  return taskCompletePath.step(state, input, { session: s, now: 1_000, options: () => options, mayAct: () => undefined, goal: () => undefined, paused: () => false, unknownModels: () => new Set() })
 }
 
 const called = (call = 7): PathInput => ({ type: "called", tool: "task_complete", call })
@@ -86,7 +86,7 @@ describe("the task_complete path with a goal (core/goals.ts)", () => {
   const GOAL = { id: "g1", text: "make the parser tests pass", startedAt: 0, continues: 2, status: "active" as const }
   const EVIDENCE = "ran bun test test/parser: 41 pass, 0 fail"
   const withGoal = (input: PathInput, s: Session, state: TaskCompleteState = taskCompletePath.initial()) =>
-    taskCompletePath.step(state, input, { session: s, now: 1_000, options: () => options, mayAct: () => undefined, goal: () => GOAL })
+    taskCompletePath.step(state, input, { session: s, now: 1_000, options: () => options, mayAct: () => undefined, goal: () => GOAL, paused: () => false, unknownModels: () => new Set() })
   const evidenced = (call = 7, evidence: string | undefined = EVIDENCE): PathInput => ({ type: "called", tool: "task_complete", call, args: { evidence } })
 
   test("todos closed and evidence given: the goal is met (a goal effect, one history line), completion latched", () => {

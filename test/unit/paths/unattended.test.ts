@@ -22,7 +22,7 @@ function world(unattendedMaxMs: number | "absent" = 8 * HOUR): World {
 }
 
 function ctxOf(w: World): StepContext {
-  return { session: w.session, now: w.now, options: () => w.options, mayAct: () => undefined, goal: () => undefined }
+  return { session: w.session, now: w.now, options: () => w.options, mayAct: () => undefined, goal: () => undefined, paused: () => false, unknownModels: () => new Set() }
 }
 
 const busy: PathInput = { type: "signal", signal: { type: "busy", sessionID: "s1" } }
@@ -46,7 +46,7 @@ describe("unattended hours", () => {
     const armed = write(w, unattendedPath.initial(), T0 + 1000)
     expect(armed.wakeAt).toBe(T0 + 1000 + 8 * HOUR)
     expect(armed.effects).toEqual([])
-    expect(unattendedPath.holds!(armed.state)).toBeUndefined()
+    expect(unattendedPath.holds!(armed.state, w.now)).toBeUndefined()
     expect(unattendedPath.keeps!(armed.state)).toBe(false)
   })
 
@@ -55,7 +55,7 @@ describe("unattended hours", () => {
     const armed = write(w, unattendedPath.initial(), T0).state
     w.now = T0 + 8 * HOUR
     const reached = step(w, armed, wake)!
-    expect(unattendedPath.holds!(reached.state)).toBe("unattended for 8h 0m 0s since the user's last message (unattendedMaxMs): no continues until the user writes")
+    expect(unattendedPath.holds!(reached.state, w.now)).toBe("unattended for 8h 0m 0s since the user's last message (unattendedMaxMs): no continues until the user writes")
     expect(reached.effects).toHaveLength(2)
     expect(reached.effects[0]).toMatchObject({ kind: "log", level: "info", text: expect.stringContaining("session s1: unattended for 8h 0m 0s") })
     expect(reached.effects[1]).toMatchObject({ kind: "journal-refused", tag: { trigger: "unattended hours", evidence: "8h 0m 0s since your last message" }, why: "stood down" })
@@ -73,7 +73,7 @@ describe("unattended hours", () => {
     const early = step(w, armed, wake)!
     expect(early.wakeAt).toBe(T0 + 8 * HOUR)
     expect(early.effects).toEqual([])
-    expect(unattendedPath.holds!(early.state)).toBeUndefined()
+    expect(unattendedPath.holds!(early.state, w.now)).toBeUndefined()
   })
 
   test("the user writing again ends the hold and starts the count afresh; the plugin's own prompt does not", () => {
@@ -81,10 +81,10 @@ describe("unattended hours", () => {
     w.now = T0 + 9 * HOUR
     w.session.lastGenuineUserAt = T0
     const reached = step(w, unattendedPath.initial(), busy)!.state
-    expect(unattendedPath.holds!(reached)).toBeDefined()
+    expect(unattendedPath.holds!(reached, w.now)).toBeDefined()
     expect(step(w, reached, userWrote(false))).toBeUndefined()
     const again = write(w, reached, T0 + 10 * HOUR)
-    expect(unattendedPath.holds!(again.state)).toBeUndefined()
+    expect(unattendedPath.holds!(again.state, w.now)).toBeUndefined()
     expect(again.wakeAt).toBe(T0 + 18 * HOUR)
   })
 

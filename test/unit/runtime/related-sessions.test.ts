@@ -25,7 +25,7 @@ function relay(heard: Heard[], nudge = false): RecoveryPath<number> {
     name: "relay",
     signals: ["idle"],
     initial: () => 0,
-    holds: (_state, peers) => ((peers?.("b")?.session.awaiting.size ?? 0) > 0 ? "b is waiting for the user" : undefined),
+    holds: (_state, _now, peers) => ((peers?.("b")?.session.awaiting.size ?? 0) > 0 ? "b is waiting for the user" : undefined),
     waitedOnSettled: (state) => state >= 2,
     step(state, input, ctx) {
       if (input.type === "told") {
@@ -104,9 +104,9 @@ describe("the facts a path states from other sessions", () => {
     const w = world(relay([]), ["a", "b"])
     w.idle("a")
     const a = w.table.get("a")!
-    expect(w.runtime.holds(a)).toBeUndefined()
+    expect(w.runtime.holds(a, 0)).toBeUndefined()
     w.table.get("b")!.awaiting.add("q1")
-    expect(w.runtime.holds(a)).toBe("b is waiting for the user")
+    expect(w.runtime.holds(a, 0)).toBe("b is waiting for the user")
   })
 
   test("whether every session the subagent calls wait on settled is the path's answer for its state", () => {

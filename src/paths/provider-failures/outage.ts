@@ -7,7 +7,7 @@
  * Used to name the reason a fallback model took over; whether a session waits at all is still
  * decided by provider-failure.ts (rate limits) and the failure chain (everything else).
  */
-import { capMessage } from "./provider-failure.ts"
+import { capMessage } from "../../core/provider-failure.ts"
 
 export type OutageKind = "rate-limit" | "quota" | "overloaded"
 

@@ -1,9 +1,9 @@
 /**
- * Wording for provider-failure recoveries. The prompt itself is the ordinary continue
+ * Wording for provider-failure recoveries and the fallback model's continue. The prompt itself is the ordinary continue
  * (`buildContinuePrompt` in continue.ts, so a custom `continuePrompt` still wins verbatim);
  * these functions only supply its `reason`, so the same explanation is never spelled twice.
  */
-import { clip, formatDuration } from "./format.ts"
+import { clip, formatDuration } from "../../prompts/format.ts"
 
 const MAX_NAME_CHARS = 60
 
@@ -33,4 +33,9 @@ export function abortResumeReason(errorName: string, attempt = 0, maxAttempts = 
 /** Reason for the one continue sent when a rate-limit cooldown is over. */
 export function rateLimitResumeReason(hits: number, waitedMs: number): string {
   return `the provider's rate limit was hit ${hits === 1 ? "once" : `${hits} times`}; waited ${formatDuration(waitedMs)} for it to clear`
+}
+
+/** The continue a fallback model gets: the ordinary continue (a custom `continuePrompt` still wins), with a reason that says which model took over and why. */
+export function fallbackReason(from: string | undefined, to: string, why: string): string {
+  return `${from ?? "the session's model"} cannot go on for now (${why}), so ${to} takes over from here`
 }

@@ -90,6 +90,24 @@ describe("a wait in the store", () => {
     expect(w.engine.status("s1")?.rateLimitWait).toMatchObject({ rung: 1, carriedOver: false })
   })
 
+  test("the session deleted while it waits: out of the store, and nothing is sent", async () => {
+    const w = world()
+    w.emit(...userTurn, rateLimit, { type: "idle" })
+    await w.advance(5000)
+    w.emit({ type: "sessionDeleted" })
+    expect(w.store.ended).toEqual(["s1"])
+    await w.advance(120_000)
+    expect(w.port.sends).toHaveLength(0)
+  })
+
+  test("negative control: the engine going away (a reload, an exit) leaves the wait in the store for whoever comes next", async () => {
+    const w = world()
+    w.emit(...userTurn, rateLimit, { type: "idle" })
+    await w.advance(5000)
+    w.engine.dispose()
+    expect(w.store.ended).toEqual([])
+  })
+
   test("a pause ends the wait within a check interval, and removes it from the store", async () => {
     const w = world()
     w.emit(...userTurn, rateLimit, { type: "idle" })

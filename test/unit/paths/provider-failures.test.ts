@@ -1,6 +1,7 @@
 /** Provider failures through the whole engine, on the simulated clock. */
 import { describe, expect, test } from "bun:test"
-import { ECHO_GRACE_MS as FAILURE_ECHO_GRACE_MS, MIN_LATE_LANDING_HOLD_MS } from "../../../src/core/intervention.ts"
+import { MIN_LATE_LANDING_HOLD_MS } from "../../../src/core/intervention.ts"
+import { ECHO_GRACE_MS as FAILURE_ECHO_GRACE_MS } from "../../../src/options/constants.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"
 import { deadEndpoint, makeHarness, streamFailure, userTurn } from "../../support/harness.ts"
 

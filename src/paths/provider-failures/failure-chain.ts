@@ -10,10 +10,10 @@
  *    dead endpoint that fails every prompt at once): the last one it allows is abort + resume,
  *    and the failure that answers it latches the loop.
  */
-import type { Options } from "../options/index.ts"
-import { none, type EffectOf } from "./effect.ts"
-import { backoffDelay } from "./ladder.ts"
-import { ECHO_GRACE_MS } from "./intervention.ts"
+import type { Options } from "../../options/index.ts"
+import { none, type EffectOf } from "../../core/effect.ts"
+import { backoffDelay } from "../../core/ladder.ts"
+import { ECHO_GRACE_MS } from "../../options/constants.ts"
 
 /**
  * running        a run started after a recovery of ours, no model output yet: a failure now
