@@ -3,7 +3,7 @@
  * failure chain's next step, a parent's subagent wait, the next look at a finished turn, the
  * pause between an abort and its continue) is an entry under its owner's name; the session has
  * one platform timer, armed for the earliest entry. When it fires, the holds (pause, ESC,
- * completion, an open question, the modules' holds) are worked out once and handed to every
+ * completion, an open question, the paths' holds) are worked out once and handed to every
  * entry that is due, in the order they were asked for.
  */
 import type { CancelTimer, TimeSource } from "./clock.ts"
