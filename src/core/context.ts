@@ -29,8 +29,6 @@ export type EngineContext = {
    * (`undefined` cancels it); `run` gets the holds as they are when the timer fires.
    */
   wake(state: SessionState, owner: string, at: number | undefined, run: (wake: Wake) => void): void
-  /** When `owner` next wakes for this session, if it asked to. */
-  nextWake(state: SessionState, owner: string): number | undefined
   /**
    * Whether anything of ours may reach the session now (runtime/may-act.ts): the one answer,
    * over the user's guards, the holds the recovery paths state, and what of ours is in flight.

@@ -85,7 +85,6 @@ export class RecoveryEngine {
     })
     this.ctx = {
       wake: (state, owner, at, run) => this.scheduler.set(state, owner, at, run),
-      nextWake: (state, owner) => this.scheduler.next(state, owner),
       time: deps.time,
       port: deps.port,
       logger,
