@@ -1,7 +1,7 @@
 /**
  * How one signal changes a session's state: busy/idle transitions, liveness, model output,
  * tools, the user's messages and aborts. Kept apart from the engine so the engine is only
- * lifecycle and routing; the rules each recovery path adds live in their modules.
+ * lifecycle and routing; the rules each recovery path adds live in its step (src/paths/).
  */
 import type { Signal } from "./port.ts"
 import type { EngineContext } from "./context.ts"

@@ -1,4 +1,4 @@
-/** What the engine's rule modules share: time, the host port, logging and option lookup. */
+/** What the engine, its runtime (src/runtime/) and the effect runner share: time, the host port, logging, option lookup, the timer and mayAct. */
 import type { HostPort } from "./port.ts"
 import type { JournalBook } from "./journal-book.ts"
 import type { Options } from "../options/index.ts"
@@ -29,8 +29,6 @@ export type EngineContext = {
    * (`undefined` cancels it); `run` gets the holds as they are when the timer fires.
    */
   wake(state: SessionState, owner: string, at: number | undefined, run: (wake: Wake) => void): void
-  /** When `owner` next wakes for this session, if it asked to. */
-  nextWake(state: SessionState, owner: string): number | undefined
   /**
    * Whether anything of ours may reach the session now (runtime/may-act.ts): the one answer,
    * over the user's guards, the holds the recovery paths state, and what of ours is in flight.
@@ -38,7 +36,7 @@ export type EngineContext = {
   readonly mayAct: MayAct
   /**
    * The user stopped the session, found out after the fact (an interruption held undecided
-   * while our abort was out): the same stand-down as a reported ESC, modules included.
+   * while our abort was out): the same stand-down as a reported ESC, the paths included.
    */
   userStopped(state: SessionState): void
   /** The session latched completion (task_complete): every path, the judge and a recovery under way stand down. */

@@ -9,7 +9,7 @@ import type { EngineContext } from "./context.ts"
 import { withTimeout } from "./host-calls.ts"
 import { errorText } from "./logger.ts"
 import type { Signal } from "./port.ts"
-import type { SessionLookup } from "./module.ts"
+import type { SessionTable } from "./session-table.ts"
 
 /** More ids than this from one listing are ignored: the host is misbehaving. */
 const MAX_LISTED_SESSIONS = 500
@@ -23,7 +23,7 @@ export type DiscoveryTarget = {
 }
 
 /** What the engine does with a listing: adopt a running session, mark a vanished one idle. */
-export function sessionsToDiscover(ctx: EngineContext, sessions: SessionLookup, checkIntervalMs: number, handle: (signal: Signal) => void): DiscoveryTarget {
+export function sessionsToDiscover(ctx: EngineContext, sessions: Pick<SessionTable, "get" | "values">, checkIntervalMs: number, handle: (signal: Signal) => void): DiscoveryTarget {
   return {
     running: (id) => {
       const known = sessions.get(id)

@@ -1,10 +1,11 @@
 /**
- * The recovery engine: the session table, the recovery modules, discovery and housekeeping.
- * Adapters feed it `Signal`s (applied to a session's state in apply-signal.ts); it acts only
- * through the `HostPort`. It owns no real time, and one timer per session (scheduler.ts): every
- * module's wake and every effect's pause share it.
+ * The recovery engine: the session table, discovery and housekeeping around the paths'
+ * runtime (runtime/paths.ts), which runs the recovery paths it is handed. Adapters feed it
+ * `Signal`s (applied to a session's state in apply-signal.ts); it acts only through the
+ * `HostPort`. It owns no real time, and one timer per session (scheduler.ts): every path's wake
+ * and every effect's pause share it.
  */
-import { type HostPort, type ModelRef, type Signal, type SignalType } from "./port.ts"
+import { type HostPort, type ModelRef, type Signal } from "./port.ts"
 import { effectiveOptions } from "../options/index.ts"
 import type { Options, ResolvedOptions } from "../options/index.ts"
 import type { CancelTimer, TimeSource } from "./clock.ts"
@@ -12,8 +13,6 @@ import type { EngineContext } from "./context.ts"
 import { userTurnModel } from "./fallback.ts"
 import { WakeScheduler } from "./scheduler.ts"
 import { SessionDiscovery, sessionsToDiscover } from "./discovery.ts"
-import type { EngineModule, ModuleFactory } from "./module.ts"
-import { defaultModules } from "./modules/index.ts"
 import { ToolNames } from "./tool-names.ts"
 import { ModelContextReader } from "./model-context.ts"
 import { CoreLogger, errorText } from "./logger.ts"
@@ -30,8 +29,6 @@ import { PathRuntime, type ToolReply } from "../runtime/paths.ts"
 import { FinishedTurn } from "../runtime/turn-pass.ts"
 import { actGate } from "../runtime/may-act.ts"
 import type { AnyPath, ToolArgs } from "../runtime/path.ts"
-import { runIntent } from "./run-effect.ts"
-import { everyModule, firstModule, signalListeners } from "./module-calls.ts"
 import { sessionStatus, type SessionStatus } from "./status.ts"
 import type { RateWaitStore, RestoredWait } from "./carried-waits.ts"
 import type { GoalSource } from "./goals.ts"
@@ -57,8 +54,6 @@ export type EngineDeps = {
    * (host/instance.ts passes paths/index.ts): the engine names none of them.
    */
   paths: readonly AnyPath[]
-  /** Recovery paths not yet migrated to paths/, each a module (see module.ts); they run beside `paths`. */
-  modules?: readonly ModuleFactory[]
   /** A session left the table (swept, evicted, deleted): adapters drop what they keep for it. */
   onSessionDropped?: (sessionID: string) => void
   /** The host deleted a session (tracked or not): what is kept for it beyond the table goes too (its goal). */
@@ -71,12 +66,9 @@ export class RecoveryEngine {
   private readonly resolved: ResolvedOptions
   private readonly idle: FinishedTurn
   private readonly discovery: SessionDiscovery
-  private readonly modules: EngineModule[]
-  /** The recovery paths migrated to the pure step (EngineDeps.paths), run by the runtime. */
+  /** The recovery paths (EngineDeps.paths), run by the runtime. */
   private readonly paths: PathRuntime
   private readonly scheduler: WakeScheduler
-  /** Per signal type, the modules that asked for it (built once; see EngineModule.signals). */
-  private readonly listeners: ReadonlyMap<SignalType, EngineModule[]>
   /** What the user is told at once (notices.ts), heard from the history as it is made. */
   private readonly notices: Notices
   private sweepTimer?: CancelTimer
@@ -97,7 +89,6 @@ export class RecoveryEngine {
     })
     this.ctx = {
       wake: (state, owner, at, run) => this.scheduler.set(state, owner, at, run),
-      nextWake: (state, owner) => this.scheduler.next(state, owner),
       time: deps.time,
       port: deps.port,
       logger,
@@ -108,7 +99,7 @@ export class RecoveryEngine {
       effective: (state) => this.effective(state),
       mayAct: actGate({
         paused: (id) => this.pauses.isPaused(id),
-        pathHold: (state, now) => this.moduleHold(state, now),
+        pathHold: (state, now) => this.paths.holds(state, now),
         waitedOnSettled: (state, now) => this.paths.waitedOnSettled(state, now),
       }),
       userStopped: (state) => {
@@ -132,19 +123,8 @@ export class RecoveryEngine {
       this.sessions,
     )
     this.paths.checkModels(this.resolved)
-    this.modules = (deps.modules ?? defaultModules()).map((make) => {
-      let module: EngineModule | undefined
-      const owner = () => `module:${module?.name}`
-      module = make({
-        ctx: this.ctx,
-        sessions: this.sessions,
-        wakeAt: (state, at) => this.scheduler.set(state, owner(), at, (wake) => runIntent(this.ctx, state, module?.onWake?.(state, wake))),
-      })
-      return module
-    })
-    this.listeners = signalListeners(this.modules)
-    // The finished-turn rules of every path and module, in their priority order: the runtime knows none of them.
-    this.idle = new FinishedTurn(this.ctx, [...this.paths.turnRules(), ...this.modules.flatMap((m) => m.turnRules ?? [])])
+    // The finished-turn rules of every path, in their priority order: the runtime knows none of them.
+    this.idle = new FinishedTurn(this.ctx, this.paths.turnRules())
     this.discovery = new SessionDiscovery(this.ctx, sessionsToDiscover(this.ctx, this.sessions, this.resolved.options.checkIntervalMs, (signal) => this.handle(signal)), this.resolved.options)
     this.discovery.start()
     this.scheduleSweep()
@@ -168,14 +148,14 @@ export class RecoveryEngine {
     } catch (error) {
       this.ctx.logger.fault("engine", `signal ${signal?.type} failed: ${errorText(error)}`)
     }
-    if (state) this.tell(state, signal, at)
+    if (state) this.paths.signal(state, signal, at)
   }
 
   /**
    * Model output, most of the traffic, with no signal object around it (the 1.x streaming path
    * calls this directly): the stamps, liveness and the text (`part` with `delta` or its whole
-   * `text` so far) to the paths that hear them, and the signal to the modules and paths only for
-   * sessions they asked about (`outputWatched`). Never throws.
+   * `text` so far) to the paths that hear them, and the signal to the paths that declared it only
+   * for sessions one of them asked about (`outputWatched`, the `watch-output` effect). Never throws.
    */
   output(sessionID: string, part?: string, delta?: string, text?: string, now?: number, signal?: Extract<Signal, { type: "modelOutput" }>): void {
     if (this.disposed) return
@@ -188,18 +168,7 @@ export class RecoveryEngine {
     }
     if (!state) return
     if (part !== undefined) this.paths.text(state, part, delta, text, at)
-    if (state.outputWatched) this.tell(state, signal ?? { type: "modelOutput", sessionID, part, delta, text }, at)
-  }
-
-  /** The signal the session record took in, to the modules and then the paths that asked for its type. */
-  private tell(state: SessionState, signal: Signal, now: number): void {
-    everyModule(this.listeners.get(signal.type) ?? [], this.ctx.logger, `failed on ${signal.type}`, (module) => runIntent(this.ctx, state, module.onSignal?.(state, signal)))
-    this.paths.signal(state, signal, now)
-  }
-
-  /** The holds the modules and the paths state, a fact mayAct weighs (EngineModule.hold, RecoveryPath.holds). */
-  private moduleHold(state: SessionState, now: number): string | undefined {
-    return firstModule(this.modules, this.ctx.logger, "hold check failed", (module) => module.hold?.(state) || undefined) ?? this.paths.holds(state, now)
+    if (state.outputWatched) this.paths.signal(state, signal ?? { type: "modelOutput", sessionID, part, delta, text }, at)
   }
 
   /**
@@ -221,7 +190,7 @@ export class RecoveryEngine {
     const status = sessionStatus(state, this.ctx.time.now(), this.effective(state), this.pauses.isPaused(sessionID))
     const more = this.paths.status(state)
     const now = this.ctx.time.now()
-    const held = this.moduleHold(state, now)
+    const held = this.paths.holds(state, now)
     const notice = this.notices.last(state)
     return { ...status, ...(more ?? {}), ...(held ? { heldBy: held } : {}), ...(notice ? { notice } : {}) }
   }
@@ -292,13 +261,6 @@ export class RecoveryEngine {
     this.discovery.stop()
     this.ctx.journal?.flush()
     this.scheduler.dispose()
-    for (const module of this.modules) {
-      try {
-        module.dispose?.()
-      } catch {
-        // Disposal is best effort; the host is going away.
-      }
-    }
     this.sessions.clear()
   }
 
@@ -306,7 +268,7 @@ export class RecoveryEngine {
     return effectiveOptions(this.resolved, state.setup.model?.providerID)
   }
 
-  /** Applies a signal to its session's state; returns the state when modules should see it. */
+  /** Applies a signal to its session's state; returns the state when the paths should hear it. */
   private route(signal: Signal, now: number): SessionState | undefined {
     if (!signal || typeof signal.sessionID !== "string" || signal.sessionID === "") return undefined
     if (signal.type === "sessionDeleted") {
@@ -346,7 +308,7 @@ export class RecoveryEngine {
   /** Drops idle sessions that are old or beyond the idle cap (runs every CLEANUP_SWEEP_MS). */
   sweep(): void {
     // A session with a wake still due (a judgement, a wait) stays: the wake would vanish with it.
-    this.sessions.sweep(this.ctx.time.now(), (state) => this.scheduler.next(state) !== undefined || this.modules.some((m) => m.keepsSession?.(state) === true) || this.paths.keeps(state))
+    this.sessions.sweep(this.ctx.time.now(), (state) => this.scheduler.next(state) !== undefined || this.paths.keeps(state))
   }
 
   private forget(state: SessionState): void {
@@ -355,7 +317,6 @@ export class RecoveryEngine {
     state.dropped = true
     this.scheduler.clear(state)
     cancelRecovery(state.intervention)
-    everyModule(this.modules ?? [], this.ctx.logger, "cleanup failed", (module) => module.forget?.(state))
     // Not when the engine goes away: what the paths keep outside a session (a wait in the wait
     // file) is the next instance's to take over, or the dispose hook's to end on a clean exit.
     if (!this.disposed) this.paths?.dropped(state)

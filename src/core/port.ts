@@ -98,29 +98,6 @@ export const EXIT_CODE_ERROR = "exit code "
 
 export type SignalType = Signal["type"]
 
-/** Every signal type, at run time; a Record so adding a type without listing it fails to compile. */
-const SIGNAL_TYPE_SET: Record<SignalType, true> = {
-  activity: true,
-  modelOutput: true,
-  busy: true,
-  idle: true,
-  toolStart: true,
-  toolEnd: true,
-  userMessage: true,
-  turnSetup: true,
-  interrupted: true,
-  error: true,
-  retryScheduled: true,
-  usage: true,
-  sessionCreated: true,
-  sessionDeleted: true,
-  awaitingUser: true,
-  todos: true,
-  compaction: true,
-  reverted: true,
-}
-export const ALL_SIGNAL_TYPES = Object.keys(SIGNAL_TYPE_SET) as SignalType[]
-
 export type SendKind =
   /** Stall and failure continues: a visible user message on every host. */
   | "continue"

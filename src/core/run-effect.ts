@@ -2,11 +2,12 @@
  * The one place an effect that reaches the host is carried out: a continue, an abort and
  * continue, a nudge, a command or a compaction, for every recovery path. What differs between
  * the paths (which budget a recovery counts against, whether an unsent prompt gives its count
- * back, what happens once the host took it) travels with the effect as data (`Delivery`) and as
- * a few hooks, so this code is the same for all of them. Modules return `Planned` effects; the
- * engine hands them here.
+ * back) travels with the effect as data (`Delivery`), so this code is the same for all of them.
+ * The few hooks a Delivery may carry (the abort committed or vetoed, the prompt sent) are the
+ * runtime's own (runtime/effects.ts), which turns them into the path's `effectSettled` inputs:
+ * a path never hands a callback here.
  */
-import type { Effect, EffectOf } from "./effect.ts"
+import type { EffectOf } from "./effect.ts"
 import { abortThenPrompt, beginRecovery, continueRequest, sendPrompt, uncountUnsent, type OpenCallException, type PromptRequest } from "./actions.ts"
 import type { EngineContext } from "./context.ts"
 import { exclusiveHostCall, reporter } from "./host-calls.ts"
@@ -43,17 +44,11 @@ export type Delivery = {
   onVetoed?: (why: string) => void
   /** The prompt reached the session. */
   onSent?: () => void
-  /** The whole action is over; may plan what follows (a refused recovery tried again). */
-  onSettled?: (outcome: Outcome) => Planned | void
   /** What the history says this was (journal.ts); default: the budget's name and the effect's reason. */
   journal?: JournalTag
 }
 
-export type Planned = { effect: HostEffect; via: Delivery }
 export type HostEffect = EffectOf<"continue" | "abort-continue" | "nudge" | "command" | "compact">
-
-/** What a module's signal or wake handler returns: nothing, or what it wants done. */
-export type Intent = Planned | readonly (Planned | undefined)[] | undefined | void
 
 function continueFor(ctx: EngineContext, target: SessionState, effect: EffectOf<"continue" | "abort-continue">, via: Delivery): PromptRequest {
   if (effect.kind === "abort-continue" && effect.text !== undefined) return { text: effect.text, kind: effect.sendKind ?? "correction", label: via.label }
@@ -88,9 +83,8 @@ async function carryOut(ctx: EngineContext, target: SessionState, effect: HostEf
   }
 }
 
-/** Carries out one planned effect on `target`. Never throws; settles when the action and its follow-ups are decided. */
-export async function runEffect(ctx: EngineContext, target: SessionState, plan: Planned): Promise<Outcome> {
-  const { effect, via } = plan
+/** Carries out one effect on `target`, delivered as `via` says. Never throws; settles when the action is decided. */
+export async function runEffect(ctx: EngineContext, target: SessionState, effect: HostEffect, via: Delivery): Promise<Outcome> {
   const budget = via.budget
   try {
     if (budget) {
@@ -114,20 +108,9 @@ export async function runEffect(ctx: EngineContext, target: SessionState, plan: 
     journalOutcome(ctx, target, effect, via, outcome, seen)
     // Only a prompt that reached the session counts against lifetimeMaxContinues.
     if (budget?.refundUnsent && uncountUnsent(target, outcome)) ctx.logger.log("debug", `session ${target.id}: ${budget.what} not sent (${outcome ?? "no continue"}); not counted`)
-    const next = via.onSettled?.(outcome)
-    if (next) void runEffect(ctx, target, next)
   } catch (error) {
     // Runs after a host call settled: nothing must reach the host as an unhandled rejection.
     ctx.logger.fault("effect", `session ${target.id}: after ${via.label}: ${errorText(error)}`)
   }
   return outcome
 }
-
-/** Runs what a module handler returned, one effect after another in the order given. */
-export function runIntent(ctx: EngineContext, state: SessionState, intent: Intent): void {
-  if (!intent) return
-  const list = Array.isArray(intent) ? intent : [intent as Planned]
-  for (const plan of list) if (plan) void runEffect(ctx, state, plan)
-}
-
-export type { Effect }

@@ -3,7 +3,7 @@
  * failure chain's next step, a parent's subagent wait, the next look at a finished turn, the
  * pause between an abort and its continue) is an entry under its owner's name; the session has
  * one platform timer, armed for the earliest entry. When it fires, the holds (pause, ESC,
- * completion, an open question, the modules' holds) are worked out once and handed to every
+ * completion, an open question, the paths' holds) are worked out once and handed to every
  * entry that is due, in the order they were asked for.
  */
 import type { CancelTimer, TimeSource } from "./clock.ts"
@@ -16,17 +16,10 @@ export type Wake = {
 }
 
 type Entry = { at: number; run: (wake: Wake) => void }
-/** `seen`: the entry `next` last found for its owner (undefined when it found none), reset whenever `entries` changes. */
-type Timers = { entries: Map<string, Entry>; at: number; cancel?: CancelTimer; seenOwner?: string; seen?: Entry }
+type Timers = { entries: Map<string, Entry>; at: number; cancel?: CancelTimer }
 
 export class WakeScheduler {
   private readonly sessions = new Map<SessionState, Timers>()
-  /**
-   * The last session looked up and its timers: the stall deadline asks `next` on every streamed
-   * event, mostly of one session. Reset whenever `sessions` changes.
-   */
-  private lastState?: SessionState
-  private lastTimers?: Timers
 
   constructor(
     private readonly time: TimeSource,
@@ -36,50 +29,29 @@ export class WakeScheduler {
 
   /** Wakes `owner` at `at`, replacing its earlier wake; `undefined` cancels it. */
   set(state: SessionState, owner: string, at: number | undefined, run: (wake: Wake) => void): void {
-    let timers = this.timersOf(state)
+    let timers = this.sessions.get(state)
     if (!timers && at === undefined) return
-    if (!timers) {
-      this.sessions.set(state, (timers = { entries: new Map(), at: Infinity }))
-      this.lastState = undefined
-    }
-    timers.seenOwner = timers.seen = undefined
+    if (!timers) this.sessions.set(state, (timers = { entries: new Map(), at: Infinity }))
     // Re-inserted, so that wakes due together run in the order they were asked for.
     if (!timers.entries.delete(owner) && at === undefined) return
     if (at !== undefined) timers.entries.set(owner, { at, run })
     this.arm(state, timers)
   }
 
-  /** When `owner` (or, without one, anything) next wakes for this session. */
-  next(state: SessionState, owner?: string): number | undefined {
-    // timersOf(), written out: the stall deadline asks this on every streamed event.
-    const timers = state === this.lastState ? this.lastTimers : this.timersOf(state)
-    if (!timers) return undefined
-    if (owner === undefined) return timers.entries.size > 0 ? timers.at : undefined
-    if (owner !== timers.seenOwner) {
-      timers.seenOwner = owner
-      timers.seen = timers.entries.get(owner)
-    }
-    return timers.seen?.at
+  /** When anything next wakes for this session, if anything asked to (the idle sweep keeps such a session). */
+  next(state: SessionState): number | undefined {
+    const timers = this.sessions.get(state)
+    return timers && timers.entries.size > 0 ? timers.at : undefined
   }
 
   clear(state: SessionState): void {
     this.sessions.get(state)?.cancel?.()
     this.sessions.delete(state)
-    this.lastState = undefined
   }
 
   dispose(): void {
     for (const timers of this.sessions.values()) timers.cancel?.()
     this.sessions.clear()
-    this.lastState = undefined
-  }
-
-  private timersOf(state: SessionState): Timers | undefined {
-    if (state === this.lastState) return this.lastTimers
-    const timers = this.sessions.get(state)
-    this.lastState = state
-    this.lastTimers = timers
-    return timers
   }
 
   private arm(state: SessionState, timers: Timers): void {
@@ -91,7 +63,6 @@ export class WakeScheduler {
     timers.at = earliest
     if (earliest === Infinity) {
       this.sessions.delete(state)
-      this.lastState = undefined
       return
     }
     timers.cancel = this.time.schedule(Math.max(0, earliest - this.time.now()), () => this.fire(state, timers))
@@ -103,7 +74,6 @@ export class WakeScheduler {
     const now = this.time.now()
     const due = [...timers.entries].filter(([, entry]) => entry.at <= now)
     for (const [owner] of due) timers.entries.delete(owner)
-    timers.seenOwner = timers.seen = undefined
     if (this.sessions.get(state) === timers) this.arm(state, timers)
     if (due.length === 0) return
     const wake: Wake = { now, hold: this.holdOf(state, now) }

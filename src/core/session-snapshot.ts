@@ -10,7 +10,7 @@ import { newSessionState, type SessionState } from "./session-state.ts"
 /** `paths`: the states of the recovery paths that outlive a reload, by path name (runtime/paths.ts saved). */
 export type SessionSnapshot = Record<string, unknown> & { id: string; paths?: Record<string, unknown> }
 
-/** Fields that hold timers, in-flight work or module registrations: never carried over. */
+/** Fields that hold timers, in-flight work, what the paths asked to hear, or the paths' states (carried beside): never carried over. */
 const TRANSIENT = new Set(["intervention", "dropped", "outputWatched", "paths"])
 
 /** Optional fields carried over, with the type each must have; anything else is left out. */

@@ -101,8 +101,8 @@ export type SessionState = {
   lastHeldReason?: string
   lastSeenAt: number
   /**
-   * A module asked to hear this session's model output (see EngineModule.signals). Set, never
-   * cleared: the state's lifetime is the longest any module keeps a session.
+   * A path asked to hear this session's model output as signals (the `watch-output` effect,
+   * PathInput `signal`). Set, never cleared: the state's lifetime is the longest any path keeps a session.
    */
   outputWatched: boolean
   /** A fallback model took over from the user's (fallback.ts); cleared by a genuine user message. */

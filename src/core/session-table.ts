@@ -115,7 +115,7 @@ export class SessionTable {
 
   /**
    * Drops idle sessions that are old, or beyond the idle cap (oldest first). `kept` names the
-   * idle sessions something still waits on (a module's wake): those stay.
+   * idle sessions something still waits on (a path's wake or wait): those stay.
    */
   sweep(now: number, kept: (state: SessionState) => boolean = () => false): void {
     const idle = [...this.sessions.values()].filter((s) => !s.busy && !inFlight(s.intervention) && !kept(s))

@@ -1,7 +1,6 @@
 /**
  * Every recovery path the runtime runs (runtime/path.ts): the one file that names them, handed
- * to the engine by the instance that starts it (host/instance.ts). The paths not migrated yet
- * are still engine modules (core/modules/index.ts).
+ * to the engine by the instance that starts it (host/instance.ts).
  */
 import type { AnyPath } from "../runtime/path.ts"
 import { contextPath } from "./context/path.ts"

@@ -45,9 +45,9 @@ export function runPathEffect(ctx: EngineContext, state: SessionState, effect: P
       return
     case "act": {
       const id = effect.id
-      if (id === undefined) return void runEffect(ctx, state, { effect: effect.effect, via: effect.via })
+      if (id === undefined) return void runEffect(ctx, state, effect.effect, effect.via)
       const via: Delivery = { ...effect.via, onCommit: () => settle(id, { kind: "committed" }) }
-      void runEffect(ctx, state, { effect: effect.effect, via }).then((outcome) => settle(id, { kind: "delivered", outcome }))
+      void runEffect(ctx, state, effect.effect, via).then((outcome) => settle(id, { kind: "delivered", outcome }))
       return
     }
     case "read-todos":
@@ -144,7 +144,7 @@ async function episodeContinue(ctx: EngineContext, state: SessionState, effect: 
       vetoed = why
     }
   }
-  const outcome = await runEffect(ctx, state, { effect: effect.effect, via })
+  const outcome = await runEffect(ctx, state, effect.effect, via)
   const heldBy = outcome === "held" ? (ctx.mayAct(state, "touch", ctx.time.now())?.reason ?? "held") : undefined
   return { kind: "delivered", outcome, ...(vetoed !== undefined ? { vetoed } : {}), ...(heldBy !== undefined ? { heldBy } : {}) }
 }

@@ -56,8 +56,8 @@ export type TurnEffect = EffectOf<"nudge" | "command" | "compact" | "complete" |
 export type PathInput =
   /**
    * A host signal of a type the path declared (RecoveryPath.signals), after the session record
-   * took it in. Model output comes only for sessions whose `outputWatched` is set, as it does to
-   * the engine modules.
+   * took it in. Model output comes only for sessions whose `outputWatched` is set (a path's
+   * `watch-output` effect sets it): most of the traffic, left off where nobody reads it.
    */
   | { type: "signal"; signal: Signal }
   /**

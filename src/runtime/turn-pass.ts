@@ -8,8 +8,8 @@
  * last few messages and the todo list once, for every rule. A new turn voids a pending pass; a
  * second idle replaces it instead of stacking a second judgement.
  *
- * The rules are the paths' (RecoveryPath.turnRules and turnSteps, runtime/path.ts), and the
- * modules' still to migrate, run in ascending priority: the first that answers wins the pass. What
+ * The rules are the paths' (RecoveryPath.turnRules and turnSteps, runtime/path.ts), run in
+ * ascending priority: the first that answers wins the pass. What
  * the winner asks for reaches the host through the engine's one effect runner (run-effect.ts), like
  * every other path's. The runtime knows none of the rules: the paths hand them in.
  *
@@ -42,7 +42,7 @@ const TURN_HISTORY_LIMIT = IDLE_LOOP_MESSAGES
 type LookAgain = EffectOf<"look-again">
 type Acting = Exclude<TurnEffect, LookAgain | EffectOf<"none">>
 
-/** A rule of a pass, as the runtime runs it (the paths' rules and turn steps, the modules' rules). */
+/** A rule of a pass, as the runtime runs it (the paths' rules and turn steps). */
 export type TurnRule = {
   name: string
   pass: Pass
@@ -191,19 +191,16 @@ export class FinishedTurn {
     if (state.intervention.sentThisTurn.has(action.feature)) return log.log("debug", `session ${state.id}: ${action.feature} already sent since the last turn`)
     // Counted, charged and marked sent before it goes out; only a nudge that reached the
     // session counts against lifetimeMaxContinues.
-    await runEffect(this.ctx, state, {
-      effect: action,
-      via: {
-        label: action.kind === "nudge" ? `send ${action.feature}` : action.kind === "command" ? `command ${action.name}` : "compact",
-        budget: {
-          what: action.feature,
-          record: { kind: "continue", reason: `${action.feature}: ${action.reason}` },
-          refundUnsent: action.kind === "nudge",
-          charge: action.feature,
-          oncePerTurn: action.feature,
-        },
-        announce: `session ${state.id}: ${action.feature}: ${action.reason} -> ${action.kind === "nudge" ? "send" : action.kind}`,
+    await runEffect(this.ctx, state, action, {
+      label: action.kind === "nudge" ? `send ${action.feature}` : action.kind === "command" ? `command ${action.name}` : "compact",
+      budget: {
+        what: action.feature,
+        record: { kind: "continue", reason: `${action.feature}: ${action.reason}` },
+        refundUnsent: action.kind === "nudge",
+        charge: action.feature,
+        oncePerTurn: action.feature,
       },
+      announce: `session ${state.id}: ${action.feature}: ${action.reason} -> ${action.kind === "nudge" ? "send" : action.kind}`,
     })
   }
 }

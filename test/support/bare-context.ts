@@ -21,7 +21,6 @@ export function bareContext(facts: Partial<HoldFacts> = {}) {
   const scheduler = new WakeScheduler(time, () => undefined, () => undefined)
   const ctx: EngineContext = {
     wake: (state, owner, at, run) => scheduler.set(state, owner, at, run),
-    nextWake: (state, owner) => scheduler.next(state, owner),
     time,
     port,
     logger: new CoreLogger(port, () => false),

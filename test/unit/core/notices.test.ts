@@ -142,7 +142,7 @@ describe("through the engine, on a host without toasts (2.x): the status says it
     test(asked ? "a stall held by an open question: the status carries the notice" : "control: the same stall with no question is recovered, and the status carries none", async () => {
       const time = new SimulatedTime()
       const port = new RecordingPort(() => time.now())
-      const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions({}, {}), modules: [] })
+      const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions({}, {}) })
       const emit = (signal: Partial<Signal> & { type: Signal["type"] }) => engine.handle({ sessionID: "s1", ...signal } as Signal)
       emit({ type: "userMessage", genuine: true })
       emit({ type: "busy" })

@@ -55,7 +55,7 @@ describe("the adapters' revert signal", () => {
 function engine() {
   const time = new SimulatedTime()
   const port = new RecordingPort(() => time.now())
-  const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions({ debug: true }, {}), modules: [] })
+  const engine = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions({ debug: true }, {}) })
   const emit = (...signals: Array<Partial<Signal> & { type: SignalType }>) => {
     for (const s of signals) engine.handle({ sessionID: "s1", ...s } as Signal)
   }
@@ -115,7 +115,7 @@ describe("a pending judgement and the messages leaving the history", () => {
     test(removed ? "the judged turn's messages removed before its second look: nothing is sent" : "control: the same turn, nothing removed, gets its correction", async () => {
       const time = new SimulatedTime()
       const port = new RecordingPort(() => time.now())
-      const e = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions({}, {}), modules: [] })
+      const e = new RecoveryEngine({ paths: recoveryPaths, port, time, options: resolveOptions({}, {}) })
       printedCall({ port } as ReturnType<typeof engine>)
       for (const type of ["busy", "idle"] as const) e.handle({ type, sessionID: "s1" })
       if (removed) e.handle({ type: "reverted", sessionID: "s1", phase: "removed", messageID: "msg_a1" })

@@ -43,7 +43,7 @@ describe("WakeScheduler", () => {
     scheduler.set(state, "b", at(4000), run("b"))
     scheduler.set(state, "a", at(2000), run("a"))
     scheduler.set(state, "b", undefined, run("b"))
-    expect(scheduler.next(state, "b")).toBeUndefined()
+    expect(scheduler.next(state)).toBe(at(2000))
     time.advance(1500)
     expect(woke).toEqual([])
     time.advance(10_000)

@@ -1,4 +1,4 @@
-/** A model repeating itself while it streams, through the whole engine (modules/repetition.ts). */
+/** A model repeating itself while it streams, through the whole engine (src/paths/repetition/). */
 import { describe, expect, test } from "bun:test"
 import type { Signal } from "../../../src/core/port.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/constants.ts"

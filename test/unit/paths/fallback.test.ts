@@ -1,4 +1,4 @@
-/** Fallback models through the whole engine, on the simulated clock (src/core/modules/fallback.ts). */
+/** Fallback models through the whole engine, on the simulated clock (src/paths/provider-failures/fallback-switch.ts and the path around it). */
 import { describe, expect, test } from "bun:test"
 import { RecoveryEngine } from "../../../src/core/engine.ts"
 import { recoveryPaths } from "../../../src/paths/index.ts"

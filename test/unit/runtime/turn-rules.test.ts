@@ -90,7 +90,8 @@ describe("a path's turn rules", () => {
       readsContext: (_facts, n) => n > 0,
       decide: (_facts, { state: n, context }) => (handed.push(context), { state: n + 1, effects: [{ kind: "watch-output" }], wakeAt: time.now() + 1_000 }),
     }
-    const path: RecoveryPath<number> = { name: "room", turnRules: [rule], initial: () => 0, step: () => undefined }
+    const woke: number[] = []
+    const path: RecoveryPath<number> = { name: "room", turnRules: [rule], initial: () => 0, step: (_s, input) => void (input.type === "wake" && woke.push(time.now())) }
     let looked = 0
     const answer = { limit: { context: 1_000 }, magicContext: false }
     const runtime = new PathRuntime(ctx, [path], { get: async () => undefined, peek: () => undefined }, async () => (looked++, answer))
@@ -104,6 +105,10 @@ describe("a path's turn rules", () => {
     expect(handed[1]).toBe(answer)
     // Its effects ran, and its wake is the session's.
     expect(state.outputWatched).toBe(true)
-    expect(ctx.nextWake(state, "path:room")).toBe(time.now() + 1_000)
+    const due = time.now() + 1_000
+    time.advance(999)
+    expect(woke).toEqual([])
+    time.advance(1)
+    expect(woke).toEqual([due])
   })
 })

@@ -8,12 +8,10 @@ import { describe, expect, test } from "bun:test"
 import { RecoveryEngine } from "../../../src/core/engine.ts"
 import type { Goal, GoalChange, GoalSource } from "../../../src/core/goals.ts"
 import { JUDGE_PRIORITY } from "../../../src/paths/judge/path.ts"
-import type { TurnRule } from "../../../src/runtime/turn-pass.ts"
-import type { ModuleFactory } from "../../../src/core/module.ts"
 import type { Signal, SignalType } from "../../../src/core/port.ts"
 import type { TranscriptMessage } from "../../../src/core/transcript.ts"
 import { resolveOptions } from "../../../src/options/index.ts"
-import type { RecoveryPath, StepResult } from "../../../src/runtime/path.ts"
+import type { AnyPath, PathTurnRule, RecoveryPath, StepResult } from "../../../src/runtime/path.ts"
 import { RecordingPort } from "../../support/recording-port.ts"
 import { SimulatedTime } from "../../support/simulated-time.ts"
 
@@ -39,13 +37,15 @@ function lookingPath(answer: "stand-down" | "none", priority: number, seen: Seen
   }
 }
 
-/** A module rule that records that it ran. */
-function laterRule(ran: string[]): ModuleFactory {
-  const rule: TurnRule = { name: "later", pass: "second", priority: JUDGE_PRIORITY + 40, decide: () => void ran.push("later") }
-  return () => ({ name: "later-module", turnRules: [rule] })
+/** A path with one finished-turn rule, at `priority` in the second pass, that answers `decide`'s answer. */
+function rulePath(name: string, priority: number, decide: PathTurnRule<undefined>["decide"]): AnyPath {
+  return { name: `${name}-path`, initial: () => undefined, step: () => undefined, turnRules: [{ name, pass: "second", priority, decide }] }
 }
 
-function setup(path: RecoveryPath<number>, modules: ModuleFactory[], deleted: string[] = []) {
+/** A rule after the looker's place that records that it ran. */
+const laterRule = (ran: string[]) => rulePath("later", JUDGE_PRIORITY + 40, () => void ran.push("later"))
+
+function setup(path: RecoveryPath<number>, others: AnyPath[], deleted: string[] = []) {
   const time = new SimulatedTime()
   const port = new RecordingPort(() => time.now())
   const changes: GoalChange[] = []
@@ -53,7 +53,7 @@ function setup(path: RecoveryPath<number>, modules: ModuleFactory[], deleted: st
     goalOf: (id): Goal | undefined => (id === "s1" ? { id: "g1", text: "ship the parser", startedAt: 0, continues: 0, status: "active" } : undefined),
     change: (_id, change) => void changes.push(change),
   }
-  const engine = new RecoveryEngine({ paths: [path], modules, port, time, goals, options: resolveOptions({ activeUserWindowMs: 0 }, {}), onSessionDeleted: (id) => deleted.push(id) })
+  const engine = new RecoveryEngine({ paths: [path, ...others], port, time, goals, options: resolveOptions({ activeUserWindowMs: 0 }, {}), onSessionDeleted: (id) => deleted.push(id) })
   const emit = (...signals: Array<Partial<Signal> & { type: SignalType }>) => {
     for (const s of signals) engine.handle({ sessionID: "s1", ...s } as Signal)
   }
@@ -93,8 +93,8 @@ describe("a path that looks at finished turns (turnSteps)", () => {
 
   test("its place is its priority: after a rule that answers first it is not asked at all", async () => {
     const seen: Seen[] = []
-    const first: TurnRule = { name: "first", pass: "second", priority: JUDGE_PRIORITY + 20, decide: () => ({ kind: "stand-down", reason: "mine" }) }
-    const t = setup(lookingPath("stand-down", JUDGE_PRIORITY + 30, seen), [() => ({ name: "first-module", turnRules: [first] })])
+    const first = rulePath("first", JUDGE_PRIORITY + 20, () => ({ effect: { kind: "stand-down", reason: "mine" } }))
+    const t = setup(lookingPath("stand-down", JUDGE_PRIORITY + 30, seen), [first])
     await t.finishTurn("The parser reads nested brackets now.")
     expect(seen).toEqual([])
   })
