@@ -732,6 +732,13 @@ export const ROWS: Row[] = [
       { act: "abort" },
       { act: "send", kind: "continue", text: /stream stalled/, model: "anthropic/claude-y" },
     ],
+    e2e: [
+      {
+        file: E2E.fallback,
+        test: "back to the primary without writing: once the primary's Retry-After is over, the turn after the backup's (a goal continue) runs on the primary, and nothing extra is sent",
+      },
+      { file: E2E.fallback, test: "control: with a Retry-After of an hour the same goal continue after the backup's turn stays on the backup" },
+    ],
     effectOn: {
       v2: [
         { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
