@@ -219,8 +219,8 @@ describe("fallback models on OpenCode 1.18.33", () => {
       provider.setFallbackFor(BACKUP, text("Backup model working through the first items of the list now.", { chunks: 16, delayMs: 1_000 }))
       await promptAsync(host, sessionID, "work through the list", { model: { providerID: BACK, modelID: PRIMARY } })
       expect(await eventually(() => provider.requests.slice(before).some((r) => modelOf(r) === BACKUP), 30_000, 50)).toBe(true)
-      provider.setFallbackFor(PRIMARY, text("Primary model back on the list."))
-      provider.setFallbackFor(BACKUP, text("Backup model still on the list."))
+      provider.setFallbackFor(PRIMARY, text("Primary model answering."))
+      provider.setFallbackFor(BACKUP, text("Backup model answering."))
       // The backup's turn, then the goal's continue: a third request, whichever model it goes to.
       expect(await eventually(() => provider.requests.length - before >= 3, 45_000, 100)).toBe(true)
       await quiet(provider, 1_500, 15_000)
@@ -241,9 +241,11 @@ describe("fallback models on OpenCode 1.18.33", () => {
     "back to the primary without writing: once the primary's Retry-After is over, the turn after the backup's (a goal continue) runs on the primary, and nothing extra is sent",
     async () => {
       const { during, lines, own } = await goalAfterBackup(BACK_RETRY_AFTER_S)
-      // The 429, the backup's turn, then the goal's continue on the primary: no message of ours for the going back itself.
-      expect(during.map(modelOf)).toEqual([PRIMARY, BACKUP, PRIMARY])
-      expect(own).toEqual([BACKUP, PRIMARY])
+      // The 429, the backup's turn, then the goal's continue on the primary: no message of ours
+      // for the going back itself. (The finished-turn judge may nudge after the goal stood
+      // down, on whichever model is current: it is not what this test is about.)
+      expect(during.slice(0, 3).map(modelOf)).toEqual([PRIMARY, BACKUP, PRIMARY])
+      expect(own.slice(0, 2)).toEqual([BACKUP, PRIMARY])
       const backLines = lines.filter((l) => /back to fakeback\/fake-model after 1\ds, .*nothing is sent/.test(l))
       expect(backLines).toHaveLength(1)
       // Not before the Retry-After was over.
@@ -256,8 +258,8 @@ describe("fallback models on OpenCode 1.18.33", () => {
     "control: with a Retry-After of an hour the same goal continue after the backup's turn stays on the backup",
     async () => {
       const { during, lines, own } = await goalAfterBackup(RETRY_AFTER_S)
-      expect(during.map(modelOf)).toEqual([PRIMARY, BACKUP, BACKUP])
-      expect(own).toEqual([BACKUP, BACKUP])
+      expect(during.slice(0, 3).map(modelOf)).toEqual([PRIMARY, BACKUP, BACKUP])
+      expect(own.slice(0, 2)).toEqual([BACKUP, BACKUP])
       expect(lines.filter((l) => /back to fakeback/.test(l))).toHaveLength(0)
     },
     120_000,
