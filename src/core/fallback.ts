@@ -5,7 +5,9 @@
  *
  * One episode runs from the first switch to the next genuine user message. Within it every
  * model, the user's own included, is used at most once, so two failing models can never take
- * turns: once the list is spent the session falls back to the normal wait or give-up.
+ * turns: once the list is spent the session falls back to the normal wait or give-up. Going
+ * back to the user's model once its wait is over stays within the episode for that reason: a
+ * second failure there moves on down the list, never back to a model that stood in already.
  */
 import type { ModelRef, TurnSetup } from "./port.ts"
 
@@ -19,6 +21,11 @@ export type FallbackEpisode = {
   /** Why the latest switch happened (for the log, the status and the continue). */
   why: string
   at: number
+  /**
+   * The fallback model the session went back from, once its user's model's wait was over
+   * (`active` is the user's model again): a message aimed at it still goes to the user's.
+   */
+  returnedFrom?: ModelRef
 }
 
 export type FallbackChoice =
@@ -80,15 +87,23 @@ export function promptSetup(setup: TurnSetup, episode: FallbackEpisode | undefin
 }
 
 /**
- * A genuine user message during an episode that is aimed at the model we switched to (a
- * client that sends no model gets the last message's, and the 1.x terminal UI shows it as
- * selected) goes back to the user's own model. Any other model is the user's own choice and
- * is left alone. Undefined: leave the message as it is.
+ * A genuine user message during an episode that is aimed at a model we switched to (a client
+ * that sends no model gets the last message's, and the 1.x terminal UI shows it as selected:
+ * the active fallback, or the one the session went back from) goes back to the user's own
+ * model. Any other model is the user's own choice and is left alone. Undefined: leave the
+ * message as it is.
  */
 export function userTurnModel(episode: FallbackEpisode | undefined, model: ModelRef | undefined): ModelRef | undefined {
   if (!episode?.userModel) return undefined
-  if (model && modelKey(model) !== modelKey(episode.active)) return undefined
-  return modelKey(episode.userModel) === modelKey(episode.active) ? undefined : episode.userModel
+  const user = modelKey(episode.userModel)
+  const ours = [episode.active, episode.returnedFrom].flatMap((m) => (m && modelKey(m) !== user ? [modelKey(m)] : []))
+  if (model && !ours.includes(modelKey(model))) return undefined
+  return ours.length > 0 ? episode.userModel : undefined
+}
+
+/** The session runs on the user's model again within the episode (it went back after the wait). */
+export function backOnUserModel(episode: FallbackEpisode): boolean {
+  return episode.userModel !== undefined && modelKey(episode.userModel) === modelKey(episode.active)
 }
 
 /** Entries of `entries` that name no model in the host's list (format errors count as unknown). */

@@ -3,7 +3,7 @@ import type { Options } from "../options/index.ts"
 import { profileOf } from "../options/index.ts"
 import { continuesInWindow } from "./ladder.ts"
 import type { RecoveryRecord, SessionState } from "./session-state.ts"
-import { modelKey, type FallbackEpisode } from "./fallback.ts"
+import { backOnUserModel, modelKey, type FallbackEpisode } from "./fallback.ts"
 import type { Notice } from "./notices.ts"
 
 export type SessionStatus = {
@@ -56,7 +56,7 @@ export function sessionStatus(state: SessionState, now: number, options: Options
     goalMaxMs: options.goalMaxMs,
     profile: profileOf(state.setup.model?.providerID),
     lastRecovery: state.lastRecovery,
-    ...(state.fallback ? { fallback: fallbackStatus(state.fallback) } : {}),
+    ...(state.fallback && !backOnUserModel(state.fallback) ? { fallback: fallbackStatus(state.fallback) } : {}),
   }
 }
 

@@ -5,7 +5,9 @@
  *
  * Sessions on provider `fake` run with `fallbackModels: ["fake/fake-backup"]`; sessions on the
  * twin provider `fakeoff` (same endpoint, same two models) with `fallbackModels: []`, the
- * control: there the plugin must do what it does today and never touch the backup model.
+ * control: there the plugin must do what it does today and never touch the backup model. The
+ * third twin `fakeback` runs a goal (and a short active-user window), so that turns go on with no
+ * one writing: the return to the user's model after the Retry-After shows on the goal's continue.
  *
  * The stall budget is 8.5 s here (chunkTimeoutMs 8000 + grace 500): the fallback path aborts
  * the host's pending retry and continues after the plugin's usual five-second pause, which a
@@ -19,6 +21,10 @@ import { PLUGIN_URL, SHORT_BUDGETS, SHOW_MS, eventually, pluginMessages, pluginP
 const PRIMARY = "fake-model"
 const BACKUP = "fake-backup"
 const OFF = "fakeoff"
+/** A third twin whose sessions run a goal, so that turns go on with no one writing (the return test). */
+const BACK = "fakeback"
+/** The return test's Retry-After: past the stall budget (so the backup takes over), short enough to wait out. */
+const BACK_RETRY_AFTER_S = 14
 const STALL_BUDGET_MS = 8_500
 const RETRY_AFTER_S = 3_600
 
@@ -43,13 +49,16 @@ beforeAll(async () => {
           gracePeriodMs: 500,
           toolTextCheckDelayMs: 300,
           fallbackModels: [`fake/${BACKUP}`, "fake/not-a-model"],
-          modelProfiles: { [OFF]: { fallbackModels: [] } },
+          modelProfiles: {
+            [OFF]: { fallbackModels: [] },
+            [BACK]: { fallbackModels: [`${BACK}/${BACKUP}`], activeUserWindowMs: 1_500, goalMaxContinues: 1, injectIntervalMs: 1_000 },
+          },
         },
       ],
     ],
     configExtra: {
-      provider: { fake: { ...fake, models }, [OFF]: { ...fake, name: "Fake (no fallback)", models } },
-      enabled_providers: ["fake", OFF],
+      provider: { fake: { ...fake, models }, [OFF]: { ...fake, name: "Fake (no fallback)", models }, [BACK]: { ...fake, name: "Fake (goal)", models } },
+      enabled_providers: ["fake", OFF, BACK],
     },
     logLevel: "DEBUG",
   })
@@ -68,9 +77,10 @@ function oneAtATime(list: RecordedRequest[]): boolean {
   return true
 }
 
-async function statusReport(sessionID: string): Promise<string> {
+/** `/auto-resume <args>` as the TUI runs it, answered locally: the reply's text. */
+async function command(sessionID: string, args: string): Promise<string> {
   const mark = host.events.mark()
-  const r = await host.client.session.command({ path: { id: sessionID }, body: { command: "auto-resume", arguments: "status" } as any })
+  const r = await host.client.session.command({ path: { id: sessionID }, body: { command: "auto-resume", arguments: args } as any })
   await waitForIdle(host, sessionID, 15_000, mark)
   return ((r.data as any)?.parts ?? []).filter((p: any) => p.type === "text").map((p: any) => p.text).join("")
 }
@@ -126,7 +136,7 @@ describe("fallback models on OpenCode 1.18.33", () => {
         expect(log(sessionID).filter((l) => /cancelled by the user/.test(l))).toHaveLength(0)
 
         // Shown in the status while the episode runs (answered locally: no provider request).
-        const report = await statusReport(sessionID)
+        const report = await command(sessionID, "status")
         expect(report).toContain(`Fallback model: fake/${BACKUP}`)
         expect(report).toContain(`goes back to fake/${PRIMARY}`)
 
@@ -192,6 +202,67 @@ describe("fallback models on OpenCode 1.18.33", () => {
       }
     },
     90_000,
+  )
+
+  /**
+   * A goal session on the BACK twin: a 429 with `retryAfterS`, the backup's turn streaming for
+   * about 16 s, then the goal's one continue once that turn is over. What the provider was asked
+   * (model, time from the 429) and what the plugin logged and sent.
+   */
+  async function goalAfterBackup(retryAfterS: number) {
+    const sessionID = await createSession(host)
+    try {
+      expect(await command(sessionID, "goal work through the list")).toContain("goal set for this session")
+      const before = provider.requests.length
+      provider.setFallbackFor(PRIMARY, httpError(429, { retryAfter: retryAfterS }))
+      // The backup's turn streams past the return test's Retry-After, so the return comes at its end.
+      provider.setFallbackFor(BACKUP, text("Backup model working through the first items of the list now.", { chunks: 16, delayMs: 1_000 }))
+      await promptAsync(host, sessionID, "work through the list", { model: { providerID: BACK, modelID: PRIMARY } })
+      expect(await eventually(() => provider.requests.slice(before).some((r) => modelOf(r) === BACKUP), 30_000, 50)).toBe(true)
+      provider.setFallbackFor(PRIMARY, text("Primary model answering."))
+      provider.setFallbackFor(BACKUP, text("Backup model answering."))
+      // The backup's turn, then the goal's continue: a third request, whichever model it goes to.
+      expect(await eventually(() => provider.requests.length - before >= 3, 45_000, 100)).toBe(true)
+      await quiet(provider, 1_500, 15_000)
+      const during = provider.requests.slice(before)
+      const lines = log(sessionID)
+      console.log(`[fallback e2e return, Retry-After ${retryAfterS}s] requests: ${during.map((r) => `${modelOf(r)}@${r.at - during[0]!.at}ms`).join(", ")}; plugin lines:\n${lines.join("\n")}`)
+      const own = (await pluginMessages(host, sessionID)).map((m: any) => String(m.info.model?.modelID)).filter((m) => m === PRIMARY || m === BACKUP)
+      return { during, lines, own }
+    } finally {
+      provider.setFallbackFor(PRIMARY, undefined)
+      provider.setFallbackFor(BACKUP, undefined)
+      await host.client.session.delete({ path: { id: sessionID } })
+      await quiet(provider, 800, 10_000)
+    }
+  }
+
+  test(
+    "back to the primary without writing: once the primary's Retry-After is over, the turn after the backup's (a goal continue) runs on the primary, and nothing extra is sent",
+    async () => {
+      const { during, lines, own } = await goalAfterBackup(BACK_RETRY_AFTER_S)
+      // The 429, the backup's turn, then the goal's continue on the primary: no message of ours
+      // for the going back itself. (The finished-turn judge may nudge after the goal stood
+      // down, on whichever model is current: it is not what this test is about.)
+      expect(during.slice(0, 3).map(modelOf)).toEqual([PRIMARY, BACKUP, PRIMARY])
+      expect(own.slice(0, 2)).toEqual([BACKUP, PRIMARY])
+      const backLines = lines.filter((l) => /back to fakeback\/fake-model after 1\ds, .*nothing is sent/.test(l))
+      expect(backLines).toHaveLength(1)
+      // Not before the Retry-After was over.
+      expect(during[2]!.at - during[0]!.closedAt!).toBeGreaterThan(BACK_RETRY_AFTER_S * 1000 - 1_000)
+    },
+    120_000,
+  )
+
+  test(
+    "control: with a Retry-After of an hour the same goal continue after the backup's turn stays on the backup",
+    async () => {
+      const { during, lines, own } = await goalAfterBackup(RETRY_AFTER_S)
+      expect(during.slice(0, 3).map(modelOf)).toEqual([PRIMARY, BACKUP, BACKUP])
+      expect(own.slice(0, 2)).toEqual([BACKUP, BACKUP])
+      expect(lines.filter((l) => /back to fakeback/.test(l))).toHaveLength(0)
+    },
+    120_000,
   )
 
   test(

@@ -62,6 +62,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "The provider breaks the stream and OpenCode gives up": { rows: ["streaming-failure", "streaming-failure-chain"] },
   "A rate limit or spent quota": { rows: ["rate-limit", "rate-limit-cooldown", "rate-limit-ended-by-pause"] },
   "The model stays unavailable longer than a stall budget": { rows: ["fallback-model", "fallback-model-permanent"] },
+  "A fallback model took over and your model's wait is over": { rows: ["fallback-return-to-model"] },
   "The context window fills up, or nearly": { rows: ["full-context", "full-context-host-compacts", "saturation", "saturation-native", "saturation-subagent"] },
   "A parent session sits busy after its subagents finished": { rows: ["orphan-parent", "stuck-subagent"] },
   "A session the plugin heard no events for": { rows: ["discovery"] },
@@ -114,6 +115,7 @@ export const DOC_CLAIMS: Record<string, ClaimProof> = {
   "One per turn, within a budget.": { elsewhere: "test/unit/paths/failing-tools.test.ts (one correction per turn, the streak starting over, the finishedTurnMaxNudges budget)" },
   "Provider failures.": { rows: ["streaming-failure", "streaming-failure-chain", "rate-limit", "rate-limit-cooldown", "retry-hook-one-wait", "retry-hook-permanent", "full-context", "full-context-host-compacts"] },
   "Fallback models (opt-in).": { rows: ["fallback-model", "fallback-model-permanent"] },
+  "Back to your model without writing.": { rows: ["fallback-return-to-model"] },
   "Rate-limit waits across a restart.": {
     elsewhere:
       "a restart of the process is no timeline of one plugin: test/e2e/quota-restart.e2e.test.ts on the real 1.18.33 host (SIGKILL: one continue; a clean exit: none), test/unit/hosts/quota-restart.test.ts on both adapters; the pause that ends a wait is the rate-limit-ended-by-pause row",

@@ -786,6 +786,62 @@ export const ROWS: Row[] = [
     controlEffectOn: { v2: [{ act: "hostRetry", retry: false }] },
   },
   {
+    id: "fallback-return-to-model",
+    why: "fallbackReturnToModel: once the user's model's wait is over, the session goes back to it at the next finished turn, sending nothing; the next continue runs on it (control: before the wait is over it runs on the fallback)",
+    options: { fallbackModels: ["anthropic/claude-y"], rateLimitCooldownsMs: [600_000] },
+    steps: [
+      user(),
+      say("Working "),
+      { do: "fail", error: "rateLimit" },
+      { do: "wait", ms: 10_000 },
+      triggerOr([{ do: "wait", ms: 600_000 }], [{ do: "wait", ms: 60_000 }]),
+      { do: "hostRun" },
+      say("Resuming "),
+      { do: "wait", ms: STALL },
+    ],
+    // The going back itself sends nothing (1.x: no act at all; 2.x: the model was put back on
+    // the user's at the fallback run's idle already): the stall's continue shows the model.
+    effect: [
+      { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/, model: "anthropic/claude-y" },
+      { act: "abort" },
+      { act: "send", kind: "continue", text: /stream stalled/, model: "openai/gpt-x" },
+    ],
+    controlEffect: [
+      { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/, model: "anthropic/claude-y" },
+      { act: "abort" },
+      { act: "send", kind: "continue", text: /stream stalled/, model: "anthropic/claude-y" },
+    ],
+    e2e: [
+      {
+        file: E2E.fallback,
+        test: "back to the primary without writing: once the primary's Retry-After is over, the turn after the backup's (a goal continue) runs on the primary, and nothing extra is sent",
+      },
+      { file: E2E.fallback, test: "control: with a Retry-After of an hour the same goal continue after the backup's turn stays on the backup" },
+    ],
+    effectOn: {
+      v2: [
+        { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
+        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },
+        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
+        { act: "abort" },
+        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
+        { act: "send", kind: "continue", text: /stream stalled/ },
+        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
+      ],
+    },
+    controlEffectOn: {
+      v2: [
+        { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
+        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },
+        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
+        { act: "abort" },
+        { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
+        { act: "send", kind: "continue", text: /stream stalled/ },
+        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
+      ],
+    },
+  },
+  {
     id: "rate-limit-cooldown",
     why: "nothing is sent before the rate-limit cooldown is over; once it is, the continue goes out",
     options: { rateLimitCooldownsMs: [600_000] },

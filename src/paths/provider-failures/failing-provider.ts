@@ -64,6 +64,11 @@ export type FailingProvider = {
   lastId: number
   sent: readonly Sent[]
   switching?: Switch
+  /**
+   * The session went on with a fallback model: when the wait of the user's model would have
+   * ended (`at`, the wait being `waitMs`), it goes back to that model at its next turn boundary.
+   */
+  back?: { at: number; waitMs: number }
 }
 
 export const INITIAL_FAILING_PROVIDER: FailingProvider = {
@@ -128,6 +133,12 @@ export class Draft {
     if (at === undefined) return
     const gate = rateLimitGate(this.state.rate, this.now)
     this.state.wakeAt = gate.kind === "wait" ? Math.min(at, gate.allowedAt) : at
+  }
+
+  /** A wake no later than `at`, keeping an earlier one another part asked for. */
+  wakeBy(at: number): void {
+    const current = this.state.wakeAt
+    this.state.wakeAt = current !== undefined && current > this.now ? Math.min(current, at) : at
   }
 
   /** The wake at `at` exactly, replacing any. */

@@ -16,7 +16,7 @@ import { messageTail } from "../../detect/text.ts"
 import { readEnding } from "../../detect/turn-ending.ts"
 import type { Options, ResolvedOptions } from "../../options/index.ts"
 import { formatDuration } from "../../prompts/format.ts"
-import { modelKey, nextFallback, userTurnModel, waitWorthSwitching } from "../../core/fallback.ts"
+import { backOnUserModel, modelKey, nextFallback, userTurnModel, waitWorthSwitching } from "../../core/fallback.ts"
 import type { Signal, TurnSetup } from "../../core/port.ts"
 import type { TranscriptMessage } from "../../core/transcript.ts"
 import { stallBudgetMs } from "../../core/watchdog.ts"
@@ -116,8 +116,10 @@ export function switchSettled(d: Draft, id: number, outcome: EffectOutcome, othe
   }
   if (switching.phase === "sending" && outcome.kind === "delivered") {
     // A call past sendTimeoutMs may still be carried out: the switch stands.
-    if (outcome.outcome === "ok" || outcome.outcome === "timeout") d.state.switching = undefined
-    else undo(outcome.outcome === undefined ? "the abort or the continue did not go out" : `the continue was ${outcome.outcome}`)
+    if (outcome.outcome === "ok" || outcome.outcome === "timeout") {
+      d.state.switching = undefined
+      planReturn(d, switching)
+    } else undo(outcome.outcome === undefined ? "the abort or the continue did not go out" : `the continue was ${outcome.outcome}`)
   }
   return true
 }
@@ -168,9 +170,66 @@ export function retryScheduled(d: Draft, signal: Extract<Signal, { type: "retryS
   takeOver(d, { why, waitMs: signal.retryInMs, hostRetrying: true, instead: "the host's own retry goes on" })
 }
 
+/**
+ * A switch away from the user's model stands: the session goes back to it once its wait would
+ * have ended (option `fallbackReturnToModel`). The wait is the one the failure named (a
+ * Retry-After, the host's retry time or the ladder's rung); a failure that names none (a model
+ * the provider does not know, an endpoint that keeps failing) gets the ladder's first rung, so
+ * a model that is still down costs one failed turn per rung at most. A later switch within the
+ * episode (fallback to fallback) keeps the first wait: it is still the user's model's.
+ */
+function planReturn(d: Draft, switching: Switch): void {
+  const options = d.options()
+  if (!options.fallbackReturnToModel || !switching.episode.userModel) return
+  if (switching.previous && !backOnUserModel(switching.previous)) return
+  const offered = switching.offer.waitMs
+  const waitMs = Number.isFinite(offered) && offered > 0 ? offered : (options.rateLimitCooldownsMs[0] ?? 0)
+  d.state.back = { at: switching.episode.at + waitMs, waitMs }
+  d.wakeBy(d.state.back.at)
+}
+
+/**
+ * Back to the user's model at the first turn boundary after its wait would have ended: the
+ * session idle, nothing of ours under way, and mayAct letting it be touched (not over ESC, a
+ * pause, a question or a hand-off: the user's next message goes to the user's model anyway).
+ * Only the model changes: no message goes out, so a finished turn stays finished; the next
+ * prompt of any path, or the user's next turn, runs on the user's model. Looked at after every
+ * input of the path while a return is planned; the wake brings the look when nothing else does.
+ */
+export function backToUserModel(d: Draft): void {
+  const back = d.state.back
+  if (!back || d.state.switching) return
+  const episode = d.session.fallback
+  const user = episode?.userModel
+  if (!episode || !user || backOnUserModel(episode) || !d.options().fallbackReturnToModel) {
+    d.state.back = undefined
+    return
+  }
+  if (d.now < back.at) return d.wakeBy(back.at)
+  // Mid-run: the idle that ends the run looks again.
+  if (d.session.busy) return
+  const held = d.ctx.mayAct("touch")?.reason
+  if (held) return d.wakeBy(d.now + d.options().checkIntervalMs)
+  d.state.back = undefined
+  const to = modelKey(user)
+  const from = modelKey(episode.active)
+  const after = `back to ${to} after ${formatDuration(back.waitMs)}`
+  d.effects.push({ kind: "fallback-episode", episode: { ...episode, active: user, returnedFrom: episode.active, why: after, at: d.now }, model: user })
+  d.effects.push({ kind: "restore-model", model: user })
+  d.log("info", `session ${d.session.id}: ${after}, the wait ${from} stood in for; nothing is sent, the next turn runs on ${to}`)
+  d.effects.push({
+    kind: "journal-refused",
+    tag: { trigger: "fallback", evidence: after },
+    action: `model switch back to ${to}`,
+    why: "cleared",
+    reason: `${from} stood in; nothing sent, the next turn runs on ${to}`,
+  })
+}
+
 /** The user wrote: the episode is over, and the session's own turns are on the user's model again. */
 export function userWrote(d: Draft, setup: TurnSetup | undefined): void {
   dropSwitchAtIdle(d)
+  d.state.back = undefined
   const episode = d.session.fallback
   if (!episode) return
   const back = episode.userModel

@@ -11,7 +11,7 @@ import { rateLimitGate } from "../../core/rate-limit.ts"
 import type { Signal } from "../../core/port.ts"
 import type { EffectOutcome, PathInput, RecoveryPath, StepContext, StepResult } from "../../runtime/path.ts"
 import { Draft, INITIAL_FAILING_PROVIDER, type FailingProvider, type Otherwise } from "./failing-provider.ts"
-import { configuredFallbackModels, dropSwitchAtIdle, retryScheduled, switchAtIdle, switchSettled, takeOver, userWrote } from "./fallback-switch.ts"
+import { backToUserModel, configuredFallbackModels, dropSwitchAtIdle, retryScheduled, switchAtIdle, switchSettled, takeOver, userWrote } from "./fallback-switch.ts"
 import { adoptWait, armWait, endWait, rateLimitHit, rateLimitRetry, resumeAfterWait, resumeSettled, waitHold, waitRuns, waitStatus } from "./rate-wait.ts"
 import { chainSettled, feedChain, stillGaveUp, track } from "./streaming-chain.ts"
 
@@ -29,7 +29,7 @@ export const providerFailuresPath: RecoveryPath<FailingProvider> = {
   initial: () => INITIAL_FAILING_PROVIDER,
   holds: waitHold,
   // A rate-limit wait must outlive the idle sweep, or its continue or its hold is lost.
-  keeps: waitRuns,
+  keeps: (state) => waitRuns(state) || state.back !== undefined,
   status(state) {
     const wait = waitStatus(state)
     return wait && { rateLimitWait: wait }
@@ -40,6 +40,17 @@ export const providerFailuresPath: RecoveryPath<FailingProvider> = {
 }
 
 function stepOf(state: FailingProvider, input: PathInput, ctx: StepContext): StepResult<FailingProvider> | undefined {
+  const result = stepped(state, input, ctx)
+  if (!(result?.state ?? state).back) return result
+  // A return to the user's model is planned: every input is a chance to see the turn boundary.
+  const d = new Draft(result?.state ?? state, ctx)
+  d.effects.push(...(result?.effects ?? []))
+  if (result?.retry) d.retry = result.retry
+  backToUserModel(d)
+  return d.result()
+}
+
+function stepped(state: FailingProvider, input: PathInput, ctx: StepContext): StepResult<FailingProvider> | undefined {
   switch (input.type) {
     case "signal":
       return onSignal(state, input.signal, ctx)

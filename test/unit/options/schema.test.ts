@@ -54,6 +54,7 @@ describe("defaults", () => {
       richContinuePrompt: true,
       rateLimitCooldownsMs: [900_000, 1_800_000, 3_600_000, 7_200_000, 7_200_000, 7_200_000, 7_200_000, 7_200_000],
       fallbackModels: [],
+      fallbackReturnToModel: true,
       sendTimeoutMs: 30_000,
       stuckToolAgeMs: 60_000,
       neverInterruptTools: ["compress"],
