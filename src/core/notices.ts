@@ -51,13 +51,13 @@ function noticeOf(entry: Made, outcome: JournalOutcome | "acted"): { kind: Notic
 }
 
 /** The toast's text: the session, what happened, and what the user can do. */
-function noticeText(kind: NoticeKind, sessionID: string, entry: Made): string {
+function noticeText(kind: NoticeKind, sessionID: string, entry: Made, returnsByItself: boolean): string {
   const why = entry.note ?? entry.evidence
   const text =
     kind === "gave up"
       ? `auto-resume gave up on session ${sessionID} (${entry.trigger}: ${why}). Nothing more is sent until you write.`
       : kind === "fallback"
-        ? `auto-resume switched session ${sessionID} to ${FALLBACK_MODEL.exec(entry.action)?.[1] ?? "a fallback model"} (${entry.evidence}). Your next message goes back to your own model.`
+        ? `auto-resume switched session ${sessionID} to ${FALLBACK_MODEL.exec(entry.action)?.[1] ?? "a fallback model"} (${entry.evidence}). ${returnsByItself ? "It goes back to your own model once that model's wait is over, or as soon as you write." : "Your next message goes back to your own model."}`
         : `Session ${sessionID} waits for your answer (a question or permission is open): auto-resume holds its ${entry.action} until you answer.`
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 3)}...` : text
 }
@@ -81,7 +81,8 @@ export class Notices {
     const key = notice.kind === "waits on the user" ? `${notice.key}|${state.runEpoch}` : notice.key
     if (kept.told.has(key) || kept.told.size >= MAX_TOLD_PER_SESSION) return
     kept.told.add(key)
-    const message = noticeText(notice.kind, state.id, entry)
+    // fallbackReturnToModel: the session goes back by itself after the wait, not only when the user writes.
+    const message = noticeText(notice.kind, state.id, entry, ctx.effective(state).fallbackReturnToModel)
     kept.last = { kind: notice.kind, message, at: ctx.time.now() }
     ctx.logger.log("debug", `session ${state.id}: told the user: ${message}`)
     this.show(state, { title: "auto-resume", message, variant: "warning", durationMs: TOAST_DURATION_MS })

@@ -99,7 +99,7 @@ const ABORTED_AND_CONTINUED: Expect[] = [
  * while the session waits on the user's answer. Never an ordinary recovery.
  */
 const toldGaveUp = (why: RegExp): Expect => ({ act: "toast", text: new RegExp(`^auto-resume gave up on session ses_matrix_main \\(.*${why.source}.*\\)\\. Nothing more is sent until you write\\.$`) })
-const TOLD_FALLBACK: Expect = { act: "toast", text: /^auto-resume switched session ses_matrix_main to anthropic\/claude-y \(.+\)\. Your next message goes back to your own model\.$/ }
+const TOLD_FALLBACK: Expect = { act: "toast", text: /^auto-resume switched session ses_matrix_main to anthropic\/claude-y \(.+\)\. It goes back to your own model once that model's wait is over, or as soon as you write\.$/ }
 const TOLD_WAITS: Expect = { act: "toast", text: /^Session ses_matrix_main waits for your answer \(a question or permission is open\): auto-resume holds its continue until you answer\.$/ }
 /** A dead endpoint's failure chain: recovery 1/3, 2/3, abort + resume 3/3 (the error is APIError on 1.x, the type provider.transport on 2.x). */
 const FAILURE_CHAIN: Expect[] = [
@@ -818,7 +818,14 @@ export const ROWS: Row[] = [
       },
       { file: E2E.fallback, test: "control: with a Retry-After of an hour the same goal continue after the backup's turn stays on the backup" },
     ],
+    // 1.x tells the user of the switch in a toast (the going back sends nothing, toast included).
     effectOn: {
+      v1: [
+        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/, model: "anthropic/claude-y" },
+        TOLD_FALLBACK,
+        { act: "abort" },
+        { act: "send", kind: "continue", text: /stream stalled/, model: "openai/gpt-x" },
+      ],
       v2: [
         { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
         { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },
@@ -830,6 +837,12 @@ export const ROWS: Row[] = [
       ],
     },
     controlEffectOn: {
+      v1: [
+        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/, model: "anthropic/claude-y" },
+        TOLD_FALLBACK,
+        { act: "abort" },
+        { act: "send", kind: "continue", text: /stream stalled/, model: "anthropic/claude-y" },
+      ],
       v2: [
         { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
         { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },

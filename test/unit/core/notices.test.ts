@@ -60,6 +60,16 @@ describe("the events the user is told of", () => {
   test("a fallback model taking over: told when the switch is made, not when its outcome settles", () => {
     const r = rig()
     r.book.acted(r.state, { ...FALLBACK, action: "model switch to anthropic/claude-y + continue" }, "continue")
+    expect(r.toasts.map((t) => t.message)).toEqual([
+      "auto-resume switched session s1 to anthropic/claude-y (rate limited: HTTP 429). It goes back to your own model once that model's wait is over, or as soon as you write.",
+    ])
+  })
+
+  test("with fallbackReturnToModel off, the toast says only the user's message takes the session back", () => {
+    const r = rig()
+    const options = { ...r.ctx.effective(r.state), fallbackReturnToModel: false }
+    r.ctx.effective = () => options
+    r.book.acted(r.state, { ...FALLBACK, action: "model switch to anthropic/claude-y + continue" }, "continue")
     expect(r.toasts.map((t) => t.message)).toEqual(["auto-resume switched session s1 to anthropic/claude-y (rate limited: HTTP 429). Your next message goes back to your own model."])
   })
 
