@@ -95,6 +95,8 @@ export type SessionState = {
   /** Log-once memory so a held stall does not flood the log. */
   lastHeldReason?: string
   lastSeenAt: number
+  /** The session table's recency stamp: higher is more recently seen (session-table.ts). */
+  seenOrder: number
   /**
    * A module asked to hear this session's model output (see EngineModule.signals). Set, never
    * cleared: the state's lifetime is the longest any module keeps a session.
@@ -148,6 +150,7 @@ export function newSessionState(id: string, now: number): SessionState {
     runEpoch: 0,
     toolsInFlightAtIdle: 0,
     lastSeenAt: now,
+    seenOrder: 0,
   }
 }
 
