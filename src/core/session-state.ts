@@ -105,10 +105,12 @@ export type SessionState = {
   /** A fallback model took over from the user's (fallback.ts); cleared by a genuine user message. */
   fallback?: FallbackEpisode
   /**
-   * Each recovery path's own state, under the path's name (runtime/paths.ts keeps it; only the
-   * path reads what is inside). Never carried across a reload: it holds the path's timers.
+   * Each recovery path's own state, at the path's place in the runtime's list (runtime/paths.ts
+   * keeps it; only the path reads what is inside; a path that never answered has no entry). An
+   * array, not a map by name: a fraction of a map's memory per session, and no hash per step.
+   * Never carried across a reload: it holds the path's timers.
    */
-  paths: Map<string, unknown>
+  paths: unknown[]
 }
 
 export function newSessionState(id: string, now: number): SessionState {
@@ -127,7 +129,7 @@ export function newSessionState(id: string, now: number): SessionState {
     parentDeleted: false,
     fallback: undefined,
     quietEvents: undefined,
-    paths: new Map(),
+    paths: [],
     busy: false,
     busySince: 0,
     lastActivityAt: now,
