@@ -6,7 +6,7 @@
 import type { Signal } from "./port.ts"
 import type { EngineContext } from "./context.ts"
 import type { FinishedTurn } from "../runtime/turn-pass.ts"
-import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, type OpenTool, type SessionState } from "./session-state.ts"
+import { MAX_AWAITING_KEYS_PER_SESSION, MAX_OPEN_TOOLS_PER_SESSION, NO_CONTINUES, NO_FEATURE_COUNTS, NO_OPEN_TOOLS, NOTHING_AWAITED, ownAwaiting, ownOpenTools, type OpenTool, type SessionState } from "./session-state.ts"
 import { boundedSet } from "./bounded.ts"
 import { cancelRecovery, interruptionWasOurs, note } from "./intervention.ts"
 import { noteQuietEvent } from "./progress-ceiling.ts"
@@ -34,7 +34,7 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       return touch(state, now)
     case "error":
       // A failed run's tool calls are over: a next run reusing a call id must not inherit them.
-      state.openTools.clear()
+      state.openTools = NO_OPEN_TOOLS
       note(state.intervention, MOVED_ON, now)
       noteQuietEvent(state, "error")
       return touch(state, now)
@@ -54,11 +54,11 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
         const open: OpenTool = { tool: signal.tool, startedAt: now }
         const subagent = subagentCallKind(signal.tool, signal.args, ctx.port.subagentTools)
         if (subagent) open.subagent = subagent
-        boundedSet(state.openTools, signal.callID, open, MAX_OPEN_TOOLS_PER_SESSION)
+        boundedSet(ownOpenTools(state), signal.callID, open, MAX_OPEN_TOOLS_PER_SESSION)
       }
       return noteModelOutput(state, now)
     case "toolEnd":
-      state.openTools.delete(signal.callID)
+      if (state.openTools.has(signal.callID)) ownOpenTools(state).delete(signal.callID)
       note(state.intervention, MOVED_ON, now)
       // A tool state change is progress; not model output, so the stall episode goes on.
       state.lastProgressAt = now
@@ -93,8 +93,8 @@ export function applySignal(ctx: EngineContext, idle: FinishedTurn, state: Sessi
       return touch(state, now)
     case "awaitingUser":
       if (signal.open) {
-        if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) state.awaiting.add(signal.key)
-      } else state.awaiting.delete(signal.key)
+        if (state.awaiting.size < MAX_AWAITING_KEYS_PER_SESSION) ownAwaiting(state).add(signal.key)
+      } else if (state.awaiting.has(signal.key)) ownAwaiting(state).delete(signal.key)
       noteQuietEvent(state, "question or permission")
       return touch(state, now)
   }
@@ -159,10 +159,10 @@ function markIdle(ctx: EngineContext, idle: FinishedTurn, state: SessionState): 
   if (state.openTools.size > 0) {
     ctx.logger.log("debug", `session ${state.id}: idle with ${state.openTools.size} open tool call(s); reconciled`)
   }
-  // Fresh collections rather than clear(): a Map or Set that held entries keeps its storage
-  // after clear(), and idle sessions are what the table keeps by the hundred (bench/memory.ts).
-  if (wasBusy || state.openTools.size > 0) state.openTools = new Map()
-  if (state.awaiting.size > 0) state.awaiting = new Set()
+  // The shared empty collections rather than clear(): a Map or Set that held entries keeps its
+  // storage after clear(), and idle sessions are what the table keeps by the hundred (bench/memory.ts).
+  state.openTools = NO_OPEN_TOOLS
+  state.awaiting = NOTHING_AWAITED
   // A stall recovery in progress (abort, then continue) owns this idle; judging it too
   // would stack a second prompt on the first. It may be what that recovery waits for.
   if (state.intervention.underWay) note(state.intervention, { type: "runEnded" }, ctx.time.now())
@@ -175,15 +175,15 @@ function genuineUserTurn(ctx: EngineContext, state: SessionState, setup: Session
   }
   state.lastGenuineUserAt = ctx.time.now()
   note(state.intervention, { type: "userTookOver" }, ctx.time.now())
-  if (state.featureCounts.size > 0) state.featureCounts = new Map()
+  state.featureCounts = NO_FEATURE_COUNTS
   state.cancelledByUser = false
   state.completed = false
   state.episodeRetries = 0
   state.lifetimeContinues = 0
-  state.recentContinues = []
+  state.recentContinues = NO_CONTINUES
   state.lastRecovery = undefined
   state.lastHeldReason = undefined
-  if (state.awaiting.size > 0) state.awaiting = new Set()
+  state.awaiting = NOTHING_AWAITED
   if (setup) state.setup = mergeSetup(state.setup, setup)
   cancelRecovery(state.intervention)
 }
@@ -192,7 +192,7 @@ function interrupted(ctx: EngineContext, idle: FinishedTurn, state: SessionState
   const whose = interruptionWasOurs(state.intervention, signal.byUser, now)
   // The run's tool calls ended with it, when it was interrupted: a verdict that comes later
   // must not end the calls of a run that started since.
-  if (!signal.settledLate) state.openTools.clear()
+  if (!signal.settledLate) state.openTools = NO_OPEN_TOOLS
   if (whose === "ours" || whose === "other") {
     ctx.logger.log("debug", `session ${state.id}: abort observed (${whose === "ours" ? "ours" : "not the user's"})`)
     return undefined

@@ -51,11 +51,20 @@ export type Intervention = {
   prompt: OwnPrompt
   abort?: OwnAbort
   /** Idle nudges sent since the last run began: never the same one twice without a turn between. */
-  sentThisTurn: Set<string>
+  sentThisTurn: ReadonlySet<string>
 }
 
+/** Shared by every record that sent no nudge this turn (most of them): written only through markSent. */
+const NONE_SENT: ReadonlySet<string> = new Set()
+
 export function newIntervention(): Intervention {
-  return { call: { busy: false }, underWay: undefined, prompt: {}, abort: undefined, sentThisTurn: new Set() }
+  return { call: { busy: false }, underWay: undefined, prompt: {}, abort: undefined, sentThisTurn: NONE_SENT }
+}
+
+/** `feature` was sent this turn: the record's own set, made on the first one. */
+export function markSent(rec: Intervention, feature: string): void {
+  if (rec.sentThisTurn === NONE_SENT) rec.sentThisTurn = new Set([feature])
+  else (rec.sentThisTurn as Set<string>).add(feature)
 }
 
 /**
@@ -196,10 +205,10 @@ export function note(rec: Intervention, event: Event, now: number): void {
       if (rec.abort?.phase === "calling") rec.abort.until = -Infinity
       return
     case "runStarted":
-      if (rec.sentThisTurn.size > 0) rec.sentThisTurn = new Set()
+      rec.sentThisTurn = NONE_SENT
       return
     case "nudgeSent":
-      rec.sentThisTurn.add(event.feature)
+      markSent(rec, event.feature)
       return
   }
 }

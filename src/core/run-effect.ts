@@ -15,7 +15,7 @@ import { note, type CallOutcome } from "./intervention.ts"
 import { errorText } from "./logger.ts"
 import type { JournalTag } from "./journal.ts"
 import { journalGaveUp, journalOutcome, watchedDelivery, type AbortSeen } from "./journal-effects.ts"
-import type { RecoveryKind, SessionState } from "./session-state.ts"
+import { countFeature, type RecoveryKind, type SessionState } from "./session-state.ts"
 
 /** How an action ended: the prompt's (or call's) outcome, "held" at the last moment, or undefined when nothing went out. */
 export type Outcome = CallOutcome | "held" | undefined
@@ -89,7 +89,7 @@ export async function runEffect(ctx: EngineContext, target: SessionState, effect
   try {
     if (budget) {
       if (!beginRecovery(ctx, target, budget.what, budget.record)) return void journalGaveUp(ctx, target, effect, via)
-      if (budget.charge) target.featureCounts.set(budget.charge, (target.featureCounts.get(budget.charge) ?? 0) + 1)
+      if (budget.charge) countFeature(target, budget.charge)
       if (budget.oncePerTurn) note(target.intervention, { type: "nudgeSent", feature: budget.oncePerTurn }, ctx.time.now())
     }
     if (via.announce) ctx.logger.log("info", via.announce)

@@ -4,7 +4,7 @@
  * Imported state keeps its ESC and completion latches and its spent budgets; a busy session
  * gets its watchdog re-armed for what is left of its budget, not a fresh one.
  */
-import type { Intervention } from "./intervention.ts"
+import { markSent, type Intervention } from "./intervention.ts"
 import { newSessionState, type SessionState } from "./session-state.ts"
 
 /** `paths`: the states of the recovery paths that outlive a reload, by path name (runtime/paths.ts saved). */
@@ -60,7 +60,7 @@ export function snapshotOf(state: SessionState, paths?: Record<string, unknown>)
 function restoreIntervention(rec: Intervention, snap: Record<string, unknown>): void {
   if (hasKind(snap.lastSendAt, "number")) rec.prompt.acceptedAt = snap.lastSendAt as number
   const older = snap.turnFeatureCounts instanceof Map ? [...snap.turnFeatureCounts.keys()].map((k) => String(k).match(/^sent:(.*)/)?.[1]) : []
-  for (const feature of Array.isArray(snap.sentThisTurn) ? snap.sentThisTurn : older) if (typeof feature === "string") rec.sentThisTurn.add(feature)
+  for (const feature of Array.isArray(snap.sentThisTurn) ? snap.sentThisTurn : older) if (typeof feature === "string") markSent(rec, feature)
 }
 
 /**

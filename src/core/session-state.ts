@@ -56,9 +56,10 @@ export type SessionState = {
   /** Highest token total seen for `tokenMessageID`; only growth counts as liveness. */
   tokenHighWater: number
   tokenMessageID?: string
-  openTools: Map<string, OpenTool>
-  /** Open questions, permissions and forms, by key. */
-  awaiting: Set<string>
+  /** Read-only: shared empty until the first tool opens (openTool below). */
+  openTools: ReadonlyMap<string, OpenTool>
+  /** Open questions, permissions and forms, by key. Read-only: written through setAwaiting. */
+  awaiting: ReadonlySet<string>
   /** ESC latch: set by a user abort, lifted only by a genuine user message. */
   cancelledByUser: boolean
   /**
@@ -73,7 +74,7 @@ export type SessionState = {
   /** Continues in the current episode; an episode ends when the model produces output. */
   episodeRetries: number
   /** Timestamps of recent continues, for the hallucination-loop window. */
-  recentContinues: number[]
+  recentContinues: readonly number[]
   /** Continues since the last genuine user message. */
   lifetimeContinues: number
   lastRecovery?: RecoveryRecord
@@ -86,7 +87,7 @@ export type SessionState = {
   /** Latest todo list pushed by the host (v1 todo.updated); undefined when never seen. */
   todos?: TodoItem[]
   /** Idle nudges sent per feature since the last genuine user message. */
-  featureCounts: Map<string, number>
+  featureCounts: ReadonlyMap<string, number>
   /** Bumped on every busy/idle transition: a pending judgement of an older epoch is void. */
   idleEpoch: number
   /** Runs the host reported starting (discovery's inferred busy is not one): the ladder's run identity. */
@@ -100,6 +101,8 @@ export type SessionState = {
   /** Log-once memory so a held stall does not flood the log. */
   lastHeldReason?: string
   lastSeenAt: number
+  /** The session table's recency stamp: higher is more recently seen (session-table.ts). */
+  seenOrder: number
   /**
    * A path asked to hear this session's model output as signals (the `watch-output` effect,
    * PathInput `signal`). Set, never cleared: the state's lifetime is the longest any path keeps a session.
@@ -108,10 +111,42 @@ export type SessionState = {
   /** A fallback model took over from the user's (fallback.ts); cleared by a genuine user message. */
   fallback?: FallbackEpisode
   /**
-   * Each recovery path's own state, under the path's name (runtime/paths.ts keeps it; only the
-   * path reads what is inside). Never carried across a reload: it holds the path's timers.
+   * Each recovery path's own state, at the path's place in the runtime's list (runtime/paths.ts
+   * keeps it; only the path reads what is inside; a path that never answered has no entry). An
+   * array, not a map by name: a fraction of a map's memory per session, and no hash per step.
+   * Never carried across a reload: it holds the path's timers.
    */
-  paths: Map<string, unknown>
+  paths: unknown[]
+}
+
+/**
+ * The empty collections every new session starts with, shared: most sessions never open a tool
+ * through us, await an answer or get a nudge, and an empty map or set is still about 40 bytes
+ * (issue 28: bytes per watched session). The fields are typed read-only, so the compiler sends
+ * every write through the functions below, which put a session's own collection in first.
+ */
+export const NO_OPEN_TOOLS: ReadonlyMap<string, OpenTool> = new Map()
+export const NOTHING_AWAITED: ReadonlySet<string> = new Set()
+export const NO_CONTINUES: readonly number[] = Object.freeze([])
+export const NO_FEATURE_COUNTS: ReadonlyMap<string, number> = new Map()
+
+/** The session's own map of open tools, made on the first write. */
+export function ownOpenTools(state: SessionState): Map<string, OpenTool> {
+  if (state.openTools === NO_OPEN_TOOLS) state.openTools = new Map()
+  return state.openTools as Map<string, OpenTool>
+}
+
+/** The session's own set of awaited keys, made on the first write. */
+export function ownAwaiting(state: SessionState): Set<string> {
+  if (state.awaiting === NOTHING_AWAITED) state.awaiting = new Set()
+  return state.awaiting as Set<string>
+}
+
+/** One more nudge of `feature` since the last genuine user message. */
+export function countFeature(state: SessionState, feature: string): void {
+  const counts = state.featureCounts === NO_FEATURE_COUNTS ? new Map<string, number>() : (state.featureCounts as Map<string, number>)
+  counts.set(feature, (counts.get(feature) ?? 0) + 1)
+  state.featureCounts = counts
 }
 
 export function newSessionState(id: string, now: number): SessionState {
@@ -131,29 +166,30 @@ export function newSessionState(id: string, now: number): SessionState {
     fallback: undefined,
     quietEvents: undefined,
     revertedTo: undefined,
-    paths: new Map(),
+    paths: [],
     busy: false,
     busySince: 0,
     lastActivityAt: now,
     lastModelOutputAt: 0,
     lastProgressAt: 0,
     tokenHighWater: 0,
-    openTools: new Map(),
-    awaiting: new Set(),
+    openTools: NO_OPEN_TOOLS,
+    awaiting: NOTHING_AWAITED,
     cancelledByUser: false,
     completed: false,
     setup: {},
     episodeRetries: 0,
-    recentContinues: [],
+    recentContinues: NO_CONTINUES,
     lifetimeContinues: 0,
     intervention: newIntervention(),
     firstSeenAt: now,
     lastGenuineUserAt: 0,
-    featureCounts: new Map(),
+    featureCounts: NO_FEATURE_COUNTS,
     idleEpoch: 0,
     runEpoch: 0,
     toolsInFlightAtIdle: 0,
     lastSeenAt: now,
+    seenOrder: 0,
   }
 }
 

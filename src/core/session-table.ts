@@ -1,6 +1,7 @@
 /**
- * The bounded map of tracked sessions. Kept in recency order so eviction takes the least
- * recently seen; idle sessions are swept by age and by count; busy ones only fall to the hard
+ * The bounded map of tracked sessions. Read in recency order, so eviction takes the least
+ * recently seen (each touch stamps the session; the map is put in stamp order only when
+ * something reads the order, not on every streamed event of twenty busy sessions); idle sessions are swept by age and by count; busy ones only fall to the hard
  * ceiling, and only when nothing idle is left to drop.
  */
 import { IDLE_CLEANUP_MS, MAX_IDLE_SESSIONS } from "../options/index.ts"
@@ -26,8 +27,12 @@ export class SessionTable {
    * this slot over, so no second call goes to the id beside the first.
    */
   private readonly busySlots = new Map<string, CallSlot>()
-  /** The last entry of `sessions` (the most recently seen), to skip a no-op re-insert. */
+  /** The most recently seen session: streaming events mostly repeat it. */
   private newest?: SessionState
+  /** The last recency stamp given (SessionState.seenOrder). */
+  private stamp = 0
+  /** A touch moved a session that is not last in `sessions`: the map's order is stale. */
+  private unordered = false
 
   /** `onDrop` runs for every session that leaves the table, so its timers can be cancelled. */
   constructor(private readonly onDrop: (state: SessionState) => void) {}
@@ -40,8 +45,9 @@ export class SessionTable {
     return this.sessions.get(id)
   }
 
+  /** Least recently seen first. */
   values(): IterableIterator<SessionState> {
-    return this.sessions.values()
+    return this.ordered().values()
   }
 
   touch(id: string, now: number): SessionState {
@@ -49,13 +55,14 @@ export class SessionTable {
     if (this.newest !== undefined && this.newest.id === id) return this.newest
     let state = this.sessions.get(id)
     if (state) {
-      // Not the newest (checked above): move it to the end, the recency order eviction reads.
-      this.sessions.delete(id)
-      this.sessions.set(id, state)
+      // Not the newest (checked above): stamp it; the map is reordered when the order is read.
+      state.seenOrder = ++this.stamp
+      this.unordered = true
       this.newest = state
       return state
     }
     state = newSessionState(id, now)
+    state.seenOrder = ++this.stamp
     const slot = this.busySlots.get(id)
     if (slot) {
       this.busySlots.delete(id)
@@ -102,7 +109,7 @@ export class SessionTable {
   }
 
   clear(): void {
-    for (const state of [...this.sessions.values()]) this.drop(state, true)
+    for (const state of [...this.values()]) this.drop(state, true)
     this.tombstones.clear()
     this.busySlots.clear()
   }
@@ -118,7 +125,7 @@ export class SessionTable {
    * idle sessions something still waits on (a path's wake or wait): those stay.
    */
   sweep(now: number, kept: (state: SessionState) => boolean = () => false): void {
-    const idle = [...this.sessions.values()].filter((s) => !s.busy && !inFlight(s.intervention) && !kept(s))
+    const idle = [...this.values()].filter((s) => !s.busy && !inFlight(s.intervention) && !kept(s))
     for (const state of idle) if (now - state.lastSeenAt > IDLE_CLEANUP_MS) this.drop(state)
     const remaining = idle.filter((s) => this.sessions.has(s.id)).sort((a, b) => a.lastSeenAt - b.lastSeenAt)
     while (remaining.length > MAX_IDLE_SESSIONS) this.drop(remaining.shift()!)
@@ -126,7 +133,7 @@ export class SessionTable {
 
   private evictOne(): void {
     let victim: SessionState | undefined
-    for (const state of this.sessions.values()) {
+    for (const state of this.ordered().values()) {
       if (!state.busy) {
         victim = state
         break
@@ -134,5 +141,15 @@ export class SessionTable {
       victim ??= state
     }
     if (victim) this.drop(victim)
+  }
+
+  /** `sessions` in recency order (least recently seen first), put in it again if a touch left it stale. */
+  private ordered(): Map<string, SessionState> {
+    if (!this.unordered) return this.sessions
+    this.unordered = false
+    const byRecency = [...this.sessions.values()].sort((a, b) => a.seenOrder - b.seenOrder)
+    this.sessions.clear()
+    for (const state of byRecency) this.sessions.set(state.id, state)
+    return this.sessions
   }
 }

@@ -85,6 +85,9 @@ function lastSentenceRecurs(text: string, start: number, end: number): boolean {
   // The last sentence starts before any unit could: then no unit holds it whole.
   if (from === limit && from > start && !isSentenceEnd(text.charCodeAt(from - 1))) return false
   const suffix = text.slice(Math.min(from, end - MIN_PERIOD), end)
+  // The copy just before the last ends a unit back, between MIN_PERIOD and `longest` characters
+  // before `end`: a scan of that stretch alone rules most prose out without reading the tail.
+  if (!text.slice(Math.max(start, end - longest - suffix.length), end - MIN_PERIOD).includes(suffix)) return false
   let copies = 0
   for (let at = text.indexOf(suffix, start); at !== -1 && at + suffix.length <= end; at = text.indexOf(suffix, at + suffix.length)) {
     if (++copies >= MIN_COPIES) return true

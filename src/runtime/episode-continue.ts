@@ -13,8 +13,7 @@ export const MAX_RECENT_CONTINUES = 32
 export function countEpisodeContinue(state: SessionState, kind: RecoveryKind, reason: string, now: number, loopWindowMs: number): void {
   state.episodeRetries++
   state.lifetimeContinues++
-  state.recentContinues = state.recentContinues.filter((t) => now - t < loopWindowMs).slice(-(MAX_RECENT_CONTINUES - 1))
-  state.recentContinues.push(now)
+  state.recentContinues = [...state.recentContinues.filter((t) => now - t < loopWindowMs).slice(-(MAX_RECENT_CONTINUES - 1)), now]
   state.lastRecovery = recoveryRecord(state, kind, reason, now)
   // Our own action restarts the silence clock; otherwise the next deadline would fire at once.
   state.lastActivityAt = now

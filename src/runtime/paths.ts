@@ -232,19 +232,18 @@ export class PathRuntime implements PeerSource {
 
   /** The path's state for the session: the one it answered last, or its initial one. */
   private stateOf(session: SessionState, index: number): unknown {
-    const slot = session.paths.get(this.paths[index]!.name) as Slot | undefined
+    const slot = session.paths[index] as Slot | undefined
     return slot ? slot.state : this.initials[index]
   }
 
   private decide(index: number, rule: PathTurnRule<unknown>, facts: TurnFacts, tools: readonly string[] | undefined, context: ModelContext | undefined) {
-    const name = this.paths[index]!.name
     // The session the turn is judged for: the pass hands it read-only, the runtime keeps its paths' states.
     const session = facts.state as SessionState
-    let slot = session.paths.get(name) as Slot | undefined
+    let slot = session.paths[index] as Slot | undefined
     const answer = rule.decide(facts, { state: this.stateOf(session, index), tools, ...(context ? { context } : {}) })
     if (answer?.state !== undefined) {
       if (slot) slot.state = answer.state
-      else session.paths.set(name, (slot = { state: answer.state } satisfies Slot))
+      else session.paths[index] = slot = { state: answer.state } satisfies Slot
     }
     if (slot && answer?.wakeAt !== undefined && !session.dropped) this.wake(session, index, slot, answer.wakeAt)
     if (answer?.effects) this.run(session, index, answer.effects)
@@ -256,7 +255,7 @@ export class PathRuntime implements PeerSource {
     for (let i = 0; i < this.paths.length; i++) {
       const path = this.paths[i]!
       if (!path.holds) continue
-      const slot = session.paths.get(path.name) as Slot | undefined
+      const slot = session.paths[i] as Slot | undefined
       const held = slot ? path.holds(slot.state, now, (id) => this.peerOf(id, i)) : undefined
       if (held) return held
     }
@@ -294,8 +293,8 @@ export class PathRuntime implements PeerSource {
 
   /** A path waits on the host or the user for the session (RecoveryPath.keeps): the idle sweep leaves it. */
   keeps(session: SessionState): boolean {
-    return this.paths.some((path) => {
-      const slot = session.paths.get(path.name) as Slot | undefined
+    return this.paths.some((path, index) => {
+      const slot = session.paths[index] as Slot | undefined
       return slot !== undefined && path.keeps?.(slot.state) === true
     })
   }
@@ -306,11 +305,11 @@ export class PathRuntime implements PeerSource {
    */
   adopted(session: SessionState, saved?: unknown): void {
     if (saved !== null && typeof saved === "object") {
-      for (const path of this.paths) {
+      for (const [index, path] of this.paths.entries()) {
         if (!path.restore || !Object.hasOwn(saved, path.name)) continue
         try {
           const state = path.restore((saved as Record<string, unknown>)[path.name])
-          if (state !== undefined) session.paths.set(path.name, { state } satisfies Slot)
+          if (state !== undefined) session.paths[index] = { state } satisfies Slot
         } catch (error) {
           this.ctx.logger.fault(`path:${path.name}`, `${path.name} failed to restore its state: ${errorText(error)}`)
         }
@@ -322,8 +321,8 @@ export class PathRuntime implements PeerSource {
   /** The states of the paths that carry theirs across a reload (RecoveryPath.restore), by name; undefined: none kept one. */
   saved(session: SessionState): Record<string, unknown> | undefined {
     let saved: Record<string, unknown> | undefined
-    for (const path of this.paths) {
-      const slot = path.restore ? (session.paths.get(path.name) as Slot | undefined) : undefined
+    for (const [index, path] of this.paths.entries()) {
+      const slot = path.restore ? (session.paths[index] as Slot | undefined) : undefined
       if (slot) (saved ??= {})[path.name] = slot.state
     }
     return saved
@@ -353,8 +352,8 @@ export class PathRuntime implements PeerSource {
   /** What the paths add to the session's status (RecoveryPath.status). */
   status(session: SessionState): PathStatus | undefined {
     let status: PathStatus | undefined
-    for (const path of this.paths) {
-      const slot = path.status ? (session.paths.get(path.name) as Slot | undefined) : undefined
+    for (const [index, path] of this.paths.entries()) {
+      const slot = path.status ? (session.paths[index] as Slot | undefined) : undefined
       if (!slot) continue
       try {
         const more = path.status!(slot.state)
@@ -430,7 +429,7 @@ export class PathRuntime implements PeerSource {
   /** Runs one step and what it asked for; returns the step's answer (undefined: nothing changed, or it failed). */
   private feed(session: SessionState, index: number, input: PathInput, now: number): StepResult<unknown> | undefined {
     const path = this.paths[index]!
-    let slot = session.paths.get(path.name) as Slot | undefined
+    let slot = session.paths[index] as Slot | undefined
     let result
     try {
       result = path.step(slot ? slot.state : this.initials[index], input, this.view.aim(session, now, index))
@@ -441,7 +440,7 @@ export class PathRuntime implements PeerSource {
       return
     }
     if (!result) return
-    if (!slot) session.paths.set(path.name, (slot = { state: result.state }))
+    if (!slot) session.paths[index] = slot = { state: result.state }
     else slot.state = result.state
     this.hold(session, index, slot, session.dropped ? undefined : result.hold)
     this.wake(session, index, slot, session.dropped ? undefined : result.wakeAt)

@@ -24,7 +24,7 @@ import type { EffectOf } from "../core/effect.ts"
 import { readTodosBounded, reporter, TimeoutError, withTimeout } from "../core/host-calls.ts"
 import { errorText } from "../core/logger.ts"
 import { runEffect } from "../core/run-effect.ts"
-import type { SessionState } from "../core/session-state.ts"
+import { countFeature, type SessionState } from "../core/session-state.ts"
 import type { TranscriptMessage } from "../core/transcript.ts"
 import { messageTail } from "../detect/text.ts"
 import { IDLE_LOOP_MESSAGES } from "../detect/tool-loop.ts"
@@ -174,7 +174,7 @@ export class FinishedTurn {
     const log = this.ctx.logger
     if (action.kind === "stand-down") return log.log("debug", `session ${state.id}: idle judgement stops (${rule}): ${action.reason}`)
     if (action.kind === "charge") {
-      state.featureCounts.set(action.feature, (state.featureCounts.get(action.feature) ?? 0) + 1)
+      countFeature(state, action.feature)
       log.log("debug", `session ${state.id}: ${action.feature}: ${action.reason}`)
       return
     }

@@ -54,7 +54,9 @@ export const repetitionPath: RecoveryPath<RepetitionState> = {
           state.parts?.reset()
           return undefined
         }
-        return state.parts ? { state: { ...state, parts: undefined }, effects: [] } : undefined
+        // With no abort of its own to remember, the session goes back to the shared initial state.
+        if (!state.parts) return undefined
+        return { state: state.aborts.length === 0 ? INITIAL : { ...state, parts: undefined }, effects: [] }
       case "effectSettled": {
         if (input.id !== ABORT || input.outcome.kind !== "committed") return undefined
         const window = ctx.options().loopWindowMs

@@ -5,6 +5,7 @@ import { cancelRecovery } from "../../../src/core/intervention.ts"
 import { ABORT_CONTINUE_DELAY_MS } from "../../../src/options/index.ts"
 import { bareContext } from "../../support/bare-context.ts"
 import { settle } from "../../support/harness.ts"
+import { ownOpenTools } from "../../../src/core/session-state.ts"
 
 /** `childrenSettled`: what the paths say of the children an orphan parent's calls wait on (mayAct's fact). */
 function setup(childrenSettled = false) {
@@ -114,7 +115,7 @@ describe("the open-tool guard and its two exceptions", () => {
   const ORPHAN: OpenCallException = { kind: "orphan-parent" }
   // As apply-signal records them: the host's subagent tool is a wait on the child unless it runs in the background.
   const open = (s: ReturnType<typeof setup>, callID: string, tool: string, subagent?: "wait" | "background") =>
-    s.state.openTools.set(callID, { tool, startedAt: s.time.now(), subagent: subagent ?? (tool === "task" ? "wait" : undefined) })
+    ownOpenTools(s.state).set(callID, { tool, startedAt: s.time.now(), subagent: subagent ?? (tool === "task" ? "wait" : undefined) })
 
   test("an orphan parent's open subagent call, every child settled: the abort goes out", async () => {
     const s = setup(true)

@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test"
 import { restoreState, snapshotOf } from "../../../src/core/session-snapshot.ts"
 import { newSessionState } from "../../../src/core/session-state.ts"
+import { markSent } from "../../../src/core/intervention.ts"
 
 describe("session snapshots", () => {
   test("latches, budgets and the optional facts of the right type survive the trip", () => {
@@ -10,7 +11,7 @@ describe("session snapshots", () => {
     state.lifetimeContinues = 3
     state.parentID = "p"
     state.intervention.prompt.acceptedAt = 900
-    state.intervention.sentThisTurn.add("todo-nudge")
+    markSent(state.intervention, "todo-nudge")
     state.todos = [{ content: "a", status: "pending" }]
     const back = restoreState(snapshotOf(state), 2000)!
     expect(back.cancelledByUser).toBe(true)

@@ -1,6 +1,6 @@
 /** The session table: a dropped session's in-flight call slot outlives it, boundedly. */
 import { describe, expect, test } from "bun:test"
-import { MAX_HANDED_SLOTS, SessionTable } from "../../../src/core/session-table.ts"
+import { MAX_HANDED_SLOTS, MAX_TRACKED_SESSIONS, SessionTable } from "../../../src/core/session-table.ts"
 
 /** A session whose host call is in flight, dropped as the host deleted it. */
 function dropMidCall(table: SessionTable, id: string) {
@@ -86,5 +86,31 @@ describe("a session the host deleted", () => {
     expect(table.get("parent")).toBeUndefined()
     expect(child.parentDeleted).toBe(true)
     expect(other.parentDeleted).toBe(false)
+  })
+})
+
+describe("eviction at the ceiling takes the least recently seen", () => {
+  /** The table full of idle sessions s0..s(MAX-1), seen in that order, then s0 seen again when `retouch`. */
+  function full(retouch: boolean) {
+    const dropped: string[] = []
+    const table = new SessionTable((state) => dropped.push(state.id))
+    for (let i = 0; i < MAX_TRACKED_SESSIONS; i++) table.touch(`s${i}`, i)
+    if (retouch) table.touch("s0", MAX_TRACKED_SESSIONS)
+    table.touch("new", MAX_TRACKED_SESSIONS + 1)
+    return { table, dropped }
+  }
+
+  test("a session seen again after the others outlives them", () => {
+    const { table, dropped } = full(true)
+    expect(dropped).toEqual(["s1"])
+    expect(table.get("s0")).toBeDefined()
+    // The order read back is the recency order: s0 just before the newcomer.
+    expect([...table.values()].slice(-2).map((s) => s.id)).toEqual(["s0", "new"])
+  })
+
+  test("control: not seen again, the first one seen goes first", () => {
+    const { table, dropped } = full(false)
+    expect(dropped).toEqual(["s0"])
+    expect(table.get("s1")).toBeDefined()
   })
 })

@@ -9,6 +9,7 @@ import { sendPrompt } from "../../../src/core/actions.ts"
 import type { SendRequest } from "../../../src/core/port.ts"
 import { bareContext } from "../../support/bare-context.ts"
 import { settle } from "../../support/harness.ts"
+import { ownAwaiting } from "../../../src/core/session-state.ts"
 
 async function decidedSend() {
   const { time, port, pauses, ctx, state } = bareContext()
@@ -38,7 +39,7 @@ describe("a decided send asks again before its host call", () => {
     paused.pauses.pause("s1")
     expect(paused.stillWanted()).toBe("paused")
     const asked = await decidedSend()
-    asked.state.awaiting.add("form_1")
+    ownAwaiting(asked.state).add("form_1")
     expect(asked.stillWanted()).toMatch(/waiting for the user/)
   })
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import type { Goal } from "../../../src/core/goals.ts"
-import { newSessionState, type SessionState } from "../../../src/core/session-state.ts"
+import { newSessionState, ownAwaiting, type SessionState } from "../../../src/core/session-state.ts"
 import type { TodoItem, TranscriptMessage, TranscriptPart } from "../../../src/core/transcript.ts"
 import { readEnding, type EndingReading } from "../../../src/detect/turn-ending.ts"
 import { resolveOptions, type Options } from "../../../src/options/index.ts"
@@ -186,7 +186,7 @@ describe("a finished turn while a goal is set", () => {
 
 describe("every guard wins; a goal never answers for the user", () => {
   const cases: Array<[string, (w: World) => void, EndingReading | undefined]> = [
-    ["a question or permission open", (w) => w.session.awaiting.add("que_1"), undefined],
+    ["a question or permission open", (w) => ownAwaiting(w.session).add("que_1"), undefined],
     ["the reply may ask the user", () => undefined, { mayAsk: "the classifier reads a request (p=0.31)" }],
     ["a hand-off", () => undefined, { handOff: { how: "question", detail: "ends with a question mark" } }],
     ["a pause", (w) => (w.held = "paused"), undefined],

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import type { Signal } from "../../../src/core/port.ts"
-import { newSessionState, type SessionState } from "../../../src/core/session-state.ts"
+import { newSessionState, ownAwaiting, ownOpenTools, type SessionState } from "../../../src/core/session-state.ts"
 import { effectiveOptions, resolveOptions } from "../../../src/options/index.ts"
 import { subagentsPath, type SubagentsState } from "../../../src/paths/subagents/path.ts"
 import type { Hold } from "../../../src/runtime/may-act.ts"
@@ -46,7 +46,7 @@ describe("the step", () => {
   function parentAndChild(): World {
     const parent = newSessionState("parent", 0)
     parent.busy = true
-    parent.openTools.set("call_task", { tool: "task", startedAt: 0, subagent: "wait" })
+    ownOpenTools(parent).set("call_task", { tool: "task", startedAt: 0, subagent: "wait" })
     const child = newSessionState("child", 0)
     child.parentID = "parent"
     const w: World = { sessions: new Map([["parent", parent], ["child", child]]), states: new Map() }
@@ -107,7 +107,7 @@ describe("the step", () => {
       return session && { session, state: stateOf(w, id) }
     }
     expect(subagentsPath.holds!(stateOf(w, "parent"), 0, peers)).toBeUndefined()
-    w.sessions.get("child")!.awaiting.add("q1")
+    ownAwaiting(w.sessions.get("child")!).add("q1")
     expect(subagentsPath.holds!(stateOf(w, "parent"), 0, peers)).toBe("subagent child is waiting for the user")
   })
 

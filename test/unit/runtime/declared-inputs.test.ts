@@ -28,7 +28,9 @@ function recorder(name: string, hears?: RecoveryPath<readonly string[]>["hears"]
 }
 
 /** What the path `name` was handed for the session: its state, kept by the runtime in the session record. */
-const seenBy = (state: ReturnType<typeof bareContext>["state"], name: string) => (state.paths.get(name) as { state: string[] } | undefined)?.state
+const seenBy = (state: ReturnType<typeof bareContext>["state"], name: "deaf" | "hearing") => (state.paths[PLACES[name]] as { state: string[] } | undefined)?.state
+/** Where each recorder stands in the runtime's list, which is where the session record keeps its state. */
+const PLACES = { deaf: 0, hearing: 1 } as const
 
 describe("inputs a path declares it hears", () => {
   test("the host's retry proposal is answered by the path that hears it, at once", () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test"
 import { actGate, isGuard, type Act, type HoldFacts } from "../../../src/runtime/may-act.ts"
-import { newSessionState, type SessionState } from "../../../src/core/session-state.ts"
+import { newSessionState, ownAwaiting, ownOpenTools, type SessionState } from "../../../src/core/session-state.ts"
 import { holdRecovery, note } from "../../../src/core/intervention.ts"
 import { TOOL_WEDGED_CEILING_MS } from "../../../src/options/index.ts"
 
@@ -18,7 +18,7 @@ function world(facts: Partial<HoldFacts> = {}) {
 }
 
 const openTool = (state: SessionState, startedAt = NOW - 1_000, callID = "c1") =>
-  state.openTools.set(callID, { tool: "bash", startedAt })
+  ownOpenTools(state).set(callID, { tool: "bash", startedAt })
 
 describe("mayAct", () => {
   test("nothing holds: every act may go", () => {
@@ -38,7 +38,7 @@ describe("mayAct", () => {
     done.state.completed = true
     expect(done.ask("touch")?.reason).toBe("task marked complete")
     const asked = world()
-    asked.state.awaiting.add("q1")
+    ownAwaiting(asked.state).add("q1")
     expect(asked.ask("send")).toMatchObject({ by: "user", reason: expect.stringMatching(/waiting for the user/) })
   })
 

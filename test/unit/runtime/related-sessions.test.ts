@@ -6,7 +6,7 @@
  * facts mayAct weighs from other sessions (holds with peers, waitedOnSettled).
  */
 import { describe, expect, test } from "bun:test"
-import { newSessionState, type SessionState } from "../../../src/core/session-state.ts"
+import { newSessionState, ownAwaiting, type SessionState } from "../../../src/core/session-state.ts"
 import { PathRuntime } from "../../../src/runtime/paths.ts"
 import type { EffectOutcome, PathEffect, RecoveryPath } from "../../../src/runtime/path.ts"
 import { bareContext } from "../../support/bare-context.ts"
@@ -105,7 +105,7 @@ describe("the facts a path states from other sessions", () => {
     w.idle("a")
     const a = w.table.get("a")!
     expect(w.runtime.holds(a, 0)).toBeUndefined()
-    w.table.get("b")!.awaiting.add("q1")
+    ownAwaiting(w.table.get("b")!).add("q1")
     expect(w.runtime.holds(a, 0)).toBe("b is waiting for the user")
   })
 

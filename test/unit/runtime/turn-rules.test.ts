@@ -41,7 +41,8 @@ describe("a path's turn rules", () => {
     expect(rule).toMatchObject({ name: "count", pass: "second", priority: 60 })
     expect(await rule.decide(facts)).toBeUndefined()
     expect(await rule.decide(facts)).toEqual({ kind: "stand-down", reason: "second turn" })
-    expect((state.paths.get("counting") as { state: number }).state).toBe(2)
+    // The runtime's only path: its state is at the first place.
+    expect((state.paths[0] as { state: number }).state).toBe(2)
   })
 
   test("a rule that reads the host's tool names gets them; one that does not, does not ask for them", async () => {
