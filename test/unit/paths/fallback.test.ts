@@ -21,6 +21,17 @@ const ON = { fallbackModels: ["anthropic/claude-y", "local/qwen"] }
 
 const modelsSent = (h: Harness) => h.port.sends.map((s) => s.setup?.model && `${s.setup.model.providerID}/${s.setup.model.modelID}`)
 
+/** Every prompt of ours starts a run that fails at once with no output (a dead endpoint). */
+function everyPromptFails(h: Harness): void {
+  const send = h.port.send.bind(h.port)
+  h.port.send = (request) => {
+    const done = send(request)
+    h.time.schedule(0, () => h.emit({ type: "userMessage", genuine: false }, { type: "busy" }))
+    h.time.schedule(500, () => h.emit(streamFailure, { type: "idle" }))
+    return done
+  }
+}
+
 describe("a rate limit whose wait is longer than a stall budget", () => {
   test("goes on on the first fallback model once the failed run has ended, same agent, the continue naming both models", async () => {
     const h = makeHarness(ON)
@@ -178,14 +189,7 @@ describe("one episode", () => {
   test("a dead endpoint: the chain's give-up moves on to the fallback, whose own give-up then stands", async () => {
     const h = makeHarness({ fallbackModels: ["anthropic/claude-y"] })
     h.emit(...userTurn, streamFailure, { type: "idle" })
-    // Every prompt of ours starts a run that fails at once with no output.
-    const send = h.port.send.bind(h.port)
-    h.port.send = (request) => {
-      const done = send(request)
-      h.time.schedule(0, () => h.emit({ type: "userMessage", genuine: false }, { type: "busy" }))
-      h.time.schedule(500, () => h.emit(streamFailure, { type: "idle" }))
-      return done
-    }
+    everyPromptFails(h)
     await h.advance(10 * 60_000, 250)
     const models = modelsSent(h)
     const switchAt = models.indexOf("anthropic/claude-y")
@@ -201,13 +205,7 @@ describe("one episode", () => {
     const h = makeHarness({ fallbackModels: ["anthropic/claude-y"] })
     h.port.history.set(SESSION, [{ id: "a1", role: "assistant", parts: [{ kind: "text", text: "Shall I delete the old branch?" }], finish: "stop" }])
     h.emit(...userTurn, streamFailure, { type: "idle" })
-    const send = h.port.send.bind(h.port)
-    h.port.send = (request) => {
-      const done = send(request)
-      h.time.schedule(0, () => h.emit({ type: "userMessage", genuine: false }, { type: "busy" }))
-      h.time.schedule(500, () => h.emit(streamFailure, { type: "idle" }))
-      return done
-    }
+    everyPromptFails(h)
     await h.advance(5 * 60_000, 250)
     const sentBefore = h.port.sends.length
     expect(modelsSent(h).every((m) => m === "openai/gpt-x")).toBe(true)
