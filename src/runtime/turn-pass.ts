@@ -62,6 +62,14 @@ const OWNER = "finished-turn"
 
 export class FinishedTurn {
   private readonly rules: readonly TurnRule[]
+  /**
+   * The todo list the host's API gave for a turn (by idle epoch): the second pass of the same
+   * turn takes it instead of asking again. No run came in between (a new one moves the epoch),
+   * so no todowrite could have changed it, and a list the host pushes itself (state.todos)
+   * still comes first. Keyed by the session record, so a session that leaves the table takes
+   * its entry with it.
+   */
+  private readonly todosOfTurn = new WeakMap<SessionState, { epoch: number; todos: TodoSnapshot }>()
 
   constructor(
     private readonly ctx: EngineContext,
@@ -107,7 +115,7 @@ export class FinishedTurn {
     }
     if (held) return this.ctx.logger.log("debug", `session ${state.id}: idle judgement skipped: ${held}`)
     const options = this.ctx.effective(state)
-    const facts = await this.gatherFacts(state, options, pass)
+    const facts = await this.gatherFacts(state, options, pass, epoch)
     if (!facts || !this.stillCurrent(state, epoch)) return
     // A turn that ends by asking the user holds every rule of either pass but those that weigh
     // the hand-off themselves (TurnRule.weighsHandOff, after the malfunctions they recover
@@ -150,7 +158,7 @@ export class FinishedTurn {
     this.schedulePass(state, epoch, "second", delay, { userAt: state.lastGenuineUserAt })
   }
 
-  private async gatherFacts(state: SessionState, options: Options, pass: Pass): Promise<TurnFacts | undefined> {
+  private async gatherFacts(state: SessionState, options: Options, pass: Pass, epoch: number): Promise<TurnFacts | undefined> {
     // Reads are bounded but do not take the session's one-call slot: that slot serialises
     // effects (sends, aborts), and a read must never make a recovery prompt lose its turn.
     const timeout = options.sendTimeoutMs
@@ -164,10 +172,19 @@ export class FinishedTurn {
     // Where the list comes from, best first: the host's own todo events (v1), the newest
     // todowrite call in the history just read (v2, and v1 too), the host's todo API (v1).
     let todos: TodoSnapshot = state.todos ?? readTodosFromTranscript(messages)
-    if (todos === "none") todos = await readTodosBounded(this.ctx, state.id, timeout)
+    if (todos === "none") todos = await this.todosFromHost(state, epoch, timeout)
     const newest = messages[messages.length - 1]
     const ending = newest?.role === "assistant" ? readEnding(messageTail(newest, "text"), options) : undefined
     return { state, options, now: this.ctx.time.now(), pass, messages, todos, ending }
+  }
+
+  /** The host's todo API, read once per turn: a failed read is not kept, so the next pass tries again. */
+  private async todosFromHost(state: SessionState, epoch: number, timeout: number): Promise<TodoSnapshot> {
+    const kept = this.todosOfTurn.get(state)
+    if (kept && kept.epoch === epoch) return kept.todos
+    const todos = await readTodosBounded(this.ctx, state.id, timeout)
+    if (todos !== "unreadable") this.todosOfTurn.set(state, { epoch, todos })
+    return todos
   }
 
   private async execute(state: SessionState, action: Acting, rule: string): Promise<void> {

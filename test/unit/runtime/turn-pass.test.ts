@@ -50,7 +50,7 @@ describe("finished-turn judging", () => {
     expect(await judged(false)).toBe(1)
   })
 
-  test("the first pass runs once the session is quiet for minActivityGapMs, the second after toolTextCheckDelayMs, each with one history read", async () => {
+  test("the first pass runs once the session is quiet for minActivityGapMs, the second after toolTextCheckDelayMs, each with one history read, the todo list read once for both", async () => {
     const first = recorder("first")
     const second = recorder("second")
     const h = harness({ toolTextCheckDelayMs: 3000, minActivityGapMs: 1000 }, [first.rule, second.rule])
@@ -67,7 +67,25 @@ describe("finished-turn judging", () => {
     expect(h.port.reads).toBe(2) // history + todos (no list pushed by the host yet)
     await h.advance(3000)
     expect(second.seen).toHaveLength(1)
-    expect(h.port.reads).toBe(4)
+    // The history again (text may still have been landing), the todo list not: no run came in between.
+    expect(h.port.reads).toBe(3)
+    expect(second.seen[0]!.todos).toBe(first.seen[0]!.todos)
+  })
+
+  test("control: a new turn reads the todo list again, and so does the pass after a read that failed", async () => {
+    const first = recorder("first")
+    const h = harness({ toolTextCheckDelayMs: 3000, minActivityGapMs: 0 }, [first.rule])
+    h.emit(...userTurn, { type: "idle" })
+    await h.advance(5000)
+    expect(h.port.reads).toBe(3)
+    h.emit({ type: "busy" }, { type: "idle" })
+    await h.advance(5000)
+    expect(first.seen).toHaveLength(2)
+    expect(h.port.reads).toBe(6)
+    h.port.todosBehaviour = "reject"
+    h.emit({ type: "busy" }, { type: "idle" })
+    await h.advance(5000)
+    expect(h.port.reads).toBe(10)
   })
 
   test("a new turn cancels a pending second pass", async () => {
