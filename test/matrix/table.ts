@@ -101,6 +101,36 @@ const ABORTED_AND_CONTINUED: Expect[] = [
 const toldGaveUp = (why: RegExp): Expect => ({ act: "toast", text: new RegExp(`^auto-resume gave up on session ses_matrix_main \\(.*${why.source}.*\\)\\. Nothing more is sent until you write\\.$`) })
 const TOLD_FALLBACK: Expect = { act: "toast", text: /^auto-resume switched session ses_matrix_main to anthropic\/claude-y \(.+\)\. It goes back to your own model once that model's wait is over, or as soon as you write\.$/ }
 const TOLD_WAITS: Expect = { act: "toast", text: /^Session ses_matrix_main waits for your answer \(a question or permission is open\): auto-resume holds its continue until you answer\.$/ }
+
+/**
+ * fallback-return-to-model's acts: the switch to anthropic/claude-y, then the stall's abort and
+ * continue, which runs on `stallModel` (1.x names it on the continue and toasts the switch; 2.x
+ * switches the session's model before each prompt and back to the user's at the run's idle).
+ */
+function switchThenStall(host: "neutral" | "v1" | "v2", stallModel: "openai/gpt-x" | "anthropic/claude-y"): Expect[] {
+  const switchTo = (model: string) => {
+    const [provider, id] = model.split("/")
+    return { act: "send", kind: "switchModel", text: new RegExp(`"providerID":"${provider}","id":"${id}"`) } as const
+  }
+  const takesOver = /so anthropic\/claude-y takes over/
+  if (host === "v2") {
+    return [
+      switchTo("anthropic/claude-y"),
+      { act: "send", kind: "continue", text: takesOver },
+      switchTo("openai/gpt-x"),
+      { act: "abort" },
+      switchTo(stallModel),
+      { act: "send", kind: "continue", text: /stream stalled/ },
+      switchTo("openai/gpt-x"),
+    ]
+  }
+  return [
+    { act: "send", kind: "continue", text: takesOver, model: "anthropic/claude-y" },
+    ...(host === "v1" ? [TOLD_FALLBACK] : []),
+    { act: "abort" },
+    { act: "send", kind: "continue", text: /stream stalled/, model: stallModel },
+  ]
+}
 /** A dead endpoint's failure chain: recovery 1/3, 2/3, abort + resume 3/3 (the error is APIError on 1.x, the type provider.transport on 2.x). */
 const FAILURE_CHAIN: Expect[] = [
   { act: "send", kind: "continue", text: /\((?:APIError|provider\.transport), recovery 1\/3\)\.\nAttempt 1\/3 at [^;\n]+; continue #1 since/ },
@@ -801,16 +831,8 @@ export const ROWS: Row[] = [
     ],
     // The going back itself sends nothing (1.x: no act at all; 2.x: the model was put back on
     // the user's at the fallback run's idle already): the stall's continue shows the model.
-    effect: [
-      { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/, model: "anthropic/claude-y" },
-      { act: "abort" },
-      { act: "send", kind: "continue", text: /stream stalled/, model: "openai/gpt-x" },
-    ],
-    controlEffect: [
-      { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/, model: "anthropic/claude-y" },
-      { act: "abort" },
-      { act: "send", kind: "continue", text: /stream stalled/, model: "anthropic/claude-y" },
-    ],
+    effect: switchThenStall("neutral", "openai/gpt-x"),
+    controlEffect: switchThenStall("neutral", "anthropic/claude-y"),
     e2e: [
       {
         file: E2E.fallback,
@@ -819,40 +841,8 @@ export const ROWS: Row[] = [
       { file: E2E.fallback, test: "control: with a Retry-After of an hour the same goal continue after the backup's turn stays on the backup" },
     ],
     // 1.x tells the user of the switch in a toast (the going back sends nothing, toast included).
-    effectOn: {
-      v1: [
-        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/, model: "anthropic/claude-y" },
-        TOLD_FALLBACK,
-        { act: "abort" },
-        { act: "send", kind: "continue", text: /stream stalled/, model: "openai/gpt-x" },
-      ],
-      v2: [
-        { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
-        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },
-        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
-        { act: "abort" },
-        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
-        { act: "send", kind: "continue", text: /stream stalled/ },
-        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
-      ],
-    },
-    controlEffectOn: {
-      v1: [
-        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/, model: "anthropic/claude-y" },
-        TOLD_FALLBACK,
-        { act: "abort" },
-        { act: "send", kind: "continue", text: /stream stalled/, model: "anthropic/claude-y" },
-      ],
-      v2: [
-        { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
-        { act: "send", kind: "continue", text: /so anthropic\/claude-y takes over/ },
-        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
-        { act: "abort" },
-        { act: "send", kind: "switchModel", text: /"providerID":"anthropic","id":"claude-y"/ },
-        { act: "send", kind: "continue", text: /stream stalled/ },
-        { act: "send", kind: "switchModel", text: /"providerID":"openai","id":"gpt-x"/ },
-      ],
-    },
+    effectOn: { v1: switchThenStall("v1", "openai/gpt-x"), v2: switchThenStall("v2", "openai/gpt-x") },
+    controlEffectOn: { v1: switchThenStall("v1", "anthropic/claude-y"), v2: switchThenStall("v2", "anthropic/claude-y") },
   },
   {
     id: "rate-limit-cooldown",
