@@ -178,6 +178,8 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
     queued.delete(sessionID)
     if (error) event("session.error", { sessionID, error })
     busy.delete(sessionID)
+    // A held-back abort belongs to the run that just ended, never to a later one.
+    unreportedAborts.delete(sessionID)
     current.delete(sessionID)
     event("session.status", { sessionID, status: { type: "idle" } })
     event("session.idle", { sessionID })
@@ -233,8 +235,10 @@ export async function startV1Host(options: Record<string, unknown>): Promise<Mat
       },
       abort: (o: { path: { id: string } }) => {
         acts.push({ act: "abort", in: whoOf(o.path.id) })
-        if (abortReportedLater) unreportedAborts.add(o.path.id)
-        else void Promise.resolve().then(() => aborted(o.path.id))
+        // 1.18 aborts nothing on an idle session: only a live run's abort is held back.
+        if (abortReportedLater) {
+          if (busy.has(o.path.id)) unreportedAborts.add(o.path.id)
+        } else void Promise.resolve().then(() => aborted(o.path.id))
         return ok(true)
       },
       messages: (o: { path: { id: string } }) => ok(structuredClone(history.get(o.path.id) ?? [])),

@@ -143,7 +143,7 @@ export function createV2World(options: Record<string, unknown>) {
     const messages = list(sessionID)
     const from = messages.findIndex((m) => m.id === to)
     if (from >= 0) messages.splice(from)
-    emit("session.revert.committed", { sessionID, to })
+    emit("session.revert.committed", { sessionID, messageID: to })
   }
 
   function userTurn(sessionID: string, message: Obj, fromPlugin: boolean): void {
@@ -223,6 +223,8 @@ export function createV2World(options: Record<string, unknown>) {
       return
     }
     runs.delete(sessionID)
+    // A held-back interrupt belongs to the run that just ended, never to a later one.
+    unreportedAborts.delete(sessionID)
     if (outcome === "interrupted") emit("session.execution.interrupted", { sessionID, reason })
     else if (outcome === "failed") emit("session.execution.failed", { sessionID, error })
     else emit("session.execution.succeeded", { sessionID })

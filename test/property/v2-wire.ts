@@ -256,7 +256,7 @@ export class V2Wire {
         return [w("session.deleted", {})]
       // A staged revert (the user's hand), or its commit as the next prompt goes in.
       case "revert":
-        return e.v === 1 ? [w("session.revert.committed", { to: revertName(id, e.msg) })] : [w("session.revert.staged", { revert: { messageID: revertName(id, e.msg), files: [] } })]
+        return e.v === 1 ? [w("session.revert.committed", { messageID: revertName(id, e.msg) })] : [w("session.revert.staged", { revert: { messageID: revertName(id, e.msg), files: [] } })]
     }
   }
 

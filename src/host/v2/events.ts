@@ -18,6 +18,7 @@ import { isAbortName } from "../../core/provider-failure.ts"
 import { completedTool, errorSignal, failedTool, QUESTION_ANSWERED, QUESTION_OPENED, type HostError, type ToolEnding } from "../signals.ts"
 import { asObj, get, num, str, type Obj } from "../shape.ts"
 import { RunMemory } from "./run-memory.ts"
+import { contentText } from "./messages.ts"
 import { BoundedMap } from "../../core/bounded.ts"
 
 const MAX_REMEMBERED_TOOLS = 2000
@@ -204,7 +205,8 @@ export function mapDecoded(event: V2Event, sessionID: string, tools: ToolNamesBy
     case "session.revert.staged":
       return [{ type: "reverted", sessionID, phase: "staged", messageID: str(get(data, "revert", "messageID")) }]
     case "session.revert.committed":
-      return [{ type: "reverted", sessionID, phase: "removed", messageID: str(data.to) }]
+      // The SDK's types name the revert point `messageID`; `to` is kept for a build that sent it so.
+      return [{ type: "reverted", sessionID, phase: "removed", messageID: str(data.messageID) ?? str(data.to) }]
     case "session.tool.input.started": {
       const callID = callIDOf(data)
       const name = str(data.name) ?? str(data.tool)
@@ -345,10 +347,3 @@ function toolFailure(error: unknown): ToolEnding {
   return failedTool(str(error) ?? str(get(error, "message")) ?? "", str(get(error, "type")) ?? str(get(error, "name")))
 }
 
-/** The text a tool answered (`content`: a string or text parts), for a failed command's last line. */
-function contentText(content: unknown): string | undefined {
-  if (typeof content === "string") return content
-  if (!Array.isArray(content)) return undefined
-  for (let i = content.length - 1; i >= 0; i--) if (str(get(content[i], "type")) === "text") return str(get(content[i], "text"))
-  return undefined
-}

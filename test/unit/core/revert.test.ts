@@ -37,6 +37,8 @@ describe("the adapters' revert signal", () => {
   test("2.x: session.revert.staged and session.revert.committed; the types are subscribed", () => {
     expect(v2("session.revert.staged", { sessionID: "s", revert: { messageID: "msg_u1", files: [] } })).toEqual([{ type: "reverted", sessionID: "s", phase: "staged", messageID: "msg_u1" }])
     expect(v2("session.revert.committed", { sessionID: "s", to: "msg_u1" })).toEqual([{ type: "reverted", sessionID: "s", phase: "removed", messageID: "msg_u1" }])
+    // The SDK's types name the revert point `messageID`.
+    expect(v2("session.revert.committed", { sessionID: "s", messageID: "msg_u1" })).toEqual([{ type: "reverted", sessionID: "s", phase: "removed", messageID: "msg_u1" }])
     expect(SUBSCRIBED_TYPES).toContain("session.revert.staged")
     expect(SUBSCRIBED_TYPES).toContain("session.revert.committed")
     // Negative control: an unrevert (cleared) is mere activity.
