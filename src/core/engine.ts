@@ -120,7 +120,8 @@ export class RecoveryEngine {
       toolNames,
       // A failed look-up is no decision: the rule is handed nothing.
       (state) => (state.setup.model ? modelContext.read(state.setup.model, state.parentID === undefined, this.ctx.effective(state).sendTimeoutMs).catch(() => undefined) : Promise.resolve(undefined)),
-      this.sessions,
+      // The paths' look at other sessions wants them all, in no order: no re-sort of the table for it.
+      { get: (id) => this.sessions.get(id), values: () => this.sessions.all() },
     )
     this.paths.checkModels(this.resolved)
     // The finished-turn rules of every path, in their priority order: the runtime knows none of them.

@@ -37,7 +37,7 @@ const MAX_SESSIONS = 1024
 const MAX_TOLD_PER_SESSION = 16
 const MAX_MESSAGE = 300
 
-/** The history's trigger for a fallback model taking over (core/modules/fallback.ts). */
+/** The history's trigger for a fallback model taking over (paths/provider-failures/fallback-switch.ts). */
 const FALLBACK_TRIGGER = "fallback"
 /** The model a fallback's action names ("model switch to <model> + continue"). */
 const FALLBACK_MODEL = /^model switch to (\S+)/

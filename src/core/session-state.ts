@@ -56,9 +56,9 @@ export type SessionState = {
   /** Highest token total seen for `tokenMessageID`; only growth counts as liveness. */
   tokenHighWater: number
   tokenMessageID?: string
-  /** Read-only: shared empty until the first tool opens (openTool below). */
+  /** Read-only: shared empty until the first tool opens (written through ownOpenTools). */
   openTools: ReadonlyMap<string, OpenTool>
-  /** Open questions, permissions and forms, by key. Read-only: written through setAwaiting. */
+  /** Open questions, permissions and forms, by key. Read-only: written through ownAwaiting. */
   awaiting: ReadonlySet<string>
   /** ESC latch: set by a user abort, lifted only by a genuine user message. */
   cancelledByUser: boolean

@@ -50,6 +50,11 @@ export class SessionTable {
     return this.ordered().values()
   }
 
+  /** In no particular order: for a look that does not care which was seen last, so the map is not re-sorted for it. */
+  all(): IterableIterator<SessionState> {
+    return this.sessions.values()
+  }
+
   touch(id: string, now: number): SessionState {
     // Streaming events mostly repeat the newest session: a string compare beats a hash lookup.
     if (this.newest !== undefined && this.newest.id === id) return this.newest

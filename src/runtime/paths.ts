@@ -19,7 +19,7 @@ import type { TurnRule } from "./turn-pass.ts"
 import type { Signal, SignalType } from "../core/port.ts"
 import type { SessionState } from "../core/session-state.ts"
 import type { Act, Hold } from "./may-act.ts"
-import type { AnyPath, DeclaredInput, PathEffect, PathInput, PathStatus, PathTurnRule, Peer, StepContext, StepResult, ToolArgs, TurnEffect, TurnFacts } from "./path.ts"
+import type { AnyPath, DeclaredInput, PathEffect, PathInput, PathStatus, PathTurnRule, Peer, StepContext, StepResult, ToolArgs, TurnFacts } from "./path.ts"
 import { runPathEffect } from "./effects.ts"
 
 /**

@@ -29,9 +29,7 @@
  * as it is; a malfunction the judge recovers (an answer cut off, a silent dead stream) is left
  * to it.
  */
-import { cutOffAnswer } from "../../detect/cut-off.ts"
-import { silentDeadStream } from "../../detect/dead-stream.ts"
-import { JUDGE_PRIORITY } from "../judge/path.ts"
+import { JUDGE_PRIORITY, judgeRecoversFirst } from "../judge/path.ts"
 import { EXIT_CODE_ERROR } from "../../core/port.ts"
 import type { PathTurnRule, RecoveryPath } from "../../runtime/path.ts"
 import { buildFailingToolsPrompt, type FailingTool } from "./prompt.ts"
@@ -71,9 +69,7 @@ const failingToolRule: PathTurnRule<FailingToolsState> = {
     const newest = facts.messages[facts.messages.length - 1]
     if (newest?.role !== "assistant" || newest.errorName || facts.state.awaiting.size > 0) return undefined
     // A malfunction of the turn's last answer is the judge's to recover first.
-    const inFlight = facts.state.toolsInFlightAtIdle
-    if (inFlight === 0 && cutOffAnswer(newest)) return undefined
-    if (silentDeadStream({ message: newest, minTokens: facts.options.silentDeadStreamMinTokens, toolsInFlightAtIdle: inFlight })) return undefined
+    if (judgeRecoversFirst(facts)) return undefined
     const used = facts.state.featureCounts.get(FEATURE) ?? 0
     if (used >= facts.options.finishedTurnMaxNudges) return undefined
     // Answered from the moment it is decided (a held correction included): a streak starts over.

@@ -7,20 +7,18 @@
  * Every other finished turn is the goal's: the judge would read it as the model stopping by
  * choice, and a goal answers that, a "done" included, with its continue.
  */
-import { cutOffAnswer } from "../../detect/cut-off.ts"
-import { silentDeadStream } from "../../detect/dead-stream.ts"
 import { toolCallInReasoning, toolCallInText } from "../../detect/tool-call-text.ts"
 import { detectIdleToolLoop } from "../../detect/tool-loop.ts"
 import type { TurnFacts } from "../../runtime/path.ts"
+import { judgeRecoversFirst } from "../judge/path.ts"
 import type { TranscriptMessage } from "../../core/transcript.ts"
 
 /** What another rule is likely to answer in this turn, or undefined when the turn is the goal's. */
 export function othersFirst(facts: TurnFacts): string | undefined {
   const messages = facts.messages
   const newest = messages[messages.length - 1]
-  const inFlight = facts.state.toolsInFlightAtIdle
-  if (inFlight === 0 && cutOffAnswer(newest)) return "an answer cut off at the output limit"
-  if (silentDeadStream({ message: newest, minTokens: facts.options.silentDeadStreamMinTokens, toolsInFlightAtIdle: inFlight })) return "a silent dead stream"
+  const malfunction = judgeRecoversFirst(facts)
+  if (malfunction) return malfunction
   if (toolCallInText(newest) ?? toolCallInReasoning(newest)) return "a tool call printed as text or left in the reasoning"
   if (detectIdleToolLoop(sinceLastOwnPrompt(messages))) return "a loop of tool calls"
   if (turnOf(messages).some((m) => m.parts.some((p) => p.kind === "tool" && p.status === "error"))) return "a tool call that failed"

@@ -11,11 +11,26 @@
  * It keeps nothing per session: its budgets are the session's feature counts, which the
  * runtime charges as it carries out what the judge answers.
  */
+import { cutOffAnswer } from "../../detect/cut-off.ts"
+import { silentDeadStream } from "../../detect/dead-stream.ts"
 import type { PathTurnRule, RecoveryPath, TurnFacts } from "../../runtime/path.ts"
 import { judgeFirstPass, judgeSecondPass, type Judgement, type JudgeInput, type NudgeBudgets } from "./judge.ts"
 
 /** The judge's place among the finished-turn rules (ascending): the other paths order theirs around it. */
 export const JUDGE_PRIORITY = 50
+
+/**
+ * A malfunction of the turn's last answer that the judge recovers, whatever else the turn shows:
+ * an answer cut off at the output limit, or a silent dead stream. A path whose rule comes before
+ * the judge's leaves such a turn to it. Undefined when the answer ended as it should.
+ */
+export function judgeRecoversFirst(facts: TurnFacts): string | undefined {
+  const newest = facts.messages[facts.messages.length - 1]
+  const inFlight = facts.state.toolsInFlightAtIdle
+  if (inFlight === 0 && cutOffAnswer(newest)) return "an answer cut off at the output limit"
+  if (silentDeadStream({ message: newest, minTokens: facts.options.silentDeadStreamMinTokens, toolsInFlightAtIdle: inFlight })) return "a silent dead stream"
+  return undefined
+}
 
 /** What the judge reads of the turn and the session. */
 function judgeInput(facts: TurnFacts, knownTools: readonly string[] | undefined): JudgeInput {
